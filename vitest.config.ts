@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/`, import.meta.url))
+
+// Tests import packages by their public names; these aliases point those names at the
+// TypeScript sources, so unit tests need no build. Tests that start example servers run
+// the built `dist/` through Node, which `npm test` builds first.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@portcullis\/core$/, replacement: pkg("core") + "index.ts" },
+      { find: /^@portcullis\/core\/(.*)$/, replacement: pkg("core") + "$1.ts" },
+      { find: /^@portcullis\/(express|memory-adapter|sql-adapter|redis-adapter|xata-adapter|adapter-test|cli)$/, replacement: fileURLToPath(new URL("./packages/$1/src/index.ts", import.meta.url)) },
+    ],
+  },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    fileParallelism: true,
+    maxWorkers: 2,
+    pool: "forks",
+  },
+})
