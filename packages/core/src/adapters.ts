@@ -1,0 +1,132 @@
+/**
+ * The adapter interface: how Portcullis stores users, accounts, sessions, verification
+ * tokens and passkey authenticators. It is the Auth.js v5 interface, so an Auth.js adapter
+ * works here unchanged, and ours work there.
+ *
+ * Every method is optional; Portcullis checks at the first request that the adapter has
+ * the methods the configured features need, and names the missing ones.
+ *
+ * @example
+ * ```ts
+ * import type { Adapter } from "@portcullis/core/adapters"
+ *
+ * export function MyAdapter(db: MyDb): Adapter {
+ *   return {
+ *     async createUser(user) { return db.users.insert(user) },
+ *     async getUser(id) { return (await db.users.find(id)) ?? null },
+ *     // ...
+ *   }
+ * }
+ * ```
+ * @module
+ */
+import type { Account, Awaitable, User } from "./types.js"
+
+/** A user as stored by an adapter. */
+export interface AdapterUser extends User {
+  /** Unique identifier. */
+  id: string
+  /** The user's email address. */
+  email: string
+  /** When the address was verified through the email provider, or `null`. */
+  emailVerified: Date | null
+}
+
+/** Provider types an account can be stored for. */
+export type AdapterAccountType = "oauth" | "oidc" | "email" | "webauthn"
+
+/** A link between a user and a provider, as stored by an adapter. */
+export interface AdapterAccount extends Account {
+  userId: string
+  type: AdapterAccountType
+}
+
+/** A database session. The cookie holds only `sessionToken`. */
+export interface AdapterSession {
+  /** Random value; the only thing the session cookie holds. */
+  sessionToken: string
+  /** Owner of the session. */
+  userId: string
+  /** Absolute expiry. */
+  expires: Date
+}
+
+/** A one-time sign-in token (email provider). `token` is stored hashed. */
+export interface VerificationToken {
+  /** The user's email address. */
+  identifier: string
+  /** When the token stops working. */
+  expires: Date
+  /** Hash of the token sent by email (never the raw token). */
+  token: string
+}
+
+/** A WebAuthn credential. */
+export interface AdapterAuthenticator {
+  /** Base64-encoded credential id. */
+  credentialID: string
+  /** Owner of the credential. */
+  userId: string
+  /** Id of the account the credential belongs to (the credential id). */
+  providerAccountId: string
+  /** Number of times the authenticator has been used. */
+  counter: number
+  /** Whether the credential is backed up (synced passkey). */
+  credentialBackedUp: boolean
+  /** Base64-encoded public key. */
+  credentialPublicKey: string
+  /** Comma-separated transports, or `null`. */
+  transports?: string | null
+  /** `singleDevice` or `multiDevice`. */
+  credentialDeviceType: string
+}
+
+/**
+ * The storage interface. All methods are optional and may return promises.
+ * Dates are `Date` objects both ways.
+ */
+export interface Adapter {
+  createUser?(user: AdapterUser): Awaitable<AdapterUser>
+  getUser?(id: string): Awaitable<AdapterUser | null>
+  getUserByEmail?(email: string): Awaitable<AdapterUser | null>
+  getUserByAccount?(
+    providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
+  ): Awaitable<AdapterUser | null>
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Awaitable<AdapterUser>
+  /** Removes the user and their accounts, sessions and authenticators. */
+  deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>
+  linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>
+  unlinkAccount?(
+    providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
+  ): Promise<void> | Awaitable<AdapterAccount | undefined>
+  getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>
+  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>
+  /** Should be one round trip (a join) where the backend supports it. */
+  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>
+  updateSession?(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Awaitable<AdapterSession | null | undefined>
+  deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>
+  createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>
+  /** Returns the token and deletes it, atomically: under concurrency exactly one caller gets it. */
+  useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>
+  /** Must throw if the credential cannot be stored. */
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>
+  getAuthenticator?(credentialID: AdapterAuthenticator["credentialID"]): Awaitable<AdapterAuthenticator | null>
+  /** `[]` for an unknown user. */
+  listAuthenticatorsByUserId?(userId: AdapterAuthenticator["userId"]): Awaitable<AdapterAuthenticator[]>
+  /** Must throw if the update fails. */
+  updateAuthenticatorCounter?(
+    credentialID: AdapterAuthenticator["credentialID"],
+    newCounter: AdapterAuthenticator["counter"],
+  ): Awaitable<AdapterAuthenticator>
+}
+
+/** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */
+export function isDate(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  )
+}

@@ -1,0 +1,329 @@
+/**
+ * Errors thrown or logged by Portcullis.
+ *
+ * Every error is an {@link AuthError} subclass with a stable `type` (a string union, so a
+ * `switch` narrows) and a `kind` that decides where the user is sent: `"signIn"` errors go
+ * back to the sign-in page, `"error"` errors to the error page. Class names and `type`
+ * values are the same as Auth.js v5, so `instanceof` and `type` checks in a migrated app keep
+ * working. Messages never carry token material.
+ *
+ * @example
+ * ```ts
+ * import { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+ *
+ * class InvalidLogin extends CredentialsSignin {
+ *   code = "invalid_login" // shown in the URL as ?error=CredentialsSignin&code=invalid_login
+ * }
+ * ```
+ * @module
+ */
+
+/** Every `type` an {@link AuthError} can carry. */
+export type ErrorType =
+  | "AccessDenied"
+  | "AccountNotLinked"
+  | "AdapterError"
+  | "AuthError"
+  | "CallbackRouteError"
+  | "CredentialsSignin"
+  | "DuplicateConditionalUI"
+  | "EmailSignInError"
+  | "ErrorPageLoop"
+  | "EventError"
+  | "ExperimentalFeatureNotEnabled"
+  | "InvalidCallbackUrl"
+  | "InvalidCheck"
+  | "InvalidEndpoints"
+  | "InvalidProvider"
+  | "JWTSessionError"
+  | "MissingAdapter"
+  | "MissingAdapterMethods"
+  | "MissingAuthorize"
+  | "MissingCSRF"
+  | "MissingSecret"
+  | "MissingWebAuthnAutocomplete"
+  | "OAuthAccountNotLinked"
+  | "OAuthCallbackError"
+  | "OAuthProfileParseError"
+  | "OAuthSignInError"
+  | "SessionTokenError"
+  | "SignOutError"
+  | "UnknownAction"
+  | "UnsupportedStrategy"
+  | "UntrustedHost"
+  | "Verification"
+  | "WebAuthnVerificationError"
+  | "InvalidConfig"
+  | "RequestTooLarge"
+  | "MethodNotAllowed"
+  | "InvalidRequest"
+
+/** Where an error sends the user: back to the sign-in page, or to the error page. */
+export type ErrorKind = "signIn" | "error"
+
+/** Extra context kept on an error for the server log; never sent to the client. */
+export interface ErrorCause extends Record<string, unknown> {
+  err?: Error
+}
+
+/**
+ * Base class of every Portcullis error.
+ *
+ * `new AuthError("message")`, `new AuthError(someError)` (wraps it as `cause.err`),
+ * `new AuthError("message", { err, ...details })`.
+ */
+export class AuthError extends Error {
+  /** Stable identifier of the error, used in logs and in `?error=` codes. */
+  type: ErrorType
+  /** Where the user is sent when this error ends a request. */
+  kind: ErrorKind
+  declare cause?: ErrorCause
+
+  static type: ErrorType = "AuthError"
+  static kind: ErrorKind = "error"
+
+  constructor(message?: string | Error | ErrorCause, errorOptions?: ErrorCause | Error) {
+    let text: string | undefined
+    let cause: ErrorCause | undefined
+    if (message instanceof Error) {
+      cause = { err: message, ...(message.cause as object | undefined) }
+    } else if (typeof message === "string") {
+      text = message
+      if (errorOptions instanceof Error) cause = { err: errorOptions, ...(errorOptions.cause as object | undefined) }
+      else if (errorOptions) cause = errorOptions
+    } else if (message) {
+      cause = message
+    }
+    super(text ?? "")
+    const ctor = new.target as unknown as typeof AuthError
+    this.name = ctor.name
+    this.type = ctor.type
+    this.kind = ctor.kind
+    if (cause) this.cause = cause
+    Error.captureStackTrace?.(this, new.target)
+  }
+}
+
+/** Errors that end on the sign-in page (`kind: "signIn"`). */
+export class SignInError extends AuthError {
+  static override kind: ErrorKind = "signIn"
+}
+
+/** The `signIn` callback returned `false` or threw. Shown as `?error=AccessDenied`. */
+export class AccessDenied extends AuthError {
+  static override type: ErrorType = "AccessDenied"
+}
+
+/** A passkey sign-in would attach a credential to another user than the signed-in one. */
+export class AccountNotLinked extends SignInError {
+  static override type: ErrorType = "AccountNotLinked"
+}
+
+/** An adapter method threw; the original error is in `cause.err`. */
+export class AdapterError extends AuthError {
+  static override type: ErrorType = "AdapterError"
+}
+
+/** An unexpected error inside the callback route; logged in full, shown as `Configuration`. */
+export class CallbackRouteError extends AuthError {
+  static override type: ErrorType = "CallbackRouteError"
+}
+
+/**
+ * Throw from a credentials provider's `authorize` to reject a sign-in. The user is sent
+ * to the sign-in page with `?error=CredentialsSignin&code=<code>`. The code appears in a
+ * URL: never say which of username or password was wrong.
+ */
+export class CredentialsSignin extends SignInError {
+  static override type: ErrorType = "CredentialsSignin"
+  /** Short, non-sensitive reason shown in the URL. */
+  code = "credentials"
+}
+
+/** More than one WebAuthn provider asks for conditional UI. */
+export class DuplicateConditionalUI extends AuthError {
+  static override type: ErrorType = "DuplicateConditionalUI"
+}
+
+/** Sending the sign-in email failed. Shown as `?error=EmailSignin`. */
+export class EmailSignInError extends SignInError {
+  static override type: ErrorType = "EmailSignInError"
+}
+
+/** The configured error page redirected back to itself. */
+export class ErrorPageLoop extends AuthError {
+  static override type: ErrorType = "ErrorPageLoop"
+}
+
+/** An event handler threw; logged, never fails the request. */
+export class EventError extends AuthError {
+  static override type: ErrorType = "EventError"
+}
+
+/** An `experimental` feature is used without being switched on. */
+export class ExperimentalFeatureNotEnabled extends AuthError {
+  static override type: ErrorType = "ExperimentalFeatureNotEnabled"
+}
+
+/** A `callbackUrl` is not an absolute http(s) URL or a path. */
+export class InvalidCallbackUrl extends AuthError {
+  static override type: ErrorType = "InvalidCallbackUrl"
+}
+
+/** A state, PKCE, nonce or WebAuthn challenge check failed. */
+export class InvalidCheck extends AuthError {
+  static override type: ErrorType = "InvalidCheck"
+}
+
+/** An OAuth provider lacks an endpoint and has no issuer to discover it from. */
+export class InvalidEndpoints extends AuthError {
+  static override type: ErrorType = "InvalidEndpoints"
+}
+
+/** The provider named in the URL does not exist or cannot serve this route. */
+export class InvalidProvider extends AuthError {
+  static override type: ErrorType = "InvalidProvider"
+}
+
+/** A JWT session could not be read; logged, the session counts as absent. */
+export class JWTSessionError extends AuthError {
+  static override type: ErrorType = "JWTSessionError"
+}
+
+/** A feature needs an adapter and none is configured. */
+export class MissingAdapter extends AuthError {
+  static override type: ErrorType = "MissingAdapter"
+}
+
+/** The adapter lacks methods the configuration needs; the message names them. */
+export class MissingAdapterMethods extends AuthError {
+  static override type: ErrorType = "MissingAdapterMethods"
+}
+
+/** A credentials provider has no `authorize` function. */
+export class MissingAuthorize extends AuthError {
+  static override type: ErrorType = "MissingAuthorize"
+}
+
+/** A state-changing request came without a valid CSRF token. */
+export class MissingCSRF extends SignInError {
+  static override type: ErrorType = "MissingCSRF"
+}
+
+/** No secret is configured. Set `AUTH_SECRET` or the `secret` option. */
+export class MissingSecret extends AuthError {
+  static override type: ErrorType = "MissingSecret"
+}
+
+/** The spec's name for {@link MissingSecret}. */
+export { MissingSecret as MissingSecretError }
+
+/** The conditional-UI WebAuthn provider has no field with `autocomplete="... webauthn"`. */
+export class MissingWebAuthnAutocomplete extends AuthError {
+  static override type: ErrorType = "MissingWebAuthnAutocomplete"
+}
+
+/** The email of this OAuth account belongs to a user who signed in another way. */
+export class OAuthAccountNotLinked extends SignInError {
+  static override type: ErrorType = "OAuthAccountNotLinked"
+}
+
+/** The provider answered the callback with an error, or the exchange failed. */
+export class OAuthCallbackError extends SignInError {
+  static override type: ErrorType = "OAuthCallbackError"
+}
+
+/** A provider's `profile()` threw. */
+export class OAuthProfileParseError extends AuthError {
+  static override type: ErrorType = "OAuthProfileParseError"
+}
+
+/** Starting an OAuth sign-in failed. Shown as `?error=OAuthSignin`. */
+export class OAuthSignInError extends SignInError {
+  static override type: ErrorType = "OAuthSignInError"
+}
+
+/** A database session could not be read; logged, the session counts as absent. */
+export class SessionTokenError extends AuthError {
+  static override type: ErrorType = "SessionTokenError"
+}
+
+/** Ending a session failed; logged, the cookies are cleared anyway. */
+export class SignOutError extends AuthError {
+  static override type: ErrorType = "SignOutError"
+}
+
+/** The URL names no action Portcullis serves. */
+export class UnknownAction extends AuthError {
+  static override type: ErrorType = "UnknownAction"
+}
+
+/** The configuration asks for something the session strategy cannot do. */
+export class UnsupportedStrategy extends AuthError {
+  static override type: ErrorType = "UnsupportedStrategy"
+}
+
+/** The host header is not trusted: set `AUTH_URL`, or `trustHost: true` behind a trusted proxy. */
+export class UntrustedHost extends AuthError {
+  static override type: ErrorType = "UntrustedHost"
+}
+
+/** A sign-in link is missing, used, expired or does not match its address. */
+export class Verification extends AuthError {
+  static override type: ErrorType = "Verification"
+}
+
+/** A passkey response did not verify. */
+export class WebAuthnVerificationError extends AuthError {
+  static override type: ErrorType = "WebAuthnVerificationError"
+}
+
+/** An option has the wrong shape; the message names it. */
+export class InvalidConfig extends AuthError {
+  static override type: ErrorType = "InvalidConfig"
+}
+
+/** The request body is larger than Portcullis accepts (1 MiB). Answered with 413. */
+export class RequestTooLarge extends AuthError {
+  static override type: ErrorType = "RequestTooLarge"
+}
+
+/** The action exists but not for this HTTP method. Answered with 405. */
+export class MethodNotAllowed extends AuthError {
+  static override type: ErrorType = "MethodNotAllowed"
+}
+
+/** The request is malformed (bad JSON, bad encoding, bad host). Answered with 400. */
+export class InvalidRequest extends AuthError {
+  static override type: ErrorType = "InvalidRequest"
+}
+
+/** Any Portcullis error class. */
+export type AnyAuthError = InstanceType<
+  | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError
+  | typeof CredentialsSignin | typeof EmailSignInError | typeof InvalidCheck | typeof MissingCSRF
+  | typeof OAuthAccountNotLinked | typeof OAuthCallbackError | typeof Verification
+  | typeof WebAuthnVerificationError | typeof AuthError
+>
+
+/**
+ * Errors whose `type` may be shown to the user as `?error=<type>`. Every other error is
+ * shown as `Configuration`, so internals never leak into URLs.
+ */
+const clientSafe = new Set<ErrorType>([
+  "CredentialsSignin",
+  "OAuthAccountNotLinked",
+  "OAuthCallbackError",
+  "AccessDenied",
+  "Verification",
+  "MissingCSRF",
+  "AccountNotLinked",
+  "WebAuthnVerificationError",
+  "EmailSignInError",
+  "OAuthSignInError",
+])
+
+/** Whether `error` may be named to the client (else it is reported as `Configuration`). */
+export function isClientError(error: unknown): error is AuthError {
+  return error instanceof AuthError && clientSafe.has(error.type)
+}

@@ -1,0 +1,13 @@
+import { InvalidProvider } from "../../errors.js"
+import type { ResponseInternal } from "../../types.js"
+import { findProvider, type RequestContext } from "../context.js"
+import { kinds } from "../kinds/index.js"
+
+/** `/callback/:provider`: hands over to the provider's kind. */
+export async function callback(ctx: RequestContext): Promise<ResponseInternal> {
+  const provider = findProvider(ctx)
+  if (!provider) throw new InvalidProvider(`No provider with id ${JSON.stringify(ctx.providerId)}`)
+  const kind = kinds[provider.type]
+  if (!kind) throw new InvalidProvider(`Providers of type ${provider.type} are not supported`)
+  return kind.callback(ctx, provider)
+}

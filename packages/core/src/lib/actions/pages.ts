@@ -1,0 +1,69 @@
+import type { ResponseInternal } from "../../types.js"
+import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
+import { ensureCsrfToken } from "../csrf.js"
+import { pageHeaders } from "../http/response.js"
+import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
+
+/** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
+function errorCode(value: unknown): string | undefined {
+  return typeof value === "string" && /^[A-Za-z]{1,64}$/.test(value) ? value : value === undefined ? undefined : "Default"
+}
+
+/** A custom page URL with `params` added, or `undefined` when the page is the current one (no loops). */
+function customPage(ctx: RequestContext, path: string | undefined, params: Record<string, string | undefined>): string | undefined {
+  if (!path) return undefined
+  const url = new URL(path, ctx.origin)
+  if (url.origin === ctx.origin && url.pathname === ctx.url.pathname) return undefined
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v)
+  return url.href
+}
+
+async function base(ctx: RequestContext): Promise<PageBase> {
+  return { theme: ctx.config.theme, basePath: ctx.config.basePath, origin: ctx.origin, csrfToken: await ensureCsrfToken(ctx) }
+}
+
+/** `GET /signin`. */
+export async function signinPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  const error = errorCode(ctx.query.error)
+  const code = typeof ctx.query.code === "string" && /^[\w.-]{1,64}$/.test(ctx.query.code) ? ctx.query.code : undefined
+  const custom = customPage(ctx, ctx.config.pages.signIn, { callbackUrl, error, code })
+  if (custom) return { redirect: custom }
+  const providers: PageProvider[] = ctx.config.providers.map((p) => ({
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    ...providerUrls(ctx, p),
+    style: (p as { style?: PageProvider["style"] }).style,
+    credentials: p.type === "credentials" ? p.credentials : undefined,
+    formFields: p.type === "webauthn" ? p.formFields : undefined,
+  }))
+  const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
+  const html = renderSignIn({ ...(await base(ctx)), providers, callbackUrl, error, code, email })
+  return { headers: pageHeaders, body: html }
+}
+
+/** `GET /signout`. */
+export async function signoutPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  const custom = customPage(ctx, ctx.config.pages.signOut, { callbackUrl })
+  if (custom) return { redirect: custom }
+  return { headers: pageHeaders, body: renderSignOut({ ...(await base(ctx)), callbackUrl }) }
+}
+
+/** `GET /error`. */
+export async function errorPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const error = errorCode(ctx.query.error)
+  const custom = customPage(ctx, ctx.config.pages.error, { error })
+  if (custom) return { redirect: custom }
+  const { status, html } = renderError({ ...(await base(ctx)), error })
+  return { status, headers: pageHeaders, body: html }
+}
+
+/** `GET /verify-request`. */
+export async function verifyRequestPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const custom = customPage(ctx, ctx.config.pages.verifyRequest, Object.fromEntries(ctx.url.searchParams))
+  if (custom) return { redirect: custom }
+  const provider = typeof ctx.query.provider === "string" ? ctx.query.provider : undefined
+  return { headers: pageHeaders, body: renderVerifyRequest({ ...(await base(ctx)), provider }) }
+}

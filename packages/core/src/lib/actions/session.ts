@@ -1,0 +1,19 @@
+import type { ResponseInternal } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { privateJsonHeaders } from "../http/response.js"
+import { sessionStrategy } from "../session/index.js"
+
+/**
+ * `GET /session` returns the session or `null`; `POST /session` (CSRF-checked) passes the
+ * body's `data` to the `jwt`/`session` callbacks with `trigger: "update"`.
+ */
+export async function session(ctx: RequestContext): Promise<ResponseInternal> {
+  let update: { data: unknown } | undefined
+  if (ctx.method === "POST") {
+    await verifyCsrf(ctx)
+    update = { data: ctx.body?.data }
+  }
+  const result = await sessionStrategy(ctx).read(ctx, update)
+  return { ...result, headers: privateJsonHeaders }
+}

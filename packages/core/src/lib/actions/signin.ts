@@ -1,0 +1,28 @@
+import { InvalidProvider } from "../../errors.js"
+import type { ResponseInternal } from "../../types.js"
+import { findProvider, resolveCallbackUrl, type RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { kinds } from "../kinds/index.js"
+import { signinPage } from "./pages.js"
+
+/**
+ * `GET /signin` renders the sign-in page (or redirects to `pages.signIn`).
+ * `POST /signin/:provider` (CSRF-checked) starts that provider's flow; providers that
+ * sign in through their own form (credentials, passkeys) are sent to the page.
+ */
+export async function signin(ctx: RequestContext): Promise<ResponseInternal> {
+  if (ctx.method === "GET") return signinPage(ctx)
+  await verifyCsrf(ctx)
+  const provider = findProvider(ctx)
+  if (ctx.providerId !== undefined && !provider) {
+    throw new InvalidProvider(`No provider with id ${JSON.stringify(ctx.providerId)}`)
+  }
+  const start = provider && kinds[provider.type]?.signin
+  if (!provider || !start) {
+    const callbackUrl = await resolveCallbackUrl(ctx)
+    const page = new URL(`${ctx.authUrl}/signin`)
+    page.searchParams.set("callbackUrl", callbackUrl)
+    return { redirect: page.href }
+  }
+  return start(ctx, provider)
+}

@@ -1,0 +1,17 @@
+import type { ResponseInternal } from "../../types.js"
+import { resolveCallbackUrl, type RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { sessionStrategy } from "../session/index.js"
+import { signoutPage } from "./pages.js"
+
+/**
+ * `GET /signout` only renders a confirmation (a GET never changes state, so an
+ * `<img src=/auth/signout>` cannot sign anyone out). `POST /signout` (CSRF-checked) ends the
+ * session, deletes its cookies and redirects to the callback URL.
+ */
+export async function signout(ctx: RequestContext): Promise<ResponseInternal> {
+  if (ctx.method === "GET") return signoutPage(ctx)
+  await verifyCsrf(ctx)
+  const cookies = await sessionStrategy(ctx).destroy(ctx)
+  return { redirect: await resolveCallbackUrl(ctx), cookies }
+}

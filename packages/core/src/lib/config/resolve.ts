@@ -1,0 +1,318 @@
+import type { Adapter } from "../../adapters.js"
+import {
+  AdapterError,
+  AuthError,
+  EventError,
+  ExperimentalFeatureNotEnabled,
+  InvalidConfig,
+  MissingAdapter,
+  MissingAdapterMethods,
+  MissingAuthorize,
+  MissingSecret,
+  UntrustedHost,
+} from "../../errors.js"
+import { decode as builtinDecode, encode as builtinEncode, type JWTOptions } from "../../jwt.js"
+import type { ProviderConfig } from "../../providers/index.js"
+import { customFetch, raw, skipCSRFCheck } from "../../symbols.js"
+import type {
+  AuthConfig,
+  CallbacksOptions,
+  CookiesOptions,
+  EventCallbacks,
+  LoggerInstance,
+  PagesOptions,
+  SessionOptions,
+  Theme,
+} from "../../types.js"
+import { defaultCookies, mergeCookies } from "../cookies.js"
+import { createLogger } from "../logger.js"
+import { defaultRedirect } from "../redirect.js"
+import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
+
+/** The configuration with every default applied and every check done; computed once per config object. */
+export interface ResolvedConfig {
+  basePath: string
+  providers: ProviderConfig[]
+  providerById: Map<string, ProviderConfig>
+  adapter: Adapter | undefined
+  secrets: string[]
+  session: SessionOptions
+  jwt: JWTOptions & { builtin: boolean }
+  callbacks: Omit<CallbacksOptions, "session"> & { session?: CallbacksOptions["session"] }
+  events: EventCallbacks
+  pages: Partial<PagesOptions>
+  theme: Required<Theme>
+  logger: LoggerInstance
+  trustHost: boolean
+  /** Origin and path from `AUTH_URL`, which wins over request headers. */
+  siteUrl: URL | undefined
+  useSecureCookies: boolean | undefined
+  redirectProxyUrl: string | undefined
+  experimental: { enableWebAuthn: boolean }
+  skipCSRF: boolean
+  raw: boolean
+  fetch: typeof fetch
+  cookies(secure: boolean): CookiesOptions
+  /** The first configuration problem; every request answers with it until fixed. */
+  error: AuthError | undefined
+  env: Env
+}
+
+const resolvedCache = new WeakMap<AuthConfig, ResolvedConfig>()
+
+/** Resolves `config` (cached per object, so per-request cost is one WeakMap lookup). */
+export function resolveConfig(config: AuthConfig): ResolvedConfig {
+  let resolved = resolvedCache.get(config)
+  if (!resolved) {
+    resolved = resolve(config, processEnv())
+    resolvedCache.set(config, resolved)
+  }
+  return resolved
+}
+
+function resolve(config: AuthConfig, env: Env): ResolvedConfig {
+  const logger = createLogger(config.logger, !!config.debug)
+  if (config.debug) logger.warn("debug-enabled")
+  let error: AuthError | undefined
+  const fail = (e: AuthError) => (error ??= e)
+
+  let siteUrl: URL | undefined
+  const urlFromEnv = envUrl(env)
+  if (urlFromEnv) {
+    try {
+      siteUrl = new URL(urlFromEnv)
+      if (siteUrl.protocol !== "http:" && siteUrl.protocol !== "https:") throw new TypeError()
+    } catch {
+      fail(new InvalidConfig(`AUTH_URL is not an absolute http(s) URL: ${JSON.stringify(urlFromEnv)}`))
+    }
+  }
+
+  let basePath = config.basePath ?? (siteUrl && siteUrl.pathname !== "/" ? siteUrl.pathname : "/auth")
+  basePath = basePath.replace(/\/+$/, "")
+  if (typeof basePath !== "string" || (basePath && !basePath.startsWith("/")) || /[?#\s]/.test(basePath)) {
+    fail(new InvalidConfig(`basePath must be a path starting with "/", got ${JSON.stringify(config.basePath)}`))
+  }
+
+  const secrets = normaliseSecrets(config.secret) ?? envSecrets(env)
+  if (!secrets.length) {
+    fail(new MissingSecret("No secret configured. Set AUTH_SECRET (generate one with `npx portcullis secret`) or the `secret` option."))
+  } else if (secrets[0]!.length < 32) {
+    logger.warn("short-secret")
+  }
+
+  const trustHost = config.trustHost ?? envTrustHost(env)
+  if (!trustHost && !siteUrl) {
+    fail(new UntrustedHost("The Host header is not trusted. Set AUTH_URL to the site's URL, or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets it."))
+  }
+
+  const providers: ProviderConfig[] = []
+  const providerById = new Map<string, ProviderConfig>()
+  for (const p of config.providers ?? []) {
+    let provider: ProviderConfig
+    try {
+      provider = normaliseProvider(p, env)
+    } catch (e) {
+      fail(new InvalidConfig("A provider factory threw", e as Error))
+      continue
+    }
+    if (typeof provider?.id !== "string" || !provider.id || !/^[\w.-]{1,64}$/.test(provider.id)) {
+      fail(new InvalidConfig(`Provider ids must be 1-64 letters, digits, '-', '_' or '.', got ${JSON.stringify(provider?.id)}`))
+      continue
+    }
+    if (providerById.has(provider.id)) {
+      fail(new InvalidConfig(`Two providers have the id "${provider.id}"; give one of them another id`))
+      continue
+    }
+    providers.push(provider)
+    providerById.set(provider.id, provider)
+  }
+  if (!Array.isArray(config.providers)) fail(new InvalidConfig("`providers` must be an array"))
+
+  const session = resolveSession(config, fail)
+  const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
+  const jwt = {
+    maxAge: jwtMaxAge,
+    encode: config.jwt?.encode ?? builtinEncode,
+    decode: config.jwt?.decode ?? builtinDecode,
+    builtin: !config.jwt?.decode,
+  }
+
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger) : undefined
+  checkProviders(providers, config, session, adapter, fail, logger)
+
+  const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
+  const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
+
+  return {
+    basePath,
+    providers,
+    providerById,
+    adapter,
+    secrets,
+    session,
+    jwt,
+    callbacks: {
+      signIn: config.callbacks?.signIn ?? (() => true),
+      redirect: config.callbacks?.redirect ?? defaultRedirect,
+      jwt: config.callbacks?.jwt ?? (({ token }) => token),
+      session: config.callbacks?.session,
+      authorized: config.callbacks?.authorized,
+    },
+    events: wrapEvents(config.events, logger),
+    pages: config.pages ?? {},
+    theme,
+    logger,
+    trustHost,
+    siteUrl,
+    useSecureCookies: config.useSecureCookies,
+    redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
+    skipCSRF: config.skipCSRFCheck === skipCSRFCheck,
+    raw: config.raw === raw,
+    fetch: config[customFetch] ?? ((...args: Parameters<typeof fetch>) => fetch(...args)),
+    cookies(secure) {
+      const key = secure ? "secure" : "plain"
+      return (cookieVariants[key] ??= mergeCookies(defaultCookies(secure), config.cookies))
+    },
+    error,
+    env,
+  }
+}
+
+function normaliseSecrets(secret: AuthConfig["secret"]): string[] | undefined {
+  if (secret === undefined || secret === "") return undefined
+  const list = (Array.isArray(secret) ? secret : [secret]).filter((s) => typeof s === "string" && s)
+  return list.length ? list : undefined
+}
+
+function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): SessionOptions {
+  const s = config.session ?? {}
+  const strategy = s.strategy ?? (config.adapter ? "database" : "jwt")
+  if (strategy !== "jwt" && strategy !== "database") fail(new InvalidConfig(`session.strategy must be "jwt" or "database", got ${JSON.stringify(strategy)}`))
+  const maxAge = s.maxAge ?? 30 * 24 * 60 * 60
+  const updateAge = s.updateAge ?? 24 * 60 * 60
+  if (!Number.isFinite(maxAge) || maxAge <= 0) fail(new InvalidConfig(`session.maxAge must be a positive number of seconds, got ${JSON.stringify(maxAge)}`))
+  if (!Number.isFinite(updateAge) || updateAge < 0) fail(new InvalidConfig(`session.updateAge must be a number of seconds >= 0, got ${JSON.stringify(updateAge)}`))
+  if (strategy === "database" && !config.adapter) fail(new MissingAdapter('session.strategy "database" needs an adapter'))
+  return {
+    strategy,
+    maxAge,
+    updateAge,
+    generateSessionToken: s.generateSessionToken ?? (() => crypto.randomUUID()),
+  }
+}
+
+/**
+ * Provider objects may be factories, and carry the user's `options`. Layers, weakest
+ * first: the preset's defaults, the environment (`AUTH_<ID>_ID`, `_SECRET`, `_ISSUER`,
+ * `_KEY`), then the options the app passed — so an env issuer beats a preset's default
+ * issuer, and an explicit option beats both.
+ */
+function normaliseProvider(p: AuthConfig["providers"][number], env: Env): ProviderConfig {
+  const base = typeof p === "function" ? p() : p
+  const { options, ...defaults } = base as ProviderConfig & { options?: Record<string, unknown> }
+  const id = (options?.id as string | undefined) ?? defaults.id
+  const type = (options?.type as ProviderConfig["type"] | undefined) ?? defaults.type
+  const fromEnv = applyProviderEnv({ id, type } as ProviderConfig, env) as unknown as Record<string, unknown>
+  const withEnv = deepMerge(defaults as Record<string, unknown>, { ...fromEnv, id: undefined, type: undefined })
+  return (options ? deepMerge(withEnv, options) : withEnv) as ProviderConfig
+}
+
+function isPlainObject(v: unknown): v is Record<string | symbol, unknown> {
+  if (!v || typeof v !== "object") return false
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/** Merges plain objects key by key (symbol keys too); arrays and other values replace. */
+export function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Record<string | symbol, unknown>): T {
+  const out: Record<string | symbol, unknown> = { ...target }
+  for (const key of Reflect.ownKeys(source)) {
+    if (key === "__proto__" || key === "constructor") continue
+    const value = source[key]
+    if (value === undefined) continue
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key] as any, value) : value
+  }
+  return out as T
+}
+
+/** Adapter methods each feature needs; named in the error when missing. */
+const needs = {
+  database: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "linkAccount", "createSession", "getSessionAndUser", "updateSession", "deleteSession"],
+  oauth: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "linkAccount"],
+  email: ["createUser", "getUserByEmail", "updateUser", "createVerificationToken", "useVerificationToken"],
+  credentials: ["createUser", "getUser", "getUserByEmail"],
+  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter"],
+} as const
+
+function checkProviders(
+  providers: ProviderConfig[],
+  config: AuthConfig,
+  session: SessionOptions,
+  adapter: Adapter | undefined,
+  fail: (e: AuthError) => void,
+  logger: LoggerInstance,
+) {
+  const required = new Set<string>()
+  if (session.strategy === "database") needs.database.forEach((m) => required.add(m))
+  for (const p of providers) {
+    if (p.type === "credentials") {
+      if (typeof p.authorize !== "function") fail(new MissingAuthorize(`The credentials provider "${p.id}" has no authorize() function`))
+      if (session.strategy === "database") needs.credentials.forEach((m) => required.add(m))
+    } else if (p.type === "email") {
+      if (!adapter) fail(new MissingAdapter(`The email provider "${p.id}" needs an adapter to store verification tokens`))
+      needs.email.forEach((m) => required.add(m))
+    } else if (p.type === "webauthn") {
+      if (!config.experimental?.enableWebAuthn) fail(new ExperimentalFeatureNotEnabled(`The WebAuthn provider "${p.id}" needs experimental: { enableWebAuthn: true }`))
+      else logger.warn("experimental-webauthn")
+      if (!adapter) fail(new MissingAdapter(`The WebAuthn provider "${p.id}" needs an adapter to store authenticators`))
+      needs.webauthn.forEach((m) => required.add(m))
+    } else if ((p.type === "oauth" || p.type === "oidc") && adapter) {
+      needs.oauth.forEach((m) => required.add(m))
+    } else if (p.type !== "oauth" && p.type !== "oidc") {
+      fail(new InvalidConfig(`Provider "${(p as { id: string }).id}" has an unknown type ${JSON.stringify((p as { type: unknown }).type)}`))
+    }
+  }
+  if (adapter) {
+    const missing = [...required].filter((m) => typeof (adapter as Record<string, unknown>)[m] !== "function")
+    if (missing.length) fail(new MissingAdapterMethods(`The adapter lacks methods this configuration needs: ${missing.join(", ")}`))
+  }
+}
+
+/** Adapter errors become `AdapterError` with the original as cause: one error type to handle. */
+function wrapAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
+  const wrapped: Record<string, unknown> = {}
+  for (const [name, method] of Object.entries(adapter)) {
+    if (typeof method !== "function") continue
+    wrapped[name] = async (...args: unknown[]) => {
+      try {
+        logger.debug(`adapter_${name}`)
+        return await method.apply(adapter, args)
+      } catch (e) {
+        const error = new AdapterError(`Adapter method ${name} failed`, e as Error)
+        error.name = `${name}`
+        throw error
+      }
+    }
+  }
+  return wrapped as Adapter
+}
+
+/** Events are for auditing: a throwing handler is logged and never changes the flow. */
+function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): EventCallbacks {
+  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session"] as const
+  const out = {} as Record<string, (message: any) => Promise<void>>
+  for (const name of names) {
+    const handler = events?.[name] as ((m: unknown) => unknown) | undefined
+    out[name] = handler
+      ? async (message) => {
+          try {
+            await handler(message)
+          } catch (e) {
+            logger.error(new EventError(`The ${name} event handler threw`, e as Error))
+          }
+        }
+      : async () => {}
+  }
+  return out as unknown as EventCallbacks
+}

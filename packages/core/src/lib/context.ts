@@ -1,0 +1,77 @@
+import type { ProviderConfig } from "../providers/index.js"
+import type { Cookie, CookiesOptions } from "../types.js"
+import type { ResolvedConfig } from "./config/resolve.js"
+import type { ParsedRequest } from "./http/request.js"
+import { sameOriginUrl } from "./redirect.js"
+
+/** Everything an action needs: the parsed request, the resolved config, and response cookies. */
+export interface RequestContext extends ParsedRequest {
+  config: ResolvedConfig
+  /** Whether cookies are `Secure` (and prefixed). */
+  secure: boolean
+  cookieOptions: CookiesOptions
+  /** Origin plus base path, e.g. `https://app.example/auth`. */
+  authUrl: string
+  /** Cookies collected by shared steps (CSRF, callback URL) for the response. */
+  setCookies: Cookie[]
+}
+
+export function createContext(parsed: ParsedRequest, config: ResolvedConfig): RequestContext {
+  const secure = config.useSecureCookies ?? parsed.origin.startsWith("https:")
+  return {
+    ...parsed,
+    config,
+    secure,
+    cookieOptions: config.cookies(secure),
+    authUrl: `${parsed.origin}${config.basePath}`,
+    setCookies: [],
+  }
+}
+
+/** Absolute sign-in and callback URLs of a provider. */
+export function providerUrls(ctx: RequestContext, provider: Pick<ProviderConfig, "id">) {
+  const id = encodeURIComponent(provider.id)
+  return { signinUrl: `${ctx.authUrl}/signin/${id}`, callbackUrl: `${ctx.authUrl}/callback/${id}` }
+}
+
+/** The provider named in the URL, if configured. */
+export function findProvider(ctx: RequestContext): ProviderConfig | undefined {
+  return ctx.providerId === undefined ? undefined : ctx.config.providerById.get(ctx.providerId)
+}
+
+/**
+ * Where to send the user when the flow ends: the `callbackUrl` of the body or query, else
+ * the one remembered in the callback-url cookie, else the site root — always passed
+ * through the `redirect` callback. A value that is not a string or not a URL is ignored
+ * rather than failing the request.
+ */
+export async function resolveCallbackUrl(ctx: RequestContext, opts: { remember?: boolean } = {}): Promise<string> {
+  const { callbacks } = ctx.config
+  const baseUrl = ctx.origin
+  const fromRequest = pickString(ctx.body?.callbackUrl) ?? pickString(ctx.query.callbackUrl)
+  const cookieName = ctx.cookieOptions.callbackUrl.name
+  const candidate = fromRequest ?? ctx.cookies[cookieName]
+  let url = baseUrl
+  if (candidate !== undefined) {
+    const parsed = sameOriginUrl(candidate, baseUrl) ?? (isAbsoluteHttpUrl(candidate) ? candidate : undefined)
+    if (parsed !== undefined) url = await callbacks.redirect({ url: parsed, baseUrl })
+  }
+  if (typeof url !== "string" || /[\r\n]/.test(url)) url = baseUrl
+  if (opts.remember && fromRequest !== undefined && ctx.cookies[cookieName] !== url) {
+    ctx.setCookies.push({ name: cookieName, value: url, options: ctx.cookieOptions.callbackUrl.options })
+  }
+  return url
+}
+
+function pickString(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined
+}
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value)
+    return u.protocol === "http:" || u.protocol === "https:"
+  } catch {
+    return false
+  }
+}

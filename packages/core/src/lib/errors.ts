@@ -1,0 +1,80 @@
+import {
+  AuthError,
+  CredentialsSignin,
+  InvalidRequest,
+  isClientError,
+  MethodNotAllowed,
+  RequestTooLarge,
+  UnknownAction,
+  type ErrorType,
+} from "../errors.js"
+import type { ResponseInternal } from "../types.js"
+import { resolveCallbackUrl, type RequestContext } from "./context.js"
+import type { ResolvedConfig } from "./config/resolve.js"
+import { renderError } from "./pages/index.js"
+import { pageHeaders } from "./http/response.js"
+
+/** `?error=` values for error types whose public name differs (spec §7.3). */
+const publicCode: Partial<Record<ErrorType, string>> = {
+  EmailSignInError: "EmailSignin",
+  OAuthSignInError: "OAuthSignin",
+}
+
+/** The `?error=` code for an error: its type when client-safe, else `Configuration`. */
+export function errorCode(error: unknown): string {
+  if (!isClientError(error)) return "Configuration"
+  return publicCode[error.type] ?? error.type
+}
+
+/** Status and JSON body for requests that never reached an action. */
+export function requestErrorResponse(error: unknown): ResponseInternal | undefined {
+  const json = (status: number, e: AuthError): ResponseInternal => ({
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...(e instanceof MethodNotAllowed && { Allow: (e as MethodNotAllowed & { allow?: string }).allow ?? "GET, POST" }) },
+    body: { error: e.type, message: e.message },
+  })
+  if (error instanceof MethodNotAllowed) return json(405, error)
+  if (error instanceof RequestTooLarge) return json(413, error)
+  if (error instanceof UnknownAction || error instanceof InvalidRequest) return json(400, error)
+  return undefined
+}
+
+/** A configuration problem: the built-in error page for page requests, else a JSON 500. */
+export function configErrorResponse(config: ResolvedConfig, action: string | undefined, method: string, origin: string | undefined): ResponseInternal {
+  const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request")
+  if (isPage) {
+    if (config.pages.error && origin) {
+      const url = new URL(config.pages.error, origin)
+      url.searchParams.set("error", "Configuration")
+      return { redirect: url.href }
+    }
+    const { html } = renderError({ theme: config.theme, basePath: config.basePath, origin: origin ?? "", csrfToken: "", error: "Configuration" })
+    return { status: 500, headers: pageHeaders, body: html }
+  }
+  return {
+    status: 500,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+    body: { message: "There is a problem with the server configuration. Check the server logs for more information." },
+  }
+}
+
+/**
+ * An error thrown by an action: `signIn`-kind errors go back to the sign-in page, others to
+ * the error page, with only the public code in the URL. The detail is in the server log.
+ */
+export async function actionErrorResponse(ctx: RequestContext, error: unknown): Promise<ResponseInternal> {
+  const code = errorCode(error)
+  const kind = error instanceof AuthError ? error.kind : "error"
+  const params = new URLSearchParams({ error: code })
+  if (error instanceof CredentialsSignin) params.set("code", error.code)
+  if (kind === "signIn") {
+    // Keep where the user was going, so a second attempt still lands there.
+    const callbackUrl = await resolveCallbackUrl(ctx).catch(() => ctx.origin)
+    if (callbackUrl !== ctx.origin) params.set("callbackUrl", callbackUrl)
+  }
+  const { pages, basePath } = ctx.config
+  const target = kind === "signIn" ? (pages.signIn ?? `${basePath}/signin`) : (pages.error ?? `${basePath}/error`)
+  const url = new URL(target, ctx.origin)
+  params.forEach((v, k) => url.searchParams.set(k, v))
+  return { redirect: url.href }
+}

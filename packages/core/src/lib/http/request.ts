@@ -1,0 +1,186 @@
+import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction, UntrustedHost } from "../../errors.js"
+import type { AuthAction } from "../../types.js"
+import { firstValue } from "../config/env.js"
+import type { ResolvedConfig } from "../config/resolve.js"
+import { parseCookies } from "../cookies.js"
+
+/** Largest request body accepted; auth forms are tiny, so this is generous. */
+export const BODY_LIMIT = 1024 * 1024
+
+type Method = "GET" | "POST"
+
+/** Which methods each action answers, and whether it takes a provider id segment. */
+const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none" | "optional" | "required" }> = {
+  providers: { get: true, post: false, provider: "none" },
+  session: { get: true, post: true, provider: "none" },
+  csrf: { get: true, post: false, provider: "none" },
+  signin: { get: true, post: true, provider: "optional" },
+  signout: { get: true, post: true, provider: "none" },
+  callback: { get: true, post: true, provider: "required" },
+  "verify-request": { get: true, post: false, provider: "none" },
+  error: { get: true, post: false, provider: "none" },
+  "webauthn-options": { get: true, post: false, provider: "optional" },
+}
+
+/** Whether `action` is one of the actions Portcullis serves. */
+export function isAuthAction(action: string): action is AuthAction {
+  return Object.hasOwn(routes, action)
+}
+
+/** What an action needs to know about the request. */
+export interface ParsedRequest {
+  request: Request
+  method: Method
+  action: AuthAction
+  providerId: string | undefined
+  /** The request URL with the trusted origin. */
+  url: URL
+  /** The site's origin, from `AUTH_URL` or trusted headers. */
+  origin: string
+  headers: Headers
+  cookies: Record<string, string>
+  query: Record<string, string>
+  body: Record<string, unknown> | undefined
+  /**
+   * A url-encoded body as sent, repeated names kept: `body` keeps only the last value,
+   * and an OAuth form_post callback must refuse repeated parameters (RFC 6749 §3.1).
+   */
+  form?: URLSearchParams
+}
+
+/** Parse: URL → action and provider, then method, origin, cookies, query and body. */
+export async function parseRequest(request: Request, config: ResolvedConfig): Promise<ParsedRequest> {
+  let url: URL
+  try {
+    url = new URL(request.url)
+  } catch {
+    throw new InvalidRequest("The request URL is not valid")
+  }
+  const { action, providerId } = parseAction(url.pathname, config.basePath)
+  const route = routes[action]
+  const method = request.method.toUpperCase()
+  const allowed = method === "GET" ? route.get : method === "POST" ? route.post : false
+  const providerGetOnSignin = action === "signin" && providerId && method === "GET"
+  if (!allowed || providerGetOnSignin) {
+    const methods = providerGetOnSignin ? "POST" : [route.get && "GET", route.post && "POST"].filter(Boolean).join(", ")
+    const error = new MethodNotAllowed(`${method} is not allowed on ${action}${providerId ? "/<provider>" : ""}; use ${methods}`)
+    ;(error as MethodNotAllowed & { allow?: string }).allow = methods
+    throw error
+  }
+  if (route.provider === "none" && providerId) throw new UnknownAction(`The ${action} action takes no provider segment`)
+  if (route.provider === "required" && !providerId) throw new UnknownAction(`The ${action} action needs a provider: ${action}/<provider>`)
+
+  const origin = resolveOrigin(url, request.headers, config)
+  const effectiveUrl = new URL(url.pathname + url.search, origin)
+  const form: { params?: URLSearchParams } = {}
+  const body = method === "POST" ? await readBody(request, form) : undefined
+  return {
+    request,
+    method: method as Method,
+    action,
+    providerId,
+    url: effectiveUrl,
+    origin,
+    headers: request.headers,
+    cookies: parseCookies(request.headers.get("cookie")),
+    query: Object.fromEntries(url.searchParams),
+    body,
+    ...(form.params && { form: form.params }),
+  }
+}
+
+function parseAction(pathname: string, basePath: string): { action: AuthAction; providerId?: string } {
+  if (basePath && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
+    throw new UnknownAction(`The path is not under the base path ${basePath}`)
+  }
+  const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
+  const [action, provider, ...rest] = segments
+  if (!action || !isAuthAction(action) || rest.length) {
+    throw new UnknownAction(`Unknown action. Portcullis serves ${Object.keys(routes).join(", ")} under ${basePath || "/"}`)
+  }
+  let providerId: string | undefined
+  if (provider !== undefined && provider !== "undefined") {
+    try {
+      providerId = decodeURIComponent(provider)
+    } catch {
+      throw new InvalidRequest("The provider segment is not valid percent-encoding")
+    }
+  }
+  return { action, providerId }
+}
+
+/**
+ * The site origin. `AUTH_URL` wins; otherwise the request's own origin, or the forwarded
+ * one when the host is trusted. Forwarded values are checked to be a bare host and a
+ * known scheme, so a header cannot inject a path or userinfo into redirects.
+ */
+function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): string {
+  if (config.siteUrl) return config.siteUrl.origin
+  if (!config.trustHost) throw new UntrustedHost("Host must be trusted")
+  const host = firstValue(headers.get("x-forwarded-host")) ?? headers.get("host") ?? url.host
+  const proto = (firstValue(headers.get("x-forwarded-proto")) ?? url.protocol).replace(/:$/, "").toLowerCase()
+  if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
+  if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
+  return new URL(`${proto}://${host}`).origin
+}
+
+async function readBody(request: Request, raw: { params?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
+  const length = Number(request.headers.get("content-length"))
+  if (length > BODY_LIMIT) throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
+  if (!request.body) return undefined
+  const contentType = (request.headers.get("content-type") ?? "").toLowerCase()
+  const bytes = await readCapped(request.body)
+  if (!bytes.length) return undefined
+  if (contentType.includes("application/json")) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(bytes))
+    } catch {
+      throw new InvalidRequest("The JSON body does not parse")
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new InvalidRequest("The JSON body must be an object")
+    return parsed as Record<string, unknown>
+  }
+  if (contentType.includes("application/x-www-form-urlencoded")) {
+    raw.params = new URLSearchParams(new TextDecoder().decode(bytes))
+    return Object.fromEntries(raw.params)
+  }
+  if (contentType.includes("multipart/form-data")) {
+    try {
+      const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData()
+      const out: Record<string, unknown> = {}
+      form.forEach((value, key) => {
+        if (typeof value === "string") out[key] = value
+      })
+      return out
+    } catch {
+      throw new InvalidRequest("The form body does not parse")
+    }
+  }
+  return undefined
+}
+
+/** Reads a body stream, stopping as soon as it passes the limit (the declared length may lie). */
+async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = stream.getReader()
+  const parts: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > BODY_LIMIT) {
+      await reader.cancel().catch(() => {})
+      throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
+    }
+    parts.push(value)
+  }
+  if (parts.length === 1) return parts[0]!
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const p of parts) {
+    out.set(p, offset)
+    offset += p.byteLength
+  }
+  return out
+}

@@ -1,0 +1,58 @@
+import type { Cookie, ResponseInternal } from "../../types.js"
+import { serializeCookie } from "../cookies.js"
+
+const noStore = "private, no-cache, no-store, max-age=0"
+
+/** Headers every built-in page sends: no framing, no sniffing, no referrer, no caching. */
+export const pageHeaders: Record<string, string> = {
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; script-src 'self' 'unsafe-inline'; connect-src 'self'; form-action 'self' https:; frame-ancestors 'none'; base-uri 'none'",
+  "X-Frame-Options": "DENY",
+  "X-Content-Type-Options": "nosniff",
+  // Not "no-referrer": with it, browsers send `Origin: null` on the page's own form posts,
+  // which the CSRF origin check (rightly) refuses. "same-origin" leaks nothing off-site.
+  "Referrer-Policy": "same-origin",
+  "Cache-Control": noStore,
+}
+
+/** Headers of personalised JSON (session, CSRF token): never cached by a shared cache. */
+export const privateJsonHeaders: Record<string, string> = {
+  "Content-Type": "application/json",
+  "Cache-Control": noStore,
+  Pragma: "no-cache",
+  Expires: "0",
+  Vary: "Cookie",
+}
+
+/**
+ * Respond: the internal response becomes a Web `Response`. Redirects are 302 (never
+ * 307/308, which would re-post a form body) and leak no referrer. With
+ * `X-Auth-Return-Redirect`, a redirect becomes `200 {"url": …}` for fetch-based clients.
+ */
+export function toResponse(internal: ResponseInternal, cookies: Cookie[], returnRedirect: boolean): Response {
+  const headers = new Headers(internal.headers)
+  for (const c of cookies) headers.append("Set-Cookie", serializeCookie(c.name, c.value, c.options))
+  if (internal.redirect) {
+    headers.set("Cache-Control", noStore)
+    headers.set("Referrer-Policy", "no-referrer")
+    if (returnRedirect) {
+      headers.set("Content-Type", "application/json")
+      return new Response(JSON.stringify({ url: internal.redirect }), { status: 200, headers })
+    }
+    headers.set("Location", internal.redirect)
+    return new Response(null, { status: 302, headers })
+  }
+  const body = internal.body
+  let payload: string | null
+  if (body === undefined) payload = null
+  else if (typeof body === "string" && !isJson(headers)) payload = body
+  else {
+    if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json")
+    payload = JSON.stringify(body)
+  }
+  return new Response(payload, { status: internal.status ?? 200, headers })
+}
+
+function isJson(headers: Headers) {
+  return (headers.get("Content-Type") ?? "").includes("application/json")
+}

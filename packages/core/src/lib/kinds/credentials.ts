@@ -1,0 +1,69 @@
+import type { AdapterUser } from "../../adapters.js"
+import { AuthError, CallbackRouteError, CredentialsSignin, MethodNotAllowed } from "../../errors.js"
+import type { CredentialsConfig } from "../../providers/credentials.js"
+import type { Account, User } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { createUser, establishSession, runSignInCallback } from "../login.js"
+import type { ProviderKind } from "./index.js"
+
+/** Credentials: `POST /callback/:id` with the form fields; CSRF-checked. */
+export const credentialsKind: ProviderKind<CredentialsConfig> = {
+  async callback(ctx, provider) {
+    if (ctx.method !== "POST") throw new MethodNotAllowed("Credentials sign-in is a POST to /callback/<id>")
+    await verifyCsrf(ctx)
+    const credentials: Record<string, unknown> = { ...ctx.body }
+    const user = await authorize(ctx, provider, credentials)
+    const account: Account = { providerAccountId: user.id!, type: "credentials", provider: provider.id }
+
+    const redirect = await runSignInCallback(ctx, { user, account, credentials })
+    if (redirect) return { redirect }
+
+    if (ctx.config.session.strategy === "database") {
+      const { user: stored, isNewUser } = await findOrCreateUser(ctx, user)
+      return establishSession(ctx, { user: stored, account, isNewUser })
+    }
+    return establishSession(ctx, { user, account, isNewUser: false })
+  },
+}
+
+async function authorize(ctx: RequestContext, provider: CredentialsConfig, credentials: Record<string, unknown>): Promise<User> {
+  // authorize() gets a request it may read freely: a copy with the parsed body as JSON.
+  const request = new Request(ctx.url, {
+    method: "POST",
+    headers: ctx.headers,
+    body: JSON.stringify(credentials),
+  })
+  let user: User | null
+  try {
+    user = await provider.authorize(credentials, request)
+  } catch (error) {
+    if (error instanceof AuthError) throw error
+    throw new CallbackRouteError("authorize() threw", error as Error)
+  }
+  // Unknown user and wrong password end the same way: no hint of which it was.
+  if (!user) throw new CredentialsSignin("authorize() returned null")
+  return { ...user, id: user.id !== undefined && user.id !== null ? String(user.id) : crypto.randomUUID() }
+}
+
+/**
+ * Database sessions need a stored user: the one with this id, else with this email,
+ * else a new one (Auth.js refuses credentials with database sessions altogether).
+ */
+async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+  const adapter = ctx.config.adapter!
+  const byId = await adapter.getUser!(user.id!)
+  if (byId) return { user: byId, isNewUser: false }
+  if (user.email) {
+    const byEmail = await adapter.getUserByEmail!(user.email)
+    if (byEmail) return { user: byEmail, isNewUser: false }
+  }
+  const created = await createUser(ctx, {
+    id: user.id,
+    email: user.email ?? "",
+    emailVerified: null,
+    name: user.name ?? null,
+    image: user.image ?? null,
+  })
+  return { user: created, isNewUser: true }
+}

@@ -1,0 +1,49 @@
+import { AuthError } from "../errors.js"
+import type { LoggerInstance, WarningCode } from "../types.js"
+
+const warnings: Record<WarningCode, string> = {
+  "debug-enabled": "Debug logging is on. It can log sensitive request data; turn it off in production.",
+  "csrf-disabled": "CSRF protection is off (skipCSRFCheck). Only framework integrations that check the origin of form posts may do this.",
+  "env-url-basepath-redundant": "Both AUTH_URL and basePath set a path; basePath wins.",
+  "env-url-basepath-mismatch": "The path of AUTH_URL differs from basePath; basePath wins.",
+  "experimental-webauthn": "WebAuthn (passkeys) is experimental: its API may change.",
+  "short-secret": "The secret is shorter than 32 characters. Generate one with `npx portcullis secret`.",
+}
+
+/** Fills the logger methods the app left out with console-backed defaults. */
+export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
+  const warned = new Set<WarningCode>()
+  return {
+    error: custom?.error?.bind(custom) ?? logError,
+    warn:
+      custom?.warn?.bind(custom) ??
+      ((code) => {
+        // One line per code per process is enough: a warning on every request drowns logs.
+        if (warned.has(code)) return
+        warned.add(code)
+        console.warn(`[portcullis][warn][${code}] ${warnings[code] ?? ""}`)
+      }),
+    debug:
+      custom?.debug?.bind(custom) ??
+      (debug ? (message, metadata) => console.debug(`[portcullis][debug] ${message}`, metadata ?? "") : () => {}),
+  }
+}
+
+function logError(error: Error) {
+  const name = error instanceof AuthError ? error.type : error.name
+  console.error(`[portcullis][error] ${name}: ${error.message}`)
+  const cause = (error as AuthError).cause
+  if (cause && typeof cause === "object") {
+    const { err, ...details } = cause as Record<string, unknown>
+    if (err instanceof Error) console.error("[portcullis][cause]:", err.stack ?? err.message)
+    if (Object.keys(details).length) console.error("[portcullis][details]:", safeJson(details))
+  }
+}
+
+function safeJson(value: unknown) {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return "[unserialisable]"
+  }
+}

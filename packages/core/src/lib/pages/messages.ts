@@ -1,0 +1,70 @@
+/**
+ * The sentences shown for error codes, and their lookup.
+ *
+ * Codes arrive in the query string, so they are attacker-controlled: a code is only ever
+ * used as a key into these tables, and an unknown one gets the generic sentence. The
+ * code itself is never turned into the message.
+ * @module
+ */
+
+/** Codes the sign-in page explains (`?error=` on `/signin`). */
+export type SigninErrorCode =
+  | "Signin"
+  | "OAuthSignin"
+  | "OAuthCallbackError"
+  | "OAuthCreateAccount"
+  | "EmailCreateAccount"
+  | "Callback"
+  | "OAuthAccountNotLinked"
+  | "EmailSignin"
+  | "CredentialsSignin"
+  | "SessionRequired"
+  | "MissingCSRF"
+  | "AccessDenied"
+  | "Verification"
+
+const TRY_ANOTHER_ACCOUNT = "We could not sign you in with that account. Please try again, or use a different account."
+
+/** Sign-in page alert text by error code; `default` covers every other code. */
+export const signinErrorMessages: Readonly<Record<SigninErrorCode | "default", string>> = Object.freeze({
+  default: "Something went wrong while signing you in. Please try again.",
+  Signin: TRY_ANOTHER_ACCOUNT,
+  OAuthSignin: TRY_ANOTHER_ACCOUNT,
+  OAuthCallbackError: TRY_ANOTHER_ACCOUNT,
+  OAuthCreateAccount: TRY_ANOTHER_ACCOUNT,
+  EmailCreateAccount: TRY_ANOTHER_ACCOUNT,
+  Callback: TRY_ANOTHER_ACCOUNT,
+  OAuthAccountNotLinked:
+    "This email address is already linked to another way of signing in. To keep your account safe, please sign in the way you used before.",
+  EmailSignin: "We could not send the sign-in email. Please check the address and try again.",
+  // Deliberately vague: naming the wrong field would tell an attacker which half was right.
+  CredentialsSignin: "Sign-in failed. Please check the details you provided and try again.",
+  SessionRequired: "Please sign in to see this page.",
+  MissingCSRF: "This form has expired. Please try signing in again.",
+  AccessDenied: "You do not have permission to sign in.",
+  Verification: "That sign-in link is no longer valid. It may have expired or already been used. Please request a new one.",
+})
+
+/** Codes the error page knows (`?error=` on `/error`). */
+export type ErrorPageCode = "Configuration" | "AccessDenied" | "Verification"
+
+/** Error page text by error code; `default` covers every other code. */
+export const errorPageMessages: Readonly<Record<ErrorPageCode | "default", string>> = Object.freeze({
+  default: "Something went wrong. Please try again later.",
+  Configuration: "There is a problem with the server configuration. Check the server logs for more information.",
+  AccessDenied: "You do not have permission to sign in.",
+  Verification: "The sign-in link is no longer valid. It may have expired, or it may have been used already.",
+})
+
+/**
+ * Whether `code` is one of `table`'s own keys (other than `default`). `Object.hasOwn`
+ * matters: a plain index would find inherited members for `?error=constructor`.
+ */
+export function isKnownCode<K extends string>(table: Readonly<Record<K | "default", string>>, code: string | undefined): code is K {
+  return code !== undefined && code !== "default" && Object.hasOwn(table, code)
+}
+
+/** `table[code]` for a known code, else `table.default`. */
+export function messageFor<K extends string>(table: Readonly<Record<K | "default", string>>, code: string | undefined): string {
+  return isKnownCode(table, code) ? table[code] : table.default
+}

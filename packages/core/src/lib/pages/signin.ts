@@ -1,0 +1,172 @@
+/**
+ * The sign-in page: one form per provider, grouped, with "or" between groups.
+ * @module
+ */
+import { field, hiddenFields, IdAllocator } from "./forms.js"
+import { html, safeUrl, type SafeHtml } from "./html.js"
+import { renderDocument } from "./layout.js"
+import { messageFor, signinErrorMessages } from "./messages.js"
+import { authRoute } from "./paths.js"
+import { providerButtonStyle } from "./theme.js"
+import type { PageBase, PageProvider } from "./types.js"
+
+/** Input of {@link renderSignIn}. */
+export interface SignInPageOptions extends PageBase {
+  providers: PageProvider[]
+  /** Where to go after signing in; posted back as the hidden `callbackUrl` field. */
+  callbackUrl: string
+  /** An error code from the query string; shown as a fixed sentence, never echoed. */
+  error?: string
+  /** Accepted for parity with the sign-in route's query; the page does not show it. */
+  code?: string
+  /** Pre-fills the email field. */
+  email?: string
+}
+
+/** Everything a provider form needs besides the provider itself. */
+interface FormContext {
+  page: SignInPageOptions
+  ids: IdAllocator
+}
+
+/** Renders the sign-in page as a complete HTML document. */
+export function renderSignIn(page: SignInPageOptions): string {
+  const ctx: FormContext = { page, ids: new IdAllocator() }
+  const groups = groupProviders(page.providers)
+    .map((group) => renderGroup(group, ctx))
+    .filter((block): block is SafeHtml => block !== undefined)
+  const separated = groups.map((block, i) => (i === 0 ? block : html`<p class="divider">or</p>
+${block}`))
+  const alert = page.error !== undefined
+    ? html`<div class="alert" role="alert"><p>${messageFor(signinErrorMessages, page.error)}</p></div>`
+    : undefined
+  const body = html`<h1>Sign in</h1>
+${alert}
+${separated.length > 0 ? separated : html`<p class="muted center">No sign-in methods are available.</p>`}`
+  return renderDocument({ title: "Sign in", theme: page.theme, body })
+}
+
+/**
+ * Consecutive OAuth/OIDC providers share one group (a stack of buttons); each form-based
+ * provider is a group of its own, so "or" sits between alternatives, not between buttons.
+ */
+function groupProviders(providers: readonly PageProvider[]): PageProvider[][] {
+  const groups: PageProvider[][] = []
+  for (const provider of providers) {
+    const last = groups.at(-1)
+    if (isRedirect(provider) && last && isRedirect(last[0]!)) last.push(provider)
+    else groups.push([provider])
+  }
+  return groups
+}
+
+function isRedirect(provider: PageProvider): boolean {
+  return provider.type === "oauth" || provider.type === "oidc"
+}
+
+function renderGroup(group: PageProvider[], ctx: FormContext): SafeHtml | undefined {
+  const first = group[0]!
+  if (isRedirect(first)) {
+    const buttons = group.map((p) => oauthForm(p, ctx)).filter((b) => b !== undefined)
+    return buttons.length > 0 ? html`<div class="provider-list">${buttons}</div>` : undefined
+  }
+  switch (first.type) {
+    case "email":
+      return emailForm(first, ctx)
+    case "credentials":
+      return credentialsForm(first, ctx)
+    case "webauthn":
+      return webauthnForm(first, ctx)
+    default:
+      return undefined
+  }
+}
+
+// A form whose target is not http(s) or relative is left out entirely: posting the CSRF
+// token to a `javascript:` or foreign-scheme action is never what the configuration meant.
+
+function oauthForm(provider: PageProvider, { page }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.signinUrl)
+  if (!action) return undefined
+  const style = providerButtonStyle(provider.style)
+  const logo = safeUrl(provider.style?.logo)
+  return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+<button type="submit" class="provider-button"${style ? html` style="${style}"` : undefined}>${
+    // The button text names the provider, so the logo is decorative (empty alt).
+    logo ? html`<img src="${logo}" alt="" width="20" height="20" loading="lazy">` : undefined
+  }<span>Sign in with ${provider.name}</span></button>
+</form>`
+}
+
+function emailForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.signinUrl)
+  if (!action) return undefined
+  return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${field({
+  id: ids.next(provider.id, "email"),
+  name: "email",
+  label: "Email",
+  type: "email",
+  value: page.email,
+  placeholder: "you@example.com",
+  autocomplete: "email",
+  required: true,
+})}
+<button type="submit">Sign in with ${provider.name}</button>
+</form>`
+}
+
+function credentialsForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.callbackUrl)
+  if (!action) return undefined
+  const fields = Object.entries(provider.credentials ?? {}).map(([name, input]) =>
+    field({
+      id: ids.next(provider.id, name),
+      name,
+      label: input.label ?? name,
+      type: input.type,
+      placeholder: input.placeholder,
+      autocomplete: input.autocomplete,
+      required: input.required,
+    }),
+  )
+  return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${fields}
+<button type="submit">Sign in with ${provider.name}</button>
+</form>`
+}
+
+// The passkey ceremony needs a client script, which reads the data attributes; until it
+// runs, the form is an ordinary POST so the page still works without JavaScript.
+const DEFAULT_WEBAUTHN_FIELDS: NonNullable<PageProvider["formFields"]> = {
+  email: { label: "Email", required: true, autocomplete: "username webauthn" },
+}
+
+function webauthnForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.callbackUrl)
+  if (!action) return undefined
+  const optionsUrl = safeUrl(authRoute(page.basePath, `webauthn-options/${encodeURIComponent(provider.id)}`))
+  const formId = ids.claim(`${provider.id}-form`)
+  const fields = Object.entries(provider.formFields ?? DEFAULT_WEBAUTHN_FIELDS).map(([name, input]) =>
+    field({
+      id: ids.next(provider.id, name),
+      name,
+      label: input.label ?? name,
+      // formFields carry no type; an `email` field is the one case worth the hint.
+      type: name === "email" ? "email" : "text",
+      value: name === "email" ? page.email : undefined,
+      autocomplete: input.autocomplete,
+      required: input.required,
+    }),
+  )
+  return html`<form id="${formId}" method="post" action="${action}" data-webauthn-provider="${provider.id}"${
+    optionsUrl ? html` data-options-url="${optionsUrl}"` : undefined
+  }>
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${fields}
+<button type="submit">Sign in with ${provider.name}</button>
+</form>`
+}

@@ -1,0 +1,37 @@
+/**
+ * The inputs of the page renderers. The core builds these from its configuration and the
+ * request; the renderers never read configuration or the request themselves.
+ * @module
+ */
+import type { CredentialsInputs } from "../../providers/credentials.js"
+import type { ProviderStyle } from "../../providers/oauth.js"
+import type { Theme } from "../../types.js"
+
+/** One provider as the sign-in page shows it. */
+export interface PageProvider {
+  id: string
+  /** Shown in the button: "Sign in with {name}". */
+  name: string
+  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+  /** Where OAuth, OIDC and email forms post (`{basePath}/signin/{id}`). */
+  signinUrl: string
+  /** Where credentials and WebAuthn forms post (`{basePath}/callback/{id}`). */
+  callbackUrl: string
+  /** Button colours and logo (OAuth/OIDC); invalid colours and non-http(s) logos are ignored. */
+  style?: ProviderStyle
+  /** Credentials providers: the form's fields, by input name. */
+  credentials?: CredentialsInputs
+  /** WebAuthn providers: the form's fields, by input name (default: one email field). */
+  formFields?: Record<string, { label?: string; required?: boolean; autocomplete?: string }>
+}
+
+/** What every page needs. */
+export interface PageBase {
+  theme: Theme
+  /** Path the auth routes live under, e.g. `/auth`. */
+  basePath: string
+  /** The site's origin, e.g. `https://example.com`. */
+  origin: string
+  /** Token for the hidden `csrfToken` field of each form. */
+  csrfToken: string
+}

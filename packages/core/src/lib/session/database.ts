@@ -1,0 +1,133 @@
+import type { AdapterSession } from "../../adapters.js"
+import { SessionTokenError, SignOutError } from "../../errors.js"
+import type { Cookie, Session } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { expireCookie } from "../cookies.js"
+import type { SessionStrategy } from "./index.js"
+
+/**
+ * Sessions as database rows; the cookie holds only the random `sessionToken`.
+ *
+ * A check is one `getSessionAndUser` call. The row's expiry is pushed out at most once per
+ * `updateAge`, and concurrent checks of one session share a single write.
+ */
+export const databaseStrategy: SessionStrategy = {
+  async read(ctx, update) {
+    const { config } = ctx
+    const adapter = config.adapter!
+    const { name, options } = ctx.cookieOptions.sessionToken
+    const sessionToken = ctx.cookies[name]
+    if (!sessionToken) return { body: null }
+    try {
+      const found = await adapter.getSessionAndUser!(sessionToken)
+      if (!found) return { body: null, cookies: [expireCookie(name, options)] }
+      let { session } = found
+      const { user } = found
+      const now = Date.now()
+      if (session.expires.getTime() <= now) {
+        await adapter.deleteSession!(sessionToken)
+        return { body: null, cookies: [expireCookie(name, options)] }
+      }
+      const cookies: Cookie[] = []
+      const extended = await extendIfDue(ctx, session, now)
+      if (extended) {
+        session = extended
+        cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
+      }
+      const defaultSession: Session = {
+        user: { name: user.name, email: user.email, image: user.image },
+        expires: session.expires.toISOString(),
+      }
+      const body = config.callbacks.session
+        ? await config.callbacks.session({
+            session: { ...session, ...defaultSession, user } as any,
+            user,
+            newSession: update?.data,
+            ...(update ? { trigger: "update" as const } : {}),
+          } as any)
+        : defaultSession
+      await config.events.session({ session: body, token: undefined as never })
+      return { body, cookies }
+    } catch (error) {
+      // A database outage must not sign everyone out: answer null, keep the cookie.
+      config.logger.error(new SessionTokenError("The database session could not be read", error as Error))
+      return { body: null }
+    }
+  },
+
+  async create(ctx, { user, account, profile, isNewUser }) {
+    const { config } = ctx
+    const adapter = config.adapter!
+    const { name, options } = ctx.cookieOptions.sessionToken
+    // Never keep a token the browser arrived with: a fresh one per sign-in defeats fixation.
+    const previous = ctx.cookies[name]
+    if (previous) await Promise.resolve(adapter.deleteSession!(previous)).catch(() => {})
+    if (isNewUser) {
+      // The jwt callback's `signUp` trigger fires for database sessions too (spec §3).
+      await config.callbacks.jwt({ token: { sub: user.id }, user, account, profile, isNewUser, trigger: "signUp" })
+    }
+    const session = await adapter.createSession!({
+      sessionToken: config.session.generateSessionToken(),
+      userId: user.id!,
+      expires: new Date(Date.now() + config.session.maxAge * 1000),
+    })
+    return [{ name, value: session.sessionToken, options: { ...options, expires: session.expires } }]
+  },
+
+  async destroy(ctx) {
+    const { config } = ctx
+    const { name, options } = ctx.cookieOptions.sessionToken
+    const sessionToken = ctx.cookies[name]
+    if (sessionToken) {
+      try {
+        const session = await config.adapter!.deleteSession!(sessionToken)
+        await config.events.signOut({ session: session ?? null })
+      } catch (error) {
+        config.logger.error(new SignOutError("The session row could not be deleted", error as Error))
+      }
+    }
+    return [expireCookie(name, options)]
+  },
+
+  async currentUserId(ctx) {
+    const sessionToken = ctx.cookies[ctx.cookieOptions.sessionToken.name]
+    if (!sessionToken) return null
+    const found = await ctx.config.adapter!.getSessionAndUser!(sessionToken)
+    return found && found.session.expires.getTime() > Date.now() ? found.user.id : null
+  },
+}
+
+const inFlight = new Map<string, Promise<AdapterSession | null>>()
+const recentlyExtended = new Map<string, { expires: Date; until: number }>()
+const RECENT_LIMIT = 10_000
+
+/**
+ * Pushes `expires` to now + maxAge when the last extension is older than `updateAge`.
+ * Concurrent checks share one write, and checks that read the row just before that write
+ * landed reuse its result instead of writing again.
+ */
+async function extendIfDue(ctx: RequestContext, session: AdapterSession, now: number): Promise<AdapterSession | null> {
+  const { maxAge, updateAge } = ctx.config.session
+  const dueAt = session.expires.getTime() - maxAge * 1000 + updateAge * 1000
+  if (dueAt > now) return null
+  const token = session.sessionToken
+  const recent = recentlyExtended.get(token)
+  if (recent && recent.until > now && recent.expires > session.expires) return { ...session, expires: recent.expires }
+  let pending = inFlight.get(token)
+  if (!pending) {
+    const expires = new Date(now + maxAge * 1000)
+    pending = (async () => {
+      try {
+        const updated = await ctx.config.adapter!.updateSession!({ sessionToken: token, expires })
+        if (!updated) return null
+        if (recentlyExtended.size >= RECENT_LIMIT) recentlyExtended.delete(recentlyExtended.keys().next().value!)
+        recentlyExtended.set(token, { expires, until: now + Math.min(updateAge * 1000, 60_000) })
+        return { ...session, ...updated, expires }
+      } finally {
+        inFlight.delete(token)
+      }
+    })()
+    inFlight.set(token, pending)
+  }
+  return pending
+}

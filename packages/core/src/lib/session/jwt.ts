@@ -1,0 +1,139 @@
+import { base64url } from "jose"
+import { JWTSessionError } from "../../errors.js"
+import { decodeOrThrow, deriveKey, type JWT } from "../../jwt.js"
+import type { Cookie, Session } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { clearChunked, readChunked, writeChunked } from "../cookies.js"
+import type { SessionStrategy } from "./index.js"
+import { VerifiedTokenCache } from "./token-cache.js"
+
+const cache = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
+
+/**
+ * Sessions as encrypted JWT cookies.
+ *
+ * A session younger than `updateAge` is answered without re-encrypting (Auth.js
+ * re-encrypts on every check, which is most of its cost); and a cookie already decrypted
+ * is remembered, bounded and until its `exp`, so a hot session check costs no crypto.
+ */
+export const jwtStrategy: SessionStrategy = {
+  async read(ctx, update) {
+    const { config } = ctx
+    const name = ctx.cookieOptions.sessionToken.name
+    const raw = readChunked(ctx.cookies, name)
+    if (!raw) return { body: null }
+    try {
+      const opened = await openToken(ctx, raw)
+      if (!opened) throw new Error("the token does not decrypt")
+      const { payload, rotated } = opened
+      const before = update ? undefined : JSON.stringify(payload)
+      const token = await config.callbacks.jwt({
+        token: payload,
+        ...(update ? { session: update.data, trigger: "update" as const } : {}),
+      } as Parameters<typeof config.callbacks.jwt>[0])
+      if (token === null) return { body: null, cookies: clearSession(ctx) }
+
+      const now = Math.floor(Date.now() / 1000)
+      const age = now - (typeof token.iat === "number" ? token.iat : 0)
+      const stale = age >= config.session.updateAge
+      const changed = update !== undefined || rotated || stale || JSON.stringify(token) !== before
+      let cookies: Cookie[] = []
+      let expiresAt: number
+      if (changed) {
+        const { iat: _i, exp: _e, jti: _j, ...claims } = token
+        cookies = await writeSession(ctx, claims)
+        expiresAt = Date.now() + config.session.maxAge * 1000
+      } else {
+        expiresAt = (typeof token.iat === "number" ? token.iat : now) * 1000 + config.session.maxAge * 1000
+      }
+      const defaultSession: Session = {
+        user: { name: token.name ?? undefined, email: token.email ?? undefined, image: token.picture ?? undefined },
+        expires: new Date(expiresAt).toISOString(),
+      }
+      const session = config.callbacks.session
+        ? await config.callbacks.session({ session: defaultSession, token, ...(update ? { newSession: update.data, trigger: "update" as const } : {}) } as any)
+        : defaultSession
+      await config.events.session({ session, token })
+      return { body: session, cookies }
+    } catch (error) {
+      config.logger.error(new JWTSessionError("The session token could not be used", error as Error))
+      return { body: null, cookies: clearSession(ctx) }
+    }
+  },
+
+  async create(ctx, { user, account, profile, isNewUser }) {
+    const { config } = ctx
+    const defaults: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id?.toString() }
+    const token = await config.callbacks.jwt({
+      token: defaults,
+      user,
+      account,
+      profile,
+      isNewUser,
+      trigger: isNewUser ? "signUp" : "signIn",
+    })
+    if (token === null) return clearSession(ctx)
+    const { iat: _i, exp: _e, jti: _j, ...claims } = token
+    return writeSession(ctx, claims)
+  },
+
+  async destroy(ctx) {
+    const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
+    if (raw) {
+      const opened = await openToken(ctx, raw).catch(() => null)
+      await ctx.config.events.signOut({ token: opened?.payload ?? null })
+    }
+    return clearSession(ctx)
+  },
+
+  async currentUserId(ctx) {
+    const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
+    if (!raw) return null
+    const opened = await openToken(ctx, raw).catch(() => null)
+    return typeof opened?.payload.sub === "string" ? opened.payload.sub : null
+  },
+}
+
+async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: JWT; rotated: boolean } | null> {
+  const { config } = ctx
+  const salt = ctx.cookieOptions.sessionToken.name
+  const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
+  if (!config.jwt.builtin) {
+    const payload = await config.jwt.decode({ token: raw, secret, salt })
+    return payload ? { payload, rotated: false } : null
+  }
+  const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
+  const hit = cache.get(scope, raw)
+  if (hit) return hit
+  const payload = await decodeOrThrow<JWT>({ token: raw, secret: config.secrets, salt })
+  if (!payload) return null
+  const primary = await deriveKey(config.secrets[0]!, salt)
+  // A token opened by an older secret is re-issued under the newest one (rotation).
+  const rotated = headerKid(raw) !== primary.kid
+  const entry = { payload, rotated }
+  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000)
+  return cache.clone(entry)
+}
+
+function headerKid(raw: string): string | undefined {
+  try {
+    const header = JSON.parse(new TextDecoder().decode(base64url.decode(raw.slice(0, raw.indexOf(".")))))
+    return typeof header.kid === "string" ? header.kid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function writeSession(ctx: RequestContext, claims: JWT): Promise<Cookie[]> {
+  const { config } = ctx
+  const { name, options } = ctx.cookieOptions.sessionToken
+  const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
+  const value = await config.jwt.encode({ token: claims, secret, salt: name, maxAge: config.jwt.maxAge })
+  const expires = new Date(Date.now() + config.session.maxAge * 1000)
+  return writeChunked(ctx.cookies, name, value, { ...options, expires })
+}
+
+function clearSession(ctx: RequestContext): Cookie[] {
+  const { name, options } = ctx.cookieOptions.sessionToken
+  return clearChunked(ctx.cookies, name, options)
+}
