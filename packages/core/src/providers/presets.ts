@@ -1,0 +1,36 @@
+/**
+ * Every OAuth/OIDC preset by name, for apps that prefer one import:
+ * `import { GitHub, Google } from "@portcullis/core/providers/presets"`.
+ * Each preset is also its own module (`@portcullis/core/providers/github`), which bundles less.
+ * @module
+ */
+export { default as Apple } from "./apple.js"
+export { default as Atlassian } from "./atlassian.js"
+export { default as Auth0 } from "./auth0.js"
+export { default as Authentik } from "./authentik.js"
+export { default as Bitbucket } from "./bitbucket.js"
+export { default as Box } from "./box.js"
+export { default as Cognito } from "./cognito.js"
+export { default as Discord } from "./discord.js"
+export { default as Dropbox } from "./dropbox.js"
+export { default as Facebook } from "./facebook.js"
+export { default as GitHub } from "./github.js"
+export { default as GitLab } from "./gitlab.js"
+export { default as Google } from "./google.js"
+export { default as Kakao } from "./kakao.js"
+export { default as Keycloak } from "./keycloak.js"
+export { default as LinkedIn } from "./linkedin.js"
+export { default as MicrosoftEntraID } from "./microsoft-entra-id.js"
+export { default as Naver } from "./naver.js"
+export { default as Notion } from "./notion.js"
+export { default as Okta } from "./okta.js"
+export { default as Patreon } from "./patreon.js"
+export { default as Reddit } from "./reddit.js"
+export { default as Slack } from "./slack.js"
+export { default as Spotify } from "./spotify.js"
+export { default as Strava } from "./strava.js"
+export { default as Twitch } from "./twitch.js"
+export { default as Twitter } from "./twitter.js"
+export { default as WorkOS } from "./workos.js"
+export { default as Zitadel } from "./zitadel.js"
+export { default as Zoom } from "./zoom.js"
