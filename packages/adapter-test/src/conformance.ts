@@ -1,0 +1,500 @@
+/**
+ * The adapter conformance suite: the behaviour Portcullis relies on, written as a spec.
+ * Run it from any adapter's tests; each `describe` is one behaviour.
+ * @module
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Adapter, AdapterAccount, AdapterUser } from "@portcullis/core/adapters"
+import {
+  daysFromNow,
+  makeAccount,
+  makeAuthenticator,
+  makeSession,
+  makeUser,
+  makeVerificationToken,
+} from "./fixtures.js"
+
+/**
+ * Direct reads of the storage, bypassing the adapter. Optional; when given, the suite
+ * also checks that records are really gone (not just unreachable through a join).
+ * Each returns the stored record in any shape, or `null`/`undefined` when there is none.
+ */
+export interface RawStorage {
+  user?(id: string): Promise<unknown>
+  account?(provider: string, providerAccountId: string): Promise<unknown>
+  session?(sessionToken: string): Promise<unknown>
+  verificationToken?(identifier: string, token: string): Promise<unknown>
+  authenticator?(credentialID: string): Promise<unknown>
+}
+
+/** How the suite obtains the adapter under test. */
+export interface ConformanceFactory {
+  /** Called once, after `setup`. */
+  adapter: () => Adapter | Promise<Adapter>
+  /** Runs before the first test: create tables, connect clients. */
+  setup?(): Promise<void>
+  /** Runs after the last test: drop what `setup` created, close clients. */
+  teardown?(): Promise<void>
+  db?: RawStorage
+}
+
+type Method = keyof Adapter
+const ALL_METHODS: Method[] = [
+  "createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "deleteUser",
+  "linkAccount", "unlinkAccount", "getAccount",
+  "createSession", "getSessionAndUser", "updateSession", "deleteSession",
+  "createVerificationToken", "useVerificationToken",
+  "createAuthenticator", "getAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter",
+]
+
+/** Optional fields may come back as `null` or be left out; both mean "absent". */
+function expectAbsent(value: unknown): void {
+  expect(value == null, `expected null or undefined, got ${JSON.stringify(value)}`).toBe(true)
+}
+
+/** Drops `null`/`undefined` fields so records compare equal whichever absent form a store uses. */
+function present<T extends object>(record: T | null | undefined): Partial<T> | null {
+  if (record == null) return null
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v != null)) as Partial<T>
+}
+
+/**
+ * Registers the conformance suite for one adapter.
+ *
+ * @example
+ * ```ts
+ * import { runAdapterConformance } from "@portcullis/adapter-test"
+ * import { MemoryAdapter } from "@portcullis/memory-adapter"
+ *
+ * runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter() })
+ * ```
+ */
+export function runAdapterConformance(name: string, factory: ConformanceFactory): void {
+  describe(`${name} adapter conformance`, () => {
+    let adapter: Adapter
+    // The suite needs every method; `a()` types them as present and the first spec fails
+    // with the list when some are missing.
+    const a = () => adapter as Required<Adapter>
+    const raw = factory.db ?? {}
+
+    beforeAll(async () => {
+      await factory.setup?.()
+      adapter = await factory.adapter()
+    })
+    afterAll(async () => {
+      await factory.teardown?.()
+    })
+
+    async function newUser(overrides: Partial<AdapterUser> = {}): Promise<AdapterUser> {
+      return a().createUser(makeUser(overrides))
+    }
+
+    describe("implements the interface", () => {
+      it("has every adapter method", () => {
+        const missing = ALL_METHODS.filter((m) => typeof adapter[m] !== "function")
+        expect(missing).toEqual([])
+      })
+    })
+
+    describe("createUser and getUser", () => {
+      it("returns the created user with its fields", async () => {
+        const input = makeUser()
+        const created = await a().createUser(input)
+        expect(created).toMatchObject({ id: input.id, name: input.name, email: input.email, image: input.image })
+        expect(created.emailVerified).toEqual(input.emailVerified)
+      })
+
+      it("reads the user back by id, with emailVerified as a Date", async () => {
+        const user = await newUser()
+        const found = await a().getUser(user.id)
+        expect(found).toMatchObject({ id: user.id, email: user.email, name: user.name, image: user.image })
+        expect(found?.emailVerified).toBeInstanceOf(Date)
+        expect(found?.emailVerified?.getTime()).toBe(user.emailVerified?.getTime())
+      })
+
+      it("keeps a null emailVerified null", async () => {
+        const user = await newUser({ emailVerified: null, name: null, image: null })
+        const found = await a().getUser(user.id)
+        expect(found?.emailVerified).toBeNull()
+        expectAbsent(found?.name)
+        expectAbsent(found?.image)
+      })
+
+      it("returns null for an unknown id", async () => {
+        expect(await a().getUser(crypto.randomUUID())).toBeNull()
+      })
+
+      it("rejects a second user with the same email", async () => {
+        const user = await newUser()
+        await expect(async () => a().createUser(makeUser({ email: user.email }))).rejects.toThrow()
+        expect((await a().getUserByEmail(user.email))?.id).toBe(user.id)
+      })
+    })
+
+    describe("getUserByEmail", () => {
+      it("finds the user by the stored email", async () => {
+        const user = await newUser()
+        expect((await a().getUserByEmail(user.email))?.id).toBe(user.id)
+      })
+
+      it("matches exactly: the caller normalises, the adapter does not", async () => {
+        const user = await newUser()
+        expect(await a().getUserByEmail(user.email.toUpperCase())).toBeNull()
+        expect(await a().getUserByEmail(` ${user.email}`)).toBeNull()
+      })
+
+      it("returns null for an unknown email", async () => {
+        expect(await a().getUserByEmail(`nobody.${crypto.randomUUID()}@example.com`)).toBeNull()
+      })
+    })
+
+    describe("updateUser", () => {
+      it("returns the merged record and persists it", async () => {
+        const user = await newUser()
+        const verified = new Date("2025-01-02T03:04:05.678Z")
+        const updated = await a().updateUser({ id: user.id, name: "Countess", emailVerified: verified })
+        expect(updated).toMatchObject({ id: user.id, email: user.email, image: user.image, name: "Countess" })
+        expect(updated.emailVerified).toEqual(verified)
+        const found = await a().getUser(user.id)
+        expect(found).toMatchObject({ name: "Countess", email: user.email })
+        expect(found?.emailVerified).toEqual(verified)
+      })
+
+      it("moves the email lookup when the email changes", async () => {
+        const user = await newUser()
+        const email = `new.${crypto.randomUUID()}@example.com`
+        await a().updateUser({ id: user.id, email })
+        expect((await a().getUserByEmail(email))?.id).toBe(user.id)
+        expect(await a().getUserByEmail(user.email)).toBeNull()
+      })
+    })
+
+    describe("linkAccount and getAccount", () => {
+      it("round-trips every token field, expires_at as a number", async () => {
+        const user = await newUser()
+        const account = makeAccount(user.id)
+        await a().linkAccount(account)
+        const found = await a().getAccount(account.providerAccountId, account.provider)
+        expect(present(found)).toMatchObject(account)
+        expect(typeof found?.expires_at).toBe("number")
+      })
+
+      it("leaves optional token fields absent (null or undefined) when not given", async () => {
+        const user = await newUser()
+        const account: AdapterAccount = {
+          userId: user.id, type: "oauth", provider: "github", providerAccountId: crypto.randomUUID(),
+        }
+        await a().linkAccount(account)
+        const found = await a().getAccount(account.providerAccountId, account.provider)
+        expect(found).toMatchObject(account)
+        for (const field of ["access_token", "refresh_token", "id_token", "expires_at", "scope", "token_type", "session_state"]) {
+          expectAbsent(found?.[field])
+        }
+      })
+
+      it("returns null for an unknown account", async () => {
+        expect(await a().getAccount(crypto.randomUUID(), "github")).toBeNull()
+      })
+
+      it("rejects linking a provider account that is already linked", async () => {
+        const [owner, other] = [await newUser(), await newUser()]
+        const account = makeAccount(owner.id)
+        await a().linkAccount(account)
+        await expect(async () => a().linkAccount({ ...account, userId: other.id })).rejects.toThrow()
+        expect((await a().getUserByAccount(account))?.id).toBe(owner.id)
+      })
+
+      it("needs both provider and providerAccountId to match", async () => {
+        const user = await newUser()
+        const account = makeAccount(user.id, { provider: "github" })
+        await a().linkAccount(account)
+        expect(await a().getAccount(account.providerAccountId, "gitlab")).toBeNull()
+      })
+    })
+
+    describe("getUserByAccount", () => {
+      it("finds the user an account is linked to", async () => {
+        const user = await newUser()
+        const account = makeAccount(user.id)
+        await a().linkAccount(account)
+        const found = await a().getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+        expect(found?.id).toBe(user.id)
+        expect(found?.emailVerified).toBeInstanceOf(Date)
+      })
+
+      it("returns null for an unknown account", async () => {
+        expect(await a().getUserByAccount({ provider: "github", providerAccountId: crypto.randomUUID() })).toBeNull()
+      })
+
+      it("keeps the same providerAccountId on different providers apart (distinct users)", async () => {
+        const [alice, bob] = [await newUser(), await newUser()]
+        const sharedId = crypto.randomUUID()
+        await a().linkAccount(makeAccount(alice.id, { provider: "github", providerAccountId: sharedId }))
+        await a().linkAccount(makeAccount(bob.id, { provider: "gitlab", providerAccountId: sharedId }))
+        expect((await a().getUserByAccount({ provider: "github", providerAccountId: sharedId }))?.id).toBe(alice.id)
+        expect((await a().getUserByAccount({ provider: "gitlab", providerAccountId: sharedId }))?.id).toBe(bob.id)
+        expect((await a().getAccount(sharedId, "gitlab"))?.userId).toBe(bob.id)
+      })
+    })
+
+    describe("unlinkAccount", () => {
+      it("removes the link but not the user", async () => {
+        const user = await newUser()
+        const account = makeAccount(user.id)
+        const key = { provider: account.provider, providerAccountId: account.providerAccountId }
+        await a().linkAccount(account)
+        await a().unlinkAccount(key)
+        expect(await a().getUserByAccount(key)).toBeNull()
+        expect(await a().getAccount(key.providerAccountId, key.provider)).toBeNull()
+        expect((await a().getUser(user.id))?.id).toBe(user.id)
+        if (raw.account) expectAbsent(await raw.account(key.provider, key.providerAccountId))
+      })
+
+      it("leaves the user's other accounts linked", async () => {
+        const user = await newUser()
+        const [first, second] = [makeAccount(user.id), makeAccount(user.id, { provider: "google" })]
+        await a().linkAccount(first)
+        await a().linkAccount(second)
+        await a().unlinkAccount({ provider: first.provider, providerAccountId: first.providerAccountId })
+        const stillLinked = await a().getUserByAccount({ provider: second.provider, providerAccountId: second.providerAccountId })
+        expect(stillLinked?.id).toBe(user.id)
+      })
+    })
+
+    describe("createSession and getSessionAndUser", () => {
+      it("returns the created session with expires as a Date", async () => {
+        const user = await newUser()
+        const input = makeSession(user.id)
+        const session = await a().createSession(input)
+        expect(session).toMatchObject({ sessionToken: input.sessionToken, userId: user.id })
+        expect(session.expires).toBeInstanceOf(Date)
+        expect(session.expires.getTime()).toBe(input.expires.getTime())
+      })
+
+      it("returns the session together with its user", async () => {
+        const user = await newUser()
+        const input = makeSession(user.id)
+        await a().createSession(input)
+        const found = await a().getSessionAndUser(input.sessionToken)
+        expect(found?.session).toMatchObject({ sessionToken: input.sessionToken, userId: user.id })
+        expect(found?.session.expires).toBeInstanceOf(Date)
+        expect(found?.session.expires.getTime()).toBe(input.expires.getTime())
+        expect(found?.user).toMatchObject({ id: user.id, email: user.email, name: user.name })
+        expect(found?.user.emailVerified).toBeInstanceOf(Date)
+      })
+
+      it("returns null for an unknown token", async () => {
+        expect(await a().getSessionAndUser(crypto.randomUUID())).toBeNull()
+      })
+    })
+
+    describe("updateSession", () => {
+      it("returns the merged session and persists it", async () => {
+        const user = await newUser()
+        const session = await a().createSession(makeSession(user.id))
+        const expires = daysFromNow(60)
+        const updated = await a().updateSession({ sessionToken: session.sessionToken, expires })
+        expect(updated).toMatchObject({ sessionToken: session.sessionToken, userId: user.id })
+        expect(updated?.expires.getTime()).toBe(expires.getTime())
+        const found = await a().getSessionAndUser(session.sessionToken)
+        expect(found?.session.expires.getTime()).toBe(expires.getTime())
+      })
+
+      it("does not resurrect a deleted session", async () => {
+        const user = await newUser()
+        const session = await a().createSession(makeSession(user.id))
+        await a().deleteSession(session.sessionToken)
+        const updated = await a().updateSession({ sessionToken: session.sessionToken, expires: daysFromNow(60) })
+        expectAbsent(updated)
+        expect(await a().getSessionAndUser(session.sessionToken)).toBeNull()
+        if (raw.session) expectAbsent(await raw.session(session.sessionToken))
+      })
+
+      it("returns null for a token that never existed, creating nothing", async () => {
+        const token = crypto.randomUUID()
+        expectAbsent(await a().updateSession({ sessionToken: token, expires: daysFromNow(1) }))
+        expect(await a().getSessionAndUser(token)).toBeNull()
+      })
+    })
+
+    describe("deleteSession", () => {
+      it("removes the session and returns it (or nothing)", async () => {
+        const user = await newUser()
+        const session = await a().createSession(makeSession(user.id))
+        const deleted = await a().deleteSession(session.sessionToken)
+        if (deleted) {
+          expect(deleted).toMatchObject({ sessionToken: session.sessionToken, userId: user.id })
+          expect(deleted.expires).toBeInstanceOf(Date)
+        }
+        expect(await a().getSessionAndUser(session.sessionToken)).toBeNull()
+      })
+
+      it("leaves the user's other sessions alone", async () => {
+        const user = await newUser()
+        const [kept, dropped] = [await a().createSession(makeSession(user.id)), await a().createSession(makeSession(user.id))]
+        await a().deleteSession(dropped.sessionToken)
+        expect((await a().getSessionAndUser(kept.sessionToken))?.user.id).toBe(user.id)
+      })
+
+      it("returns null or nothing for an unknown token", async () => {
+        expectAbsent(await a().deleteSession(crypto.randomUUID()))
+      })
+    })
+
+    describe("createVerificationToken and useVerificationToken", () => {
+      it("returns the created token", async () => {
+        const input = makeVerificationToken()
+        const created = await a().createVerificationToken(input)
+        expect(created).toMatchObject({ identifier: input.identifier, token: input.token })
+        expect(created?.expires.getTime()).toBe(input.expires.getTime())
+      })
+
+      it("hands the token out once, then returns null", async () => {
+        const input = makeVerificationToken()
+        await a().createVerificationToken(input)
+        const used = await a().useVerificationToken({ identifier: input.identifier, token: input.token })
+        expect(used).toMatchObject({ identifier: input.identifier, token: input.token })
+        expect(used?.expires).toBeInstanceOf(Date)
+        expect(used?.expires.getTime()).toBe(input.expires.getTime())
+        expect(await a().useVerificationToken({ identifier: input.identifier, token: input.token })).toBeNull()
+        if (raw.verificationToken) expectAbsent(await raw.verificationToken(input.identifier, input.token))
+      })
+
+      it("returns null for an unknown token", async () => {
+        expect(await a().useVerificationToken({ identifier: "nobody@example.com", token: crypto.randomUUID() })).toBeNull()
+      })
+
+      it("needs identifier and token to match, and a miss leaves the token usable", async () => {
+        const input = makeVerificationToken()
+        await a().createVerificationToken(input)
+        expect(await a().useVerificationToken({ identifier: `x${input.identifier}`, token: input.token })).toBeNull()
+        expect(await a().useVerificationToken({ identifier: input.identifier, token: `${input.token}x` })).toBeNull()
+        expect(await a().useVerificationToken({ identifier: input.identifier, token: input.token })).not.toBeNull()
+      })
+
+      it("is atomic: of 25 concurrent uses exactly one gets the token", async () => {
+        const input = makeVerificationToken()
+        await a().createVerificationToken(input)
+        const results = await Promise.all(
+          Array.from({ length: 25 }, () => a().useVerificationToken({ identifier: input.identifier, token: input.token })),
+        )
+        const winners = results.filter((r) => r != null)
+        expect(winners).toHaveLength(1)
+        expect(winners[0]).toMatchObject({ identifier: input.identifier, token: input.token })
+      })
+    })
+
+    describe("authenticators", () => {
+      it("creates and reads back an authenticator", async () => {
+        const user = await newUser()
+        const input = makeAuthenticator(user.id)
+        expect(await a().createAuthenticator(input)).toMatchObject(input)
+        const found = await a().getAuthenticator(input.credentialID)
+        expect(found).toMatchObject(input)
+        expect(found?.credentialBackedUp).toBe(true)
+        expect(typeof found?.counter).toBe("number")
+      })
+
+      it("keeps null transports and a false credentialBackedUp", async () => {
+        const user = await newUser()
+        const input = makeAuthenticator(user.id, { transports: null, credentialBackedUp: false, credentialDeviceType: "singleDevice" })
+        await a().createAuthenticator(input)
+        const found = await a().getAuthenticator(input.credentialID)
+        expect(found?.credentialBackedUp).toBe(false)
+        expectAbsent(found?.transports)
+      })
+
+      it("returns null for an unknown credential", async () => {
+        expect(await a().getAuthenticator(crypto.randomUUID())).toBeNull()
+      })
+
+      it("treats credential ids case-sensitively (they are base64)", async () => {
+        const user = await newUser()
+        const input = makeAuthenticator(user.id, { credentialID: `Ab${crypto.randomUUID()}` })
+        await a().createAuthenticator(input)
+        expect(await a().getAuthenticator(input.credentialID.toLowerCase())).toBeNull()
+        const twin = makeAuthenticator(user.id, { credentialID: input.credentialID.toLowerCase() })
+        await expect(Promise.resolve(a().createAuthenticator(twin))).resolves.toMatchObject({ credentialID: twin.credentialID })
+      })
+
+      it("throws on a duplicate credentialID", async () => {
+        const user = await newUser()
+        const input = makeAuthenticator(user.id)
+        await a().createAuthenticator(input)
+        await expect(async () => a().createAuthenticator({ ...input, counter: 9 })).rejects.toThrow()
+        expect((await a().getAuthenticator(input.credentialID))?.counter).toBe(input.counter)
+      })
+
+      it("lists a user's authenticators", async () => {
+        const user = await newUser()
+        const other = await newUser()
+        const mine = [makeAuthenticator(user.id), makeAuthenticator(user.id)]
+        for (const authenticator of [...mine, makeAuthenticator(other.id)]) await a().createAuthenticator(authenticator)
+        const listed = await a().listAuthenticatorsByUserId(user.id)
+        expect(listed.map((x) => x.credentialID).sort()).toEqual(mine.map((x) => x.credentialID).sort())
+        for (const authenticator of listed) expect(authenticator.userId).toBe(user.id)
+      })
+
+      it("lists [] for an unknown user", async () => {
+        expect(await a().listAuthenticatorsByUserId(crypto.randomUUID())).toEqual([])
+      })
+
+      it("updates the counter, up to the WebAuthn maximum (2^32 - 1)", async () => {
+        const user = await newUser()
+        const input = makeAuthenticator(user.id)
+        await a().createAuthenticator(input)
+        const updated = await a().updateAuthenticatorCounter(input.credentialID, 4_294_967_295)
+        expect(updated).toMatchObject({ ...input, counter: 4_294_967_295 })
+        expect((await a().getAuthenticator(input.credentialID))?.counter).toBe(4_294_967_295)
+      })
+
+      it("throws when updating the counter of an unknown credential", async () => {
+        await expect(async () => a().updateAuthenticatorCounter(crypto.randomUUID(), 1)).rejects.toThrow()
+      })
+    })
+
+    describe("deleteUser", () => {
+      it("removes the user with their accounts, sessions and authenticators", async () => {
+        const user = await newUser()
+        const account = makeAccount(user.id)
+        const session = makeSession(user.id)
+        const authenticator = makeAuthenticator(user.id)
+        await a().linkAccount(account)
+        await a().createSession(session)
+        await a().createAuthenticator(authenticator)
+
+        await a().deleteUser(user.id)
+
+        expect(await a().getUser(user.id)).toBeNull()
+        expect(await a().getUserByEmail(user.email)).toBeNull()
+        expect(await a().getAccount(account.providerAccountId, account.provider)).toBeNull()
+        expect(await a().getUserByAccount(account)).toBeNull()
+        expect(await a().getSessionAndUser(session.sessionToken)).toBeNull()
+        expect(await a().getAuthenticator(authenticator.credentialID)).toBeNull()
+        expect(await a().listAuthenticatorsByUserId(user.id)).toEqual([])
+        if (raw.user) expectAbsent(await raw.user(user.id))
+        if (raw.account) expectAbsent(await raw.account(account.provider, account.providerAccountId))
+        if (raw.session) expectAbsent(await raw.session(session.sessionToken))
+        if (raw.authenticator) expectAbsent(await raw.authenticator(authenticator.credentialID))
+      })
+
+      it("leaves other users' records alone", async () => {
+        const [doomed, bystander] = [await newUser(), await newUser()]
+        const account = makeAccount(bystander.id)
+        const session = makeSession(bystander.id)
+        await a().linkAccount(account)
+        await a().createSession(session)
+        await a().deleteUser(doomed.id)
+        expect((await a().getUserByAccount(account))?.id).toBe(bystander.id)
+        expect((await a().getSessionAndUser(session.sessionToken))?.user.id).toBe(bystander.id)
+      })
+
+      it("frees the email for a new user", async () => {
+        const user = await newUser()
+        await a().deleteUser(user.id)
+        const again = await newUser({ email: user.email })
+        expect((await a().getUserByEmail(user.email))?.id).toBe(again.id)
+      })
+    })
+  })
+}

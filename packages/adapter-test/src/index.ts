@@ -1,0 +1,36 @@
+/**
+ * `@portcullis/adapter-test`: the conformance suite every Portcullis adapter runs, and
+ * helpers for suites that need a database server.
+ *
+ * @example
+ * ```ts
+ * import { runAdapterConformance } from "@portcullis/adapter-test"
+ * import { MyAdapter } from "../src/index.js"
+ *
+ * runAdapterConformance("MyAdapter", {
+ *   setup: () => db.connect(),
+ *   adapter: () => MyAdapter(db),
+ *   teardown: () => db.close(),
+ * })
+ * ```
+ * @module
+ */
+export { runAdapterConformance } from "./conformance.js"
+export type { ConformanceFactory, RawStorage } from "./conformance.js"
+export {
+  serviceAvailable,
+  postgresService,
+  mysqlService,
+  redisService,
+  describeAddress,
+  isCI,
+} from "./services.js"
+export type { BackingService, ServiceGate } from "./services.js"
+export {
+  daysFromNow,
+  makeAccount,
+  makeAuthenticator,
+  makeSession,
+  makeUser,
+  makeVerificationToken,
+} from "./fixtures.js"

@@ -1,0 +1,142 @@
+/**
+ * Test-time access to the database servers the adapters run against, and the CI rule:
+ * a missing server skips its suite on a laptop but fails it in CI, so a broken CI
+ * service can never pass silently as "all skipped".
+ * @module
+ */
+import { describe, it } from "vitest"
+
+/** A server an adapter suite needs, as shown to the person who must start it. */
+export interface BackingService {
+  /** Human name, e.g. `PostgreSQL`. */
+  name: string
+  /** Connection URL the tests use. */
+  url: string
+  /** How to start it locally, e.g. `pg_ctlcluster 15 main start`. */
+  start: string
+}
+
+/**
+ * PostgreSQL for tests: `PORTCULLIS_PG_URL`, default `postgres://postgres@127.0.0.1:5432/test`.
+ *
+ * @example
+ * ```ts
+ * const { url } = postgresService()
+ * const db = createPostgresKysely(url)
+ * ```
+ */
+export function postgresService(env: NodeJS.ProcessEnv = process.env): BackingService {
+  return {
+    name: "PostgreSQL",
+    url: env.PORTCULLIS_PG_URL || "postgres://postgres@127.0.0.1:5432/test",
+    start: "pg_ctlcluster 15 main start, or set PORTCULLIS_PG_URL",
+  }
+}
+
+/** MySQL/MariaDB for tests: `PORTCULLIS_MYSQL_URL`, default `mysql://root@127.0.0.1:3306/test`. */
+export function mysqlService(env: NodeJS.ProcessEnv = process.env): BackingService {
+  return {
+    name: "MariaDB/MySQL",
+    url: env.PORTCULLIS_MYSQL_URL || "mysql://root@127.0.0.1:3306/test",
+    start: "service mariadb start, or set PORTCULLIS_MYSQL_URL",
+  }
+}
+
+/** Redis for tests: `PORTCULLIS_REDIS_URL`, default `redis://127.0.0.1:6379`. */
+export function redisService(env: NodeJS.ProcessEnv = process.env): BackingService {
+  return {
+    name: "Redis",
+    url: env.PORTCULLIS_REDIS_URL || "redis://127.0.0.1:6379",
+    start: "redis-server --daemonize yes, or set PORTCULLIS_REDIS_URL",
+  }
+}
+
+/** `host:port` of a URL, leaving out credentials: messages end up in CI logs. */
+export function describeAddress(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return "(unparseable URL)"
+  }
+}
+
+/** Whether the environment says we run in CI (`CI=true` or `CI=1`). */
+export function isCI(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(true|1)$/i.test(env.CI ?? "")
+}
+
+/** The outcome of probing a service; `describe` registers a suite that honours it. */
+export interface ServiceGate {
+  readonly available: boolean
+  /** Why the probe failed, when it did. */
+  readonly error?: Error
+  /**
+   * Registers `body` under `title` when the service is up. When it is down, registers a
+   * failing test in CI and a skipped suite elsewhere (so the file still reports what it
+   * did not run).
+   */
+  describe(title: string, body: () => void): void
+}
+
+/**
+ * Probes a backing service once, before any suite is registered. Call it with top-level
+ * `await` in the test file. When the service is unreachable outside CI, prints one line
+ * saying what to start.
+ *
+ * @example
+ * ```ts
+ * const service = postgresService()
+ * const pg = await serviceAvailable(service, async () => {
+ *   const client = new pg.Client(service.url)
+ *   await client.connect()
+ *   await client.end()
+ * })
+ * pg.describe("SqlAdapter on PostgreSQL", () => {
+ *   runAdapterConformance("PostgreSQL", { adapter: () => SqlAdapter(db) })
+ * })
+ * ```
+ */
+export async function serviceAvailable(
+  service: BackingService,
+  check: () => Promise<void>,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ServiceGate> {
+  const { timeoutMs = 5_000, env = process.env } = options
+  const address = describeAddress(service.url)
+  let error: Error | undefined
+  let timer: NodeJS.Timeout | undefined
+  try {
+    // A firewalled host never refuses, it just hangs; the timeout turns that into a failure.
+    await Promise.race([
+      check(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+      }),
+    ])
+  } catch (cause) {
+    error = cause instanceof Error ? cause : new Error(String(cause))
+  } finally {
+    clearTimeout(timer)
+  }
+
+  const ci = isCI(env)
+  if (error && !ci) {
+    console.log(`skipping ${service.name} adapter tests: start ${service.name} on ${address} (${service.start})`)
+  }
+  return {
+    available: !error,
+    error,
+    describe(title, body) {
+      if (!error) return describe(title, body)
+      if (!ci) return describe.skip(title, body)
+      describe(title, () => {
+        it(`reaches ${service.name} at ${address}`, () => {
+          throw new Error(
+            `${service.name} is unreachable at ${address} and CI=true requires it (${service.start}): ${error.message}`,
+            { cause: error },
+          )
+        })
+      })
+    },
+  }
+}

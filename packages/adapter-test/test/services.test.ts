@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { describeAddress, isCI, postgresService, redisService, serviceAvailable } from "@portcullis/adapter-test"
+
+const service = { name: "FakeDB", url: "fake://user:secret@127.0.0.1:7777/db", start: "fakedb start" }
+const refused = async () => {
+  throw new Error("connect ECONNREFUSED 127.0.0.1:7777")
+}
+
+describe("serviceAvailable", () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it("reports a reachable service as available, silently", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {})
+    const gate = await serviceAvailable(service, async () => {})
+    expect(gate.available).toBe(true)
+    expect(gate.error).toBeUndefined()
+    expect(log).not.toHaveBeenCalled()
+  })
+
+  it("outside CI, prints one line saying what to start, without credentials", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {})
+    const gate = await serviceAvailable(service, refused, { env: {} })
+    expect(gate.available).toBe(false)
+    expect(log).toHaveBeenCalledTimes(1)
+    expect(log).toHaveBeenCalledWith("skipping FakeDB adapter tests: start FakeDB on 127.0.0.1:7777 (fakedb start)")
+  })
+
+  it("in CI, keeps quiet and keeps the error for the failing test", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {})
+    const gate = await serviceAvailable(service, refused, { env: { CI: "true" } })
+    expect(gate.available).toBe(false)
+    expect(gate.error?.message).toBe("connect ECONNREFUSED 127.0.0.1:7777")
+    expect(log).not.toHaveBeenCalled()
+  })
+
+  it("treats a probe that hangs as unreachable", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {})
+    const gate = await serviceAvailable(service, () => new Promise(() => {}), { timeoutMs: 20, env: {} })
+    expect(gate.available).toBe(false)
+    expect(gate.error?.message).toMatch(/no answer within 20 ms/)
+  })
+})
+
+describe("service settings", () => {
+  it("reads CI=true and CI=1 as CI", () => {
+    expect(isCI({ CI: "true" })).toBe(true)
+    expect(isCI({ CI: "1" })).toBe(true)
+    expect(isCI({ CI: "false" })).toBe(false)
+    expect(isCI({})).toBe(false)
+  })
+
+  it("uses loopback defaults and honours the PORTCULLIS_* overrides", () => {
+    expect(postgresService({}).url).toBe("postgres://postgres@127.0.0.1:5432/test")
+    expect(postgresService({ PORTCULLIS_PG_URL: "postgres://db:5433/x" }).url).toBe("postgres://db:5433/x")
+    expect(redisService({ PORTCULLIS_REDIS_URL: "redis://cache:6380" }).url).toBe("redis://cache:6380")
+  })
+
+  it("shows only host and port of a URL", () => {
+    expect(describeAddress("mysql://root:pw@10.0.0.1:3306/test")).toBe("10.0.0.1:3306")
+  })
+})

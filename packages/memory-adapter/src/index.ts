@@ -1,0 +1,172 @@
+/**
+ * `@portcullis/memory-adapter`: an adapter that keeps everything in process memory.
+ * For tests, demos and single-process prototypes; data is gone on restart.
+ * @module
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "@portcullis/core/adapters"
+
+/**
+ * Records are cloned on the way in and out: a caller that mutates a returned user must
+ * not change what the next caller reads. `structuredClone` keeps `Date`s as `Date`s.
+ */
+const copy = structuredClone
+
+/** Map key of an account; JSON keeps `a:b` + `c` apart from `a` + `b:c`. */
+const accountKey = (provider: string, providerAccountId: string) => JSON.stringify([provider, providerAccountId])
+const tokenKey = (identifier: string, token: string) => JSON.stringify([identifier, token])
+
+/**
+ * Creates an in-memory adapter. Each call has its own empty store.
+ *
+ * Absent optional fields stay absent: what you store is what you read back.
+ * Expired sessions and verification tokens are not returned and are removed when read.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "@portcullis/core"
+ * import { MemoryAdapter } from "@portcullis/memory-adapter"
+ *
+ * const config = { adapter: MemoryAdapter(), providers: [] }
+ * const response = await Auth(request, config)
+ * ```
+ */
+export function MemoryAdapter(): Adapter {
+  const users = new Map<string, AdapterUser>()
+  const accounts = new Map<string, AdapterAccount>()
+  const sessions = new Map<string, AdapterSession>()
+  const verificationTokens = new Map<string, VerificationToken>()
+  const authenticators = new Map<string, AdapterAuthenticator>()
+
+  const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
+  const isExpired = (expires: Date) => expires.getTime() <= Date.now()
+
+  function liveSession(sessionToken: string): AdapterSession | undefined {
+    const session = sessions.get(sessionToken)
+    if (session && isExpired(session.expires)) {
+      sessions.delete(sessionToken)
+      return undefined
+    }
+    return session
+  }
+
+  function removeWhere<V>(map: Map<string, V>, match: (value: V) => boolean): void {
+    for (const [key, value] of map) if (match(value)) map.delete(key)
+  }
+
+  return {
+    createUser(user) {
+      // Mirrors the unique index of the SQL adapter, so code tested here behaves the same there.
+      if (findUserByEmail(user.email)) throw new Error(`a user with email ${user.email} already exists`)
+      users.set(user.id, copy(user))
+      return copy(user)
+    },
+    getUser(id) {
+      const user = users.get(id)
+      return user ? copy(user) : null
+    },
+    getUserByEmail(email) {
+      const user = findUserByEmail(email)
+      return user ? copy(user) : null
+    },
+    getUserByAccount({ provider, providerAccountId }) {
+      const account = accounts.get(accountKey(provider, providerAccountId))
+      const user = account && users.get(account.userId)
+      return user ? copy(user) : null
+    },
+    updateUser(patch) {
+      const user = users.get(patch.id)
+      if (!user) throw new Error(`no user with id ${patch.id}`)
+      const merged = { ...user, ...copy(patch) }
+      users.set(user.id, merged)
+      return copy(merged)
+    },
+    deleteUser(userId) {
+      const user = users.get(userId)
+      users.delete(userId)
+      removeWhere(accounts, (a) => a.userId === userId)
+      removeWhere(sessions, (s) => s.userId === userId)
+      removeWhere(authenticators, (a) => a.userId === userId)
+      return user ? copy(user) : null
+    },
+
+    linkAccount(account) {
+      const key = accountKey(account.provider, account.providerAccountId)
+      // A provider account belongs to one user, as the SQL unique index enforces.
+      if (accounts.has(key)) throw new Error(`account ${account.provider}/${account.providerAccountId} is already linked`)
+      accounts.set(key, copy(account))
+      return copy(account)
+    },
+    unlinkAccount({ provider, providerAccountId }) {
+      const key = accountKey(provider, providerAccountId)
+      const account = accounts.get(key)
+      accounts.delete(key)
+      return account ? copy(account) : undefined
+    },
+    getAccount(providerAccountId, provider) {
+      const account = accounts.get(accountKey(provider, providerAccountId))
+      return account ? copy(account) : null
+    },
+
+    createSession(session) {
+      sessions.set(session.sessionToken, copy(session))
+      return copy(session)
+    },
+    getSessionAndUser(sessionToken) {
+      const session = liveSession(sessionToken)
+      const user = session && users.get(session.userId)
+      return session && user ? { session: copy(session), user: copy(user) } : null
+    },
+    updateSession(patch) {
+      const session = liveSession(patch.sessionToken)
+      if (!session) return null
+      const merged = { ...session, ...copy(patch) }
+      sessions.set(session.sessionToken, merged)
+      return copy(merged)
+    },
+    deleteSession(sessionToken) {
+      const session = sessions.get(sessionToken)
+      sessions.delete(sessionToken)
+      return session ? copy(session) : null
+    },
+
+    createVerificationToken(verificationToken) {
+      verificationTokens.set(tokenKey(verificationToken.identifier, verificationToken.token), copy(verificationToken))
+      return copy(verificationToken)
+    },
+    // Atomic by construction: get and delete run in one synchronous turn of the event loop.
+    useVerificationToken({ identifier, token }) {
+      const key = tokenKey(identifier, token)
+      const found = verificationTokens.get(key)
+      verificationTokens.delete(key)
+      return found && !isExpired(found.expires) ? copy(found) : null
+    },
+
+    createAuthenticator(authenticator) {
+      if (authenticators.has(authenticator.credentialID)) {
+        throw new Error(`authenticator ${authenticator.credentialID} already exists`)
+      }
+      authenticators.set(authenticator.credentialID, copy(authenticator))
+      return copy(authenticator)
+    },
+    getAuthenticator(credentialID) {
+      const authenticator = authenticators.get(credentialID)
+      return authenticator ? copy(authenticator) : null
+    },
+    listAuthenticatorsByUserId(userId) {
+      return [...authenticators.values()].filter((a) => a.userId === userId).map((a) => copy(a))
+    },
+    updateAuthenticatorCounter(credentialID, newCounter) {
+      const authenticator = authenticators.get(credentialID)
+      if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)
+      authenticator.counter = newCounter
+      return copy(authenticator)
+    },
+  }
+}

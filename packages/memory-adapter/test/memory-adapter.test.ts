@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest"
+import { makeUser, runAdapterConformance } from "@portcullis/adapter-test"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import type { AdapterUser } from "@portcullis/core/adapters"
+
+runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter() })
+
+describe("MemoryAdapter isolation", () => {
+  it("does not let callers mutate stored records through inputs or results", async () => {
+    const adapter = MemoryAdapter()
+    const input = makeUser()
+    const created = await adapter.createUser!(input)
+    input.name = "changed via input"
+    created.name = "changed via result"
+    ;(created.emailVerified as Date).setFullYear(1999)
+    const found = (await adapter.getUser!(input.id)) as AdapterUser
+    expect(found.name).toBe("Ada Lovelace")
+    expect(found.emailVerified?.getUTCFullYear()).toBe(2024)
+  })
+
+  it("gives each adapter its own store", async () => {
+    const user = makeUser()
+    await MemoryAdapter().createUser!(user)
+    expect(await MemoryAdapter().getUser!(user.id)).toBeNull()
+  })
+})

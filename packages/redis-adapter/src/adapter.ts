@@ -1,0 +1,214 @@
+/**
+ * The Redis adapter: records as JSON strings, secondary keys for the lookups, and Redis
+ * expiry for sessions and verification tokens.
+ * @module
+ */
+import type { Redis } from "ioredis"
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+} from "@portcullis/core/adapters"
+import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
+import { redisKeys } from "./keys.js"
+
+/** Options of {@link RedisAdapter}. */
+export interface RedisAdapterOptions {
+  /**
+   * Prefix of every key. Default `portcullis:`. On Redis Cluster, use a hash tag such as
+   * `{portcullis}:` so all keys share a slot (transactions and the session script need it).
+   */
+  prefix?: string
+}
+
+/**
+ * Reads a session and its user in one round trip. The user key is derived inside the
+ * script from the session's `userId`; ARGV[1] is the full user-key prefix.
+ */
+const SESSION_AND_USER_SCRIPT = `
+local session = redis.call("GET", KEYS[1])
+if not session then return nil end
+local userId = cjson.decode(session).userId
+return { session, redis.call("GET", ARGV[1] .. userId) }
+`
+
+/**
+ * Creates an adapter on an ioredis client. Needs Redis 6.2 or later (GETDEL, SET PXAT).
+ *
+ * Sessions and verification tokens expire in Redis at their `expires`. Absent optional
+ * fields stay absent (JSON keeps what it was given).
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { RedisAdapter } from "@portcullis/redis-adapter"
+ *
+ * const redis = new Redis(process.env.REDIS_URL!)
+ * export const config = { adapter: RedisAdapter(redis, { prefix: "myapp:auth:" }), providers: [] }
+ * ```
+ */
+export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): Adapter {
+  const k = redisKeys(options.prefix ?? "portcullis:")
+  // ioredis adds its own `keyPrefix` to KEYS but not to script arguments; the script
+  // builds a key from ARGV, so it must be given the client's prefix too.
+  const userKeyPrefix = (client.options.keyPrefix ?? "") + k.user("")
+
+  async function getUser(id: string): Promise<AdapterUser | null> {
+    return decodeUser(await client.get(k.user(id)))
+  }
+
+  async function getAccount(provider: string, providerAccountId: string): Promise<AdapterAccount | null> {
+    return decode<AdapterAccount>(await client.get(k.account(provider, providerAccountId)))
+  }
+
+  async function getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null> {
+    return decode<AdapterAuthenticator>(await client.get(k.authenticator(credentialID)))
+  }
+
+  /** Claims `email` for `userId`; throws when another user holds it (the unique-email rule). */
+  async function claimEmail(email: string, userId: string): Promise<void> {
+    const claimed = await client.set(k.userByEmail(email), userId, "NX")
+    if (!claimed && (await client.get(k.userByEmail(email))) !== userId) {
+      throw new Error(`a user with email ${email} already exists`)
+    }
+  }
+
+  return {
+    async createUser(user) {
+      await claimEmail(user.email, user.id)
+      await client.set(k.user(user.id), encode(user))
+      return user
+    },
+    getUser,
+    async getUserByEmail(email) {
+      const id = await client.get(k.userByEmail(email))
+      return id ? getUser(id) : null
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      const account = await getAccount(provider, providerAccountId)
+      return account ? getUser(account.userId) : null
+    },
+    async updateUser(patch) {
+      const user = await getUser(patch.id)
+      if (!user) throw new Error(`no user with id ${patch.id}`)
+      const merged: AdapterUser = { ...user, ...patch }
+      const emailChanged = merged.email !== user.email
+      if (emailChanged) await claimEmail(merged.email, user.id)
+      const multi = client.multi().set(k.user(user.id), encode(merged))
+      if (emailChanged) multi.del(k.userByEmail(user.email))
+      await multi.exec()
+      return merged
+    },
+    async deleteUser(userId) {
+      const [user, accountKeys, sessionTokens, credentialIDs] = await Promise.all([
+        getUser(userId),
+        client.smembers(k.userAccounts(userId)),
+        client.zrange(k.userSessions(userId), 0, "-1"),
+        client.smembers(k.userAuthenticators(userId)),
+      ])
+      const doomed = [
+        k.user(userId), k.userAccounts(userId), k.userSessions(userId), k.userAuthenticators(userId),
+        ...accountKeys,
+        ...sessionTokens.map(k.session),
+        ...credentialIDs.map(k.authenticator),
+      ]
+      if (user) doomed.push(k.userByEmail(user.email))
+      // A multi-key DEL is atomic, like a MULTI: no reader sees the user half-deleted.
+      await client.del(...doomed)
+      return user
+    },
+
+    async linkAccount(account) {
+      const key = k.account(account.provider, account.providerAccountId)
+      // NX: like the SQL unique index, a provider account links to one user only.
+      if (!(await client.set(key, encode(account), "NX"))) {
+        throw new Error(`account ${account.provider}/${account.providerAccountId} is already linked`)
+      }
+      await client.sadd(k.userAccounts(account.userId), key)
+      return account
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      const key = k.account(provider, providerAccountId)
+      const account = decode<AdapterAccount>(await client.getdel(key))
+      if (!account) return undefined
+      await client.srem(k.userAccounts(account.userId), key)
+      return account
+    },
+    getAccount: (providerAccountId, provider) => getAccount(provider, providerAccountId),
+
+    async createSession(session) {
+      const expiresAt = session.expires.getTime()
+      await client.multi()
+        .set(k.session(session.sessionToken), encode(session), "PXAT", expiresAt)
+        .zadd(k.userSessions(session.userId), expiresAt, session.sessionToken)
+        // Keep the per-user index from growing with sessions that expired on their own.
+        .zremrangebyscore(k.userSessions(session.userId), "-inf", Date.now())
+        .exec()
+      return session
+    },
+    async getSessionAndUser(sessionToken) {
+      const reply = (await client.eval(SESSION_AND_USER_SCRIPT, 1, k.session(sessionToken), userKeyPrefix)) as
+        [string, string | null] | null
+      if (!reply) return null
+      const [session, user] = [decodeSession(reply[0]), decodeUser(reply[1])]
+      return session && user ? { session, user } : null
+    },
+    async updateSession(patch) {
+      const session = decodeSession(await client.get(k.session(patch.sessionToken)))
+      if (!session) return null
+      const merged: AdapterSession = { ...session, ...patch }
+      const expiresAt = merged.expires.getTime()
+      // XX on both: if the session was deleted since the GET, it stays deleted.
+      const replies = await client.multi()
+        .set(k.session(merged.sessionToken), encode(merged), "PXAT", expiresAt, "XX")
+        .zadd(k.userSessions(merged.userId), "XX", expiresAt, merged.sessionToken)
+        .exec()
+      const written = replies?.[0]?.[1] === "OK"
+      return written ? merged : null
+    },
+    async deleteSession(sessionToken) {
+      const session = decodeSession(await client.getdel(k.session(sessionToken)))
+      if (!session) return null
+      await client.zrem(k.userSessions(session.userId), sessionToken)
+      return session
+    },
+
+    async createVerificationToken(verificationToken) {
+      const { identifier, token, expires } = verificationToken
+      await client.set(k.verificationToken(identifier, token), encode(verificationToken), "PXAT", expires.getTime())
+      return verificationToken
+    },
+    async useVerificationToken({ identifier, token }) {
+      // GETDEL is one command, so of concurrent callers exactly one receives the value.
+      return decodeVerificationToken(await client.getdel(k.verificationToken(identifier, token)))
+    },
+
+    async createAuthenticator(authenticator) {
+      if (!(await client.set(k.authenticator(authenticator.credentialID), encode(authenticator), "NX"))) {
+        throw new Error(`authenticator ${authenticator.credentialID} already exists`)
+      }
+      await client.sadd(k.userAuthenticators(authenticator.userId), authenticator.credentialID)
+      return authenticator
+    },
+    getAuthenticator,
+    async listAuthenticatorsByUserId(userId) {
+      const ids = await client.smembers(k.userAuthenticators(userId))
+      if (ids.length === 0) return []
+      const records = await client.mget(ids.map(k.authenticator))
+      return records
+        .map((json) => decode<AdapterAuthenticator>(json))
+        .filter((a): a is AdapterAuthenticator => a?.userId === userId)
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const authenticator = await getAuthenticator(credentialID)
+      if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)
+      const updated = { ...authenticator, counter: newCounter }
+      if (!(await client.set(k.authenticator(credentialID), encode(updated), "XX"))) {
+        throw new Error(`authenticator ${credentialID} was deleted during the update`)
+      }
+      return updated
+    },
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The Redis key layout. One function per kind of key, so the adapter, the tests and the
+ * documentation agree on it.
+ * @module
+ */
+
+/**
+ * Key builders under a prefix. Where a key joins two free-form parts, the first is
+ * URI-encoded so it cannot contain the `:` separator and no two pairs share a key.
+ *
+ * @example
+ * ```ts
+ * const keys = redisKeys("portcullis:")
+ * await redis.pttl(keys.session(sessionToken)) // ms until the session expires
+ * ```
+ */
+export function redisKeys(prefix: string) {
+  return {
+    /** JSON of a user. */
+    user: (id: string) => `${prefix}user:${id}`,
+    /** A user's id, by email. */
+    userByEmail: (email: string) => `${prefix}user-by-email:${email}`,
+    /** Set of the account keys of a user. */
+    userAccounts: (userId: string) => `${prefix}user-accounts:${userId}`,
+    /** Sorted set of a user's session tokens, scored by expiry (ms), so expired ones can be pruned. */
+    userSessions: (userId: string) => `${prefix}user-sessions:${userId}`,
+    /** Set of a user's credential ids. */
+    userAuthenticators: (userId: string) => `${prefix}user-authenticators:${userId}`,
+    /** JSON of an account. */
+    account: (provider: string, providerAccountId: string) =>
+      `${prefix}account:${encodeURIComponent(provider)}:${providerAccountId}`,
+    /** JSON of a session; expires with it. */
+    session: (sessionToken: string) => `${prefix}session:${sessionToken}`,
+    /** JSON of a verification token; expires with it. */
+    verificationToken: (identifier: string, token: string) =>
+      `${prefix}verification-token:${encodeURIComponent(identifier)}:${token}`,
+    /** JSON of an authenticator. */
+    authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
+  }
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>

@@ -1,0 +1,142 @@
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Redis } from "ioredis"
+import {
+  daysFromNow, makeAccount, makeAuthenticator, makeSession, makeUser, makeVerificationToken,
+  redisService, runAdapterConformance, serviceAvailable,
+} from "@portcullis/adapter-test"
+import { RedisAdapter, redisKeys } from "@portcullis/redis-adapter"
+
+const service = redisService()
+
+/** A client that fails fast instead of retrying forever, which ioredis does by default. */
+const connect = () => new Redis(service.url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 3_000 })
+
+const gate = await serviceAvailable(service, async () => {
+  const client = connect()
+  // The failure reaches us through connect()'s rejection; without a listener ioredis
+  // would also print it as an "unhandled error event".
+  client.on("error", () => {})
+  try {
+    await client.connect()
+    await client.ping()
+  } finally {
+    client.disconnect()
+  }
+})
+
+/** A client and a random key prefix per suite; teardown deletes every key under it. */
+function testRedis() {
+  const prefix = `portcullis-test:${randomBytes(4).toString("hex")}:`
+  const state = { client: undefined as Redis | undefined }
+  const client = () => state.client ?? (state.client = connect())
+  async function keys(): Promise<string[]> {
+    const found: string[] = []
+    for await (const batch of client().scanStream({ match: `${prefix}*`, count: 500 })) found.push(...(batch as string[]))
+    return found
+  }
+  return {
+    prefix,
+    keys: redisKeys(prefix),
+    client,
+    storedKeys: keys,
+    async open() {
+      await client().connect()
+    },
+    async close() {
+      const leftover = await keys()
+      if (leftover.length) await client().del(...leftover)
+      await client().quit()
+    },
+  }
+}
+
+gate.describe("Redis", () => {
+  const conformance = testRedis()
+  const k = conformance.keys
+  runAdapterConformance("RedisAdapter", {
+    setup: () => conformance.open(),
+    adapter: () => RedisAdapter(conformance.client(), { prefix: conformance.prefix }),
+    teardown: () => conformance.close(),
+    db: {
+      user: (id) => conformance.client().get(k.user(id)),
+      account: (provider, providerAccountId) => conformance.client().get(k.account(provider, providerAccountId)),
+      session: (token) => conformance.client().get(k.session(token)),
+      verificationToken: (identifier, token) => conformance.client().get(k.verificationToken(identifier, token)),
+      authenticator: (credentialID) => conformance.client().get(k.authenticator(credentialID)),
+    },
+  })
+
+  describe("RedisAdapter storage", () => {
+    const redis = testRedis()
+    const adapter = () => RedisAdapter(redis.client(), { prefix: redis.prefix }) as Required<ReturnType<typeof RedisAdapter>>
+    beforeAll(() => redis.open())
+    afterAll(() => redis.close())
+
+    it("gives a session key a TTL that ends at expires", async () => {
+      const user = await adapter().createUser(makeUser())
+      const session = await adapter().createSession(makeSession(user.id, { expires: daysFromNow(2) }))
+      expect(await redis.client().pexpiretime(redis.keys.session(session.sessionToken))).toBe(session.expires.getTime())
+
+      const expires = daysFromNow(5)
+      await adapter().updateSession({ sessionToken: session.sessionToken, expires })
+      expect(await redis.client().pexpiretime(redis.keys.session(session.sessionToken))).toBe(expires.getTime())
+    })
+
+    it("gives a verification token key a TTL that ends at expires", async () => {
+      const token = makeVerificationToken()
+      await adapter().createVerificationToken(token)
+      const key = redis.keys.verificationToken(token.identifier, token.token)
+      expect(await redis.client().pexpiretime(key)).toBe(token.expires.getTime())
+    })
+
+    it("lets expired sessions vanish on their own", async () => {
+      const user = await adapter().createUser(makeUser())
+      const session = await adapter().createSession(makeSession(user.id, { expires: new Date(Date.now() + 50) }))
+      await new Promise((resolve) => setTimeout(resolve, 120))
+      expect(await adapter().getSessionAndUser(session.sessionToken)).toBeNull()
+      expect(await redis.client().exists(redis.keys.session(session.sessionToken))).toBe(0)
+    })
+
+    it("leaves no key behind that mentions a deleted user", async () => {
+      const user = await adapter().createUser(makeUser())
+      await adapter().linkAccount(makeAccount(user.id))
+      await adapter().createSession(makeSession(user.id))
+      await adapter().createAuthenticator(makeAuthenticator(user.id))
+      await adapter().deleteUser(user.id)
+      const keys = await redis.storedKeys()
+      expect(keys.filter((key) => key.includes(user.id) || key.includes(encodeURIComponent(user.email)) || key.includes(user.email))).toEqual([])
+    })
+
+    it("reads a session and its user in one round trip", async () => {
+      const user = await adapter().createUser(makeUser())
+      const session = await adapter().createSession(makeSession(user.id))
+      let commands = 0
+      const client = redis.client()
+      const send = client.sendCommand.bind(client)
+      client.sendCommand = (...args: Parameters<typeof send>) => {
+        commands++
+        return send(...args)
+      }
+      try {
+        expect((await adapter().getSessionAndUser(session.sessionToken))?.user.id).toBe(user.id)
+      } finally {
+        client.sendCommand = send
+      }
+      expect(commands).toBe(1)
+    })
+
+    it("honours an ioredis keyPrefix in the session script", async () => {
+      const prefixed = new Redis(service.url, { keyPrefix: redis.prefix, lazyConnect: true, maxRetriesPerRequest: 1 })
+      try {
+        await prefixed.connect()
+        const withPrefix = RedisAdapter(prefixed, { prefix: "kp:" }) as Required<ReturnType<typeof RedisAdapter>>
+        const user = await withPrefix.createUser(makeUser())
+        const session = await withPrefix.createSession(makeSession(user.id))
+        expect((await withPrefix.getSessionAndUser(session.sessionToken))?.user.id).toBe(user.id)
+      } finally {
+        await prefixed.quit()
+      }
+    })
+  })
+})

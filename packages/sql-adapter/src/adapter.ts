@@ -1,0 +1,199 @@
+/**
+ * The SQL adapter: Portcullis storage on any Kysely instance whose schema came from
+ * `migrateToLatest`. Written against the dialect-neutral query builder; the one place
+ * dialects differ (deleting and returning a row atomically) asks Kysely what the dialect
+ * supports.
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import type { Kysely } from "kysely"
+import type { Adapter } from "@portcullis/core/adapters"
+import { resolveTables, type TableNames } from "./tables.js"
+import {
+  accountFromRow,
+  accountRow,
+  authenticatorFromRow,
+  authenticatorRow,
+  sessionFromRow,
+  userFromRow,
+  userPatch,
+  verificationTokenFromRow,
+} from "./rows.js"
+
+type Row = Record<string, unknown>
+
+/** Options of {@link SqlAdapter}. */
+export interface SqlAdapterOptions {
+  /** Table names, if not the defaults; give `migrateToLatest` the same. */
+  tables?: Partial<TableNames>
+}
+
+/**
+ * Creates an adapter over a Kysely instance on PostgreSQL, MySQL/MariaDB or SQLite.
+ * Run {@link migrateToLatest} first (with the same `tables`).
+ *
+ * Absent optional account fields come back left out (not `null`); account fields without
+ * a column (such as `expires_in`) are not stored. Expired sessions and tokens are
+ * returned as stored: Portcullis checks `expires` and deletes them.
+ *
+ * @example
+ * ```ts
+ * import { createPostgresKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+ *
+ * const db = createPostgresKysely(process.env.DATABASE_URL!)
+ * await migrateToLatest(db, { dialect: "postgres" })
+ * export const config = { adapter: SqlAdapter(db), providers: [GitHub] }
+ * ```
+ */
+export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Adapter {
+  const t = resolveTables(options.tables)
+  const supportsReturning = db.getExecutor().adapter.supportsReturning
+
+  /**
+   * Deletes the rows matching `where` and returns the first, such that under concurrency
+   * only one caller receives it. With RETURNING the DELETE alone decides; without it
+   * (MySQL), a locking read holds off the other transactions, and the row counts only if
+   * this DELETE removed it.
+   */
+  async function take(table: string, where: Row): Promise<Row | undefined> {
+    const filtered = <Q extends { where(column: string, op: "=", value: unknown): Q }>(query: Q) =>
+      Object.entries(where).reduce((q, [column, value]) => q.where(column, "=", value), query)
+    if (supportsReturning) {
+      return filtered(db.deleteFrom(table)).returningAll().executeTakeFirst()
+    }
+    return db.transaction().execute(async (trx) => {
+      const row = await filtered(trx.selectFrom(table).selectAll()).forUpdate().executeTakeFirst()
+      if (!row) return undefined
+      const { numDeletedRows } = await filtered(trx.deleteFrom(table)).executeTakeFirst()
+      return numDeletedRows > 0n ? row : undefined
+    })
+  }
+
+  const findUser = async (column: "id" | "email", value: string) => {
+    const row = await db.selectFrom(t.users).selectAll().where(column, "=", value).executeTakeFirst()
+    return row ? userFromRow(row) : null
+  }
+
+  const findAuthenticator = async (credentialID: string) => {
+    const row = await db.selectFrom(t.authenticators).selectAll().where("credentialID", "=", credentialID).executeTakeFirst()
+    return row ? authenticatorFromRow(row) : null
+  }
+
+  return {
+    async createUser(user) {
+      await db.insertInto(t.users).values({ id: user.id, ...userPatch(user) }).execute()
+      return userFromRow({ ...user })
+    },
+    getUser: (id) => findUser("id", id),
+    getUserByEmail: (email) => findUser("email", email),
+    async getUserByAccount({ provider, providerAccountId }) {
+      const row = await db.selectFrom(`${t.accounts} as a`)
+        .innerJoin(`${t.users} as u`, "u.id", "a.userId")
+        .selectAll("u")
+        .where("a.provider", "=", provider)
+        .where("a.providerAccountId", "=", providerAccountId)
+        .executeTakeFirst()
+      return row ? userFromRow(row) : null
+    },
+    async updateUser(user) {
+      const patch = userPatch(user)
+      if (Object.keys(patch).length > 0) await db.updateTable(t.users).set(patch).where("id", "=", user.id).execute()
+      const updated = await findUser("id", user.id)
+      if (!updated) throw new Error(`no user with id ${user.id}`)
+      return updated
+    },
+    async deleteUser(userId) {
+      // Explicit deletes rather than trusting ON DELETE CASCADE: SQLite ignores foreign
+      // keys on connections that did not enable them.
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom(t.users).selectAll().where("id", "=", userId).executeTakeFirst()
+        for (const table of [t.authenticators, t.sessions, t.accounts]) {
+          await trx.deleteFrom(table).where("userId", "=", userId).execute()
+        }
+        await trx.deleteFrom(t.users).where("id", "=", userId).execute()
+        return row ? userFromRow(row) : null
+      })
+    },
+
+    async linkAccount(account) {
+      await db.insertInto(t.accounts).values(accountRow(randomUUID(), account)).execute()
+      return account
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      const row = await take(t.accounts, { provider, providerAccountId })
+      return row ? accountFromRow(row) : undefined
+    },
+    async getAccount(providerAccountId, provider) {
+      const row = await db.selectFrom(t.accounts).selectAll()
+        .where("provider", "=", provider)
+        .where("providerAccountId", "=", providerAccountId)
+        .executeTakeFirst()
+      return row ? accountFromRow(row) : null
+    },
+
+    async createSession(session) {
+      await db.insertInto(t.sessions).values({
+        id: randomUUID(), sessionToken: session.sessionToken, userId: session.userId, expires: session.expires,
+      }).execute()
+      return { sessionToken: session.sessionToken, userId: session.userId, expires: session.expires }
+    },
+    async getSessionAndUser(sessionToken) {
+      // One round trip: session columns are aliased so they cannot clash with the user's.
+      const row = await db.selectFrom(`${t.sessions} as s`)
+        .innerJoin(`${t.users} as u`, "u.id", "s.userId")
+        .selectAll("u")
+        .select(["s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
+        .where("s.sessionToken", "=", sessionToken)
+        .executeTakeFirst()
+      if (!row) return null
+      return {
+        session: sessionFromRow({ sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires }),
+        user: userFromRow(row),
+      }
+    },
+    async updateSession(session) {
+      const patch: Row = {}
+      if (session.expires) patch.expires = session.expires
+      if (session.userId) patch.userId = session.userId
+      // UPDATE only: a session deleted meanwhile stays deleted (no upsert).
+      if (Object.keys(patch).length > 0) {
+        await db.updateTable(t.sessions).set(patch).where("sessionToken", "=", session.sessionToken).execute()
+      }
+      const row = await db.selectFrom(t.sessions).selectAll().where("sessionToken", "=", session.sessionToken).executeTakeFirst()
+      return row ? sessionFromRow(row) : null
+    },
+    async deleteSession(sessionToken) {
+      const row = await take(t.sessions, { sessionToken })
+      return row ? sessionFromRow(row) : null
+    },
+
+    async createVerificationToken(verificationToken) {
+      const { identifier, token, expires } = verificationToken
+      await db.insertInto(t.verificationTokens).values({ identifier, token, expires }).execute()
+      return { identifier, token, expires }
+    },
+    async useVerificationToken({ identifier, token }) {
+      const row = await take(t.verificationTokens, { identifier, token })
+      return row ? verificationTokenFromRow(row) : null
+    },
+
+    async createAuthenticator(authenticator) {
+      // A duplicate credentialID violates the primary key and throws, as the contract requires.
+      await db.insertInto(t.authenticators).values(authenticatorRow(authenticator)).execute()
+      return authenticatorFromRow(authenticatorRow(authenticator))
+    },
+    getAuthenticator: findAuthenticator,
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await db.selectFrom(t.authenticators).selectAll().where("userId", "=", userId).execute()
+      return rows.map(authenticatorFromRow)
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      await db.updateTable(t.authenticators).set({ counter: newCounter }).where("credentialID", "=", credentialID).execute()
+      // Read back instead of trusting the affected-row count, which MySQL reports as 0
+      // when the value did not change.
+      const updated = await findAuthenticator(credentialID)
+      if (!updated) throw new Error(`no authenticator with credentialID ${credentialID}`)
+      return updated
+    },
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * `portcullis migrate`: applies the SQL schema to the database named by a URL.
+ * Kept free of `process` globals (arguments, environment and output are parameters)
+ * so the CLI package can wire it up and tests can call it.
+ * @module
+ */
+import { parseArgs } from "node:util"
+import { connectUrl, redactUrl } from "./connect.js"
+import { migrateToLatest } from "./migrations.js"
+import type { TableNames } from "./tables.js"
+
+/** Where the command writes. Defaults to the process's stdout and stderr. */
+export interface CliOutput {
+  out(line: string): void
+  err(line: string): void
+}
+
+const USAGE = `Usage: portcullis migrate [--url <database-url>] [--table-prefix <prefix>]
+
+Creates or upgrades the Portcullis tables. Already-applied migrations are skipped.
+
+  --url            postgres://user:pass@host:5432/db, mysql://user:pass@host:3306/db,
+                   or sqlite:path/to/file.db (default: $DATABASE_URL)
+  --table-prefix   prefix for every table name (e.g. auth_ gives auth_users)
+  -h, --help       show this help`
+
+/**
+ * Runs the migrations for the database in `--url` (or `DATABASE_URL`) and prints what
+ * it applied.
+ *
+ * @param argv Arguments after the command name, e.g. `["--url", "sqlite:auth.db"]`.
+ * @param env Environment, for `DATABASE_URL`.
+ * @returns The exit code: 0 on success, 1 on a failed migration, 2 on bad usage.
+ * @example
+ * ```ts
+ * const code = await runMigrationsCli(process.argv.slice(3), process.env)
+ * process.exitCode = code
+ * ```
+ */
+export async function runMigrationsCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  output: CliOutput = { out: (line) => console.log(line), err: (line) => console.error(line) },
+): Promise<number> {
+  let values: { url?: string; "table-prefix"?: string; help?: boolean }
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        url: { type: "string" },
+        "table-prefix": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }))
+  } catch (error) {
+    output.err(`${(error as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (values.help) {
+    output.out(USAGE)
+    return 0
+  }
+  const url = values.url ?? env.DATABASE_URL
+  if (!url) {
+    output.err(`No database: pass --url or set DATABASE_URL.\n\n${USAGE}`)
+    return 2
+  }
+
+  let connection: ReturnType<typeof connectUrl>
+  try {
+    connection = connectUrl(url)
+  } catch (error) {
+    output.err((error as Error).message)
+    return 2
+  }
+  const prefix = values["table-prefix"] ?? ""
+  const tables: Partial<TableNames> | undefined = prefix
+    ? {
+        users: `${prefix}users`,
+        accounts: `${prefix}accounts`,
+        sessions: `${prefix}sessions`,
+        verificationTokens: `${prefix}verification_tokens`,
+        authenticators: `${prefix}authenticators`,
+      }
+    : undefined
+  try {
+    const applied = await migrateToLatest(connection.db, {
+      dialect: connection.dialect,
+      tables,
+      migrationTableName: `${prefix}portcullis_migrations`,
+    })
+    const target = redactUrl(url)
+    if (applied.length === 0) output.out(`${target}: schema is up to date, nothing to apply`)
+    for (const name of applied) output.out(`${target}: applied ${name}`)
+    return 0
+  } catch (error) {
+    output.err(`${redactUrl(url)}: ${(error as Error).message}`)
+    return 1
+  } finally {
+    await connection.db.destroy()
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Kysely instances for PostgreSQL and MySQL/MariaDB from a URL or an existing pool.
+ * The drivers are optional peer dependencies, loaded only when a connection is first
+ * needed, so SQLite users do not have to install them.
+ * @module
+ */
+import { Kysely, MysqlDialect, PostgresDialect, type KyselyConfig, type MysqlPool, type PostgresPool } from "kysely"
+import { createSqliteKysely } from "./sqlite.js"
+import type { SqlDialect } from "./tables.js"
+
+/**
+ * A Kysely instance on PostgreSQL (driver: `pg`).
+ *
+ * @param urlOrPool A `postgres://` URL, or a `pg` `Pool` you configured yourself.
+ * @param config Other Kysely options, such as `log`.
+ * @example
+ * ```ts
+ * const db = createPostgresKysely(process.env.DATABASE_URL!)
+ * await migrateToLatest(db, { dialect: "postgres" })
+ * ```
+ */
+export function createPostgresKysely(urlOrPool: string | PostgresPool, config: Omit<KyselyConfig, "dialect"> = {}): Kysely<any> {
+  const pool = typeof urlOrPool === "string"
+    ? async () => {
+        const { default: pg } = await import("pg")
+        return new pg.Pool({ connectionString: urlOrPool })
+      }
+    : urlOrPool
+  return new Kysely<any>({ ...config, dialect: new PostgresDialect({ pool }) })
+}
+
+/**
+ * A Kysely instance on MySQL or MariaDB (driver: `mysql2`).
+ *
+ * A pool made from a URL uses `timezone: "Z"`, so `datetime` columns hold UTC whatever
+ * the server's or the process's time zone. Pass the same option if you bring your own
+ * pool, or dates shift by your UTC offset.
+ *
+ * @param urlOrPool A `mysql://` URL, or a `mysql2` (callback API) pool.
+ * @param config Other Kysely options, such as `log`.
+ * @example
+ * ```ts
+ * const db = createMysqlKysely("mysql://root@127.0.0.1:3306/app")
+ * await migrateToLatest(db, { dialect: "mysql" })
+ * ```
+ */
+export function createMysqlKysely(urlOrPool: string | MysqlPool, config: Omit<KyselyConfig, "dialect"> = {}): Kysely<any> {
+  const pool = typeof urlOrPool === "string"
+    ? async () => {
+        const mysql = await import("mysql2")
+        return mysql.createPool({ uri: urlOrPool, timezone: "Z" }) as unknown as MysqlPool
+      }
+    : urlOrPool
+  return new Kysely<any>({ ...config, dialect: new MysqlDialect({ pool }) })
+}
+
+/** A database URL understood by {@link connectUrl}, split into dialect and target. */
+export interface ParsedDatabaseUrl {
+  dialect: SqlDialect
+  /** The URL the driver gets (for SQLite: the file path). */
+  target: string
+}
+
+/**
+ * Recognises `postgres://`/`postgresql://`, `mysql://`/`mariadb://` and
+ * `sqlite:path`/`sqlite://path`/`file:path` (a relative path, or `sqlite:///abs/path`).
+ *
+ * @example
+ * ```ts
+ * parseDatabaseUrl("sqlite:data/auth.db") // { dialect: "sqlite", target: "data/auth.db" }
+ * parseDatabaseUrl("mariadb://root@db/app") // { dialect: "mysql", target: "mysql://root@db/app" }
+ * ```
+ */
+export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase()
+  switch (scheme) {
+    case "postgres":
+    case "postgresql":
+      return { dialect: "postgres", target: url }
+    case "mysql":
+    case "mariadb":
+      return { dialect: "mysql", target: url.replace(/^mariadb:/i, "mysql:") }
+    case "sqlite":
+    case "file": {
+      const path = url.slice(scheme.length + 1).replace(/^\/\//, "")
+      if (!path) throw new Error(`no file path in ${url}`)
+      return { dialect: "sqlite", target: path }
+    }
+    default:
+      throw new Error(`unsupported database URL (expected postgres://, mysql:// or sqlite:): ${redactUrl(url)}`)
+  }
+}
+
+/**
+ * The URL with its password masked, for output.
+ *
+ * @example
+ * ```ts
+ * redactUrl("postgres://app:s3cret@db/app") // "postgres://app:***@db/app"
+ * ```
+ */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@")
+}
+
+/**
+ * Opens a Kysely instance for a database URL (see {@link parseDatabaseUrl}).
+ *
+ * @example
+ * ```ts
+ * const { db, dialect } = connectUrl(process.env.DATABASE_URL!)
+ * await migrateToLatest(db, { dialect })
+ * ```
+ */
+export function connectUrl(url: string, config: Omit<KyselyConfig, "dialect"> = {}): { db: Kysely<any>; dialect: SqlDialect } {
+  const { dialect, target } = parseDatabaseUrl(url)
+  const db = dialect === "postgres" ? createPostgresKysely(target, config)
+    : dialect === "mysql" ? createMysqlKysely(target, config)
+    : createSqliteKysely(target, config)
+  return { db, dialect }
+}

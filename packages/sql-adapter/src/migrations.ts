@@ -1,0 +1,151 @@
+/**
+ * The schema, as versioned migrations run by Kysely's Migrator. Migrations live in code
+ * (not files) so they ship inside the package and take the configured table names.
+ * Never edit a released migration: add a new one, since databases record which ran.
+ * @module
+ */
+import { sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely } from "kysely"
+import { Migrator, type Migration } from "kysely/migration"
+import { DEFAULT_MIGRATION_TABLE, resolveTables, type SqlDialect, type TableNames } from "./tables.js"
+
+type DataType = ColumnDataType | Expression<unknown>
+
+/** Column types per dialect, for the few kinds the schema uses. */
+function columnTypes(dialect: SqlDialect) {
+  return {
+    key: "varchar(255)" as DataType,
+    text: "text" as DataType,
+    // UTC instants: timestamptz on PostgreSQL, datetime(3) (read and written as UTC by a
+    // mysql2 pool with `timezone: "Z"`) on MySQL, ISO 8601 text on SQLite.
+    timestamp: (dialect === "postgres" ? "timestamptz" : dialect === "mysql" ? "datetime(3)" : "text") as DataType,
+    // 64-bit: WebAuthn counters are unsigned 32-bit and expires_at outlives 2038.
+    bigint: (dialect === "sqlite" ? "integer" : "bigint") as DataType,
+    boolean: (dialect === "sqlite" ? "integer" : "boolean") as DataType,
+  }
+}
+
+/**
+ * On MySQL, binary collation makes comparisons exact, like on the other databases: case
+ * matters in credential ids (base64) and tokens, and the email lookup is exact by contract.
+ */
+function tableOptions<T extends string, C extends string>(dialect: SqlDialect, builder: CreateTableBuilder<T, C>) {
+  return dialect === "mysql"
+    ? builder.modifyEnd(sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`)
+    : builder
+}
+
+function initialSchema(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  const userRef = `${t.users}.id`
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.users)
+        .addColumn("id", type.key, (c) => c.primaryKey())
+        .addColumn("name", type.text)
+        .addColumn("email", type.key)
+        .addColumn("emailVerified", type.timestamp)
+        .addColumn("image", type.text)).execute()
+      await db.schema.createIndex(`${t.users}_email_key`).on(t.users).column("email").unique().execute()
+
+      await tableOptions(dialect, db.schema.createTable(t.accounts)
+        .addColumn("id", type.key, (c) => c.primaryKey())
+        .addColumn("userId", type.key, (c) => c.notNull().references(userRef).onDelete("cascade"))
+        .addColumn("type", type.key, (c) => c.notNull())
+        .addColumn("provider", type.key, (c) => c.notNull())
+        .addColumn("providerAccountId", type.key, (c) => c.notNull())
+        .addColumn("refresh_token", type.text)
+        .addColumn("access_token", type.text)
+        .addColumn("expires_at", type.bigint)
+        .addColumn("token_type", type.key)
+        .addColumn("scope", type.text)
+        .addColumn("id_token", type.text)
+        .addColumn("session_state", type.text)).execute()
+      await db.schema.createIndex(`${t.accounts}_provider_key`).on(t.accounts)
+        .columns(["provider", "providerAccountId"]).unique().execute()
+      await db.schema.createIndex(`${t.accounts}_userId_idx`).on(t.accounts).column("userId").execute()
+
+      await tableOptions(dialect, db.schema.createTable(t.sessions)
+        .addColumn("id", type.key, (c) => c.primaryKey())
+        .addColumn("sessionToken", type.key, (c) => c.notNull())
+        .addColumn("userId", type.key, (c) => c.notNull().references(userRef).onDelete("cascade"))
+        .addColumn("expires", type.timestamp, (c) => c.notNull())).execute()
+      await db.schema.createIndex(`${t.sessions}_sessionToken_key`).on(t.sessions).column("sessionToken").unique().execute()
+      await db.schema.createIndex(`${t.sessions}_userId_idx`).on(t.sessions).column("userId").execute()
+
+      await tableOptions(dialect, db.schema.createTable(t.verificationTokens)
+        .addColumn("identifier", type.key, (c) => c.notNull())
+        .addColumn("token", type.key, (c) => c.notNull())
+        .addColumn("expires", type.timestamp, (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${t.verificationTokens}_pkey`, ["identifier", "token"])).execute()
+
+      await tableOptions(dialect, db.schema.createTable(t.authenticators)
+        .addColumn("credentialID", type.key, (c) => c.primaryKey())
+        .addColumn("userId", type.key, (c) => c.notNull().references(userRef).onDelete("cascade"))
+        .addColumn("providerAccountId", type.key, (c) => c.notNull())
+        .addColumn("credentialPublicKey", type.text, (c) => c.notNull())
+        .addColumn("counter", type.bigint, (c) => c.notNull())
+        .addColumn("credentialDeviceType", type.key, (c) => c.notNull())
+        .addColumn("credentialBackedUp", type.boolean, (c) => c.notNull())
+        .addColumn("transports", type.key)).execute()
+      await db.schema.createIndex(`${t.authenticators}_userId_idx`).on(t.authenticators).column("userId").execute()
+    },
+    async down(db) {
+      // Children first: the foreign keys point at users.
+      for (const table of [t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users]) {
+        await db.schema.dropTable(table).ifExists().execute()
+      }
+    },
+  }
+}
+
+/**
+ * Every migration, by name; names sort in the order they must run.
+ * @internal exported for tests and tools that inspect the schema.
+ */
+export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Record<string, Migration> {
+  return {
+    "0001_initial_schema": initialSchema(dialect, tables),
+  }
+}
+
+/** Options of {@link migrateToLatest}. */
+export interface MigrateOptions {
+  dialect: SqlDialect
+  /** Table names, as given to `SqlAdapter`. */
+  tables?: Partial<TableNames>
+  /** Where applied migrations are recorded. Default `portcullis_migrations` (plus `_lock`). */
+  migrationTableName?: string
+}
+
+function migratorFor(db: Kysely<any>, options: MigrateOptions): Migrator {
+  const tables = resolveTables(options.tables)
+  const migrationTableName = options.migrationTableName ?? DEFAULT_MIGRATION_TABLE
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => schemaMigrations(options.dialect, tables) },
+    migrationTableName,
+    migrationLockTableName: `${migrationTableName}_lock`,
+  })
+}
+
+/**
+ * Creates or upgrades the Portcullis tables. Safe to run on every start: migrations that
+ * already ran are skipped, and concurrent runs wait on Kysely's migration lock.
+ *
+ * @returns The names of the migrations applied by this call (empty when up to date).
+ * @throws The first migration error; that migration and later ones are not recorded.
+ * @example
+ * ```ts
+ * const db = createPostgresKysely(process.env.DATABASE_URL!)
+ * const applied = await migrateToLatest(db, { dialect: "postgres" })
+ * console.log(applied.length ? `applied ${applied.join(", ")}` : "schema up to date")
+ * ```
+ */
+export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
+  const { error, results = [] } = await migratorFor(db, options).migrateToLatest()
+  if (error) {
+    const failed = results.find((r) => r.status === "Error")?.migrationName
+    throw new Error(`migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+}

@@ -1,0 +1,79 @@
+/**
+ * SQLite through Node's built-in `node:sqlite`, so SQLite needs no native addon.
+ * Kysely's SqliteDialect expects the better-sqlite3 shape; this is a thin shim over
+ * `DatabaseSync` that provides it.
+ * @module
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import { Kysely, SqliteDialect, type KyselyConfig, type SqliteDatabase, type SqliteStatement } from "kysely"
+
+/**
+ * `node:sqlite` binds only null, numbers, bigints, strings and bytes. Dates become ISO
+ * 8601 text (UTC, millisecond precision: sorts as text and SQLite's date functions read
+ * it) and booleans become 0/1, matching how the schema declares those columns.
+ */
+function toSqlite(value: unknown): SQLInputValue {
+  if (value === undefined || value === null) return null
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === "boolean") return value ? 1 : 0
+  if (
+    typeof value === "number" || typeof value === "bigint" || typeof value === "string" ||
+    ArrayBuffer.isView(value)
+  ) {
+    return value as SQLInputValue
+  }
+  throw new TypeError(`cannot bind a ${typeof value} parameter to SQLite`)
+}
+
+function wrapStatement(statement: StatementSync): SqliteStatement {
+  const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite)
+  return {
+    // A statement that yields columns (SELECT, or any statement with RETURNING) is a reader.
+    reader: statement.columns().length > 0,
+    all: (parameters) => statement.all(...bind(parameters)),
+    run: (parameters) => statement.run(...bind(parameters)),
+    iterate: (parameters) => statement.iterate(...bind(parameters)),
+  }
+}
+
+/**
+ * Adapts a `node:sqlite` `DatabaseSync` to the interface Kysely's `SqliteDialect` takes.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite"
+ * import { Kysely, SqliteDialect } from "kysely"
+ *
+ * const db = new Kysely<any>({ dialect: new SqliteDialect({ database: nodeSqliteDatabase(new DatabaseSync("auth.db")) }) })
+ * ```
+ */
+export function nodeSqliteDatabase(database: DatabaseSync): SqliteDatabase {
+  return {
+    prepare: (sql) => wrapStatement(database.prepare(sql)),
+    close: () => database.close(),
+  }
+}
+
+/**
+ * Opens (creating if needed) a SQLite file through `node:sqlite` and wraps it in Kysely.
+ * Turns on foreign keys (off by default in SQLite, and the schema's cascades need them),
+ * WAL journaling and a busy timeout.
+ *
+ * @param filename Path of the database file, or `:memory:`.
+ * @param config Other Kysely options, such as `log`.
+ * @example
+ * ```ts
+ * import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+ *
+ * const db = createSqliteKysely("auth.db")
+ * await migrateToLatest(db, { dialect: "sqlite" })
+ * const adapter = SqlAdapter(db)
+ * ```
+ */
+export function createSqliteKysely(filename: string, config: Omit<KyselyConfig, "dialect"> = {}): Kysely<any> {
+  const database = new DatabaseSync(filename)
+  database.exec("PRAGMA foreign_keys = ON")
+  database.exec("PRAGMA busy_timeout = 5000")
+  if (filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL")
+  return new Kysely<any>({ ...config, dialect: new SqliteDialect({ database: nodeSqliteDatabase(database) }) })
+}

@@ -1,0 +1,37 @@
+/**
+ * Table names and dialects shared by the schema and the adapter.
+ * @module
+ */
+
+/** The SQL dialects the schema is written for. */
+export type SqlDialect = "postgres" | "mysql" | "sqlite"
+
+/** Names of the five tables. */
+export interface TableNames {
+  users: string
+  accounts: string
+  sessions: string
+  verificationTokens: string
+  authenticators: string
+}
+
+/** Default table names: lower-case plurals. */
+export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
+  users: "users",
+  accounts: "accounts",
+  sessions: "sessions",
+  verificationTokens: "verification_tokens",
+  authenticators: "authenticators",
+})
+
+/** Default name of the table where applied migrations are recorded. */
+export const DEFAULT_MIGRATION_TABLE = "portcullis_migrations"
+
+export function resolveTables(overrides: Partial<TableNames> = {}): TableNames {
+  const tables = { ...DEFAULT_TABLES, ...overrides }
+  for (const [key, name] of Object.entries(tables)) {
+    // Names end up in index and constraint names too; keep them to plain identifiers.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid table name for ${key}: ${JSON.stringify(name)}`)
+  }
+  return tables
+}

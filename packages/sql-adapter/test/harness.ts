@@ -1,0 +1,155 @@
+/**
+ * Shared set-up for running the SQL adapter against one database: unique table names
+ * per run (so parallel runs and other suites sharing the database never collide), a
+ * query counter fed by Kysely's log hook, and raw reads for the conformance suite.
+ */
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Kysely, KyselyConfig } from "kysely"
+import { runAdapterConformance, type RawStorage } from "@portcullis/adapter-test"
+import { migrateToLatest, SqlAdapter, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
+
+export type Connect = (config: Omit<KyselyConfig, "dialect">) => Kysely<any>
+
+export class SqlTestDatabase {
+  readonly prefix = `pc${randomBytes(4).toString("hex")}_`
+  readonly tables: TableNames = {
+    users: `${this.prefix}users`,
+    accounts: `${this.prefix}accounts`,
+    sessions: `${this.prefix}sessions`,
+    verificationTokens: `${this.prefix}verification_tokens`,
+    authenticators: `${this.prefix}authenticators`,
+  }
+  readonly migrationTableName = `${this.prefix}migrations`
+  /** Queries sent since the last `resetQueryCount()`. */
+  queryCount = 0
+  #db: Kysely<any> | undefined
+
+  constructor(readonly dialect: SqlDialect, private readonly connect: Connect, private readonly cleanup?: () => Promise<void>) {}
+
+  get db(): Kysely<any> {
+    if (!this.#db) throw new Error("SqlTestDatabase used before open()")
+    return this.#db
+  }
+
+  open(): Kysely<any> {
+    this.#db = this.connect({
+      log: (event) => {
+        if (event.level === "query") this.queryCount++
+      },
+    })
+    return this.#db
+  }
+
+  migrate(): Promise<string[]> {
+    return migrateToLatest(this.db, { dialect: this.dialect, tables: this.tables, migrationTableName: this.migrationTableName })
+  }
+
+  adapter() {
+    return SqlAdapter(this.db, { tables: this.tables })
+  }
+
+  async close(): Promise<void> {
+    if (!this.#db) return
+    const t = this.tables
+    // Children before users (foreign keys), then the migrator's bookkeeping.
+    for (const table of [t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+      this.migrationTableName, `${this.migrationTableName}_lock`]) {
+      await this.db.schema.dropTable(table).ifExists().execute()
+    }
+    await this.db.destroy()
+    await this.cleanup?.()
+  }
+
+  raw(): RawStorage {
+    const t = this.tables
+    const one = (table: string, where: Record<string, string>) =>
+      Object.entries(where).reduce((q, [column, value]) => q.where(column, "=", value), this.db.selectFrom(table).selectAll())
+        .executeTakeFirst()
+    return {
+      user: (id) => one(t.users, { id }),
+      account: (provider, providerAccountId) => one(t.accounts, { provider, providerAccountId }),
+      session: (sessionToken) => one(t.sessions, { sessionToken }),
+      verificationToken: (identifier, token) => one(t.verificationTokens, { identifier, token }),
+      authenticator: (credentialID) => one(t.authenticators, { credentialID }),
+    }
+  }
+}
+
+/**
+ * Registers the conformance suite and the SQL-specific specs for one database.
+ * `cleanup` runs once both suites closed their connections (e.g. to delete a SQLite file).
+ */
+export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connect, cleanup?: () => Promise<void>): void {
+  const conformance = new SqlTestDatabase(dialect, connect)
+  runAdapterConformance(`SqlAdapter on ${label}`, {
+    setup: async () => {
+      conformance.open()
+      await conformance.migrate()
+    },
+    adapter: () => conformance.adapter(),
+    teardown: () => conformance.close(),
+    db: conformance.raw(),
+  })
+
+  describe(`SqlAdapter on ${label}: schema and queries`, () => {
+    const database = new SqlTestDatabase(dialect, connect, cleanup)
+    let firstRun: string[] = []
+    beforeAll(() => {
+      database.open()
+    })
+    afterAll(() => database.close())
+
+    // The specs share these tables, migrated by the first one; each reads only its own rows.
+    it("applies the initial migration to an empty database", async () => {
+      firstRun = await database.migrate()
+      expect(firstRun).toEqual(["0001_initial_schema"])
+    })
+
+    it("applies nothing when migrated again (idempotent)", async () => {
+      expect(firstRun).not.toEqual([])
+      expect(await database.migrate()).toEqual([])
+    })
+
+    it("reads a session and its user in a single query (a join)", async () => {
+      const adapter = database.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const expires = new Date(Date.now() + 3_600_000)
+      await adapter.createSession!({ sessionToken: `tok-${crypto.randomUUID()}`, userId: user.id, expires })
+      const token = (await database.db.selectFrom(database.tables.sessions).select("sessionToken")
+        .where("userId", "=", user.id).executeTakeFirstOrThrow()).sessionToken as string
+
+      database.queryCount = 0
+      const found = await adapter.getSessionAndUser!(token)
+      expect(database.queryCount).toBe(1)
+      expect(found?.user.id).toBe(user.id)
+      expect(found?.session.expires.getTime()).toBe(expires.getTime())
+    })
+
+    it("cascades a user's deletion to their rows through foreign keys", async () => {
+      const adapter = database.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const sessionToken = crypto.randomUUID()
+      await adapter.createSession!({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3_600_000) })
+      await adapter.linkAccount!({ userId: user.id, type: "oauth", provider: "github", providerAccountId: crypto.randomUUID() })
+
+      // Bypass the adapter's explicit deletes: only the schema's ON DELETE CASCADE is left.
+      await database.db.deleteFrom(database.tables.users).where("id", "=", user.id).execute()
+
+      const raw = database.raw()
+      expect(await raw.session!(sessionToken)).toBeUndefined()
+      const accounts = await database.db.selectFrom(database.tables.accounts).selectAll().where("userId", "=", user.id).execute()
+      expect(accounts).toEqual([])
+    })
+
+    it("drops account fields that have no column instead of failing", async () => {
+      const adapter = database.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const account = { userId: user.id, type: "oauth" as const, provider: "github", providerAccountId: crypto.randomUUID(),
+        access_token: "at", expires_in: 3600, authorization_details: [{ type: "x" }] }
+      await adapter.linkAccount!(account)
+      const found = await adapter.getAccount!(account.providerAccountId, "github")
+      expect(found).toEqual({ userId: user.id, type: "oauth", provider: "github", providerAccountId: account.providerAccountId, access_token: "at" })
+    })
+  })
+}
