@@ -1,0 +1,68 @@
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Browser } from "playwright-core"
+import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
+
+const enabled = browserAvailable()
+
+/** The Express demo, driven in Debian's Chromium as a person would use it. */
+describe.runIf(enabled)("Express demo in Chromium", () => {
+  let demo: Awaited<ReturnType<typeof startExample>>
+  let browser: Browser
+  beforeAll(async () => {
+    demo = await startExample(join(import.meta.dirname, "..", "examples", "express", "src", "server.ts"))
+    browser = await launchChromium()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await demo?.stop()
+  })
+
+  it("signs in with the demo account, shows the session, and signs out", async () => {
+    const page = await browser.newPage()
+    await page.goto(demo.url)
+    await expect.poll(() => page.textContent("#status")).toContain("not signed in")
+
+    await page.click("#sign-in")
+    await page.waitForURL(/\/auth\/signin/)
+    mkdirSync(artifacts, { recursive: true })
+    await page.screenshot({ path: join(artifacts, "express-signin.png"), fullPage: true })
+
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: /sign in with demo account/i }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#user-name")).toBe("Demo User")
+    expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { email: "demo@portcullis.dev" } })
+
+    const cookies = await page.context().cookies()
+    const session = cookies.find((c) => c.name === "authjs.session-token")!
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" })
+
+    await page.click("#sign-out")
+    await page.waitForURL(/\/auth\/signout/)
+    await page.getByRole("button", { name: /sign out/i }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("not signed in")
+    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
+  })
+
+  it("shows a generic error for a wrong password and stays signed out", async () => {
+    const page = await browser.newPage()
+    await page.goto(`${demo.url}/private`)
+    await page.waitForURL(/\/auth\/signin\?callbackUrl=/)
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("wrong")
+    await page.getByRole("button", { name: /sign in with demo account/i }).click()
+    await page.waitForURL(/error=CredentialsSignin/)
+    const alert = await page.getByRole("alert").textContent()
+    expect(alert).toBeTruthy()
+    expect(alert!.toLowerCase()).not.toContain("password is wrong")
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: /sign in with demo account/i }).click()
+    await page.waitForURL(`${demo.url}/private`)
+    expect(await page.textContent("h1")).toBe("Private page")
+  })
+})

@@ -1,0 +1,43 @@
+import { scryptSync, timingSafeEqual, randomBytes } from "node:crypto"
+import type { ExpressAuthConfig } from "@portcullis/express"
+import Credentials from "@portcullis/core/providers/credentials"
+
+/**
+ * The demo's one password user. A real app keeps users in its database; the point here is
+ * the shape of `authorize`: hash with a memory-hard function, compare in constant time, and
+ * answer an unknown user and a wrong password the same way.
+ */
+export const demoUser = { username: "demo", password: "portcullis", id: "demo-user", name: "Demo User", email: "demo@portcullis.dev" }
+
+const salt = randomBytes(16)
+const scryptParams = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
+const storedHash = scryptSync(demoUser.password, salt, 32, scryptParams)
+// Unknown users are checked against this too, so both cases take the same time.
+const decoyHash = scryptSync("decoy", salt, 32, scryptParams)
+
+function passwordMatches(password: string, hash: Buffer): boolean {
+  if (password.length > 1024) return false
+  return timingSafeEqual(scryptSync(password, salt, 32, scryptParams), hash)
+}
+
+export function authConfig(secret: string): ExpressAuthConfig {
+  return {
+    secret,
+    trustHost: true,
+    providers: [
+      Credentials({
+        name: "Demo account",
+        credentials: {
+          username: { label: "Username", autocomplete: "username", required: true },
+          password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
+        },
+        async authorize({ username, password }) {
+          const known = username === demoUser.username
+          const ok = passwordMatches(String(password ?? ""), known ? storedHash : decoyHash)
+          return known && ok ? { id: demoUser.id, name: demoUser.name, email: demoUser.email } : null
+        },
+      }),
+    ],
+    theme: { brandColor: "#4f46e5", colorScheme: "auto" },
+  }
+}

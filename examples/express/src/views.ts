@@ -1,0 +1,39 @@
+import type { Session } from "@portcullis/express"
+
+const escape = (s: unknown) =>
+  String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+const shell = (title: string, body: string) => `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1f2937; }
+  a.button, button { display: inline-block; background: #4f46e5; color: #fff; padding: .5rem 1rem; border-radius: .5rem; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
+  pre { background: #f3f4f6; padding: 1rem; border-radius: .5rem; overflow: auto; }
+  nav a { margin-right: 1rem; }
+</style></head>
+<body><nav><a href="/">Home</a><a href="/private">Private page</a></nav>${body}</body></html>`
+
+export function homePage(session: Session | null): string {
+  if (!session) {
+    return shell(
+      "Portcullis demo",
+      `<h1>Portcullis demo</h1>
+<p id="status">You are not signed in.</p>
+<p>Sign in with the demo account <code>demo</code> / <code>portcullis</code>.</p>
+<p><a class="button" id="sign-in" href="/auth/signin?callbackUrl=%2F">Sign in</a></p>`,
+    )
+  }
+  return shell(
+    "Portcullis demo",
+    `<h1>Portcullis demo</h1>
+<p id="status">Signed in as <strong id="user-name">${escape(session.user?.name)}</strong> (<span id="user-email">${escape(session.user?.email)}</span>).</p>
+<h2>Your session</h2>
+<pre id="session">${escape(JSON.stringify(session, null, 2))}</pre>
+<p><a class="button" id="sign-out" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+  )
+}
+
+export function privatePage(session: Session): string {
+  return shell("Private", `<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>`)
+}
