@@ -36,9 +36,11 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     expect(await page.textContent("#user-name")).toBe("Demo User")
     expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { email: "demo@portcullis.dev" } })
 
+    // Database sessions on the embedded SQLite file: the cookie is only a random token.
     const cookies = await page.context().cookies()
     const session = cookies.find((c) => c.name === "authjs.session-token")!
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" })
+    expect(session.value).toMatch(/^[0-9a-f-]{36}$/)
 
     await page.click("#sign-out")
     await page.waitForURL(/\/auth\/signout/)

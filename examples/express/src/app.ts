@@ -1,11 +1,12 @@
 import express from "express"
+import type { Adapter } from "@portcullis/core/adapters"
 import { ExpressAuth, getSession } from "@portcullis/express"
 import { authConfig } from "./auth.ts"
 import { homePage, privatePage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
-export function createApp(options: { secret: string }) {
-  const config = authConfig(options.secret)
+export function createApp(options: { secret: string; adapter?: Adapter }) {
+  const config = authConfig(options.secret, options.adapter)
   const app = express()
   app.set("trust proxy", "loopback")
   app.use("/auth", ExpressAuth(config))

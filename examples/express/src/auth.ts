@@ -1,4 +1,5 @@
 import { scryptSync, timingSafeEqual, randomBytes } from "node:crypto"
+import type { Adapter } from "@portcullis/core/adapters"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import Credentials from "@portcullis/core/providers/credentials"
 
@@ -20,9 +21,11 @@ function passwordMatches(password: string, hash: Buffer): boolean {
   return timingSafeEqual(scryptSync(password, salt, 32, scryptParams), hash)
 }
 
-export function authConfig(secret: string): ExpressAuthConfig {
+export function authConfig(secret: string, adapter?: Adapter): ExpressAuthConfig {
   return {
     secret,
+    // With an adapter, sessions are database rows (the cookie holds only a random token).
+    adapter,
     trustHost: true,
     providers: [
       Credentials({
