@@ -188,7 +188,7 @@ export interface SessionOptions {
   maxAge: number
   /** Seconds between session extensions; 0 extends on every check. Default 1 day. */
   updateAge: number
-  /** Token of database sessions. Default: a random UUID. */
+  /** Token of database sessions. Default: 32 random bytes as hex (256 bits). */
   generateSessionToken: () => string
 }
 

@@ -25,6 +25,7 @@ import type {
   Theme,
 } from "../../types.js"
 import { defaultCookies, mergeCookies } from "../cookies.js"
+import { randomHex } from "../crypto.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -198,7 +199,8 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
     strategy,
     maxAge,
     updateAge,
-    generateSessionToken: s.generateSessionToken ?? (() => crypto.randomUUID()),
+    // 256 random bits (a UUID carries only 122): the token is the whole secret of the session.
+    generateSessionToken: s.generateSessionToken ?? (() => randomHex(32)),
   }
 }
 
