@@ -11,7 +11,8 @@ export default defineConfig({
     alias: [
       { find: /^@portcullis\/core$/, replacement: pkg("core") + "index.ts" },
       { find: /^@portcullis\/core\/(.*)$/, replacement: pkg("core") + "$1.ts" },
-      { find: /^@portcullis\/(express|memory-adapter|sql-adapter|redis-adapter|xata-adapter|adapter-test|cli)$/, replacement: fileURLToPath(new URL("./packages/$1/src/index.ts", import.meta.url)) },
+      { find: /^@portcullis\/([a-z-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/index.ts" },
+      { find: /^@portcullis\/([a-z-]+)\/([\w/-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/$2.ts" },
     ],
   },
   test: {
