@@ -39,6 +39,8 @@ export interface ResolvedConfig {
   secrets: string[]
   session: SessionOptions
   jwt: JWTOptions & { builtin: boolean }
+  /** Whether the app has its own `jwt` callback (which may change the token on any check). */
+  customJwtCallback: boolean
   callbacks: Omit<CallbacksOptions, "session"> & { session?: CallbacksOptions["session"] }
   events: EventCallbacks
   pages: Partial<PagesOptions>
@@ -159,6 +161,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
       session: config.callbacks?.session,
       authorized: config.callbacks?.authorized,
     },
+    customJwtCallback: typeof config.callbacks?.jwt === "function",
     events: wrapEvents(config.events, logger),
     pages: config.pages ?? {},
     theme,

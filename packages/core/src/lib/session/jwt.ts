@@ -26,7 +26,10 @@ export const jwtStrategy: SessionStrategy = {
       const opened = await openToken(ctx, raw)
       if (!opened) throw new Error("the token does not decrypt")
       const { payload, rotated } = opened
-      const before = update ? undefined : JSON.stringify(payload)
+      // Only an app's own jwt callback can change the token between checks; without one,
+      // skip serialising it twice just to find out nothing changed.
+      const custom = config.customJwtCallback
+      const before = update || !custom ? undefined : JSON.stringify(payload)
       const token = await config.callbacks.jwt({
         token: payload,
         ...(update ? { session: update.data, trigger: "update" as const } : {}),
@@ -36,7 +39,7 @@ export const jwtStrategy: SessionStrategy = {
       const now = Math.floor(Date.now() / 1000)
       const age = now - (typeof token.iat === "number" ? token.iat : 0)
       const stale = age >= config.session.updateAge
-      const changed = update !== undefined || rotated || stale || JSON.stringify(token) !== before
+      const changed = update !== undefined || rotated || stale || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {

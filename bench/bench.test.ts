@@ -1,0 +1,46 @@
+/**
+ * Keeps the bench harness from rotting: the Portcullis bench server (built packages, real
+ * node:http, random port) signs a user in and serves their session. No timing here.
+ */
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { getSession, isBenchSession, signIn, startServer, type RunningServer } from "./harness.ts"
+import { BENCH_USER } from "./shared.ts"
+
+const builtCore = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url))
+
+describe("bench server (portcullis)", () => {
+  let server: RunningServer
+
+  beforeAll(async () => {
+    if (!existsSync(builtCore)) throw new Error("packages/core/dist is missing: the bench servers run the built packages; run `npm run build` first")
+    server = await startServer("portcullis")
+  })
+
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it("signs in with credentials and serves the authenticated session without re-issuing it", async () => {
+    const cookie = await signIn(server.url)
+    expect(cookie).toMatch(/^authjs\.session-token(\.\d+)?=/)
+
+    const first = await getSession(server.url, cookie)
+    expect(first.status).toBe(200)
+    expect(first.session?.user).toMatchObject({ name: BENCH_USER.name, email: BENCH_USER.email })
+    expect(isBenchSession(first.session)).toBe(true)
+    expect(first.reissued).toBe(false)
+
+    // The same cookie again (the bench's hot path) still answers the same user.
+    const again = await getSession(server.url, cookie)
+    expect(again.status).toBe(200)
+    expect(isBenchSession(again.session)).toBe(true)
+  })
+
+  it("answers an anonymous session for a request without the cookie", async () => {
+    const anonymous = await getSession(server.url, "")
+    expect(anonymous.status).toBe(200)
+    expect(isBenchSession(anonymous.session)).toBe(false)
+  })
+})

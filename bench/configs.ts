@@ -1,0 +1,44 @@
+/**
+ * The configurations under test. Both libraries get the same secret, base path, host
+ * trust, session lifetime and an equivalent Credentials provider; the only deliberate
+ * difference is Portcullis's `updateAge: 0` in the "re-issue" target.
+ *
+ * Each config object is created once per server process and passed to every request,
+ * which is how apps use them (and what lets Portcullis resolve it once).
+ */
+import type { AuthConfig as AuthjsConfig } from "@auth/core"
+import AuthjsCredentials from "@auth/core/providers/credentials"
+import type { AuthConfig as PortcullisConfig } from "@portcullis/core"
+import Credentials from "@portcullis/core/providers/credentials"
+import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, SECRET } from "./shared.ts"
+
+
+async function authorize(credentials: Partial<Record<string, unknown>>) {
+  return credentials.username === BENCH_CREDENTIALS.username && credentials.password === BENCH_CREDENTIALS.password
+    ? { ...BENCH_USER }
+    : null
+}
+
+const fields = { username: { label: "Username" }, password: { label: "Password", type: "password" } }
+
+/** Portcullis with JWT sessions; `reissue` sets `updateAge: 0` so every check re-encrypts. */
+export function portcullisConfig(options: { reissue: boolean }): PortcullisConfig {
+  return {
+    secret: SECRET,
+    basePath: BASE_PATH,
+    trustHost: true,
+    session: options.reissue ? { strategy: "jwt", updateAge: 0 } : { strategy: "jwt" },
+    providers: [Credentials({ credentials: fields, authorize })],
+  }
+}
+
+/** @auth/core with its defaults (JWT sessions, re-encrypted on every check). */
+export function authjsConfig(): AuthjsConfig {
+  return {
+    secret: SECRET,
+    basePath: BASE_PATH,
+    trustHost: true,
+    session: { strategy: "jwt" },
+    providers: [AuthjsCredentials({ credentials: fields, authorize })],
+  }
+}
