@@ -117,7 +117,9 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): string {
   if (config.siteUrl) return config.siteUrl.origin
   if (!config.trustHost) throw new UntrustedHost("Host must be trusted")
-  const host = firstValue(headers.get("x-forwarded-host")) ?? headers.get("host") ?? url.host
+  // The request URL already carries the Host the server saw; only a trusted proxy's
+  // forwarded host may replace it.
+  const host = firstValue(headers.get("x-forwarded-host")) ?? url.host
   const proto = (firstValue(headers.get("x-forwarded-proto")) ?? url.protocol).replace(/:$/, "").toLowerCase()
   if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
   if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
