@@ -2,6 +2,7 @@ import type { ProviderConfig, ProviderType } from "../../providers/index.js"
 import type { ResponseInternal } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { credentialsKind } from "./credentials.js"
+import { oauthKind } from "./oauth.js"
 
 /**
  * What a provider kind contributes: starting a sign-in (`POST /signin/:id`), finishing it
@@ -17,4 +18,6 @@ export interface ProviderKind<P extends ProviderConfig = ProviderConfig> {
 /** Provider kinds by type. A type with no entry here is refused with `InvalidProvider`. */
 export const kinds: Partial<Record<ProviderType, ProviderKind<any>>> = {
   credentials: credentialsKind,
+  oauth: oauthKind,
+  oidc: oauthKind,
 }

@@ -1,0 +1,68 @@
+import { AuthError, CallbackRouteError } from "../../errors.js"
+import type { OAuthConfig } from "../../providers/oauth.js"
+import type { Profile } from "../../types.js"
+import { resolveCallbackUrl } from "../context.js"
+import { authorizationUrl } from "../oauth/authorization.js"
+import { callbackParams, handleAuthorizationResponse } from "../oauth/callback.js"
+import { authorizationServer } from "../oauth/endpoints.js"
+import { safeCause, signinFailure } from "../oauth/failure.js"
+import { completeSignIn } from "../oauth/link.js"
+import { mapProfile } from "../oauth/profile.js"
+import { oauthRuntime } from "../oauth/provider.js"
+import { proxyTarget } from "../oauth/proxy.js"
+import type { ProviderKind } from "./index.js"
+
+/**
+ * OAuth 2 and OpenID Connect (authorization code flow, through oauth4webapi).
+ *
+ * - `POST /signin/:id` (CSRF-checked by the action) remembers the callback URL, seals the
+ *   checks into cookies and redirects to the provider.
+ * - `GET /callback/:id` (`POST` for form_post providers, never CSRF-checked: the provider
+ *   posts it) bounces to the original deployment when this one is the redirect proxy,
+ *   else checks and redeems the response, maps the profile and signs the user in.
+ */
+export const oauthKind: ProviderKind<OAuthConfig<any>> = {
+  async signin(ctx, provider) {
+    const rt = oauthRuntime(ctx, provider)
+    await resolveCallbackUrl(ctx, { remember: true })
+    try {
+      const metadata = await authorizationServer(rt)
+      const { url, cookies } = await authorizationUrl(ctx, rt, metadata)
+      return { redirect: url, cookies }
+    } catch (error) {
+      throw signinFailure(error, rt.id)
+    }
+  },
+
+  async callback(ctx, provider) {
+    const rt = oauthRuntime(ctx, provider)
+    const params = callbackParams(ctx, rt)
+    const bounce = await proxyTarget(ctx, rt, params)
+    if (bounce) return { redirect: bounce }
+    try {
+      const { profile, tokens } = await handleAuthorizationResponse(ctx, rt, params)
+      if (rt.formPost) attachFirstSignInUser(profile, params)
+      const mapped = await mapProfile(rt, profile, tokens)
+      return await completeSignIn(ctx, rt, { mapped, profile, tokens })
+    } catch (error) {
+      if (error instanceof AuthError) throw error
+      throw new CallbackRouteError(`The callback of "${rt.id}" failed`, safeCause(error, { providerId: rt.id }))
+    }
+  },
+}
+
+/**
+ * Apple posts the user's name once, on the first authorization, as a JSON `user` form
+ * field next to the code; the id_token never has it. It is exposed as `profile.user` for
+ * the provider's `profile()`. It is unsigned: it may name the user, never identify them.
+ */
+function attachFirstSignInUser(profile: Profile, params: URLSearchParams): void {
+  const raw = params.get("user")
+  if (!raw || profile.user !== undefined) return
+  try {
+    const user: unknown = JSON.parse(raw)
+    if (user && typeof user === "object" && !Array.isArray(user)) profile.user = user
+  } catch {
+    // Not JSON: ignore it, as it only ever adds a display name.
+  }
+}

@@ -1,0 +1,121 @@
+import type { AdapterAccount, AdapterUser } from "../../adapters.js"
+import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
+import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { sessionStrategy } from "../session/index.js"
+import { storedAccount, type MappedProfile } from "./profile.js"
+import type { OAuthRuntime } from "./provider.js"
+
+/** What the provider told us about the user, after mapping. */
+export interface ProviderIdentity {
+  mapped: MappedProfile
+  /** The provider's raw profile (id_token claims or userinfo). */
+  profile: Profile
+  tokens: TokenSet
+}
+
+/**
+ * The user id of an OAuth sign-in without an adapter: `<provider id>:<provider account id>`.
+ * Stable across sign-ins (Auth.js mints a random UUID each time, so `token.sub` changes on
+ * every sign-in), and prefixed so that two providers' users never share an id.
+ */
+export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string {
+  return `${rt.id}:${mapped.providerAccountId}`
+}
+
+/**
+ * The shared end of an OAuth sign-in: the `signIn` callback, the account-linking rules,
+ * and the session.
+ *
+ * Linking (with an adapter), as Auth.js:
+ * - the account is already linked → that user (refused if another user is signed in);
+ * - a user is signed in → the account is linked to them;
+ * - the address belongs to an existing user → `OAuthAccountNotLinked`, unless the provider
+ *   sets `allowDangerousEmailAccountLinking`, and then only if the provider does not say
+ *   the address is unverified (`email_verified` must be `true` when present);
+ * - otherwise a new user plus the account. If linking fails after the user was created,
+ *   the user is deleted again: adapters need not have transactions, and an account-less
+ *   user would turn every later attempt into `OAuthAccountNotLinked`.
+ */
+export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<ResponseInternal> {
+  const { mapped, profile } = identity
+  const adapter = ctx.config.adapter
+  if (!adapter) {
+    const user: User = { ...mapped.user, id: statelessUserId(rt, mapped) }
+    const redirect = await runSignInCallback(ctx, { user, account: mapped.account, profile })
+    if (redirect) return { redirect }
+    return establishSession(ctx, { user, account: mapped.account, profile, isNewUser: false })
+  }
+
+  const linked = await adapter.getUserByAccount!({ provider: rt.id, providerAccountId: mapped.providerAccountId })
+  const redirect = await runSignInCallback(ctx, {
+    user: linked ?? { ...mapped.user, id: statelessUserId(rt, mapped) },
+    account: mapped.account,
+    profile,
+  })
+  if (redirect) return { redirect }
+
+  const currentUserId = await sessionStrategy(ctx).currentUserId(ctx)
+  if (linked) {
+    if (currentUserId && currentUserId !== linked.id) {
+      throw new OAuthAccountNotLinked("This provider account belongs to another user than the signed-in one", { providerId: rt.id })
+    }
+    return finish(ctx, identity, linked, false)
+  }
+
+  const current = currentUserId ? await adapter.getUser!(currentUserId) : null
+  if (current) {
+    await link(ctx, rt, identity, current)
+    return finish(ctx, identity, current, false)
+  }
+
+  const email = mapped.user.email
+  const owner = email ? await adapter.getUserByEmail!(email) : null
+  if (owner) {
+    if (!rt.provider.allowDangerousEmailAccountLinking) {
+      throw new OAuthAccountNotLinked("Another user has this email address; sign in with the method they use, then link", { providerId: rt.id })
+    }
+    // T55: linking on an address the provider itself calls unverified hands the existing
+    // user to whoever registered that address at the provider.
+    if (profile.email_verified !== undefined && profile.email_verified !== true) {
+      throw new OAuthAccountNotLinked("The provider does not vouch for this email address (email_verified is not true)", { providerId: rt.id })
+    }
+    await link(ctx, rt, identity, owner)
+    return finish(ctx, identity, owner, false)
+  }
+
+  const created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified: null })
+  try {
+    await link(ctx, rt, identity, created)
+  } catch (error) {
+    await removeUser(ctx, created.id)
+    throw error
+  }
+  return finish(ctx, identity, created, true)
+}
+
+async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser): Promise<void> {
+  const account = storedAccount(rt, identity.mapped, identity.tokens, user.id) as AdapterAccount
+  await ctx.config.adapter!.linkAccount!(account)
+  await ctx.config.events.linkAccount({ user, account, profile: { ...identity.mapped.user, id: identity.mapped.providerAccountId } })
+}
+
+/** Compensation for a failed link: best effort, logged when it fails too. */
+async function removeUser(ctx: RequestContext, userId: string): Promise<void> {
+  const { adapter, logger } = ctx.config
+  if (!adapter?.deleteUser) {
+    logger.error(new AdapterError(`The account could not be linked and the adapter has no deleteUser: remove user ${userId} by hand`))
+    return
+  }
+  try {
+    await adapter.deleteUser(userId)
+  } catch (error) {
+    logger.error(error as Error)
+  }
+}
+
+function finish(ctx: RequestContext, identity: ProviderIdentity, user: AdapterUser, isNewUser: boolean): Promise<ResponseInternal> {
+  const account: Account = { ...identity.mapped.account, userId: user.id }
+  return establishSession(ctx, { user, account, profile: identity.profile, isNewUser })
+}

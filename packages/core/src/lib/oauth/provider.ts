@@ -1,0 +1,140 @@
+import * as o from "oauth4webapi"
+import { InvalidConfig } from "../../errors.js"
+import type { OAuthChecks, OAuthConfig } from "../../providers/oauth.js"
+import { customFetch } from "../../symbols.js"
+import { envProviderId } from "../config/env.js"
+import { providerUrls, type RequestContext } from "../context.js"
+import { backChannelFetch } from "./http.js"
+
+/** A check that binds a round trip to the browser that started it. */
+export type Check = Exclude<OAuthChecks, "none">
+
+/**
+ * Default checks. Auth.js uses only `pkce`; state and nonce cost nothing and close login
+ * CSRF and code-injection holes on providers that ignore PKCE.
+ */
+const defaultChecks: Record<"oauth" | "oidc", Check[]> = {
+  oauth: ["pkce", "state"],
+  oidc: ["pkce", "state", "nonce"],
+}
+
+/** Where the provider redirects the browser, when a redirect proxy is in use. */
+export interface RedirectProxy {
+  /** `<redirectProxyUrl>/callback/<id>`: the one redirect URI registered with the provider. */
+  callbackUrl: string
+  /** Whether this deployment is the proxy itself. */
+  onProxy: boolean
+}
+
+/** Everything the OAuth steps need about one provider, for one request. */
+export interface OAuthRuntime {
+  provider: OAuthConfig<any>
+  id: string
+  type: "oauth" | "oidc"
+  checks: ReadonlySet<Check>
+  /** Whether the provider answers with `response_mode=form_post` (a cross-site POST). */
+  formPost: boolean
+  /** This deployment's callback URL. */
+  callbackUrl: string
+  signinUrl: string
+  /** The `redirect_uri` sent in both the authorization and the token request. */
+  redirectUri: string
+  proxy: RedirectProxy | undefined
+  /** The provider's fetch (its `customFetch`, else the app's), hardened for the back channel. */
+  fetch: typeof fetch
+  /** The same fetch and http policy in the form oauth4webapi takes. */
+  http: { [o.customFetch]: (url: string, init: any) => Promise<Response>; [o.allowInsecureRequests]?: boolean }
+  client: o.Client
+  clientAuth: o.ClientAuth
+}
+
+/** Builds the per-request view of an OAuth/OIDC provider; throws `InvalidConfig` on a bad one. */
+export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): OAuthRuntime {
+  const { signinUrl, callbackUrl } = providerUrls(ctx, provider)
+  if (!provider.clientId) {
+    throw new InvalidConfig(`The provider "${provider.id}" has no clientId (set it, or AUTH_${envProviderId(provider.id)}_ID)`)
+  }
+  const formPost = authorizationParam(provider, "response_mode") === "form_post"
+  const proxy = formPost ? undefined : redirectProxy(ctx, provider)
+  const checks = resolveChecks(provider, proxy !== undefined)
+  const base = provider[customFetch] ?? ctx.config.fetch
+  const fetch = backChannelFetch(base, { timeout: provider.timeout, allowInsecureLoopback: provider.allowInsecureLoopback })
+  return {
+    provider,
+    id: provider.id,
+    type: provider.type,
+    checks,
+    formPost,
+    callbackUrl,
+    signinUrl,
+    redirectUri: proxy && !proxy.onProxy ? proxy.callbackUrl : callbackUrl,
+    proxy,
+    fetch,
+    http: { [o.customFetch]: fetch, ...(provider.allowInsecureLoopback && { [o.allowInsecureRequests]: true }) },
+    client: { ...provider.client, client_id: provider.clientId },
+    clientAuth: clientAuthentication(provider),
+  }
+}
+
+function resolveChecks(provider: OAuthConfig<any>, proxied: boolean): Set<Check> {
+  const configured = provider.checks ?? defaultChecks[provider.type]
+  if (!Array.isArray(configured)) throw new InvalidConfig(`checks of provider "${provider.id}" must be an array`)
+  const checks = new Set<Check>()
+  for (const check of configured) {
+    if (check === "none") continue
+    if (check !== "pkce" && check !== "state" && check !== "nonce") {
+      throw new InvalidConfig(`Provider "${provider.id}" has an unknown check ${JSON.stringify(check)}`)
+    }
+    checks.add(check)
+  }
+  // "none" switches everything off, as in Auth.js; listing it with others is a contradiction.
+  if (configured.includes("none") && checks.size) {
+    throw new InvalidConfig(`Provider "${provider.id}" lists "none" together with other checks`)
+  }
+  // The state carries the origin to return to, so a proxied sign-in always has one.
+  if (proxied) checks.add("state")
+  return checks
+}
+
+function redirectProxy(ctx: RequestContext, provider: OAuthConfig<any>): RedirectProxy | undefined {
+  const base = provider.redirectProxyUrl ?? ctx.config.redirectProxyUrl
+  if (!base) return undefined
+  let url: URL
+  try {
+    url = new URL(`${base.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}`)
+  } catch {
+    throw new InvalidConfig(`redirectProxyUrl is not an absolute URL: ${JSON.stringify(base)}`)
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new InvalidConfig("redirectProxyUrl must be an http(s) URL")
+  return { callbackUrl: url.href, onProxy: url.origin === ctx.origin }
+}
+
+function clientAuthentication(provider: OAuthConfig<any>): o.ClientAuth {
+  const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
+  if (method === "none") return o.None()
+  if (method !== "client_secret_basic" && method !== "client_secret_post") {
+    throw new InvalidConfig(`Provider "${provider.id}": token_endpoint_auth_method ${JSON.stringify(method)} is not supported`)
+  }
+  if (!provider.clientSecret) {
+    throw new InvalidConfig(`The provider "${provider.id}" uses ${method} but has no clientSecret (set it, or AUTH_${envProviderId(provider.id)}_SECRET)`)
+  }
+  return method === "client_secret_post" ? o.ClientSecretPost(provider.clientSecret) : o.ClientSecretBasic(provider.clientSecret)
+}
+
+/** A parameter of the configured authorization endpoint, from its `params` or its URL. */
+export function authorizationParam(provider: OAuthConfig<any>, name: string): string | undefined {
+  const authorization = provider.authorization
+  if (!authorization) return undefined
+  if (typeof authorization === "string") return safeUrl(authorization)?.searchParams.get(name) ?? undefined
+  const value = authorization.params?.[name]
+  if (value !== undefined && value !== null) return String(value)
+  return authorization.url ? (safeUrl(authorization.url)?.searchParams.get(name) ?? undefined) : undefined
+}
+
+function safeUrl(value: string): URL | undefined {
+  try {
+    return new URL(value)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * OIDC sign-in against a real OpenID provider process: `oidc-provider` (the demo's
+ * `startDemoOidcProvider`) on a loopback port, driven over HTTP the way a browser does,
+ * login and consent forms included. Run through `Auth()` and behind a real Express server.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import express from "express"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { AuthConfig } from "@portcullis/core"
+import type { OAuthConfig } from "@portcullis/core/providers/oauth"
+import { ExpressAuth } from "@portcullis/express"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { startDemoOidcProvider, type DemoOidcProvider } from "../../../../examples/express/src/demo-oidc.ts"
+import { Browser, direct, SECRET, type Transport } from "../helpers.js"
+import { checkCookies, location, recordWrites, startSignIn } from "./flow.js"
+
+const clientId = "portcullis-test"
+const clientSecret = "portcullis-test-secret"
+
+function demoProvider(issuer: string): OAuthConfig<any> {
+  return { id: "demo-oidc", name: "Demo OIDC", type: "oidc", issuer, clientId, clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
+}
+
+/**
+ * Walks the provider's pages from the authorization URL until it redirects back to the
+ * app: follows redirects, fills the login form (any login works on the dev screens) and
+ * submits the consent form. The provider gets its own cookie jar, as in a browser.
+ */
+async function throughProvider(authorizationUrl: URL, appOrigin: string): Promise<URL> {
+  const browser = new Browser((request) => fetch(request, { redirect: "manual" }), authorizationUrl.origin)
+  let response = await browser.request(authorizationUrl.href)
+  let url = authorizationUrl
+  for (let step = 0; step < 20; step++) {
+    if (response.status >= 300 && response.status < 400) {
+      url = new URL(response.headers.get("location")!, url)
+      if (url.origin === appOrigin) return url
+      response = await browser.request(url.href)
+      continue
+    }
+    const html = await response.text()
+    expect(response.status, html.slice(0, 1000)).toBe(200)
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
+    expect(action, "a form on the provider's page").toBeTruthy()
+    const form: Record<string, string> = {}
+    for (const [, name, value] of html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) form[name!] = value!
+    if (/name="login"/.test(html)) Object.assign(form, { login: "demo", password: "any password" })
+    url = new URL(action!.replace(/&amp;/g, "&"), url)
+    response = await browser.request(url.href, { form })
+  }
+  throw new Error("the provider never redirected back")
+}
+
+async function signIn(browser: Browser, callbackUrl?: string): Promise<Response> {
+  const start = await startSignIn(browser, "demo-oidc", { callbackUrl })
+  const callback = await throughProvider(location(start), browser.origin)
+  return browser.request(callback.pathname + callback.search)
+}
+
+/** An Express app on a port known before the provider starts (its redirect URI names it). */
+async function listen(): Promise<{ origin: string; server: Server }> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+let op: DemoOidcProvider
+let expressApp: { origin: string; server: Server }
+const jwtCalls: { trigger?: string; provider?: string; sub?: unknown; email?: unknown }[] = []
+
+beforeAll(async () => {
+  expressApp = await listen()
+  op = await startDemoOidcProvider({
+    port: 0,
+    clientId,
+    clientSecret,
+    redirectUris: ["http://localhost:3000/auth/callback/demo-oidc", `${expressApp.origin}/auth/callback/demo-oidc`],
+  })
+})
+afterAll(async () => {
+  expressApp.server.closeAllConnections()
+  await new Promise((resolve) => expressApp.server.close(resolve))
+  await op.close()
+})
+
+function jwtConfig(): AuthConfig {
+  return {
+    secret: SECRET,
+    trustHost: true,
+    providers: [demoProvider(op.issuer)],
+    callbacks: {
+      jwt({ token, account, profile, trigger }) {
+        if (trigger) jwtCalls.push({ trigger, provider: account?.provider, sub: token.sub, email: profile?.email })
+        return token
+      },
+    },
+  }
+}
+
+describe.each([
+  ["Auth()", async () => ({ transport: direct(jwtConfig()), origin: "http://localhost:3000" })],
+  [
+    "Express server",
+    async () => {
+      const app = express()
+      app.use("/auth", ExpressAuth(jwtConfig()))
+      expressApp.server.on("request", app)
+      const transport: Transport = (request) => fetch(request, { redirect: "manual" })
+      return { transport, origin: expressApp.origin }
+    },
+  ],
+])("sign-in with oidc-provider, JWT sessions, through %s", (_name, start) => {
+  let transport: Transport
+  let origin: string
+  beforeAll(async () => {
+    ;({ transport, origin } = await start())
+  })
+
+  it("signs in through the login and consent pages, shows the profile, signs out", async () => {
+    const browser = new Browser(transport, origin)
+    const response = await signIn(browser, "/welcome")
+    expect(response.status).toBe(302)
+    expect(response.headers.get("location")).toBe(`${origin}/welcome`)
+    for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
+
+    const session = await browser.session()
+    expect(session.user).toEqual({ name: "Demo User", email: "demo@portcullis.dev" })
+
+    expect((await browser.signOut()).status).toBe(302)
+    expect(await browser.session()).toBeNull()
+  })
+
+  it("keeps the user id stable across sign-ins without an adapter, and gives jwt the account and profile", async () => {
+    jwtCalls.length = 0
+    await signIn(new Browser(transport, origin))
+    await signIn(new Browser(transport, origin))
+    expect(jwtCalls).toHaveLength(2)
+    for (const call of jwtCalls) {
+      expect(call).toEqual({ trigger: "signIn", provider: "demo-oidc", sub: "demo-oidc:demo", email: "demo@portcullis.dev" })
+    }
+  })
+})
+
+describe("sign-in with oidc-provider and the memory adapter (database sessions)", () => {
+  it("creates the user and the account on first sign-in, reuses them after", async () => {
+    const memory = MemoryAdapter()
+    const { adapter, writes } = recordWrites(memory)
+    const triggers: string[] = []
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      providers: [demoProvider(op.issuer)],
+      callbacks: { jwt: ({ token, trigger }) => (trigger && triggers.push(trigger), token) },
+    }
+    const browser = new Browser(direct(config))
+    expect((await signIn(browser)).headers.get("location")).toBe("http://localhost:3000")
+    expect(writes).toEqual(["createUser", "linkAccount", "createSession"])
+    expect(triggers).toEqual(["signUp"])
+
+    const user = await memory.getUserByAccount!({ provider: "demo-oidc", providerAccountId: "demo" })
+    expect(user).toMatchObject({ email: "demo@portcullis.dev", name: "Demo User", emailVerified: null })
+    const account = await memory.getAccount!("demo", "demo-oidc")
+    expect(account).toMatchObject({ userId: user!.id, type: "oidc", provider: "demo-oidc", token_type: "bearer" })
+    expect(typeof account!.access_token).toBe("string")
+    expect(typeof account!.id_token).toBe("string")
+    expect(account!.expires_at).toBeGreaterThan(Date.now() / 1000)
+    expect((await browser.session()).user).toMatchObject({ email: "demo@portcullis.dev", name: "Demo User" })
+
+    writes.length = 0
+    const again = new Browser(direct(config))
+    await signIn(again)
+    expect(writes).toEqual(["createSession"])
+    expect((await again.session()).user.email).toBe("demo@portcullis.dev")
+  })
+
+  it("refuses with OAuthAccountNotLinked when the address belongs to an existing user", async () => {
+    const memory = MemoryAdapter()
+    await memory.createUser!({ id: "existing", email: "demo@portcullis.dev", emailVerified: null, name: "Somebody" })
+    const { adapter, writes } = recordWrites(memory)
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [demoProvider(op.issuer)] }
+    const browser = new Browser(direct(config))
+    const response = await signIn(browser)
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=OAuthAccountNotLinked")
+    expect(writes).toEqual([])
+    expect(await memory.getUserByAccount!({ provider: "demo-oidc", providerAccountId: "demo" })).toBeNull()
+    expect(await browser.session()).toBeNull()
+  })
+})
