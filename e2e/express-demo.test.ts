@@ -50,6 +50,29 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
   })
 
+  it("signs in with the local OpenID provider (login and consent pages), then signs out", async () => {
+    const page = await browser.newPage()
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+    await page.getByRole("button", { name: /sign in with demo oidc/i }).click()
+    // oidc-provider's development login screen, on its own origin.
+    await page.waitForURL((url) => !url.href.startsWith(demo.url))
+    await page.fill('input[name="login"]', "demo")
+    await page.fill('input[name="password"]', "any password")
+    await page.click('button[type="submit"]')
+    await page.waitForLoadState()
+    if (!page.url().startsWith(demo.url)) {
+      // The consent screen (first sign-in with this client).
+      await page.click('button[type="submit"]')
+    }
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#user-name")).toBe("Demo User")
+    expect(await page.textContent("#user-email")).toBe("demo@portcullis.dev")
+    await page.goto(`${demo.url}/auth/signout`)
+    await page.getByRole("button", { name: /sign out/i }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("not signed in")
+  })
+
   it("shows a generic error for a wrong password and stays signed out", async () => {
     const page = await browser.newPage()
     await page.goto(`${demo.url}/private`)

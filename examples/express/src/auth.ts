@@ -21,13 +21,37 @@ function passwordMatches(password: string, hash: Buffer): boolean {
   return timingSafeEqual(scryptSync(password, salt, 32, scryptParams), hash)
 }
 
-export function authConfig(secret: string, adapter?: Adapter): ExpressAuthConfig {
+/** The local OpenID provider the demo starts beside itself (see demo-oidc.ts). */
+export interface DemoOidc {
+  issuer: string
+  clientId: string
+  clientSecret: string
+}
+
+export function authConfig(secret: string, adapter?: Adapter, oidc?: DemoOidc): ExpressAuthConfig {
   return {
     secret,
     // With an adapter, sessions are database rows (the cookie holds only a random token).
     adapter,
     trustHost: true,
     providers: [
+      ...(oidc
+        ? [
+            {
+              id: "demo-oidc",
+              name: "Demo OIDC",
+              type: "oidc" as const,
+              issuer: oidc.issuer,
+              clientId: oidc.clientId,
+              clientSecret: oidc.clientSecret,
+              // The demo provider serves plain http on loopback; real providers are https.
+              allowInsecureLoopback: true,
+              // Our own provider verifies the address (email_verified: true), so the OIDC
+              // account may join the password user with the same email: the demo shows linking.
+              allowDangerousEmailAccountLinking: true,
+            },
+          ]
+        : []),
       Credentials({
         name: "Demo account",
         credentials: {

@@ -1,9 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { createApp } from "./app.ts"
 import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { createApp } from "./app.ts"
+import { startDemoOidcProvider } from "./demo-oidc.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const dataDir = process.env.DEMO_DATA_DIR ?? join(here, "..", "data")
@@ -19,7 +22,6 @@ function devSecret(): string {
     return readFileSync(file, "utf8").trim()
   } catch {
     const secret = generateSecret()
-    mkdirSync(dataDir, { recursive: true })
     writeFileSync(file, secret, { mode: 0o600 })
     return secret
   }
@@ -31,15 +33,25 @@ const db = createSqliteKysely(join(dataDir, "portcullis.sqlite"))
 const applied = await migrateToLatest(db, { dialect: "sqlite" })
 if (applied.length) console.log(`Created the database schema (${applied.join(", ")}) in ${join(dataDir, "portcullis.sqlite")}`)
 
-const port = Number(process.env.PORT ?? 3000)
-const app = createApp({ secret: devSecret(), adapter: SqlAdapter(db) })
-const server = app.listen(port, "127.0.0.1", () => {
-  const address = server.address()
-  const actual = typeof address === "object" && address ? address.port : port
-  console.log(`Portcullis demo listening on http://localhost:${actual}`)
-  console.log(`Sign in with demo / portcullis`)
+// Listen first: the local OpenID provider must know the app's callback URL (and its port).
+const server = createServer()
+await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", resolve))
+const port = (server.address() as AddressInfo).port
+
+const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
+const op = await startDemoOidcProvider({
+  port: Number(process.env.DEMO_OIDC_PORT ?? 0),
+  ...oidcClient,
+  redirectUris: [`http://localhost:${port}/auth/callback/demo-oidc`, `http://127.0.0.1:${port}/auth/callback/demo-oidc`],
 })
 
+server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db), oidc: { issuer: op.issuer, ...oidcClient } }))
+console.log(`Portcullis demo listening on http://localhost:${port}`)
+console.log(`Sign in with demo / portcullis, or "Sign in with Demo OIDC" (login: demo, any password; provider at ${op.issuer})`)
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => server.close(() => db.destroy().finally(() => process.exit(0))))
+  process.on(signal, () => {
+    server.closeAllConnections()
+    server.close(() => void Promise.allSettled([op.close(), db.destroy()]).finally(() => process.exit(0)))
+  })
 }
