@@ -2,6 +2,7 @@ import type { ProviderConfig, ProviderType } from "../../providers/index.js"
 import type { ResponseInternal } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { credentialsKind } from "./credentials.js"
+import { emailKind } from "./email.js"
 import { oauthKind } from "./oauth.js"
 
 /**
@@ -18,6 +19,7 @@ export interface ProviderKind<P extends ProviderConfig = ProviderConfig> {
 /** Provider kinds by type. A type with no entry here is refused with `InvalidProvider`. */
 export const kinds: Partial<Record<ProviderType, ProviderKind<any>>> = {
   credentials: credentialsKind,
+  email: emailKind,
   oauth: oauthKind,
   oidc: oauthKind,
 }

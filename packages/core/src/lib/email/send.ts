@@ -1,0 +1,43 @@
+/**
+ * Handing the link to the provider's sender, and what happens when that fails.
+ * @module
+ */
+import { AdapterError, EmailSignInError } from "../../errors.js"
+import type { EmailConfig } from "../../providers/email.js"
+import { customFetch } from "../../symbols.js"
+import type { RequestContext } from "../context.js"
+import { redactError } from "./redact.js"
+
+/** A link ready to go out; its hashed token is already stored. */
+export interface OutgoingLink {
+  identifier: string
+  token: string
+  /** The stored form of `token`, to delete it again if sending fails. */
+  hashed: string
+  url: string
+  expires: Date
+}
+
+/**
+ * Calls `sendVerificationRequest`. On failure the stored token is consumed before the
+ * error propagates: a sender can fail after the message has left (an API that times out
+ * after accepting it), and that link must not work. The error that reaches the log is an
+ * {@link EmailSignInError} whose cause has been scrubbed of the token and link.
+ */
+export async function deliverLink(ctx: RequestContext, provider: EmailConfig, link: OutgoingLink): Promise<void> {
+  const { identifier, token, hashed, url, expires } = link
+  // Senders make HTTP calls through provider[customFetch]; fill in the config-wide one
+  // so a proxy or test double set once on the config applies to them too.
+  const sender: EmailConfig = { ...provider, [customFetch]: provider[customFetch] ?? ctx.config.fetch }
+  try {
+    await provider.sendVerificationRequest({ identifier, url, expires, provider: sender, token, theme: ctx.config.theme, request: ctx.request })
+  } catch (error) {
+    try {
+      await ctx.config.adapter!.useVerificationToken!({ identifier, token: hashed })
+    } catch (cleanupError) {
+      // Nobody saw the link unless the send half-succeeded; the row still dies at `expires`.
+      ctx.config.logger.error(new AdapterError("The token of an unsent sign-in email could not be deleted", redactError(cleanupError, [token, hashed])))
+    }
+    throw new EmailSignInError(`Sending the sign-in email with provider "${provider.id}" failed`, redactError(error, [token, url]))
+  }
+}

@@ -1,0 +1,156 @@
+import type { AdapterUser } from "../../adapters.js"
+import { EmailSignInError, Verification } from "../../errors.js"
+import type { EmailConfig } from "../../providers/email.js"
+import type { Account } from "../../types.js"
+import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
+import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { timingSafeEqual } from "../crypto.js"
+import { renderConfirmPage } from "../email/confirm-page.js"
+import { AddressRefused, checkAddress, normalizeEmail } from "../email/normalize.js"
+import { deliverLink } from "../email/send.js"
+import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../email/token.js"
+import { pageHeaders } from "../http/response.js"
+import { createUser, establishSession, runSignInCallback } from "../login.js"
+import type { ProviderKind } from "./index.js"
+
+/**
+ * Email (magic link). `POST /signin/:id` mails a single-use link (CSRF is checked by the
+ * signin action before it gets here); `GET /callback/:id` consumes it and signs in — or,
+ * with `interstitial`, shows a button whose CSRF-checked `POST /callback/:id` does.
+ */
+export const emailKind: ProviderKind<EmailConfig> = {
+  async signin(ctx, provider) {
+    const adapter = ctx.config.adapter!
+    const identifier = normalizeIdentifier(provider, ctx.body?.email)
+    // Known and unknown addresses take the same path (lookup, callback, store, send) and
+    // get the same redirect, so the response says nothing about who has an account.
+    const existing = await adapter.getUserByEmail!(identifier)
+    const user = existing ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
+    const redirect = await runSignInCallback(ctx, { user, account: emailAccount(provider, identifier, user.id), email: { verificationRequest: true } })
+    if (redirect) return { redirect }
+
+    const token = await generateToken(provider)
+    const hashed = await hashToken(token, provider, ctx.config.secrets)
+    const expires = tokenExpiry(provider)
+    const url = signInLink(ctx, provider, { callbackUrl: await resolveCallbackUrl(ctx), token, email: identifier })
+    // Stored before sending, so the link works the moment it arrives; deliverLink deletes
+    // it again if the send fails.
+    await adapter.createVerificationToken!({ identifier, token: hashed, expires })
+    await deliverLink(ctx, provider, { identifier, token, hashed, url, expires })
+
+    const page = new URL(`${ctx.authUrl}/verify-request`)
+    page.searchParams.set("provider", provider.id)
+    page.searchParams.set("type", "email")
+    return { redirect: page.href }
+  },
+
+  async callback(ctx, provider) {
+    if (ctx.method === "POST") await verifyCsrf(ctx)
+    const source: Record<string, unknown> = ctx.method === "POST" ? (ctx.body ?? {}) : ctx.query
+    const link = readLink(source)
+    if (ctx.method === "GET" && provider.interstitial) return confirmPage(ctx, provider, link)
+
+    const identifier = await consumeToken(ctx, provider, link)
+    const adapter = ctx.config.adapter!
+    const existing = await adapter.getUserByEmail!(identifier)
+    const userId = existing?.id ?? crypto.randomUUID()
+    const account = emailAccount(provider, identifier, userId)
+    const candidate = existing ?? { id: userId, email: identifier, emailVerified: null }
+    // Second call, without `email`: the link proved the address, sign-in may proceed.
+    const redirect = await runSignInCallback(ctx, { user: candidate, account })
+    if (redirect) return { redirect }
+
+    const { user, isNewUser } = await verifiedUser(ctx, existing, userId, identifier)
+    return establishSession(ctx, { user, account, isNewUser })
+  },
+}
+
+/** The provider's normaliser (or the default), then the safety floor; refusals become `EmailSignin`. */
+function normalizeIdentifier(provider: EmailConfig, input: unknown): string {
+  try {
+    if (!provider.normalizeIdentifier) return normalizeEmail(input)
+    if (typeof input !== "string") throw new AddressRefused("missing")
+    const identifier = provider.normalizeIdentifier(input)
+    checkAddress(identifier)
+    return identifier
+  } catch (error) {
+    // Only the reason code is kept: the input may hold CR/LF or a payload meant for logs.
+    const reason = error instanceof AddressRefused ? error.reason : "normalizeIdentifier-threw"
+    throw new EmailSignInError(`The submitted email address was refused (${reason}); nothing was sent`, { reason })
+  }
+}
+
+function emailAccount(provider: EmailConfig, identifier: string, userId: string): Account {
+  return { provider: provider.id, type: "email", providerAccountId: identifier, userId }
+}
+
+/** `{origin}{basePath}/callback/{id}?callbackUrl=…&token=…&email=…`, on the configured origin (T32). */
+function signInLink(ctx: RequestContext, provider: EmailConfig, params: { callbackUrl: string; token: string; email: string }): string {
+  const url = new URL(providerUrls(ctx, provider).callbackUrl)
+  url.searchParams.set("callbackUrl", params.callbackUrl)
+  url.searchParams.set("token", params.token)
+  url.searchParams.set("email", params.email)
+  return url.href
+}
+
+interface LinkParams {
+  token: string
+  email: string
+}
+
+/** Token and address from the link (query) or the interstitial's form (body). */
+function readLink(source: Record<string, unknown>): LinkParams {
+  const { token, email } = source
+  if (typeof token !== "string" || !token || token.length > MAX_TOKEN_LENGTH || typeof email !== "string" || !email || email.length > 320) {
+    throw new Verification("The sign-in link is missing its token or address")
+  }
+  return { token, email }
+}
+
+/**
+ * Takes the token out of storage — one atomic read-and-delete, so of two concurrent
+ * openings of one link exactly one gets past here — and checks it is the one made for
+ * this address and still within its lifetime. The address in the link is compared as
+ * sent, not re-normalised: it was written by us.
+ */
+async function consumeToken(ctx: RequestContext, provider: EmailConfig, link: LinkParams): Promise<string> {
+  const hashed = await hashToken(link.token, provider, ctx.config.secrets)
+  const stored = await ctx.config.adapter!.useVerificationToken!({ identifier: link.email, token: hashed })
+  if (!stored) throw new Verification("The sign-in link is unknown or was already used")
+  // Adapters differ on expiry (some delete expired rows, some return them): check here.
+  if (!(stored.expires instanceof Date) || stored.expires.getTime() <= Date.now()) throw new Verification("The sign-in link has expired")
+  if (stored.identifier !== link.email || !timingSafeEqual(stored.token, hashed)) {
+    throw new Verification("The sign-in link does not match its address")
+  }
+  return stored.identifier
+}
+
+/**
+ * The user the link proved: an existing one gets `emailVerified` set if it was not yet
+ * (`updateUser` event), a new one is created verified (`createUser` event).
+ */
+async function verifiedUser(ctx: RequestContext, existing: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+  const { adapter, events } = ctx.config
+  if (existing) {
+    if (existing.emailVerified) return { user: existing, isNewUser: false }
+    const updated = await adapter!.updateUser!({ id: existing.id, emailVerified: new Date() })
+    await events.updateUser({ user: updated })
+    return { user: updated, isNewUser: false }
+  }
+  const created = await createUser(ctx, { id: userId, email, emailVerified: new Date(), name: null, image: null })
+  return { user: created, isNewUser: true }
+}
+
+/** The interstitial: shows a button that posts the link back; consumes nothing. */
+async function confirmPage(ctx: RequestContext, provider: EmailConfig, link: LinkParams) {
+  const body = renderConfirmPage({
+    theme: ctx.config.theme,
+    action: providerUrls(ctx, provider).callbackUrl,
+    csrfToken: await ensureCsrfToken(ctx),
+    callbackUrl: await resolveCallbackUrl(ctx),
+    token: link.token,
+    email: link.email,
+    host: new URL(ctx.origin).host,
+  })
+  return { headers: pageHeaders, body }
+}
