@@ -1,15 +1,118 @@
 /**
- * WebAuthn (passkey) provider types.
+ * WebAuthn provider: sign in with a passkey or a security key.
+ *
+ * Needs `experimental: { enableWebAuthn: true }` and an adapter with the authenticator
+ * methods (`createAuthenticator`, `getAuthenticator`, `listAuthenticatorsByUserId`,
+ * `updateAuthenticatorCounter`) besides `createUser`, `getUser`, `getUserByEmail`,
+ * `linkAccount` and `getAccount`. Most apps want the {@link Passkey} preset
+ * (`@portcullis/core/providers/passkey`), which requires user verification and
+ * discoverable credentials.
+ *
+ * The ceremony: the browser asks `GET {basePath}/webauthn-options/{id}` for options, runs
+ * `navigator.credentials.create()` or `.get()`, and posts the result to
+ * `POST {basePath}/callback/{id}` with `action` (`register` or `authenticate`), `data` (the
+ * response as JSON) and `csrfToken`. The built-in sign-in page and
+ * `@portcullis/core/webauthn`'s `signIn` do this for you.
+ *
+ * @example
+ * ```ts
+ * import WebAuthn from "@portcullis/core/providers/webauthn"
+ *
+ * export const config = {
+ *   adapter: SqlAdapter(db),
+ *   experimental: { enableWebAuthn: true },
+ *   providers: [
+ *     WebAuthn({
+ *       relayingParty: { id: "example.com", name: "Example", origin: "https://example.com" },
+ *       registrationOptions: { authenticatorSelection: { residentKey: "preferred" } },
+ *     }),
+ *   ],
+ * }
+ * ```
  * @module
  */
+import type {
+  GenerateAuthenticationOptionsOpts,
+  GenerateRegistrationOptionsOpts,
+  VerifyAuthenticationResponseOpts,
+  VerifyRegistrationResponseOpts,
+} from "@simplewebauthn/server"
 import type { CommonProviderOptions } from "./index.js"
 
-/** A WebAuthn provider. */
+/** How long the browser may take for a ceremony, and how long its challenge stays valid: 5 minutes. */
+export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
+
+/**
+ * The relying party, i.e. your site as the authenticator sees it. Each value defaults to
+ * the site's origin (`AUTH_URL`, or the trusted request host): `id` to its hostname,
+ * `name` to its host, `origin` to the origin itself.
+ */
+export interface RelyingParty {
+  /** Domain the credentials are scoped to, e.g. `example.com` (also valid for subdomains). With a list, the first is used for new ceremonies and all are accepted. */
+  id?: string | string[]
+  /** Name the browser may show, e.g. `Example`. With a list, the first is used. */
+  name?: string | string[]
+  /** Origins a response may come from, exactly, e.g. `https://example.com`. With a list, any of them is accepted. */
+  origin?: string | string[]
+}
+
+/** One input of the built-in sign-in form's passkey section. */
+export interface WebAuthnFormField {
+  label?: string
+  required?: boolean
+  autocomplete?: string
+}
+
+/** A WebAuthn provider, as resolved from {@link WebAuthn}'s defaults and your options. */
 export interface WebAuthnConfig extends CommonProviderOptions {
   type: "webauthn"
-  /** Relying party; default from the site URL. */
-  relayingParty?: { id?: string; name?: string; origin?: string }
+  /** Relying party; every part defaults from the site URL. (Spelled as in Auth.js.) */
+  relayingParty?: RelyingParty
+  /**
+   * Offer passkeys in the email field's autofill on the built-in page (conditional UI).
+   * Needs a form field whose `autocomplete` contains `webauthn`. Default `true`.
+   */
   enableConditionalUI?: boolean
-  formFields?: Record<string, { label?: string; required?: boolean; autocomplete?: string }>
+  /** Inputs of the built-in form. Default: one required `email` field (`autocomplete="username webauthn"`). */
+  formFields?: Record<string, WebAuthnFormField>
+  /** Passed to `generateRegistrationOptions`; `rpID`, `rpName`, `userName`, `userID` and `challenge` are always set by Portcullis. */
+  registrationOptions?: Partial<GenerateRegistrationOptionsOpts>
+  /** Passed to `generateAuthenticationOptions`; `rpID`, `allowCredentials` and `challenge` are always set by Portcullis. */
+  authenticationOptions?: Partial<GenerateAuthenticationOptionsOpts>
+  /** Only `requireUserVerification` and `supportedAlgorithmIDs` are read; the expected challenge, origin and RP id always come from Portcullis. */
+  verifyRegistrationOptions?: Pick<Partial<VerifyRegistrationResponseOpts>, "requireUserVerification" | "supportedAlgorithmIDs">
+  /** Only `requireUserVerification` is read; the expected challenge, origin, RP id and credential always come from Portcullis. */
+  verifyAuthenticationOptions?: Pick<Partial<VerifyAuthenticationResponseOpts>, "requireUserVerification">
+  /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself and ignores it. */
+  simpleWebAuthnBrowserVersion?: string
   [key: string]: unknown
 }
+
+/** What you pass to {@link WebAuthn}: any field of {@link WebAuthnConfig} but `type`. */
+export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, "type" | "options">>
+
+/**
+ * Creates a WebAuthn provider (id `webauthn` unless you set one). Your options are merged
+ * over the defaults key by key.
+ *
+ * @example
+ * ```ts
+ * import WebAuthn from "@portcullis/core/providers/webauthn"
+ *
+ * WebAuthn({ name: "Security key", authenticationOptions: { userVerification: "discouraged" } })
+ * ```
+ */
+export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnConfig {
+  return {
+    id: "webauthn",
+    name: "WebAuthn",
+    type: "webauthn",
+    enableConditionalUI: true,
+    formFields: { email: { label: "Email", required: true, autocomplete: "username webauthn" } },
+    registrationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
+    authenticationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
+    options: options as Record<string, unknown>,
+  }
+}
+
+export { WebAuthn }

@@ -37,6 +37,7 @@ export async function signinPage(ctx: RequestContext): Promise<ResponseInternal>
     style: (p as { style?: PageProvider["style"] }).style,
     credentials: p.type === "credentials" ? p.credentials : undefined,
     formFields: p.type === "webauthn" ? p.formFields : undefined,
+    enableConditionalUI: p.type === "webauthn" ? p.enableConditionalUI : undefined,
   }))
   const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
   const html = renderSignIn({ ...(await base(ctx)), providers, callbackUrl, error, code, email })

@@ -3,6 +3,7 @@ import type { ResponseInternal } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { credentialsKind } from "./credentials.js"
 import { emailKind } from "./email.js"
+import { webauthnKind } from "./webauthn.js"
 import { oauthKind } from "./oauth.js"
 
 /**
@@ -20,6 +21,7 @@ export interface ProviderKind<P extends ProviderConfig = ProviderConfig> {
 export const kinds: Partial<Record<ProviderType, ProviderKind<any>>> = {
   credentials: credentialsKind,
   email: emailKind,
+  webauthn: webauthnKind,
   oauth: oauthKind,
   oidc: oauthKind,
 }

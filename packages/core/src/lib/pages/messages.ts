@@ -22,6 +22,8 @@ export type SigninErrorCode =
   | "MissingCSRF"
   | "AccessDenied"
   | "Verification"
+  | "WebAuthnVerificationError"
+  | "AccountNotLinked"
 
 const TRY_ANOTHER_ACCOUNT = "We could not sign you in with that account. Please try again, or use a different account."
 
@@ -43,6 +45,8 @@ export const signinErrorMessages: Readonly<Record<SigninErrorCode | "default", s
   MissingCSRF: "This form has expired. Please try signing in again.",
   AccessDenied: "You do not have permission to sign in.",
   Verification: "That sign-in link is no longer valid. It may have expired or already been used. Please request a new one.",
+  WebAuthnVerificationError: "We could not verify your passkey. Please try again.",
+  AccountNotLinked: "This passkey or email belongs to another account. Sign in to that account first.",
 })
 
 /** Codes the error page knows (`?error=` on `/error`). */

@@ -3,7 +3,8 @@
  * @module
  */
 import { field, hiddenFields, IdAllocator } from "./forms.js"
-import { html, safeUrl, type SafeHtml } from "./html.js"
+import { webauthnPageScripts } from "../webauthn/page-script.js"
+import { html, raw, safeUrl, type SafeHtml } from "./html.js"
 import { renderDocument } from "./layout.js"
 import { messageFor, signinErrorMessages } from "./messages.js"
 import { authRoute } from "./paths.js"
@@ -42,7 +43,8 @@ ${block}`))
     : undefined
   const body = html`<h1>Sign in</h1>
 ${alert}
-${separated.length > 0 ? separated : html`<p class="muted center">No sign-in methods are available.</p>`}`
+${separated.length > 0 ? separated : html`<p class="muted center">No sign-in methods are available.</p>`}
+${page.providers.some((p) => p.type === "webauthn") ? webauthnScripts() : undefined}`
   return renderDocument({ title: "Sign in", theme: page.theme, body })
 }
 
@@ -164,9 +166,15 @@ function webauthnForm(provider: PageProvider, { page, ids }: FormContext): SafeH
   )
   return html`<form id="${formId}" method="post" action="${action}" data-webauthn-provider="${provider.id}"${
     optionsUrl ? html` data-options-url="${optionsUrl}"` : undefined
-  }>
+  }${provider.enableConditionalUI !== false ? html` data-conditional-ui` : undefined}>
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
 <button type="submit">Sign in with ${provider.name}</button>
 </form>`
+}
+
+// The passkey forms' client: the @simplewebauthn/browser bundle and our form script,
+// inlined once per page (the CSP allows inline scripts and nothing from elsewhere).
+function webauthnScripts(): SafeHtml {
+  return html`${webauthnPageScripts.map((code) => html`<script>${raw(code)}</script>`)}`
 }

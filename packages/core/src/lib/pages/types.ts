@@ -23,6 +23,8 @@ export interface PageProvider {
   credentials?: CredentialsInputs
   /** WebAuthn providers: the form's fields, by input name (default: one email field). */
   formFields?: Record<string, { label?: string; required?: boolean; autocomplete?: string }>
+  /** WebAuthn providers: offer passkeys in the email field's autofill (default `true`). */
+  enableConditionalUI?: boolean
 }
 
 /** What every page needs. */

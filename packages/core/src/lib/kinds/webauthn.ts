@@ -1,0 +1,104 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
+import type { AdapterAccount, AdapterUser } from "../../adapters.js"
+import { AccountNotLinked, MethodNotAllowed } from "../../errors.js"
+import { WebAuthnVerificationError } from "../webauthn/errors.js"
+import type { WebAuthnConfig } from "../../providers/webauthn.js"
+import type { ResponseInternal } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { sessionStrategy } from "../session/index.js"
+import { openChallenge } from "../webauthn/challenge.js"
+import { findUserByEmail, webauthnOptions } from "../webauthn/options.js"
+import { relyingParty } from "../webauthn/relying-party.js"
+import { parseResponse, verifyAuthentication, verifyRegistration } from "../webauthn/verify.js"
+import type { ProviderKind } from "./index.js"
+
+/**
+ * WebAuthn: `GET /webauthn-options/:id` issues a challenge; `POST /callback/:id` with
+ * `action` and `data` finishes a registration or an authentication. Unlike Auth.js, the
+ * callback is CSRF-checked (every client sends the token anyway).
+ */
+export const webauthnKind: ProviderKind<WebAuthnConfig> = {
+  options: webauthnOptions,
+  async callback(ctx, provider) {
+    if (ctx.method !== "POST") throw new MethodNotAllowed("WebAuthn sign-in is a POST to /callback/<id>")
+    await verifyCsrf(ctx)
+    const action = ctx.body?.action
+    if (action === "register") return register(ctx, provider)
+    if (action === "authenticate") return authenticate(ctx, provider)
+    throw new WebAuthnVerificationError('The action must be "register" or "authenticate"')
+  },
+}
+
+async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
+  const adapter = ctx.config.adapter!
+  const { response } = parseResponse<RegistrationResponseJSON>(ctx.body?.data)
+  const { challenge, state } = await openChallenge(ctx, provider.id, "register")
+  const registrant = state.registrant
+  if (!registrant) throw new WebAuthnVerificationError("The registration challenge names nobody")
+  const authenticator = await verifyRegistration(response, { challenge, rp: relyingParty(ctx, provider), provider })
+
+  // T61: a credential id is registered once, to one user.
+  const taken = (await adapter.getAuthenticator!(authenticator.credentialID)) ?? (await adapter.getAccount!(authenticator.providerAccountId, provider.id))
+  if (taken) throw new WebAuthnVerificationError("This credential is already registered")
+
+  // Who the passkey is for is re-checked now: the session or the address may have changed
+  // since the options were issued.
+  const current = await signedInUser(ctx)
+  let user: AdapterUser | { email: string; name?: string }
+  let isNewUser = false
+  if ("userId" in registrant) {
+    if (!current || current.id !== registrant.userId) throw new AccountNotLinked("The passkey was started for another session")
+    user = current
+  } else {
+    if (current) throw new AccountNotLinked("Signed in: add a passkey to the current account instead")
+    if (await findUserByEmail(ctx, registrant.email)) throw new AccountNotLinked("An account with this email exists; sign in to add a passkey")
+    user = { email: registrant.email, ...(registrant.name && { name: registrant.name }) }
+    isNewUser = true
+  }
+
+  const account = { provider: provider.id, type: "webauthn" as const, providerAccountId: authenticator.providerAccountId }
+  const redirect = await runSignInCallback(ctx, { user, account })
+  if (redirect) return { redirect }
+
+  const owner = "id" in user ? user : await createUser(ctx, { email: user.email, emailVerified: null, name: user.name ?? null, image: null })
+  // The authenticator goes first: its unique credential id settles a race between two
+  // registrations of one credential before any account row is written.
+  await adapter.createAuthenticator!({ ...authenticator, userId: owner.id })
+  const linked: AdapterAccount = { ...account, userId: owner.id }
+  await adapter.linkAccount!(linked)
+  await ctx.config.events.linkAccount({ user: owner, account: linked, profile: owner })
+  return establishSession(ctx, { user: owner, account: linked, isNewUser })
+}
+
+async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
+  const adapter = ctx.config.adapter!
+  const { response, credentialID } = parseResponse<AuthenticationResponseJSON>(ctx.body?.data)
+  // The challenge is consumed before anything else, so a failed attempt cannot be retried with it.
+  const { challenge, state } = await openChallenge(ctx, provider.id, "authenticate")
+
+  // T62: an unknown credential, or one that is not the named user's, fails like a bad signature.
+  const authenticator = await adapter.getAuthenticator!(credentialID)
+  if (!authenticator || (state.expectedUserId !== undefined && authenticator.userId !== state.expectedUserId)) {
+    throw new WebAuthnVerificationError("Unknown credential")
+  }
+  const { newCounter } = await verifyAuthentication(response, authenticator, { challenge, rp: relyingParty(ctx, provider), provider })
+  if (newCounter !== authenticator.counter) await adapter.updateAuthenticatorCounter!(authenticator.credentialID, newCounter)
+
+  const account = await adapter.getAccount!(authenticator.providerAccountId, provider.id)
+  const user = account && account.userId === authenticator.userId ? await adapter.getUser!(account.userId) : null
+  if (!account || !user) throw new WebAuthnVerificationError("The credential's account or user is gone")
+
+  const current = await sessionStrategy(ctx).currentUserId(ctx)
+  if (current && current !== user.id) throw new AccountNotLinked("The passkey belongs to another user than the signed-in one")
+
+  const redirect = await runSignInCallback(ctx, { user, account })
+  if (redirect) return { redirect }
+  return establishSession(ctx, { user, account, isNewUser: false })
+}
+
+async function signedInUser(ctx: RequestContext): Promise<AdapterUser | null> {
+  const id = await sessionStrategy(ctx).currentUserId(ctx)
+  return id ? ctx.config.adapter!.getUser!(id) : null
+}

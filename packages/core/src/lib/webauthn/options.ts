@@ -1,0 +1,126 @@
+import { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server"
+import type { AdapterAuthenticator, AdapterUser } from "../../adapters.js"
+import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig } from "../../providers/webauthn.js"
+import type { ResponseInternal } from "../../types.js"
+import type { RequestContext } from "../context.js"
+import { privateJsonHeaders } from "../http/response.js"
+import { sessionStrategy } from "../session/index.js"
+import { sealChallenge, type ChallengeState } from "./challenge.js"
+import { browserCredentialId, stringToTransports } from "./encoding.js"
+import { relyingParty } from "./relying-party.js"
+
+/** Who is asking for options: the signed-in user, a user named by email, or nobody known. */
+interface Requester {
+  signedIn: AdapterUser | null
+  /** The email from the query, normalised; `undefined` when none was given. */
+  email: string | undefined
+  /** The stored user with that email, if any. */
+  byEmail: AdapterUser | null
+}
+
+const json = (status: number, body: unknown): ResponseInternal => ({ status, headers: privateJsonHeaders, body })
+
+/**
+ * `GET /webauthn-options/:provider?action=register|authenticate[&email=…]`.
+ *
+ * Without `action`: `register` when the user is signed in (adding a passkey) or names an
+ * email nobody has (signing up), else `authenticate`. An explicit `register` must fit one
+ * of those two cases: registering a passkey onto someone else's existing account would
+ * take it over. Refusals are `400 {"error": …}`, like Auth.js.
+ */
+export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
+  const requested = ctx.query.action
+  if (requested !== undefined && requested !== "register" && requested !== "authenticate") {
+    return json(400, { error: "Invalid action" })
+  }
+  const email = ctx.query.email === undefined || ctx.query.email === "" ? undefined : normaliseEmail(ctx.query.email)
+  if (email === null) return json(400, { error: "Invalid email" })
+  const requester = await identify(ctx, email)
+  const action = requested ?? (requester.signedIn || (email && !requester.byEmail) ? "register" : "authenticate")
+  return action === "register" ? registration(ctx, provider, requester) : authentication(ctx, provider, requester)
+}
+
+async function identify(ctx: RequestContext, email: string | undefined): Promise<Requester> {
+  const adapter = ctx.config.adapter!
+  const userId = await sessionStrategy(ctx).currentUserId(ctx)
+  // A session whose user is not stored (e.g. a JWT from a credentials provider) cannot own a passkey.
+  const signedIn = userId ? await adapter.getUser!(userId) : null
+  const byEmail = email ? await findUserByEmail(ctx, email) : null
+  return { signedIn, email, byEmail }
+}
+
+async function registration(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, email, byEmail }: Requester): Promise<ResponseInternal> {
+  let registrant: ChallengeState["registrant"]
+  let user: { id?: string; email: string; name?: string | null }
+  if (signedIn) {
+    registrant = { userId: signedIn.id }
+    user = signedIn
+  } else if (email && !byEmail) {
+    // New accounts get the lower-cased address, as the email provider would store it.
+    registrant = { email: email.toLowerCase() }
+    user = { email: email.toLowerCase() }
+  } else {
+    return json(400, { error: "Invalid request" })
+  }
+  const rp = relyingParty(ctx, provider)
+  const existing = user.id ? await ctx.config.adapter!.listAuthenticatorsByUserId!(user.id) : []
+  const timeout = provider.registrationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
+  const options = await generateRegistrationOptions({
+    ...provider.registrationOptions,
+    timeout,
+    rpID: rp.id,
+    rpName: rp.name,
+    userName: user.email || user.id!,
+    userDisplayName: user.name ?? user.email ?? "",
+    // A fresh random handle per credential, as Auth.js does: the account is found from
+    // the credential id, so the handle never has to identify anyone.
+    userID: crypto.getRandomValues(new Uint8Array(32)),
+    excludeCredentials: existing.map(descriptor),
+    challenge: undefined,
+  })
+  const cookie = await sealChallenge(ctx, provider.id, options.challenge, { ceremony: "register", registrant }, timeout)
+  return { ...json(200, { action: "register", options }), cookies: [cookie] }
+}
+
+async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, byEmail }: Requester): Promise<ResponseInternal> {
+  const known = signedIn ?? byEmail
+  const rp = relyingParty(ctx, provider)
+  const allow = known ? await ctx.config.adapter!.listAuthenticatorsByUserId!(known.id) : []
+  const timeout = provider.authenticationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
+  const options = await generateAuthenticationOptions({
+    ...provider.authenticationOptions,
+    timeout,
+    rpID: rp.id,
+    // Empty means "any discoverable credential": the browser lists the user's passkeys.
+    allowCredentials: allow.length ? allow.map(descriptor) : undefined,
+    challenge: undefined,
+  })
+  const state: ChallengeState = { ceremony: "authenticate", ...(known && allow.length && { expectedUserId: known.id }) }
+  const cookie = await sealChallenge(ctx, provider.id, options.challenge, state, timeout)
+  return { ...json(200, { action: "authenticate", options }), cookies: [cookie] }
+}
+
+function descriptor(a: AdapterAuthenticator) {
+  return { id: browserCredentialId(a.credentialID), transports: stringToTransports(a.transports) as never }
+}
+
+/**
+ * Trims an address, or `null` when it cannot be one (one `@`, no spaces or control
+ * characters, at most 320 characters).
+ */
+export function normaliseEmail(value: string): string | null {
+  const email = value.trim()
+  if (email.length > 320 || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u.test(email)) return null
+  return email
+}
+
+/**
+ * The stored user with this address: as typed, else lower-cased (how the email provider
+ * stores addresses), so the same person is found whichever way they signed up.
+ */
+export async function findUserByEmail(ctx: RequestContext, email: string): Promise<AdapterUser | null> {
+  const adapter = ctx.config.adapter!
+  const exact = await adapter.getUserByEmail!(email)
+  if (exact || email.toLowerCase() === email) return exact
+  return adapter.getUserByEmail!(email.toLowerCase())
+}
