@@ -73,6 +73,51 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     expect(await page.textContent("#status")).toContain("not signed in")
   })
 
+  it("signs in by email with the link the demo's mail catcher prints", async () => {
+    const page = await browser.newPage()
+    const address = `reader-${Date.now()}@example.com`
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+    const form = page.locator('form[action$="/auth/signin/email"]')
+    await form.locator('input[name="email"]').fill(address)
+    await form.locator('button[type="submit"]').click()
+    await page.waitForURL(/\/auth\/verify-request/)
+    const printed = new RegExp(`\\[demo-smtp\\] sign-in link for ${address.replace(/[.]/g, "\\.")}: (\\S+)`)
+    await expect.poll(() => printed.exec(demo.output.join(""))?.[1], { timeout: 10_000 }).toBeTruthy()
+    const link = printed.exec(demo.output.join(""))![1]!
+    await page.goto(link)
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#user-email")).toBe(address)
+    // The link works once.
+    const again = await page.goto(link)
+    expect(again?.status()).toBe(403)
+  })
+
+  it("registers a passkey, signs out, and signs back in with it (virtual authenticator)", async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send("WebAuthn.enable")
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    })
+    const address = `passkey-${Date.now()}@example.com`
+    const usePasskey = async () => {
+      await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+      await page.locator('#passkey-form input[name="email"]').fill(address)
+      await page.getByRole("button", { name: "Sign in with Passkey" }).click()
+      await page.waitForURL(demo.url + "/")
+    }
+    await usePasskey()
+    expect(await page.textContent("#user-email")).toBe(address)
+    await page.goto(`${demo.url}/auth/signout`)
+    await page.getByRole("button", { name: /sign out/i }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("not signed in")
+    await usePasskey()
+    expect(await page.textContent("#user-email")).toBe(address)
+    await context.close()
+  })
+
   it("shows a generic error for a wrong password and stays signed out", async () => {
     const page = await browser.newPage()
     await page.goto(`${demo.url}/private`)

@@ -1,12 +1,12 @@
 import express from "express"
 import type { Adapter } from "@portcullis/core/adapters"
 import { ExpressAuth, getSession } from "@portcullis/express"
-import { authConfig, type DemoOidc } from "./auth.ts"
+import { authConfig, type DemoPeers } from "./auth.ts"
 import { homePage, privatePage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
-export function createApp(options: { secret: string; adapter?: Adapter; oidc?: DemoOidc }) {
-  const config = authConfig(options.secret, options.adapter, options.oidc)
+export function createApp(options: { secret: string; adapter?: Adapter } & DemoPeers) {
+  const config = authConfig(options.secret, options.adapter, options)
   const app = express()
   app.set("trust proxy", "loopback")
   app.use("/auth", ExpressAuth(config))

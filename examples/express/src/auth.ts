@@ -2,6 +2,8 @@ import { scryptSync, timingSafeEqual, randomBytes } from "node:crypto"
 import type { Adapter } from "@portcullis/core/adapters"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import Credentials from "@portcullis/core/providers/credentials"
+import Email from "@portcullis/core/providers/email"
+import Passkey from "@portcullis/core/providers/passkey"
 
 /**
  * The demo's one password user. A real app keeps users in its database; the point here is
@@ -28,7 +30,15 @@ export interface DemoOidc {
   clientSecret: string
 }
 
-export function authConfig(secret: string, adapter?: Adapter, oidc?: DemoOidc): ExpressAuthConfig {
+/** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
+export interface DemoPeers {
+  oidc?: DemoOidc
+  /** `smtp://127.0.0.1:<port>` of the demo mail catcher (demo-smtp.ts). */
+  smtpUrl?: string
+}
+
+export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers = {}): ExpressAuthConfig {
+  const { oidc, smtpUrl } = peers
   return {
     secret,
     // With an adapter, sessions are database rows (the cookie holds only a random token).
@@ -52,6 +62,11 @@ export function authConfig(secret: string, adapter?: Adapter, oidc?: DemoOidc): 
             },
           ]
         : []),
+      // Magic links need the adapter (tokens are stored hashed); the demo's mail catcher prints them.
+      ...(adapter && smtpUrl ? [Email({ server: smtpUrl, from: "Portcullis demo <demo@portcullis.dev>", maxAge: 10 * 60 })] : []),
+      // Passkeys need the adapter too (authenticators are stored). Autofill (conditional UI)
+      // is off so the button is the one way in, which keeps the demo easy to follow.
+      ...(adapter ? [Passkey({ enableConditionalUI: false })] : []),
       Credentials({
         name: "Demo account",
         credentials: {
@@ -65,6 +80,7 @@ export function authConfig(secret: string, adapter?: Adapter, oidc?: DemoOidc): 
         },
       }),
     ],
+    experimental: { enableWebAuthn: !!adapter },
     theme: { brandColor: "#4f46e5", colorScheme: "auto" },
   }
 }

@@ -7,6 +7,7 @@ import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
 import { createApp } from "./app.ts"
 import { startDemoOidcProvider } from "./demo-oidc.ts"
+import { startDemoSmtp } from "./demo-smtp.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const dataDir = process.env.DEMO_DATA_DIR ?? join(here, "..", "data")
@@ -45,13 +46,17 @@ const op = await startDemoOidcProvider({
   redirectUris: [`http://localhost:${port}/auth/callback/demo-oidc`, `http://127.0.0.1:${port}/auth/callback/demo-oidc`],
 })
 
-server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db), oidc: { issuer: op.issuer, ...oidcClient } }))
+// A mail catcher on loopback: "Sign in with Email" works offline; links are printed below.
+const smtp = await startDemoSmtp({ port: Number(process.env.DEMO_SMTP_PORT ?? 0) })
+
+server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db), oidc: { issuer: op.issuer, ...oidcClient }, smtpUrl: smtp.url }))
 console.log(`Portcullis demo listening on http://localhost:${port}`)
-console.log(`Sign in with demo / portcullis, or "Sign in with Demo OIDC" (login: demo, any password; provider at ${op.issuer})`)
+console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
+console.log(`with a passkey, or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     server.closeAllConnections()
-    server.close(() => void Promise.allSettled([op.close(), db.destroy()]).finally(() => process.exit(0)))
+    server.close(() => void Promise.allSettled([op.close(), smtp.close(), db.destroy()]).finally(() => process.exit(0)))
   })
 }

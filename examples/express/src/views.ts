@@ -20,7 +20,9 @@ export function homePage(session: Session | null): string {
       "Portcullis demo",
       `<h1>Portcullis demo</h1>
 <p id="status">You are not signed in.</p>
-<p>Sign in with the demo account <code>demo</code> / <code>portcullis</code>.</p>
+<p>Sign in with the demo account <code>demo</code> / <code>portcullis</code>, with the local
+OpenID provider (login <code>demo</code>, any password), with a passkey, or by email — the
+link is printed in the terminal that runs the demo.</p>
 <p><a class="button" id="sign-in" href="/auth/signin?callbackUrl=%2F">Sign in</a></p>`,
     )
   }
