@@ -3,6 +3,7 @@ import type { AuthAction } from "../../types.js"
 import { firstValue } from "../config/env.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { parseCookies } from "../cookies.js"
+import { readCapped } from "./body.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 export const BODY_LIMIT = 1024 * 1024
@@ -131,7 +132,7 @@ async function readBody(request: Request, raw: { params?: URLSearchParams }): Pr
   if (length > BODY_LIMIT) throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
   if (!request.body) return undefined
   const contentType = (request.headers.get("content-type") ?? "").toLowerCase()
-  const bytes = await readCapped(request.body)
+  const bytes = await readCapped(request.body, BODY_LIMIT, () => new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`))
   if (!bytes.length) return undefined
   if (contentType.includes("application/json")) {
     let parsed: unknown
@@ -160,29 +161,4 @@ async function readBody(request: Request, raw: { params?: URLSearchParams }): Pr
     }
   }
   return undefined
-}
-
-/** Reads a body stream, stopping as soon as it passes the limit (the declared length may lie). */
-async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = stream.getReader()
-  const parts: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > BODY_LIMIT) {
-      await reader.cancel().catch(() => {})
-      throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
-    }
-    parts.push(value)
-  }
-  if (parts.length === 1) return parts[0]!
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.byteLength
-  }
-  return out
 }

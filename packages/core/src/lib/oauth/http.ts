@@ -1,4 +1,5 @@
 import { InvalidEndpoints } from "../../errors.js"
+import { readCapped } from "../http/body.js"
 
 /** How long one back-channel request may take unless the provider sets `timeout`. */
 export const DEFAULT_TIMEOUT = 10_000
@@ -57,7 +58,7 @@ export function backChannelFetch(
     if (response.status === 0 || response.type === "opaqueredirect") {
       throw new BackChannelError(`${url.origin} answered with a redirect`, "redirect-status")
     }
-    const body = await readCapped(response)
+    const body = await readResponse(response)
     const nullBody = [101, 204, 205, 304].includes(response.status)
     return new Response(nullBody ? null : (body as Uint8Array<ArrayBuffer>), {
       status: response.status,
@@ -67,31 +68,11 @@ export function backChannelFetch(
   }
 }
 
-async function readCapped(response: Response): Promise<Uint8Array> {
-  const declared = Number(response.headers.get("content-length"))
-  if (declared > RESPONSE_LIMIT) {
+async function readResponse(response: Response): Promise<Uint8Array> {
+  const tooLarge = () => new BackChannelError(`The response is larger than ${RESPONSE_LIMIT} bytes`, "too-large")
+  if (Number(response.headers.get("content-length")) > RESPONSE_LIMIT) {
     await response.body?.cancel().catch(() => {})
-    throw new BackChannelError(`The response is larger than ${RESPONSE_LIMIT} bytes`, "too-large")
+    throw tooLarge()
   }
-  if (!response.body) return new Uint8Array()
-  const reader = response.body.getReader()
-  const parts: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > RESPONSE_LIMIT) {
-      await reader.cancel().catch(() => {})
-      throw new BackChannelError(`The response is larger than ${RESPONSE_LIMIT} bytes`, "too-large")
-    }
-    parts.push(value)
-  }
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.byteLength
-  }
-  return out
+  return response.body ? readCapped(response.body, RESPONSE_LIMIT, tooLarge) : new Uint8Array()
 }
