@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { raw, skipCSRFCheck } from "@portcullis/core"
+import { prepareConfig } from "../src/lib/config.js"
+import { testConfig } from "./helpers.js"
+
+describe("environment defaults", () => {
+  const bare = () => ({ ...testConfig(), secret: undefined, trustHost: undefined })
+
+  it("serves under /api/auth by default, or under the path of AUTH_URL / NEXTAUTH_URL", async () => {
+    expect((await prepareConfig(bare(), undefined, {})).handler.basePath).toBe("/api/auth")
+    expect((await prepareConfig(bare(), undefined, { AUTH_URL: "https://site.test/" })).handler.basePath).toBe("/api/auth")
+    expect((await prepareConfig(bare(), undefined, { NEXTAUTH_URL: "https://site.test/custom/auth/" })).handler.basePath).toBe("/custom/auth")
+    expect((await prepareConfig({ ...bare(), basePath: "/auth" }, undefined, { AUTH_URL: "https://site.test/x" })).handler.basePath).toBe("/auth")
+  })
+
+  it("takes secrets from AUTH_SECRET, else NEXTAUTH_SECRET, with AUTH_SECRET_1..3 first for rotation", async () => {
+    expect((await prepareConfig(bare(), undefined, { NEXTAUTH_SECRET: "legacy" })).handler.secret).toEqual(["legacy"])
+    const rotated = await prepareConfig(bare(), undefined, { AUTH_SECRET: "old", NEXTAUTH_SECRET: "ignored", AUTH_SECRET_1: "new" })
+    expect(rotated.handler.secret).toEqual(["new", "old"])
+    expect((await prepareConfig(testConfig(), undefined, { AUTH_SECRET: "env" })).handler.secret).toBe(testConfig().secret)
+  })
+
+  it("trusts the host in development and behind AUTH_URL, not in production by default", async () => {
+    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "development" })).handler.trustHost).toBe(true)
+    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "production" })).handler.trustHost).toBe(false)
+    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "production", AUTH_URL: "https://site.test" })).handler.trustHost).toBe(true)
+  })
+
+  it("never writes into the app's config, and keeps one prepared object per config (core caches by identity)", async () => {
+    const config = bare()
+    const a = await prepareConfig(config, undefined, { AUTH_SECRET: "s" })
+    const b = await prepareConfig(() => config, undefined, { AUTH_SECRET: "other" })
+    expect(config.secret).toBeUndefined()
+    expect(config).not.toHaveProperty("basePath")
+    expect(b).toBe(a)
+    expect(a.handler).not.toHaveProperty("raw")
+    expect(a.action).toMatchObject({ raw, skipCSRFCheck })
+  })
+})
+
+describe("package surface", () => {
+  const here = import.meta.dirname
+  it("re-exports every core provider under @portcullis/next/providers/*", () => {
+    const core = readdirSync(join(here, "../../core/src/providers")).filter((f) => f.endsWith(".ts") && f !== "index.ts")
+    const ours = readdirSync(join(here, "../src/providers"))
+    expect(ours.sort()).toEqual(core.sort())
+    for (const file of ours) {
+      const source = readFileSync(join(here, "../src/providers", file), "utf8")
+      const coreSource = readFileSync(join(here, "../../core/src/providers", file), "utf8")
+      expect(source, file).toContain(`export * from "@portcullis/core/providers/${file.replace(/\.ts$/, "")}"`)
+      expect(source.includes("export { default }"), file).toBe(/^export default /m.test(coreSource))
+    }
+  })
+
+  it("maps every export to a source file", () => {
+    const pkg = JSON.parse(readFileSync(join(here, "../package.json"), "utf8")) as { exports: Record<string, string | { default: string }> }
+    for (const [name, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string" || name.includes("*")) continue
+      const source = target.default.replace("./dist/", "../src/").replace(/\.js$/, "")
+      const exists = [".ts", ".tsx"].some((ext) => {
+        try {
+          readFileSync(join(here, source + ext))
+          return true
+        } catch {
+          return false
+        }
+      })
+      expect(exists, name).toBe(true)
+    }
+  })
+})
