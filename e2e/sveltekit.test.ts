@@ -1,0 +1,153 @@
+import { spawnSync } from "node:child_process"
+import { mkdirSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Browser, Page } from "playwright-core"
+import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
+import { startDemoOidcProvider, type DemoOidcProvider } from "../examples/express/src/demo-oidc.ts"
+
+const enabled = browserAvailable()
+const root = join(import.meta.dirname, "..")
+const exampleDir = join(root, "examples", "sveltekit")
+
+/** A free loopback port: the OpenID provider needs the app's callback URL before the app starts. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** The SvelteKit demo (adapter-node build of the built packages), driven in Debian's Chromium. */
+describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
+  let demo: Awaited<ReturnType<typeof startExample>>
+  let op: DemoOidcProvider
+  let browser: Browser
+  beforeAll(async () => {
+    // vitest sets NODE_ENV=test, which would make Vite build in development mode.
+    const build = spawnSync(process.execPath, [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--logLevel", "warn"], { cwd: exampleDir, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" } })
+    if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`)
+    const port = await freePort()
+    op = await startDemoOidcProvider({ port: 0, clientId: "demo-app", clientSecret: "demo-app-secret", redirectUris: [`http://127.0.0.1:${port}/auth/callback/demo-oidc`] })
+    demo = await startExample(join(exampleDir, "server.js"), { PORT: String(port), DEMO_OIDC_ISSUER: op.issuer, AUTH_SECRET: "e2e-sveltekit-secret-0123456789abcdef0123456789" })
+    browser = await launchChromium()
+  }, 180_000)
+  afterAll(async () => {
+    await browser?.close()
+    await demo?.stop()
+    await op?.close()
+  })
+
+  async function signedOutHome(): Promise<Page> {
+    const page = await browser.newPage()
+    await page.goto(demo.url)
+    expect(await page.textContent("#status")).toContain("Not signed in")
+    return page
+  }
+
+  async function signOutWithComponent(page: Page) {
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("Not signed in")
+    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
+  }
+
+  it("renders the SignIn component as a form posting to the /signin action", async () => {
+    const page = await signedOutHome()
+    const form = page.locator("#credentials-form")
+    expect(await form.getAttribute("method")).toBe("POST")
+    expect(await form.getAttribute("action")).toBe("/signin")
+    expect(await form.locator("input[name=providerId]").inputValue()).toBe("credentials")
+    await page.close()
+  })
+
+  it("signs in with credentials through the SignIn component, shows the session, signs out", async () => {
+    const page = await signedOutHome()
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: "Sign in with password" }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("Demo User")
+    expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" } })
+    mkdirSync(artifacts, { recursive: true })
+    await page.screenshot({ path: join(artifacts, "sveltekit-signed-in.png"), fullPage: true })
+    const session = (await page.context().cookies()).find((c) => c.name === "authjs.session-token")
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" })
+    await signOutWithComponent(page)
+    await page.close()
+  })
+
+  it("sends a wrong password back to the sign-in page with an error code", async () => {
+    const page = await signedOutHome()
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("wrong")
+    await page.getByRole("button", { name: "Sign in with password" }).click()
+    await page.waitForURL(/\/auth\/signin\?.*error=CredentialsSignin/)
+    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
+    await page.close()
+  })
+
+  it("signs in with the local OpenID provider and signs out", async () => {
+    const page = await signedOutHome()
+    await page.getByRole("button", { name: "Sign in with Demo OIDC" }).click()
+    await page.waitForURL((url) => url.href.startsWith(op.issuer))
+    await page.locator("input[name=login]").fill("demo")
+    await page.locator("input[name=password]").fill("anything")
+    await page.locator("button[type=submit]").click()
+    // The development consent screen, then back to the app.
+    await page.waitForURL((url) => url.href.startsWith(demo.url) || /consent|interaction/.test(url.pathname))
+    if (page.url().startsWith(op.issuer)) await page.locator("button[type=submit]").click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("Demo User")
+    expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { email: "demo@portcullis.dev" } })
+    await signOutWithComponent(page)
+    await page.close()
+  })
+
+  it("signs in and out with the client functions, which send the CSRF token", async () => {
+    const page = await browser.newPage()
+    const posts: { url: string; body: string }[] = []
+    page.on("request", (r) => {
+      if (r.method() === "POST") posts.push({ url: r.url(), body: r.postData() ?? "" })
+    })
+    await page.goto(`${demo.url}/client`)
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("wrong")
+    await page.getByRole("button", { name: "Sign in (client)" }).click()
+    await expect.poll(() => page.textContent("#message")).toContain("CredentialsSignin")
+
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: "Sign in (client)" }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("Demo User")
+    const signInPost = posts.find((p) => p.url.endsWith("/auth/callback/credentials"))!
+    expect(new URLSearchParams(signInPost.body).get("csrfToken")).toMatch(/^[0-9a-f]{64}$/)
+
+    await page.goto(`${demo.url}/client`)
+    await page.getByRole("button", { name: "Sign out (client)" }).click()
+    await page.waitForURL(demo.url + "/")
+    expect(await page.textContent("#status")).toContain("Not signed in")
+    const signOutPost = posts.find((p) => p.url.endsWith("/auth/signout"))!
+    expect(new URLSearchParams(signOutPost.body).get("csrfToken")).toMatch(/^[0-9a-f]{64}$/)
+    await page.close()
+  })
+
+  it("refuses a sign-out posted without the CSRF token", async () => {
+    const response = await fetch(`${demo.url}/auth/signout`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "callbackUrl=/" })
+    expect(response.status).not.toBe(200)
+    expect(response.headers.get("location") ?? "").not.toBe(`${demo.url}/`)
+  })
+
+  it("refuses a cross-site post to the sign-in form action", async () => {
+    const response = await fetch(`${demo.url}/signin`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      body: "providerId=credentials&username=demo&password=portcullis",
+    })
+    expect(response.status).toBe(403)
+    expect(response.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token"))).toBe(false)
+  })
+})

@@ -1,0 +1,179 @@
+/**
+ * Portcullis for Qwik City.
+ *
+ * `QwikAuth$((ev) => config)` returns the `onRequest` middleware (serves `/auth/*` and loads
+ * the session of every other request), the `useSession` route loader, and the `useSignIn`
+ * and `useSignOut` global actions. Export all four from a plugin file so Qwik City runs them.
+ *
+ * @example
+ * ```ts
+ * // src/routes/plugin@auth.ts
+ * import { QwikAuth$ } from "@portcullis/qwik"
+ * import GitHub from "@portcullis/core/providers/github"
+ *
+ * export const { onRequest, useSession, useSignIn, useSignOut } = QwikAuth$(() => ({ providers: [GitHub] }))
+ * ```
+ * ```tsx
+ * // a component
+ * const session = useSession()
+ * const signIn = useSignIn()
+ * return <Form action={signIn} reloadDocument>
+ *   <input type="hidden" name="providerId" value="github" />
+ *   <button>Sign in</button>
+ * </Form>
+ * ```
+ * @module
+ */
+import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
+import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
+import { Auth, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
+import { readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
+
+export type { Session } from "@portcullis/core"
+export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
+export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
+
+/** Configuration of {@link QwikAuth$}: the core configuration; `basePath` defaults to `/auth`. */
+export type QwikAuthConfig = Omit<AuthConfig, "raw">
+
+/** What {@link getSessionData} resolves to: the session and the cookies its check set. */
+export interface SessionData {
+  /** `Set-Cookie` values from the session check (a refreshed JWT, a cleared stale cookie). */
+  cookie: string[]
+  data: Session | null
+}
+
+const SESSION_KEY = "portcullis.session"
+
+/**
+ * The session of a request outside the hooks (an endpoint, another middleware), with the
+ * cookies the check produced for you to forward.
+ */
+export async function getSessionData(request: Request, config: QwikAuthConfig): Promise<SessionData> {
+  const cookie: string[] = []
+  const { session } = variants(config)
+  const data = await readSession(new URL(request.url).origin, request.headers.get("cookie"), session, (c) => cookie.push(serializeCookie(c)))
+  return { cookie, data }
+}
+
+/** The Auth.js name of {@link getSessionData}. */
+export const getSession = getSessionData
+
+/** Creates the Qwik City integration from a QRL of the config function (use {@link QwikAuth$}). */
+export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthConfig | PromiseLike<QwikAuthConfig>>) {
+  const perEvent = new WeakMap<object, Promise<Variants>>()
+  const configFor = (ev: RequestEventCommon): Promise<Variants> => {
+    // sharedMap is one object per request, shared by onRequest, loaders and actions.
+    let pending = perEvent.get(ev.sharedMap)
+    if (!pending) {
+      pending = Promise.resolve(configQrl(ev)).then(variants)
+      perEvent.set(ev.sharedMap, pending)
+    }
+    return pending
+  }
+
+  const onRequest: RequestHandler = async (ev) => {
+    const { http, session } = await configFor(ev)
+    if (underBasePath(ev.url.pathname, http.basePath!)) {
+      const response = await Auth(ev.request, http)
+      ev.status(response.status)
+      for (const [name, value] of response.headers) if (name !== "set-cookie") ev.headers.set(name, value)
+      // Set-Cookie lines go through untouched (Qwik's send(Response) would re-parse them).
+      for (const line of response.headers.getSetCookie()) ev.headers.append("set-cookie", line)
+      throw ev.send(response.status, new Uint8Array(await response.arrayBuffer()))
+    }
+    ev.sharedMap.set(SESSION_KEY, await readSession(ev.url.origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
+  }
+
+  const useSession = routeLoaderQrl(inlinedQrl((ev: RequestEventCommon) => (ev.sharedMap.get(SESSION_KEY) as Session | null | undefined) ?? null, "PortcullisUseSession"))
+
+  const useSignIn = globalActionQrl(
+    inlinedQrl(async (input: SignInInput, ev: RequestEvent) => {
+      const { action } = await configFor(ev)
+      assertSameOrigin(ev)
+      const { redirectTo: optionRedirect, redirect: _ignored, ...rest } = input.options ?? {}
+      const fields: Record<string, string> = {}
+      for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== null && k !== "csrfToken" && k !== "callbackUrl") fields[k] = String(v)
+      const target = await serverSignIn(
+        {
+          origin: ev.url.origin,
+          headers: ev.request.headers,
+          provider: input.providerId,
+          fields,
+          redirectTo: input.redirectTo ?? optionRedirect ?? currentPage(ev.url),
+          authorizationParams: Object.fromEntries(new URLSearchParams(input.authorizationParams ?? "")),
+        },
+        action,
+        cookieSink(ev),
+      )
+      throw ev.redirect(303, target)
+    }, "PortcullisUseSignIn"),
+    validatorQrl(inlinedQrl((ev: RequestEvent, data: unknown) => validateSignIn(data, ev.url.origin), "PortcullisValidateSignIn")),
+  )
+
+  const useSignOut = globalActionQrl(
+    inlinedQrl(async (input: SignOutInput, ev: RequestEvent) => {
+      const { action } = await configFor(ev)
+      assertSameOrigin(ev)
+      const target = await serverSignOut({ origin: ev.url.origin, headers: ev.request.headers, redirectTo: input.redirectTo ?? currentPage(ev.url) }, action, cookieSink(ev))
+      throw ev.redirect(303, target)
+    }, "PortcullisUseSignOut"),
+    validatorQrl(inlinedQrl((ev: RequestEvent, data: unknown) => validateSignOut(data, ev.url.origin), "PortcullisValidateSignOut")),
+  )
+
+  return { onRequest, useSession, useSignIn, useSignOut }
+}
+
+/**
+ * Creates the Qwik City integration. The config function runs once per request (it gets
+ * the request event: read `ev.env`, vary by host…); environment variables such as
+ * `AUTH_SECRET` are also read from `process.env` by core.
+ */
+export const QwikAuth$ = implicit$FirstArg(QwikAuthQrl)
+
+/** The page the action was posted from, without Qwik's `qaction` parameter. */
+function currentPage(url: URL): string {
+  const page = new URL(url)
+  page.searchParams.delete("qaction")
+  return page.href
+}
+
+/**
+ * The actions call core with its CSRF token check off, as Auth.js does: Qwik City's origin
+ * check (`checkOrigin`, on by default) refuses cross-site form posts first. This repeats it
+ * for sign-in and sign-out, in case an app turned Qwik's off.
+ */
+function assertSameOrigin(ev: RequestEventCommon): void {
+  const origin = ev.request.headers.get("origin")
+  if ((origin !== null && origin !== ev.url.origin) || ev.request.headers.get("sec-fetch-site") === "cross-site") {
+    throw ev.error(403, "Cross-site sign-in and sign-out are refused")
+  }
+}
+
+function cookieSink(ev: RequestEventCommon) {
+  return ({ name, value, options }: Cookie) => {
+    // Qwik writes string values as given; encode as core does in its own headers.
+    ev.cookie.set(name, encodeURIComponent(value), {
+      ...(options.domain !== undefined && { domain: options.domain }),
+      ...(options.expires !== undefined && { expires: options.expires }),
+      ...(options.maxAge !== undefined && { maxAge: options.maxAge }),
+      ...(options.httpOnly !== undefined && { httpOnly: options.httpOnly }),
+      ...(options.secure !== undefined && { secure: options.secure }),
+      ...(typeof options.sameSite === "string" ? { sameSite: options.sameSite } : options.sameSite === true ? { sameSite: "strict" as const } : {}),
+      path: options.path ?? "/",
+    })
+  }
+}
+
+function serializeCookie({ name, value, options }: Cookie): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${options.path ?? "/"}`]
+  if (options.maxAge !== undefined) parts.push(`Max-Age=${options.maxAge}`)
+  else if (options.expires) parts.push(`Expires=${options.expires.toUTCString()}`)
+  if (options.domain) parts.push(`Domain=${options.domain}`)
+  if (options.httpOnly) parts.push("HttpOnly")
+  if (options.secure) parts.push("Secure")
+  if (options.sameSite) parts.push(`SameSite=${options.sameSite === true ? "Strict" : options.sameSite[0]!.toUpperCase() + options.sameSite.slice(1)}`)
+  return parts.join("; ")
+}

@@ -1,0 +1,89 @@
+/**
+ * Portcullis for SolidStart.
+ *
+ * `SolidAuth(config)` returns the `GET` and `POST` handlers of a catch-all API route under
+ * `prefix` (default `/api/auth`); the base path of every endpoint is derived from it, so
+ * callback URLs, the built-in pages and `getSession` all agree on one place.
+ *
+ * @example
+ * ```ts
+ * // src/auth.ts
+ * import type { SolidAuthConfig } from "@portcullis/solid-start"
+ * import GitHub from "@portcullis/core/providers/github"
+ * export const authOptions: SolidAuthConfig = { providers: [GitHub] }
+ *
+ * // src/routes/api/auth/[...solidauth].ts
+ * import { SolidAuth } from "@portcullis/solid-start"
+ * import { authOptions } from "~/auth"
+ * export const { GET, POST } = SolidAuth(authOptions)
+ *
+ * // anywhere on the server ("use server" functions, API routes, middleware)
+ * import { getRequestEvent } from "solid-js/web"
+ * import { getSession } from "@portcullis/solid-start"
+ * const session = await getSession(getRequestEvent()!.request, authOptions)
+ * ```
+ * @module
+ */
+import { Auth, type AuthConfig, type Session } from "@portcullis/core"
+
+export type { Session } from "@portcullis/core"
+export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+
+/** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
+export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
+  /**
+   * Path of the catch-all route (`src/routes/api/auth/[...solidauth].ts` → `/api/auth`).
+   * Becomes `basePath` unless that is set too. Default `/api/auth`.
+   */
+  prefix?: string
+}
+
+/** The part of SolidStart's `APIEvent` the handlers read. */
+export interface SolidAuthEvent {
+  request: Request
+}
+
+export type SolidAuthHandler = (event: SolidAuthEvent) => Promise<Response>
+
+const coreConfigs = new WeakMap<SolidAuthConfig, AuthConfig>()
+
+/** The core configuration of `config`, one object per config so core resolves it once. */
+function coreConfig(config: SolidAuthConfig): AuthConfig {
+  let core = coreConfigs.get(config)
+  if (!core) {
+    const { prefix = "/api/auth", ...rest } = config
+    core = { ...rest, basePath: (config.basePath ?? prefix).replace(/\/+$/, "") }
+    coreConfigs.set(config, core)
+  }
+  return core
+}
+
+/**
+ * Route handlers for every Portcullis endpoint, including `webauthn-options`. Mount them on a
+ * catch-all route at `prefix`; a request for an unknown action gets core's 400 answer.
+ */
+export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POST: SolidAuthHandler } {
+  const core = coreConfig(config)
+  const handler: SolidAuthHandler = (event) => Auth(event.request, core)
+  return { GET: handler, POST: handler }
+}
+
+/**
+ * The session of a request, or `null`. Only the request's cookies are forwarded to core, and
+ * the endpoint is found from `prefix`/`basePath` (Auth.js hard-codes `/api/auth`).
+ * A cookie refresh the session check may produce is not sent (there is no response here);
+ * the browser's next `<prefix>/session` call refreshes it.
+ *
+ * @throws Error when core answers with an error (a configuration problem, for instance).
+ */
+export async function getSession(request: Request, options: SolidAuthConfig): Promise<Session | null> {
+  const core = coreConfig(options)
+  const headers = new Headers()
+  const cookie = request.headers.get("cookie")
+  if (cookie) headers.set("cookie", cookie)
+  const url = new URL(`${core.basePath}/session`, request.url)
+  const response = await Auth(new Request(url, { headers }), core)
+  const data = (await response.json().catch(() => null)) as (Session & { message?: string }) | null
+  if (response.status !== 200) throw new Error(data?.message ?? `Session request failed with ${response.status}`)
+  return data && Object.keys(data).length ? data : null
+}

@@ -1,0 +1,141 @@
+/**
+ * Portcullis for SvelteKit.
+ *
+ * `SvelteKitAuth(config)` returns a `handle` hook that answers every request under the
+ * base path (`/auth` by default) and gives each request `event.locals.auth()`, plus the
+ * `signIn` and `signOut` form actions the `SignIn` and `SignOut` components post to.
+ *
+ * @example
+ * ```ts
+ * // src/auth.ts
+ * import { SvelteKitAuth } from "@portcullis/sveltekit"
+ * import GitHub from "@portcullis/core/providers/github"
+ *
+ * export const { handle, signIn, signOut } = SvelteKitAuth({ providers: [GitHub] })
+ *
+ * // src/hooks.server.ts
+ * export { handle } from "./auth"
+ *
+ * // src/routes/signin/+page.server.ts
+ * import { signIn } from "../../auth"
+ * export const actions = { default: signIn }
+ *
+ * // src/routes/+layout.server.ts
+ * export const load = async (event) => ({ session: await event.locals.auth() })
+ * ```
+ * @module
+ */
+import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
+import type { AuthConfig, Cookie, Session } from "@portcullis/core"
+import { Auth } from "@portcullis/core"
+import { readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+
+export type { Session } from "@portcullis/core"
+export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+
+/** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
+export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
+
+declare global {
+  namespace App {
+    interface Locals {
+      /** The session of this request, or `null`. Set by the Portcullis `handle` hook. */
+      auth(): Promise<Session | null>
+    }
+  }
+}
+
+/** A SvelteKit form action that never returns: it redirects (303) or throws. */
+export type AuthAction = (event: RequestEvent) => Promise<never>
+
+export interface SvelteKitAuthResult {
+  /** The `handle` hook: serves `<basePath>/*` and sets `event.locals.auth`. */
+  handle: Handle
+  /**
+   * Form action for the sign-in page (`export const actions = { default: signIn }`).
+   * Fields: `providerId`; `redirectTo`; `authorizationParams-<name>` (passed to the
+   * provider's authorization URL); anything else (credentials) goes to the provider.
+   */
+  signIn: AuthAction
+  /** Form action for the sign-out page. Field: `redirectTo`. */
+  signOut: AuthAction
+}
+
+/**
+ * Creates the SvelteKit integration.
+ *
+ * `config` may be a function of the request event (async allowed), called once per request,
+ * to vary the configuration by request or read secrets from `$env/dynamic/private`.
+ * Environment variables (`AUTH_SECRET`, `AUTH_URL`, `AUTH_<PROVIDER>_ID`…) are read from
+ * `process.env` by core.
+ */
+export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEvent) => PromiseLike<SvelteKitAuthConfig> | SvelteKitAuthConfig)): SvelteKitAuthResult {
+  const fixed = typeof config === "function" ? undefined : variants(config)
+  const perEvent = new WeakMap<RequestEvent, Promise<Variants>>()
+  const configFor = (event: RequestEvent): Promise<Variants> => {
+    if (fixed) return Promise.resolve(fixed)
+    let pending = perEvent.get(event)
+    if (!pending) {
+      pending = Promise.resolve((config as (event: RequestEvent) => PromiseLike<SvelteKitAuthConfig>)(event)).then(variants)
+      perEvent.set(event, pending)
+    }
+    return pending
+  }
+
+  const handle: Handle = async ({ event, resolve }) => {
+    const { http, session } = await configFor(event)
+    // `??=` so an app (or a test) can install its own before this hook runs.
+    event.locals.auth ??= () => readSession(event.url.origin, event.request.headers.get("cookie"), session, cookieSink(event))
+    if (underBasePath(event.url.pathname, http.basePath!)) return Auth(event.request, http)
+    return resolve(event)
+  }
+
+  const signIn: AuthAction = async (event) => {
+    const { action } = await configFor(event)
+    assertSameOrigin(event)
+    const form = await event.request.formData()
+    const fields: Record<string, string> = {}
+    const authorizationParams: Record<string, string> = {}
+    let provider: string | undefined
+    let redirectTo: string | undefined
+    for (const [name, value] of form) {
+      if (typeof value !== "string") continue
+      if (name === "providerId") provider = value || undefined
+      else if (name === "redirectTo" || name === "callbackUrl") redirectTo = value || undefined
+      else if (name.startsWith("authorizationParams-")) authorizationParams[name.slice("authorizationParams-".length)] = value
+      else if (name !== "redirect" && name !== "csrfToken") fields[name] = value
+    }
+    const target = await serverSignIn({ origin: event.url.origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, action, cookieSink(event))
+    redirect(303, target)
+  }
+
+  const signOut: AuthAction = async (event) => {
+    const { action } = await configFor(event)
+    assertSameOrigin(event)
+    const form = await event.request.formData()
+    const redirectTo = (form.get("redirectTo") ?? form.get("callbackUrl")) as string | null
+    const target = await serverSignOut({ origin: event.url.origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined }, action, cookieSink(event))
+    redirect(303, target)
+  }
+
+  return { handle, signIn, signOut }
+}
+
+/**
+ * The form actions call core with its CSRF token check off, as Auth.js does: SvelteKit's
+ * own origin check (`csrf.checkOrigin`) refuses cross-site form posts before they get here.
+ * This repeats that check, so an app that turned SvelteKit's off still has it for sign-in
+ * and sign-out (a cross-site sign-in is login CSRF; a cross-site sign-out is a nuisance).
+ */
+function assertSameOrigin(event: RequestEvent): void {
+  const origin = event.request.headers.get("origin")
+  if (origin !== null && origin !== event.url.origin) error(403, "Cross-site sign-in and sign-out are refused")
+  if (event.request.headers.get("sec-fetch-site") === "cross-site") error(403, "Cross-site sign-in and sign-out are refused")
+}
+
+function cookieSink(event: RequestEvent) {
+  return ({ name, value, options }: Cookie) => {
+    // Core encodes values itself when it writes headers; SvelteKit's default encoder does the same.
+    event.cookies.set(name, value, { ...options, path: options.path ?? "/" })
+  }
+}
