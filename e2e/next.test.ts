@@ -177,6 +177,7 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
     const context = await browser.newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/signin?callbackUrl=/protected`)
+    await page.waitForSelector('section[data-ready="true"]')
     await page.fill("#client-username", "demo")
     await page.fill("#client-password", "nope")
     await page.click("#client-sign-in")

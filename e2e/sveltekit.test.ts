@@ -113,6 +113,7 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
       if (r.method() === "POST") posts.push({ url: r.url(), body: r.postData() ?? "" })
     })
     await page.goto(`${demo.url}/client`)
+    await page.waitForSelector('main[data-ready="true"]')
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("wrong")
     await page.getByRole("button", { name: "Sign in (client)" }).click()
@@ -126,6 +127,7 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
     expect(new URLSearchParams(signInPost.body).get("csrfToken")).toMatch(/^[0-9a-f]{64}$/)
 
     await page.goto(`${demo.url}/client`)
+    await page.waitForSelector('main[data-ready="true"]')
     await page.getByRole("button", { name: "Sign out (client)" }).click()
     await page.waitForURL(demo.url + "/")
     expect(await page.textContent("#status")).toContain("Not signed in")

@@ -1,12 +1,15 @@
 "use client"
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import { signIn } from "@portcullis/next/react"
 
 /** The same sign-in from the browser: signIn(…, { redirect: false }) reports errors in place. */
 export function ClientSignIn({ redirectTo }: { redirectTo: string }) {
   const [message, setMessage] = useState<string>()
+  // Marks the form interactive: before hydration a click would submit it natively.
+  const [ready, setReady] = useState(false)
+  useEffect(() => setReady(true), [])
   return (
-    <section>
+    <section data-ready={ready}>
       <h2>From the browser</h2>
       <form
         className="stack"
