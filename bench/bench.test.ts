@@ -1,12 +1,14 @@
 /**
  * Keeps the bench harness from rotting: the Portcullis bench server (built packages, real
- * node:http, random port) signs a user in and serves their session. No timing here.
+ * node:http, random port) signs a user in and serves their session, and the database-session
+ * server serves a session row and reports its adapter writes. No timing here.
  */
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createBenchDatabase, type BenchDatabase } from "./db.ts"
 import { getSession, isBenchSession, signIn, startServer, type RunningServer } from "./harness.ts"
-import { BENCH_USER } from "./shared.ts"
+import { BENCH_USER, DB_ENV } from "./shared.ts"
 
 const builtCore = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url))
 
@@ -42,5 +44,34 @@ describe("bench server (portcullis)", () => {
     const anonymous = await getSession(server.url, "")
     expect(anonymous.status).toBe(200)
     expect(isBenchSession(anonymous.session)).toBe(false)
+  })
+})
+
+describe("bench server (portcullis-sqlite, database sessions)", () => {
+  let database: BenchDatabase
+  let server: RunningServer
+
+  beforeAll(async () => {
+    database = await createBenchDatabase("sqlite")
+  })
+
+  afterAll(async () => {
+    await server?.stop()
+    await database?.close()
+  })
+
+  it("serves the session row written through the adapter, without writing to the database", async () => {
+    const cookie = await database.newSession()
+    server = await startServer("portcullis-sqlite", { env: { [DB_ENV]: JSON.stringify(database.spec) } })
+
+    const first = await getSession(server.url, cookie)
+    expect(first.status).toBe(200)
+    expect(isBenchSession(first.session)).toBe(true)
+    // 30 days left and updateAge 24 h: neither a new cookie nor an updateSession.
+    expect(first.reissued).toBe(false)
+    expect(isBenchSession((await getSession(server.url, cookie)).session)).toBe(true)
+
+    await server.stop()
+    expect(server.stats?.writes).toEqual({})
   })
 })

@@ -7,8 +7,10 @@
  * which is how apps use them (and what lets Portcullis resolve it once).
  */
 import type { AuthConfig as AuthjsConfig } from "@auth/core"
+import type { Adapter as AuthjsAdapter } from "@auth/core/adapters"
 import AuthjsCredentials from "@auth/core/providers/credentials"
 import type { AuthConfig as PortcullisConfig } from "@portcullis/core"
+import type { Adapter } from "@portcullis/core/adapters"
 import Credentials from "@portcullis/core/providers/credentials"
 import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, SECRET } from "./shared.ts"
 
@@ -40,5 +42,34 @@ export function authjsConfig(): AuthjsConfig {
     trustHost: true,
     session: { strategy: "jwt" },
     providers: [AuthjsCredentials({ credentials: fields, authorize })],
+  }
+}
+
+/**
+ * Database sessions: both libraries get the same adapter object (one `SqlAdapter`, the
+ * same method for method) and their defaults (30 days maxAge, 24 h updateAge). No
+ * provider: the bench writes the session row itself, and Auth.js refuses credentials
+ * sign-in with database sessions anyway.
+ */
+export function portcullisDbConfig(adapter: Adapter): PortcullisConfig {
+  return {
+    secret: SECRET,
+    basePath: BASE_PATH,
+    trustHost: true,
+    adapter,
+    session: { strategy: "database" },
+    providers: [],
+  }
+}
+
+/** @auth/core with database sessions on the same adapter (the interface is Auth.js's). */
+export function authjsDbConfig(adapter: Adapter): AuthjsConfig {
+  return {
+    secret: SECRET,
+    basePath: BASE_PATH,
+    trustHost: true,
+    adapter: adapter as unknown as AuthjsAdapter,
+    session: { strategy: "database" },
+    providers: [],
   }
 }

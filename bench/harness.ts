@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, STATS_PREFIX, type Target } from "./shared.ts"
 
 const SERVER_SCRIPT = fileURLToPath(new URL("./server.ts", import.meta.url))
 const SESSION_COOKIE = "authjs.session-token"
@@ -15,18 +15,22 @@ export interface RunningServer {
   child: ChildProcess
   /** Set once the process has exited, with its code or signal. */
   exited: { code: number | null; signal: NodeJS.Signals | null } | undefined
-  /** Asks the server to exit (SIGTERM) and waits for it. */
+  /** What the server reported on shutdown (`STATS` line); set once `stop()` resolved. */
+  stats: { writes: Record<string, number> } | undefined
+  /** Asks the server to exit (SIGTERM) and waits for it (and its output). */
   stop(): Promise<void>
 }
 
 /** Starts `node bench/server.ts <target> 0` and resolves once it listens. */
-export function startServer(target: Target, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<RunningServer> {
+export function startServer(target: Target, options: { execArgv?: string[]; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
   // Node 22.6-22.17 strip types only behind a flag; 22.18+ and 24 do it by default.
   const strip = (process.features as { typescript?: unknown }).typescript ? [] : ["--experimental-strip-types"]
   const child = spawn(process.execPath, [...strip, ...(options.execArgv ?? []), SERVER_SCRIPT, target, "0"], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: options.env ? { ...process.env, ...options.env } : process.env,
   })
-  const exitPromise = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  // "close": the process exited and its stdout is drained (the STATS line is in).
+  const closePromise = new Promise<void>((resolve) => child.once("close", () => resolve()))
   return new Promise((resolve, reject) => {
     let buffered = ""
     const timer = setTimeout(() => {
@@ -38,11 +42,11 @@ export function startServer(target: Target, options: { execArgv?: string[]; time
       url: "",
       child,
       exited: undefined,
+      stats: undefined,
       async stop() {
-        if (running.exited) return
-        child.kill("SIGTERM")
+        if (!running.exited) child.kill("SIGTERM")
         const hard = setTimeout(() => child.kill("SIGKILL"), 5_000)
-        await exitPromise
+        await closePromise
         clearTimeout(hard)
       },
     }
@@ -57,16 +61,21 @@ export function startServer(target: Target, options: { execArgv?: string[]; time
     })
     child.stdout!.setEncoding("utf8")
     child.stdout!.on("data", (chunk: string) => {
-      if (running.url) {
-        process.stdout.write(chunk)
-        return
-      }
       buffered += chunk
-      const match = /^LISTENING (\d+)$/m.exec(buffered)
-      if (match) {
-        clearTimeout(timer)
-        running.url = `http://127.0.0.1:${match[1]}`
-        resolve(running)
+      let newline: number
+      while ((newline = buffered.indexOf("\n")) !== -1) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        const listening = running.url ? null : /^LISTENING (\d+)$/.exec(line)
+        if (listening) {
+          clearTimeout(timer)
+          running.url = `http://127.0.0.1:${listening[1]}`
+          resolve(running)
+        } else if (line.startsWith(STATS_PREFIX)) {
+          running.stats = JSON.parse(line.slice(STATS_PREFIX.length))
+        } else {
+          process.stdout.write(`${line}\n`)
+        }
       }
     })
   })
