@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import type { Kysely } from "kysely"
+import { CompiledQuery, type Kysely } from "kysely"
 import type { Adapter } from "@portcullis/core/adapters"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
@@ -47,6 +47,14 @@ export interface SqlAdapterOptions {
  */
 export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Adapter {
   const t = resolveTables(options.tables)
+  // One round trip: session columns are aliased so they cannot clash with the user's.
+  const sessionAndUserQuery = (sessionToken: string) =>
+    db.selectFrom(`${t.sessions} as s`)
+      .innerJoin(`${t.users} as u`, "u.id", "s.userId")
+      .selectAll("u")
+      .select(["s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
+      .where("s.sessionToken", "=", sessionToken)
+  let sessionAndUserSql: string | undefined
   const supportsReturning = db.getExecutor().adapter.supportsReturning
 
   /**
@@ -138,13 +146,11 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       return { sessionToken: session.sessionToken, userId: session.userId, expires: session.expires }
     },
     async getSessionAndUser(sessionToken) {
-      // One round trip: session columns are aliased so they cannot clash with the user's.
-      const row = await db.selectFrom(`${t.sessions} as s`)
-        .innerJoin(`${t.users} as u`, "u.id", "s.userId")
-        .selectAll("u")
-        .select(["s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
-        .where("s.sessionToken", "=", sessionToken)
-        .executeTakeFirst()
+      // The hottest query of all (every session check): built and compiled once, then run
+      // with each token as its only parameter.
+      sessionAndUserSql ??= sessionAndUserQuery("").compile().sql
+      const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(sessionAndUserSql, [sessionToken]))
+      const row = rows[0]
       if (!row) return null
       return {
         session: sessionFromRow({ sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires }),

@@ -48,11 +48,28 @@ function wrapStatement(statement: StatementSync): SqliteStatement {
  * ```
  */
 export function nodeSqliteDatabase(database: DatabaseSync): SqliteDatabase {
+  // Preparing is a large share of a small query's cost, and an adapter issues the same few
+  // statements over and over: keep them. Reuse is safe because `all` and `run` finish
+  // synchronously; SQLite re-prepares a kept statement by itself after a schema change.
+  const statements = new Map<string, SqliteStatement>()
   return {
-    prepare: (sql) => wrapStatement(database.prepare(sql)),
-    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql)
+      if (!statement) {
+        statement = wrapStatement(database.prepare(sql))
+        if (statements.size >= STATEMENT_CACHE_LIMIT) statements.delete(statements.keys().next().value!)
+        statements.set(sql, statement)
+      }
+      return statement
+    },
+    close: () => {
+      statements.clear()
+      database.close()
+    },
   }
 }
+
+const STATEMENT_CACHE_LIMIT = 256
 
 /**
  * Opens (creating if needed) a SQLite file through `node:sqlite` and wraps it in Kysely.

@@ -317,7 +317,10 @@ function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerI
             logger.error(new EventError(`The ${name} event handler threw`, e as Error))
           }
         }
-      : async () => {}
+      : noopEvent
   }
   return out as unknown as EventCallbacks
 }
+
+/** The handler of events the app did not subscribe to; hot paths skip calling it. */
+export const noopEvent = async (_message: unknown): Promise<void> => {}

@@ -72,7 +72,7 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
   if (route.provider === "required" && !providerId) throw new UnknownAction(`The ${action} action needs a provider: ${action}/<provider>`)
 
   const origin = resolveOrigin(url, request.headers, config)
-  const effectiveUrl = new URL(url.pathname + url.search, origin)
+  const effectiveUrl = origin === url.origin ? url : new URL(url.pathname + url.search, origin)
   const form: { params?: URLSearchParams } = {}
   const body = method === "POST" ? await readBody(request, form) : undefined
   return {
@@ -118,10 +118,13 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): string {
   if (config.siteUrl) return config.siteUrl.origin
   if (!config.trustHost) throw new UntrustedHost("Host must be trusted")
+  const forwardedHost = headers.get("x-forwarded-host")
+  const forwardedProto = headers.get("x-forwarded-proto")
+  if (forwardedHost === null && forwardedProto === null) return url.origin
   // The request URL already carries the Host the server saw; only a trusted proxy's
   // forwarded host may replace it.
-  const host = firstValue(headers.get("x-forwarded-host")) ?? url.host
-  const proto = (firstValue(headers.get("x-forwarded-proto")) ?? url.protocol).replace(/:$/, "").toLowerCase()
+  const host = firstValue(forwardedHost) ?? url.host
+  const proto = (firstValue(forwardedProto) ?? url.protocol).replace(/:$/, "").toLowerCase()
   if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
   if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
   return new URL(`${proto}://${host}`).origin

@@ -34,6 +34,12 @@ export const privateJsonHeaders: Record<string, string> = {
  * `X-Auth-Return-Redirect`, a redirect becomes `200 {"url": …}` for fetch-based clients.
  */
 export function toResponse(internal: ResponseInternal, cookies: Cookie[], returnRedirect: boolean): Response {
+  // The common answer (a JSON body, its headers as a plain object, no cookies) needs no
+  // Headers object of our own: Response builds one anyway.
+  if (!internal.redirect && !cookies.length && internal.body !== undefined && isPlainJsonHeaders(internal.headers)) {
+    const body = internal.body
+    return new Response(JSON.stringify(body), { status: internal.status ?? 200, headers: internal.headers })
+  }
   const headers = new Headers(internal.headers)
   for (const c of cookies) headers.append("Set-Cookie", serializeCookie(c.name, c.value, c.options))
   if (internal.redirect) {
@@ -55,6 +61,11 @@ export function toResponse(internal: ResponseInternal, cookies: Cookie[], return
     payload = JSON.stringify(body)
   }
   return new Response(payload, { status: internal.status ?? 200, headers })
+}
+
+function isPlainJsonHeaders(headers: ResponseInternal["headers"]): headers is Record<string, string> {
+  if (!headers || headers instanceof Headers || Array.isArray(headers)) return false
+  return (headers as Record<string, string>)["Content-Type"] === "application/json"
 }
 
 function isJson(headers: Headers) {

@@ -1,8 +1,9 @@
-import type { AdapterSession } from "../../adapters.js"
+import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js"
 import { SessionTokenError, SignOutError } from "../../errors.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
+import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./index.js"
 
 /**
@@ -19,7 +20,7 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[name]
     if (!sessionToken) return { body: null }
     try {
-      const found = await adapter.getSessionAndUser!(sessionToken)
+      const found = await lookup(adapter, sessionToken)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       let { session } = found
       const { user } = found
@@ -29,7 +30,7 @@ export const databaseStrategy: SessionStrategy = {
         return { body: null, cookies: [expireCookie(name, options)] }
       }
       const cookies: Cookie[] = []
-      const extended = await extendIfDue(ctx, session, now)
+      const extended = isDue(ctx, session, now) ? await extend(ctx, session, now) : null
       if (extended) {
         session = extended
         cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
@@ -46,7 +47,7 @@ export const databaseStrategy: SessionStrategy = {
             ...(update ? { trigger: "update" as const } : {}),
           } as any)
         : defaultSession
-      await config.events.session({ session: body, token: undefined as never })
+      if (config.events.session !== noopEvent) await config.events.session({ session: body, token: undefined as never })
       return { body, cookies }
     } catch (error) {
       // A database outage must not sign everyone out: answer null, keep the cookie.
@@ -97,19 +98,42 @@ export const databaseStrategy: SessionStrategy = {
   },
 }
 
+const lookups = new Map<string, Promise<{ session: AdapterSession; user: AdapterUser } | null>>()
+
+/**
+ * `getSessionAndUser`, with concurrent checks of one session sharing a single query (a
+ * page that fires ten API calls at once costs one read, not ten). Nothing is kept once the
+ * query settles, so no answer is older than the request that asked; each caller gets its
+ * own copy, since callbacks may change what they receive.
+ */
+async function lookup(adapter: Adapter, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+  const shared = lookups.get(sessionToken)
+  if (shared) {
+    const found = await shared
+    return found && structuredClone(found)
+  }
+  // The request that started the query keeps the original; those that joined get copies.
+  const pending = Promise.resolve(adapter.getSessionAndUser!(sessionToken)).finally(() => lookups.delete(sessionToken))
+  lookups.set(sessionToken, pending)
+  return pending
+}
+
 const inFlight = new Map<string, Promise<AdapterSession | null>>()
 const recentlyExtended = new Map<string, { expires: Date; until: number }>()
 const RECENT_LIMIT = 10_000
 
 /**
- * Pushes `expires` to now + maxAge when the last extension is older than `updateAge`.
+ * Pushes `expires` to now + maxAge (called when the last extension is older than `updateAge`).
  * Concurrent checks share one write, and checks that read the row just before that write
  * landed reuse its result instead of writing again.
  */
-async function extendIfDue(ctx: RequestContext, session: AdapterSession, now: number): Promise<AdapterSession | null> {
+function isDue(ctx: RequestContext, session: AdapterSession, now: number): boolean {
   const { maxAge, updateAge } = ctx.config.session
-  const dueAt = session.expires.getTime() - maxAge * 1000 + updateAge * 1000
-  if (dueAt > now) return null
+  return session.expires.getTime() - maxAge * 1000 + updateAge * 1000 <= now
+}
+
+async function extend(ctx: RequestContext, session: AdapterSession, now: number): Promise<AdapterSession | null> {
+  const { maxAge, updateAge } = ctx.config.session
   const token = session.sessionToken
   const recent = recentlyExtended.get(token)
   if (recent && recent.until > now && recent.expires > session.expires) return { ...session, expires: recent.expires }

@@ -4,6 +4,7 @@ import { decodeOrThrow, deriveKey, type JWT } from "../../jwt.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { clearChunked, readChunked, writeChunked } from "../cookies.js"
+import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./index.js"
 import { VerifiedTokenCache } from "./token-cache.js"
 
@@ -56,7 +57,7 @@ export const jwtStrategy: SessionStrategy = {
       const session = config.callbacks.session
         ? await config.callbacks.session({ session: defaultSession, token, ...(update ? { newSession: update.data, trigger: "update" as const } : {}) } as any)
         : defaultSession
-      await config.events.session({ session, token })
+      if (config.events.session !== noopEvent) await config.events.session({ session, token })
       return { body: session, cookies }
     } catch (error) {
       config.logger.error(new JWTSessionError("The session token could not be used", error as Error))
