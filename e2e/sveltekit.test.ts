@@ -60,6 +60,24 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
     expect(await form.getAttribute("method")).toBe("POST")
     expect(await form.getAttribute("action")).toBe("/signin")
     expect(await form.locator("input[name=providerId]").inputValue()).toBe("credentials")
+    // The double-submit token: the hidden field matches the token inside the CSRF cookie.
+    const token = await form.locator("input[name=csrfToken]").inputValue()
+    expect(token).toMatch(/^[0-9a-f]{64}$/)
+    const cookie = (await page.context().cookies()).find((c) => c.name === "authjs.csrf-token")!
+    expect(decodeURIComponent(cookie.value).split("|")[0]).toBe(token)
+    await page.close()
+  })
+
+  it("refuses a component form whose CSRF token was tampered with", async () => {
+    const page = await signedOutHome()
+    await page.locator("#credentials-form input[name=csrfToken]").evaluate((input: HTMLInputElement) => {
+      input.value = "0".repeat(64)
+    })
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: "Sign in with password" }).click()
+    await page.waitForURL(/error=MissingCSRF/)
+    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
     await page.close()
   })
 

@@ -104,11 +104,32 @@ export async function serverSignIn(input: ServerSignInInput, config: AuthConfig,
   return post(url, input.headers, body, config, setCookie)
 }
 
-/** Runs a sign-out on the server and returns where the browser goes next. */
-export async function serverSignOut(input: { origin: string; headers: Headers; redirectTo: string | undefined }, config: AuthConfig, setCookie: CookieSink): Promise<string> {
+/**
+ * Runs a sign-out on the server and returns where the browser goes next. With `csrfToken`
+ * (from a form that carried one), core checks it against the browser's CSRF cookie.
+ */
+export async function serverSignOut(input: { origin: string; headers: Headers; redirectTo: string | undefined; csrfToken?: string }, config: AuthConfig, setCookie: CookieSink): Promise<string> {
   const callbackUrl = input.redirectTo || input.headers.get("referer") || "/"
   const url = new URL(`${config.basePath}/signout`, input.origin)
-  return post(url, input.headers, new URLSearchParams({ callbackUrl }), config, setCookie)
+  const body = new URLSearchParams({ callbackUrl })
+  if (input.csrfToken) body.set("csrfToken", input.csrfToken)
+  return post(url, input.headers, body, config, setCookie)
+}
+
+/**
+ * The browser's CSRF token (minting one and its cookie when it has none), for server-rendered
+ * forms that post to framework form actions: put it in a hidden `csrfToken` field and the
+ * action can have core verify it (double submit), on top of the framework's origin check.
+ * `config` must be a `raw` variant (see {@link variants}).
+ */
+export async function readCsrfToken(origin: string, cookieHeader: string | null, config: AuthConfig, setCookie: CookieSink): Promise<string> {
+  const headers = new Headers()
+  if (cookieHeader) headers.set("cookie", cookieHeader)
+  const internal = await Auth(new Request(`${origin}${config.basePath}/csrf`, { headers }), config as AuthConfig & { raw: typeof raw })
+  for (const cookie of internal.cookies ?? []) setCookie(cookie)
+  const token = (internal.body as { csrfToken?: unknown } | undefined)?.csrfToken
+  if (typeof token !== "string") throw new Error("CSRF protection is off for this configuration (skipCSRFCheck)")
+  return token
 }
 
 async function post(url: URL, browserHeaders: Headers, body: URLSearchParams, config: AuthConfig, setCookie: CookieSink): Promise<string> {

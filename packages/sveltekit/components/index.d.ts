@@ -6,6 +6,8 @@ export interface SignInProps {
   provider?: string
   /** Path of the page whose form action is `signIn`; default `signin` (→ `/signin`). */
   signInPage?: string
+  /** From `event.locals.csrfToken()`: posted as `csrfToken`, and the action has core check it. */
+  csrfToken?: string
   /** `redirectTo` and any extra fields, posted as hidden inputs. */
   options?: Record<string, string | number | boolean | undefined> | FormData
   /** Parameters for the provider's authorization URL (`authorizationParams-<name>` fields). */
@@ -22,6 +24,8 @@ export interface SignInProps {
 export interface SignOutProps {
   /** Path of the page whose form action is `signOut`; default `signout` (→ `/signout`). */
   signOutPage?: string
+  /** From `event.locals.csrfToken()`: posted as `csrfToken`, and the action has core check it. */
+  csrfToken?: string
   options?: { redirectTo?: string }
   className?: string
   /** Content of the submit button. */

@@ -20,15 +20,15 @@
  * import { signIn } from "../../auth"
  * export const actions = { default: signIn }
  *
- * // src/routes/+layout.server.ts
- * export const load = async (event) => ({ session: await event.locals.auth() })
+ * // src/routes/+layout.server.ts — pass csrfToken to <SignIn>/<SignOut> to have it checked
+ * export const load = async (event) => ({ session: await event.locals.auth(), csrfToken: await event.locals.csrfToken() })
  * ```
  * @module
  */
 import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { Auth } from "@portcullis/core"
-import { readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { readCsrfToken, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
 export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
@@ -41,6 +41,11 @@ declare global {
     interface Locals {
       /** The session of this request, or `null`. Set by the Portcullis `handle` hook. */
       auth(): Promise<Session | null>
+      /**
+       * The browser's CSRF token (its cookie is set when new). Return it from a layout
+       * `load` and pass it to `SignIn`/`SignOut`, whose form actions then have it checked.
+       */
+      csrfToken(): Promise<string>
     }
   }
 }
@@ -86,35 +91,46 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     const { http, session } = await configFor(event)
     // `??=` so an app (or a test) can install its own before this hook runs.
     event.locals.auth ??= () => readSession(event.url.origin, event.request.headers.get("cookie"), session, cookieSink(event))
+    event.locals.csrfToken ??= () => readCsrfToken(event.url.origin, event.request.headers.get("cookie"), session, cookieSink(event))
     if (underBasePath(event.url.pathname, http.basePath!)) return Auth(event.request, http)
     return resolve(event)
   }
 
   const signIn: AuthAction = async (event) => {
-    const { action } = await configFor(event)
+    const { action, session } = await configFor(event)
     assertSameOrigin(event)
     const form = await event.request.formData()
     const fields: Record<string, string> = {}
     const authorizationParams: Record<string, string> = {}
     let provider: string | undefined
     let redirectTo: string | undefined
+    const csrfToken = form.get("csrfToken")
     for (const [name, value] of form) {
       if (typeof value !== "string") continue
       if (name === "providerId") provider = value || undefined
       else if (name === "redirectTo" || name === "callbackUrl") redirectTo = value || undefined
       else if (name.startsWith("authorizationParams-")) authorizationParams[name.slice("authorizationParams-".length)] = value
-      else if (name !== "redirect" && name !== "csrfToken") fields[name] = value
+      else if (name !== "redirect") fields[name] = value
     }
-    const target = await serverSignIn({ origin: event.url.origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, action, cookieSink(event))
+    // A form that carries a CSRF token gets it checked by core (double submit); one without
+    // relies on the origin checks alone, as Auth.js's form actions do.
+    const checked = typeof csrfToken === "string" && csrfToken !== ""
+    const target = await serverSignIn({ origin: event.url.origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, checked ? session : action, cookieSink(event))
     redirect(303, target)
   }
 
   const signOut: AuthAction = async (event) => {
-    const { action } = await configFor(event)
+    const { action, session } = await configFor(event)
     assertSameOrigin(event)
     const form = await event.request.formData()
     const redirectTo = (form.get("redirectTo") ?? form.get("callbackUrl")) as string | null
-    const target = await serverSignOut({ origin: event.url.origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined }, action, cookieSink(event))
+    const csrfToken = form.get("csrfToken")
+    const checked = typeof csrfToken === "string" && csrfToken !== ""
+    const target = await serverSignOut(
+      { origin: event.url.origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined, csrfToken: checked ? csrfToken : undefined },
+      checked ? session : action,
+      cookieSink(event),
+    )
     redirect(303, target)
   }
 
