@@ -11,6 +11,8 @@ export default defineConfig({
     alias: [
       { find: /^@portcullis\/core$/, replacement: pkg("core") + "index.ts" },
       { find: /^@portcullis\/core\/(.*)$/, replacement: pkg("core") + "$1.ts" },
+      { find: /^@portcullis\/example-kit$/, replacement: fileURLToPath(new URL("./examples/kit/src/index.ts", import.meta.url)) },
+      { find: /^@portcullis\/example-kit\/([\w-]+)$/, replacement: fileURLToPath(new URL("./examples/kit/src/", import.meta.url)) + "$1.ts" },
       { find: /^@portcullis\/([a-z-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/index.ts" },
       { find: /^@portcullis\/([a-z-]+)\/([\w/-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/$2.ts" },
     ],

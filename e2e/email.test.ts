@@ -10,7 +10,7 @@ import type { Kysely } from "kysely"
 import Email from "@portcullis/core/providers/email"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
-import { startDemoSmtp, type DemoSmtp } from "../examples/express/src/demo-smtp.ts"
+import { startDemoSmtp, type DemoSmtp } from "@portcullis/example-kit/smtp"
 import { artifacts, browserAvailable, launchChromium } from "./support.js"
 
 const enabled = browserAvailable()

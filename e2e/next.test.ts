@@ -6,11 +6,11 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
 import { artifacts, browserAvailable, launchChromium } from "./support.js"
+import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 const root = join(import.meta.dirname, "..")
 const app = join(root, "examples", "next")
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next")
-const demoOidc = join(root, "examples", "express", "src", "demo-oidc.ts")
 const enabled = browserAvailable()
 
 /** A free loopback port: Next needs one before it starts (the OIDC client registers it). */
@@ -72,12 +72,9 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
 
     const port = await freePort()
     const env: Record<string, string> = { AUTH_SECRET: randomBytes(32).toString("hex"), AUTH_TRUST_HOST: "true" }
-    if (existsSync(demoOidc)) {
-      const { startDemoOidcProvider } = await import(demoOidc)
-      const clientSecret = randomBytes(16).toString("hex")
-      oidc = await startDemoOidcProvider({ port: 0, clientId: "next-example", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/demo-oidc`] })
-      Object.assign(env, { AUTH_DEMO_OIDC_ISSUER: oidc!.issuer, AUTH_DEMO_OIDC_ID: "next-example", AUTH_DEMO_OIDC_SECRET: clientSecret })
-    }
+    const clientSecret = randomBytes(16).toString("hex")
+    oidc = await startDemoOidcProvider({ port: 0, clientId: "next-example", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/demo-oidc`] })
+    Object.assign(env, { AUTH_DEMO_OIDC_ISSUER: oidc.issuer, AUTH_DEMO_OIDC_ID: "next-example", AUTH_DEMO_OIDC_SECRET: clientSecret })
     server = await startNext(port, env)
     browser = await launchChromium()
   }, 300_000)
@@ -223,7 +220,6 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
   })
 
   it("signs in with the demo OpenID provider", async () => {
-    if (!oidc) return expect.soft(existsSync(demoOidc), "examples/express/src/demo-oidc.ts is missing").toBe(true)
     const context = await browser.newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/protected`)

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
 import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
-import { startDemoOidcProvider, type DemoOidcProvider } from "../examples/express/src/demo-oidc.ts"
+import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")

@@ -1,24 +1,5 @@
-import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto"
 import NextAuth, { type NextAuthConfig } from "@portcullis/next"
-import Credentials from "@portcullis/next/providers/credentials"
-
-/**
- * The demo's one password user. A real app keeps users in its database; the point is the
- * shape of `authorize`: a memory-hard hash, a constant-time compare, and the same answer for
- * an unknown user and a wrong password.
- */
-export const demoUser = { username: "demo", password: "portcullis", id: "demo-user", name: "Demo User", email: "demo@portcullis.dev" }
-
-const salt = randomBytes(16)
-const scryptParams = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
-const storedHash = scryptSync(demoUser.password, salt, 32, scryptParams)
-// Unknown users are checked against this too, so both cases take the same time.
-const decoyHash = scryptSync("decoy", salt, 32, scryptParams)
-
-function passwordMatches(password: string, hash: Buffer): boolean {
-  if (password.length > 1024) return false
-  return timingSafeEqual(scryptSync(password, salt, 32, scryptParams), hash)
-}
+import { demoCredentials, demoOidc } from "@portcullis/example-kit"
 
 /** Whether the local demo OpenID provider is configured (the e2e test and `npm run dev:oidc` start one). */
 export const demoOidcEnabled = () => !!process.env.AUTH_DEMO_OIDC_ISSUER
@@ -35,20 +16,9 @@ function buildConfig(theme: keyof typeof themes): NextAuthConfig {
     pages: { signIn: "/signin" },
     theme: themes[theme],
     providers: [
-      Credentials({
-        name: "Demo account",
-        credentials: {
-          username: { label: "Username", autocomplete: "username", required: true },
-          password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
-        },
-        async authorize({ username, password }) {
-          const known = username === demoUser.username
-          const ok = passwordMatches(String(password ?? ""), known ? storedHash : decoyHash)
-          return known && ok ? { id: demoUser.id, name: demoUser.name, email: demoUser.email } : null
-        },
-      }),
-      // clientId, clientSecret and issuer come from AUTH_DEMO_OIDC_ID/_SECRET/_ISSUER.
-      ...(demoOidcEnabled() ? [{ id: "demo-oidc", name: "Demo OIDC", type: "oidc" as const, allowInsecureLoopback: true }] : []),
+      demoCredentials(),
+      // The local OpenID provider, when one runs (the e2e test starts one).
+      ...demoOidc({ issuer: process.env.AUTH_DEMO_OIDC_ISSUER, clientId: process.env.AUTH_DEMO_OIDC_ID, clientSecret: process.env.AUTH_DEMO_OIDC_SECRET }),
     ],
     callbacks: {
       // Runs in proxy.ts and in route handlers wrapped with auth(fn).

@@ -17,7 +17,7 @@ const origin = `http://127.0.0.1:${server.address().port}`
 
 let op
 if (!process.env.DEMO_OIDC_ISSUER) {
-  const { startDemoOidcProvider } = await import("../express/src/demo-oidc.ts")
+  const { startDemoOidcProvider } = await import("@portcullis/example-kit/oidc-server")
   op = await startDemoOidcProvider({ port: 0, clientId: "demo-app", clientSecret: "demo-app-secret", redirectUris: [`${origin}/api/auth/callback/demo-oidc`] })
   process.env.DEMO_OIDC_ISSUER = op.issuer
 }

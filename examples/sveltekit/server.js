@@ -10,7 +10,7 @@ process.env.ORIGIN ??= origin
 
 let op
 if (!process.env.DEMO_OIDC_ISSUER) {
-  const { startDemoOidcProvider } = await import("../express/src/demo-oidc.ts")
+  const { startDemoOidcProvider } = await import("@portcullis/example-kit/oidc-server")
   op = await startDemoOidcProvider({ port: 0, clientId: "demo-app", clientSecret: "demo-app-secret", redirectUris: [`${origin}/auth/callback/demo-oidc`] })
   process.env.DEMO_OIDC_ISSUER = op.issuer
 }

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url"
 import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
 import { createApp } from "./app.ts"
-import { startDemoOidcProvider } from "./demo-oidc.ts"
-import { startDemoSmtp } from "./demo-smtp.ts"
+import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { startDemoSmtp } from "@portcullis/example-kit/smtp"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const dataDir = process.env.DEMO_DATA_DIR ?? join(here, "..", "data")

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { startDemoOidcProvider } from "./demo-oidc.ts"
+ * import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
  *
  * const op = await startDemoOidcProvider({
  *   port: 4001,
