@@ -11,7 +11,7 @@ import type { AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
 import { ExpressAuth } from "@portcullis/express"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { startDemoOidcProvider, type DemoOidcProvider } from "../../../../examples/express/src/demo-oidc.ts"
+import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { Browser, direct, SECRET, type Transport } from "../helpers.js"
 import { checkCookies, location, recordWrites, startSignIn } from "./flow.js"
 
