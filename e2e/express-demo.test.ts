@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
-import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample } from "./support.js"
 
 const enabled = browserAvailable()
 
@@ -54,17 +54,8 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     const page = await browser.newPage()
     await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
     await page.getByRole("button", { name: /sign in with demo oidc/i }).click()
-    // oidc-provider's development login screen, on its own origin.
-    await page.waitForURL((url) => !url.href.startsWith(demo.url))
-    await page.fill('input[name="login"]', "demo")
-    await page.fill('input[name="password"]', "any password")
-    await page.click('button[type="submit"]')
-    await page.waitForLoadState()
-    if (!page.url().startsWith(demo.url)) {
-      // The consent screen (first sign-in with this client).
-      await page.click('button[type="submit"]')
-    }
-    await page.waitForURL(demo.url + "/")
+    const issuer = /provider at (http:\/\/\S+)\)/.exec(demo.output.join(""))![1]!
+    await completeDemoOidcLogin(page, issuer, demo.url + "/")
     expect(await page.textContent("#user-name")).toBe("Demo User")
     expect(await page.textContent("#user-email")).toBe("demo@portcullis.dev")
     await page.goto(`${demo.url}/auth/signout`)

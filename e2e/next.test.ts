@@ -1,11 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync } from "node:fs"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, launchChromium } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, freePort, launchChromium } from "./support.js"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 const root = join(import.meta.dirname, "..")
@@ -13,14 +12,6 @@ const app = join(root, "examples", "next")
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next")
 const enabled = browserAvailable()
 
-/** A free loopback port: Next needs one before it starts (the OIDC client registers it). */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /** `next start` on the port, resolved once Next prints that it is ready. */
 async function startNext(port: number, env: Record<string, string>): Promise<{ url: string; output: string[]; stop(): Promise<void> }> {
@@ -225,16 +216,7 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
     await page.goto(`${server.url}/protected`)
     await page.waitForURL(/\/signin\?/)
     await page.click("#oidc-sign-in")
-    // oidc-provider's development login and consent screens.
-    await page.waitForURL((url) => url.href.startsWith(oidc!.issuer))
-    await page.fill('input[name="login"]', "demo")
-    await page.fill('input[name="password"]', "any")
-    await page.click('button[type="submit"]')
-    // A first authorization of the client asks for consent; a remembered one goes straight back.
-    const consent = page.getByRole("button", { name: /continue/i })
-    const back = page.waitForURL(`${server.url}/protected`)
-    await Promise.race([consent.click(), back])
-    await back
+    await completeDemoOidcLogin(page, oidc!.issuer, `${server.url}/protected`)
     expect(JSON.parse((await page.textContent("#server-session"))!)).toMatchObject({ user: { email: "demo@portcullis.dev", name: "Demo User" } })
     await context.close()
   })

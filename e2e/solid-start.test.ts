@@ -1,24 +1,13 @@
-import { spawnSync } from "node:child_process"
 import { mkdirSync } from "node:fs"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
-import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample, startExampleWithOidc, viteBuild } from "./support.js"
+import type { DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
 const exampleDir = join(root, "examples", "solid-start")
-
-/** A free loopback port: the OpenID provider needs the app's callback URL before the app starts. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** The SolidStart demo (vite build of the built packages, served by server.js), driven in Chromium. */
 describe.runIf(enabled)("SolidStart demo in Chromium", () => {
@@ -26,12 +15,8 @@ describe.runIf(enabled)("SolidStart demo in Chromium", () => {
   let op: DemoOidcProvider
   let browser: Browser
   beforeAll(async () => {
-    // vitest sets NODE_ENV=test, which would make Vite build in development mode.
-    const build = spawnSync(process.execPath, [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--logLevel", "warn"], { cwd: exampleDir, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" } })
-    if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`)
-    const port = await freePort()
-    op = await startDemoOidcProvider({ port: 0, clientId: "demo-app", clientSecret: "demo-app-secret", redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/demo-oidc`] })
-    demo = await startExample(join(exampleDir, "server.js"), { PORT: String(port), DEMO_OIDC_ISSUER: op.issuer, AUTH_SECRET: "e2e-solid-start-secret-0123456789abcdef0123456789" })
+    viteBuild(exampleDir, join(root, "node_modules", "vite", "bin", "vite.js"))
+    ;({ demo, op } = await startExampleWithOidc(exampleDir, { callbackPath: "/api/auth/callback/demo-oidc", secret: "e2e-solid-start-secret-0123456789abcdef0123456789" }))
     browser = await launchChromium()
   }, 180_000)
   afterAll(async () => {
@@ -78,13 +63,7 @@ describe.runIf(enabled)("SolidStart demo in Chromium", () => {
   it("signs in with the local OpenID provider and signs out", async () => {
     const page = await signedOutHome()
     await page.getByRole("button", { name: "Sign in with Demo OIDC" }).click()
-    await page.waitForURL((url) => url.href.startsWith(op.issuer))
-    await page.locator("input[name=login]").fill("demo")
-    await page.locator("input[name=password]").fill("anything")
-    await page.locator("button[type=submit]").click()
-    await page.waitForURL((url) => url.href.startsWith(demo.url) || /consent|interaction/.test(url.pathname))
-    if (page.url().startsWith(op.issuer)) await page.locator("button[type=submit]").click()
-    await page.waitForURL(demo.url + "/")
+    await completeDemoOidcLogin(page, op.issuer, demo.url + "/")
     await expect.poll(() => page.textContent("#status")).toContain("Demo User")
     await signOut(page)
     await page.close()

@@ -1,8 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type Browser } from "playwright-core"
+import { createServer as createNetServer } from "node:net"
+import { chromium, type Browser, type Page } from "playwright-core"
+import { expect } from "vitest"
+import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
@@ -62,3 +65,60 @@ export async function startExample(entry: string, env: Record<string, string> = 
 }
 
 export const artifacts = join(import.meta.dirname, "..", "test-results")
+
+/** A free loopback port: the OpenID provider needs the app's callback URL before the app starts. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/**
+ * Runs `vite build` (with `args`) in an example. vitest sets NODE_ENV=test, which would
+ * make Vite build in development mode, so production is forced.
+ */
+export function viteBuild(exampleDir: string, vite: string, args: string[] = ["build"]): void {
+  const build = spawnSync(process.execPath, [vite, ...args, "--logLevel", "warn"], { cwd: exampleDir, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" } })
+  if (build.status !== 0) throw new Error(`vite ${args.join(" ")} failed:\n${build.stdout}\n${build.stderr}`)
+}
+
+/**
+ * Starts the local OpenID provider and an example's `server.js` wired to it: the app on a
+ * free port whose `<callbackPath>` is registered as the client's redirect URI.
+ */
+export async function startExampleWithOidc(exampleDir: string, options: { callbackPath: string; secret: string }) {
+  const port = await freePort()
+  const op = await startDemoOidcProvider({ port: 0, clientId: "demo-app", clientSecret: "demo-app-secret", redirectUris: [`http://127.0.0.1:${port}${options.callbackPath}`] })
+  const demo = await startExample(join(exampleDir, "server.js"), { PORT: String(port), DEMO_OIDC_ISSUER: op.issuer, AUTH_SECRET: options.secret })
+  return {
+    demo,
+    op,
+    stop: async () => {
+      await demo.stop()
+      await op.close()
+    },
+  }
+}
+
+/**
+ * Goes through the local OpenID provider's development screens (login `demo`, any password;
+ * consent on a first authorization) and waits until the browser is back at `returnTo`.
+ */
+export async function completeDemoOidcLogin(page: Page, issuer: string, returnTo: string): Promise<void> {
+  await page.waitForURL((url) => url.href.startsWith(issuer))
+  await page.locator('input[name="login"]').fill("demo")
+  await page.locator('input[name="password"]').fill("any password")
+  await page.locator('button[type="submit"]').click()
+  await page.waitForURL((url) => url.href.startsWith(returnTo) || url.href.startsWith(issuer))
+  await page.waitForLoadState()
+  if (page.url().startsWith(issuer)) await page.locator('button[type="submit"]').click()
+  await page.waitForURL(returnTo)
+}
+
+/** Asserts a page shows the signed-out state and the browser holds no session cookie. */
+export async function expectSignedOut(page: Page, statusSelector = "#status", text = "Not signed in"): Promise<void> {
+  expect(await page.textContent(statusSelector)).toContain(text)
+  expect((await page.context().cookies()).some((c) => c.name.endsWith("authjs.session-token"))).toBe(false)
+}
