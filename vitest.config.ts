@@ -20,6 +20,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 30_000,
+    // Browser tests poll for what a page shows; on 2 busy cores a password hash (PBKDF2 at
+    // 600,000 iterations) plus a round trip can outlast vitest's 1 s default.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
     hookTimeout: 60_000,
     fileParallelism: true,
     maxWorkers: 2,
