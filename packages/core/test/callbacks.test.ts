@@ -111,6 +111,37 @@ describe("the jwt and session callbacks", () => {
   })
 })
 
+describe("the JWT replay window after sign-out (checklist T41)", () => {
+  it("a copied JWT session cookie keeps working until it expires: sign-out cannot revoke it", async () => {
+    // This is the documented trade-off of stateless sessions (docs/security.md, T41): the
+    // cookie is deleted from the browser, but a copy taken before stays valid until `exp`.
+    // Database sessions (or a jwt callback that checks a denylist) close this window.
+    const browser = new Browser(direct(credentialsConfig()))
+    await browser.signIn()
+    const copied = browser.cookieHeader()
+    await browser.signOut()
+    expect(await browser.session()).toBeNull()
+    const replay = new Browser(direct(credentialsConfig()))
+    const response = await replay.request("/auth/session", { headers: { cookie: copied } })
+    expect((await response.json())?.user?.name).toBe("Ada Lovelace")
+  })
+
+  it("a jwt callback with a denylist closes it", async () => {
+    const revoked = new Set<string>()
+    const config = credentialsConfig({
+      callbacks: { jwt: ({ token }) => (token.jti && revoked.has(token.jti) ? null : token) },
+      events: { signOut: (m) => void ("token" in m && m.token?.jti && revoked.add(m.token.jti)) },
+    })
+    const browser = new Browser(direct(config))
+    await browser.signIn()
+    const copied = browser.cookieHeader()
+    await browser.signOut()
+    const replay = new Browser(direct(config))
+    const response = await replay.request("/auth/session", { headers: { cookie: copied } })
+    expect(await response.json()).toBeNull()
+  })
+})
+
 describe("events (spec §6)", () => {
   it("signIn, session and signOut fire with their messages; a throwing handler is logged and ignored", async () => {
     const seen: string[] = []
