@@ -190,6 +190,12 @@ export interface SessionOptions {
   updateAge: number
   /** Token of database sessions. Default: 32 random bytes as hex (256 bits). */
   generateSessionToken: () => string
+  /**
+   * Database sessions: store only a SHA-256 hash of each token, so whoever reads the
+   * sessions table cannot sign in as anyone. Default `false`, because Auth.js stores tokens
+   * as issued: turning it on signs out sessions created before.
+   */
+  hashTokens: boolean
 }
 
 /** Parameters of the `signIn` callback. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -192,6 +193,22 @@ function databaseSessionSuite(label: string, open: () => Promise<Backend>) {
       const response = await browser.signIn()
       expect(response.headers.get("location")).toBe("http://localhost:3000/auth/error?error=Configuration")
       expect(browser.sessionCookie()).toBeUndefined()
+    })
+
+    it("with session.hashTokens, the table holds only a SHA-256 of each token (T40)", async () => {
+      const hashed = credentialsConfig({ adapter: probe.adapter, session: { hashTokens: true } })
+      const browser = new Browser(direct(hashed))
+      await browser.signIn()
+      const token = browser.sessionCookie()!
+      expect(await sessionRow(token)).toBeUndefined()
+      const digest = createHash("sha256").update(token).digest("hex")
+      expect((await sessionRow(digest))?.userId).toBe("user-ada")
+      expect((await browser.session()).user.name).toBe("Ada Lovelace")
+      // The raw token is not a key of anything: presenting the digest as a cookie fails too.
+      const forged = await Auth(new Request("http://localhost:3000/auth/session", { headers: { cookie: `authjs.session-token=${digest}` } }), hashed)
+      expect(await forged.json()).toBeNull()
+      await browser.signOut()
+      expect(await sessionRow(digest)).toBeUndefined()
     })
 
     it("the session callback receives the stored user", async () => {

@@ -204,6 +204,7 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
     updateAge,
     // 256 random bits (a UUID carries only 122): the token is the whole secret of the session.
     generateSessionToken: s.generateSessionToken ?? (() => randomHex(32)),
+    hashTokens: s.hashTokens === true,
   }
 }
 

@@ -3,6 +3,7 @@ import { SessionTokenError, SignOutError } from "../../errors.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
+import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./index.js"
 
@@ -20,13 +21,14 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[name]
     if (!sessionToken) return { body: null }
     try {
-      const found = await lookup(adapter, sessionToken)
+      const key = await storageKey(ctx, sessionToken)
+      const found = await lookup(adapter, key)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       let { session } = found
       const { user } = found
       const now = Date.now()
       if (session.expires.getTime() <= now) {
-        await adapter.deleteSession!(sessionToken)
+        await adapter.deleteSession!(key)
         return { body: null, cookies: [expireCookie(name, options)] }
       }
       const cookies: Cookie[] = []
@@ -62,17 +64,18 @@ export const databaseStrategy: SessionStrategy = {
     const { name, options } = ctx.cookieOptions.sessionToken
     // Never keep a token the browser arrived with: a fresh one per sign-in defeats fixation.
     const previous = ctx.cookies[name]
-    if (previous) await Promise.resolve(adapter.deleteSession!(previous)).catch(() => {})
+    if (previous) await Promise.resolve(adapter.deleteSession!(await storageKey(ctx, previous))).catch(() => {})
     if (isNewUser) {
       // The jwt callback's `signUp` trigger fires for database sessions too (spec §3).
       await config.callbacks.jwt({ token: { sub: user.id }, user, account, profile, isNewUser, trigger: "signUp" })
     }
+    const sessionToken = config.session.generateSessionToken()
     const session = await adapter.createSession!({
-      sessionToken: config.session.generateSessionToken(),
+      sessionToken: await storageKey(ctx, sessionToken),
       userId: user.id!,
       expires: new Date(Date.now() + config.session.maxAge * 1000),
     })
-    return [{ name, value: session.sessionToken, options: { ...options, expires: session.expires } }]
+    return [{ name, value: sessionToken, options: { ...options, expires: session.expires } }]
   },
 
   async destroy(ctx) {
@@ -81,7 +84,7 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[name]
     if (sessionToken) {
       try {
-        const session = await config.adapter!.deleteSession!(sessionToken)
+        const session = await config.adapter!.deleteSession!(await storageKey(ctx, sessionToken))
         await config.events.signOut({ session: session ?? null })
       } catch (error) {
         config.logger.error(new SignOutError("The session row could not be deleted", error as Error))
@@ -93,9 +96,18 @@ export const databaseStrategy: SessionStrategy = {
   async currentUserId(ctx) {
     const sessionToken = ctx.cookies[ctx.cookieOptions.sessionToken.name]
     if (!sessionToken) return null
-    const found = await ctx.config.adapter!.getSessionAndUser!(sessionToken)
+    const found = await ctx.config.adapter!.getSessionAndUser!(await storageKey(ctx, sessionToken))
     return found && found.session.expires.getTime() > Date.now() ? found.user.id : null
   },
+}
+
+/**
+ * What the database stores for a session token: the token itself (as Auth.js), or with
+ * `session.hashTokens` its SHA-256, so a leaked sessions table signs nobody in. The token
+ * carries 256 random bits, so an unkeyed hash suffices (and survives secret rotation).
+ */
+function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> | string {
+  return ctx.config.session.hashTokens ? sha256Hex(sessionToken) : sessionToken
 }
 
 const lookups = new Map<string, Promise<{ session: AdapterSession; user: AdapterUser } | null>>()
