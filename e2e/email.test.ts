@@ -1,15 +1,13 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
-import type { Kysely } from "kysely"
 import Email from "@portcullis/core/providers/email"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
-import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { startDemoSmtp, type DemoSmtp } from "@portcullis/example-kit/smtp"
 import { artifacts, browserAvailable, launchChromium } from "./support.js"
 
@@ -25,23 +23,19 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
   let browser: Browser
   let smtp: DemoSmtp
   const printed: string[] = []
-  let dir: string
-  let db: Kysely<any>
+  let database: TestDatabase
   const servers: Server[] = []
 
   beforeAll(async () => {
     smtp = await startDemoSmtp({ port: 0, log: (line) => printed.push(line) })
-    dir = mkdtempSync(join(tmpdir(), "portcullis-email-e2e-"))
-    db = createSqliteKysely(join(dir, "auth.sqlite"))
-    await migrateToLatest(db, { dialect: "sqlite" })
+    database = await openTestDatabase("sqlite")
     browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))))
     await smtp?.close()
-    await db?.destroy()
-    if (dir) rmSync(dir, { recursive: true, force: true })
+    await database?.close()
   })
 
   /** Starts the app: a home page that shows the session, and Portcullis under /auth. */
@@ -49,7 +43,7 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
     const config: ExpressAuthConfig = {
       secret: "an-e2e-secret-with-at-least-32-characters",
       trustHost: true,
-      adapter: SqlAdapter(db),
+      adapter: database.adapter,
       providers: [Email({ server: smtp.url, from: "Portcullis E2E <auth@example.com>", maxAge: 10 * 60, interstitial: options.interstitial })],
       theme: { brandColor: "#4f46e5" },
     }

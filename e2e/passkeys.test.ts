@@ -1,17 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import express from "express"
 import pg from "pg"
-import type { Kysely } from "kysely"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import Passkey from "@portcullis/core/providers/passkey"
 import { ExpressAuth } from "@portcullis/express"
 import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
-import { createPostgresKysely, createSqliteKysely, migrateToLatest, SqlAdapter, type TableNames } from "@portcullis/sql-adapter"
+import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { artifacts, browserAvailable, launchChromium } from "./support.js"
 
 /**
@@ -21,57 +19,19 @@ import { artifacts, browserAvailable, launchChromium } from "./support.js"
  */
 const enabled = browserAvailable()
 
-interface Backend {
-  db: Kysely<any>
-  tables: TableNames
-  close(): Promise<void>
-}
-
-async function sqlite(): Promise<Backend> {
-  const dir = mkdtempSync(join(tmpdir(), "portcullis-passkeys-"))
-  const db = createSqliteKysely(join(dir, "auth.sqlite"))
-  await migrateToLatest(db, { dialect: "sqlite" })
-  const tables = { users: "users", accounts: "accounts", sessions: "sessions", verificationTokens: "verification_token", authenticators: "authenticators" } as TableNames
-  return {
-    db,
-    tables,
-    close: async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
-async function postgres(): Promise<Backend> {
-  const prefix = `pk${Math.random().toString(36).slice(2, 8)}_`
-  const tables = { users: `${prefix}users`, accounts: `${prefix}accounts`, sessions: `${prefix}sessions`, verificationTokens: `${prefix}verification_tokens`, authenticators: `${prefix}authenticators` }
-  const db = createPostgresKysely(service.url)
-  await migrateToLatest(db, { dialect: "postgres", tables, migrationTableName: `${prefix}migrations` })
-  return {
-    db,
-    tables,
-    close: async () => {
-      for (const t of [tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
-        await db.schema.dropTable(t).ifExists().cascade().execute()
-      }
-      await db.destroy()
-    },
-  }
-}
-
 /**
  * Express with the auth routes at /auth and a home page; served on http://localhost.
  * Chromium's virtual authenticator answers a conditional (autofill) request at once, as if
  * the user picked the passkey, so button-driven tests run on a site without it.
  */
-async function startSite(backend: Backend, conditionalUI: boolean): Promise<{ origin: string; close(): Promise<void> }> {
+async function startSite(backend: TestDatabase, conditionalUI: boolean): Promise<{ origin: string; close(): Promise<void> }> {
   const app = express()
   app.use(
     "/auth",
     ExpressAuth({
       secret: "a-test-secret-with-at-least-32-characters",
       trustHost: true,
-      adapter: SqlAdapter(backend.db, { tables: backend.tables }),
+      adapter: backend.adapter,
       experimental: { enableWebAuthn: true },
       providers: [Passkey({ enableConditionalUI: conditionalUI })],
       logger: { warn: () => {}, error: () => {} },
@@ -113,9 +73,9 @@ const pgGate = await serviceAvailable(service, async () => {
   await client.end()
 })
 
-function passkeySuite(label: string, open: () => Promise<Backend>) {
+function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
   describe(`passkeys in Chromium on ${label}`, () => {
-    let backend: Backend
+    let backend: TestDatabase
     let site: Awaited<ReturnType<typeof startSite>>
     let autofillSite: Awaited<ReturnType<typeof startSite>>
     let browser: Browser
@@ -212,6 +172,6 @@ function passkeySuite(label: string, open: () => Promise<Backend>) {
 }
 
 describe.runIf(enabled)("passkeys", () => {
-  passkeySuite("SQLite", sqlite)
-  pgGate.describe("PostgreSQL", () => passkeySuite("PostgreSQL", postgres))
+  passkeySuite("SQLite", () => openTestDatabase("sqlite"))
+  pgGate.describe("PostgreSQL", () => passkeySuite("PostgreSQL", () => openTestDatabase("postgres", { url: service.url })))
 })

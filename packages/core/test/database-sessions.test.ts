@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import pg from "pg"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
-import type { Kysely } from "kysely"
 import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
-import { createPostgresKysely, createSqliteKysely, migrateToLatest, SqlAdapter, type SqlDialect } from "@portcullis/sql-adapter"
+import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, credentialsConfig, direct } from "./helpers.js"
 
@@ -34,47 +30,6 @@ function instrument(adapter: Adapter) {
   return { adapter: wrapped, calls, failing }
 }
 
-interface Backend {
-  adapter: Adapter
-  db: Kysely<any>
-  tables: { sessions: string; users: string }
-  close(): Promise<void>
-}
-
-async function sqliteBackend(): Promise<Backend> {
-  const dir = mkdtempSync(join(tmpdir(), "portcullis-dbsession-"))
-  const db = createSqliteKysely(join(dir, "auth.sqlite"))
-  await migrateToLatest(db, { dialect: "sqlite" })
-  return {
-    adapter: SqlAdapter(db),
-    db,
-    tables: { sessions: "sessions", users: "users" },
-    close: async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
-async function postgresBackend(): Promise<Backend> {
-  const prefix = `pcs${Math.random().toString(36).slice(2, 8)}_`
-  const tables = { users: `${prefix}users`, accounts: `${prefix}accounts`, sessions: `${prefix}sessions`, verificationTokens: `${prefix}verification_tokens`, authenticators: `${prefix}authenticators` }
-  const db = createPostgresKysely(service.url)
-  const dialect: SqlDialect = "postgres"
-  await migrateToLatest(db, { dialect, tables, migrationTableName: `${prefix}migrations` })
-  return {
-    adapter: SqlAdapter(db, { tables }),
-    db,
-    tables,
-    close: async () => {
-      for (const t of [tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
-        await db.schema.dropTable(t).ifExists().cascade().execute()
-      }
-      await db.destroy()
-    },
-  }
-}
-
 const service = postgresService()
 const postgres = await serviceAvailable(service, async () => {
   const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
@@ -82,9 +37,9 @@ const postgres = await serviceAvailable(service, async () => {
   await client.end()
 })
 
-function databaseSessionSuite(label: string, open: () => Promise<Backend>) {
+function databaseSessionSuite(label: string, open: () => Promise<TestDatabase>) {
   describe(`database sessions on ${label}`, () => {
-    let backend: Backend
+    let backend: TestDatabase
     let probe: ReturnType<typeof instrument>
     let config: AuthConfig
     const { lines, logger } = captureLogger()
@@ -223,8 +178,8 @@ function databaseSessionSuite(label: string, open: () => Promise<Backend>) {
   })
 }
 
-databaseSessionSuite("SQLite", sqliteBackend)
-postgres.describe("database sessions on PostgreSQL (gate)", () => databaseSessionSuite("PostgreSQL", postgresBackend))
+databaseSessionSuite("SQLite", () => openTestDatabase("sqlite"))
+postgres.describe("database sessions on PostgreSQL (gate)", () => databaseSessionSuite("PostgreSQL", () => openTestDatabase("postgres", { url: service.url })))
 
 describe("adapter checks at the first request", () => {
   it("names the methods a database-session config needs but the adapter lacks", async () => {

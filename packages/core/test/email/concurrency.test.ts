@@ -2,10 +2,9 @@ import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import type { Kysely } from "kysely"
 import type { Adapter } from "@portcullis/core/adapters"
 import { postgresService, redisService, serviceAvailable } from "@portcullis/adapter-test"
-import { createPostgresKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { RedisAdapter } from "@portcullis/redis-adapter"
 import { direct } from "../helpers.js"
 import { emailConfig, newBrowser, redirectOf, requestLink, startSmtp, type TestSmtp } from "./support.js"
@@ -74,20 +73,12 @@ const postgres = await serviceAvailable(pgService, async () => {
 
 postgres.describe("email links on PostgreSQL (SqlAdapter)", () => {
   raceSuite(async () => {
-    const prefix = `pce${randomBytes(4).toString("hex")}_`
-    const tables = { users: `${prefix}users`, accounts: `${prefix}accounts`, sessions: `${prefix}sessions`, verificationTokens: `${prefix}verification_tokens`, authenticators: `${prefix}authenticators` }
-    const db: Kysely<any> = createPostgresKysely(pgService.url)
-    await migrateToLatest(db, { dialect: "postgres", tables, migrationTableName: `${prefix}migrations` })
+    const { db, tables, adapter, close } = await openTestDatabase("postgres", { url: pgService.url })
     return {
-      adapter: SqlAdapter(db, { tables }),
+      adapter,
       storedTokens: async () => (await db.selectFrom(tables.verificationTokens).select("token").execute()).map((r) => String(r.token)),
       sessionCount: async () => Number((await db.selectFrom(tables.sessions).select(db.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-      close: async () => {
-        for (const t of [tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
-          await db.schema.dropTable(t).ifExists().cascade().execute()
-        }
-        await db.destroy()
-      },
+      close,
     }
   })
 })

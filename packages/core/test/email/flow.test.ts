@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Kysely } from "kysely"
 import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, captureLogger, direct, expressServer, SECRET } from "../helpers.js"
 import { emailConfig, newBrowser, redirectOf, requestLink, spyTokens, startSmtp, type TestSmtp } from "./support.js"
 
@@ -32,16 +29,11 @@ const backends: Backend[] = [
   {
     name: "SQLite (SqlAdapter)",
     async open() {
-      const dir = mkdtempSync(join(tmpdir(), "portcullis-email-"))
-      const db: Kysely<any> = createSqliteKysely(join(dir, "auth.sqlite"))
-      await migrateToLatest(db, { dialect: "sqlite" })
+      const { db, tables, adapter, close } = await openTestDatabase("sqlite")
       return {
-        adapter: SqlAdapter(db),
-        storedTokens: () => db.selectFrom("verification_tokens").select(["identifier", "token"]).execute(),
-        close: async () => {
-          await db.destroy()
-          rmSync(dir, { recursive: true, force: true })
-        },
+        adapter,
+        storedTokens: () => db.selectFrom(tables.verificationTokens).select(["identifier", "token"]).execute(),
+        close,
       }
     },
   },
