@@ -1,9 +1,8 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample, startExampleWithOidc, viteBuild } from "./support.js"
-import type { DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { describe, expect, it } from "vitest"
+import type { Page } from "playwright-core"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectSignedOut, frameworkDemo, viteBuild } from "./support.js"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
@@ -11,45 +10,31 @@ const exampleDir = join(root, "examples", "qwik")
 
 /** The Qwik City demo (client and node-server builds of the built packages), driven in Chromium. */
 describe.runIf(enabled)("Qwik City demo in Chromium", () => {
-  let demo: Awaited<ReturnType<typeof startExample>>
-  let op: DemoOidcProvider
-  let browser: Browser
-  beforeAll(async () => {
-    // Qwik 1 builds with the app's own Vite 7: the client, then the node-server bundle.
-    const vite = join(exampleDir, "node_modules", "vite", "bin", "vite.js")
-    viteBuild(exampleDir, vite)
-    viteBuild(exampleDir, vite, ["build", "-c", "adapters/node/vite.config.ts"])
-    ;({ demo, op } = await startExampleWithOidc(exampleDir, { callbackPath: "/auth/callback/demo-oidc", secret: "e2e-qwik-secret-0123456789abcdef0123456789" }))
-    browser = await launchChromium()
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await demo?.stop()
-    await op?.close()
+  const site = frameworkDemo(exampleDir, {
+    build: () => {
+      // Qwik 1 builds with the app's own Vite 7: the client, then the node-server bundle.
+      const vite = join(exampleDir, "node_modules", "vite", "bin", "vite.js")
+      viteBuild(exampleDir, vite)
+      viteBuild(exampleDir, vite, ["build", "-c", "adapters/node/vite.config.ts"])
+    },
+    callbackPath: "/auth/callback/demo-oidc",
+    secret: "e2e-qwik-secret-0123456789abcdef0123456789",
   })
-
-  async function signedOutHome(): Promise<Page> {
-    const page = await browser.newPage()
-    await page.goto(demo.url)
-    expect(await page.textContent("#status")).toContain("Not signed in")
-    return page
-  }
 
   async function signOut(page: Page) {
     await page.getByRole("button", { name: "Sign out" }).click()
-    await page.waitForURL(demo.url + "/")
-    expect(await page.textContent("#status")).toContain("Not signed in")
-    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
+    await page.waitForURL(site.demo.url + "/")
+    await expectSignedOut(page)
   }
 
   it("signs in with credentials through useSignIn, shows useSession, signs out through useSignOut", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     const form = page.locator("#credentials-form")
     expect(await form.getAttribute("action")).toMatch(/^\?qaction=/)
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("portcullis")
     await page.getByRole("button", { name: "Sign in with password" }).click()
-    await page.waitForURL(demo.url + "/")
+    await page.waitForURL(site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Demo User")
     expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" } })
     mkdirSync(artifacts, { recursive: true })
@@ -59,7 +44,7 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
   })
 
   it("sends a wrong password back to the sign-in page with an error code", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("wrong")
     await page.getByRole("button", { name: "Sign in with password" }).click()
@@ -69,25 +54,25 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
   })
 
   it("signs in with the local OpenID provider and signs out", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByRole("button", { name: "Sign in with Demo OIDC" }).click()
-    await completeDemoOidcLogin(page, op.issuer, demo.url + "/")
+    await completeDemoOidcLogin(page, site.op.issuer, site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Demo User")
     await signOut(page)
     await page.close()
   })
 
   it("serves the built-in pages under /auth", async () => {
-    const signin = await fetch(`${demo.url}/auth/signin`)
+    const signin = await fetch(`${site.demo.url}/auth/signin`)
     expect(signin.status).toBe(200)
     expect(await signin.text()).toContain("/auth/callback/credentials")
   })
 
   it("answers an invalid action input with the validation failure shape", async () => {
-    const response = await fetch(`${demo.url}/?qaction=PortcullisUseSignIn`, {
+    const response = await fetch(`${site.demo.url}/?qaction=PortcullisUseSignIn`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: demo.url },
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: site.demo.url },
       body: "providerId=credentials&redirectTo=https%3A%2F%2Fevil.example%2F",
     })
     expect(response.status).toBe(400)
@@ -95,7 +80,7 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
   })
 
   it("refuses a cross-site post to the sign-in action", async () => {
-    const response = await fetch(`${demo.url}/?qaction=PortcullisUseSignIn`, {
+    const response = await fetch(`${site.demo.url}/?qaction=PortcullisUseSignIn`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
@@ -106,7 +91,7 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
   })
 
   it("refuses a sign-in posted without the CSRF token", async () => {
-    const response = await fetch(`${demo.url}/auth/callback/credentials`, {
+    const response = await fetch(`${site.demo.url}/auth/callback/credentials`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded" },

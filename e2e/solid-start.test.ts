@@ -1,9 +1,8 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample, startExampleWithOidc, viteBuild } from "./support.js"
-import type { DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { describe, expect, it } from "vitest"
+import type { Page } from "playwright-core"
+import { artifacts, browserAvailable, completeDemoOidcLogin, frameworkDemo, viteBuild } from "./support.js"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
@@ -11,28 +10,13 @@ const exampleDir = join(root, "examples", "solid-start")
 
 /** The SolidStart demo (vite build of the built packages, served by server.js), driven in Chromium. */
 describe.runIf(enabled)("SolidStart demo in Chromium", () => {
-  let demo: Awaited<ReturnType<typeof startExample>>
-  let op: DemoOidcProvider
-  let browser: Browser
-  beforeAll(async () => {
-    viteBuild(exampleDir, join(root, "node_modules", "vite", "bin", "vite.js"))
-    ;({ demo, op } = await startExampleWithOidc(exampleDir, { callbackPath: "/api/auth/callback/demo-oidc", secret: "e2e-solid-start-secret-0123456789abcdef0123456789" }))
-    browser = await launchChromium()
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await demo?.stop()
-    await op?.close()
-  })
-
-  async function signedOutHome(): Promise<Page> {
-    const page = await browser.newPage()
-    await page.goto(demo.url)
-    await expect.poll(() => page.textContent("#status")).toContain("Not signed in")
+  const site = frameworkDemo(exampleDir, {
+    build: () => viteBuild(exampleDir, join(root, "node_modules", "vite", "bin", "vite.js")),
+    callbackPath: "/api/auth/callback/demo-oidc",
+    secret: "e2e-solid-start-secret-0123456789abcdef0123456789",
     // The buttons work once Solid has hydrated the page.
-    await page.waitForFunction(() => (window as any)._$HY?.done === true || document.readyState === "complete")
-    return page
-  }
+    whenReady: (page) => page.waitForFunction(() => (window as any)._$HY?.done === true || document.readyState === "complete").then(() => {}),
+  })
 
   async function signOut(page: Page) {
     await page.click("#sign-out")
@@ -41,7 +25,7 @@ describe.runIf(enabled)("SolidStart demo in Chromium", () => {
   }
 
   it("signs in with credentials, shows the session from getSession, signs out", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     const posts: string[] = []
     page.on("request", (r) => void (r.method() === "POST" && posts.push(`${r.url()} ${r.postData()}`)))
     await page.getByLabel("Username").fill("demo")
@@ -61,25 +45,25 @@ describe.runIf(enabled)("SolidStart demo in Chromium", () => {
   })
 
   it("signs in with the local OpenID provider and signs out", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByRole("button", { name: "Sign in with Demo OIDC" }).click()
-    await completeDemoOidcLogin(page, op.issuer, demo.url + "/")
+    await completeDemoOidcLogin(page, site.op.issuer, site.demo.url + "/")
     await expect.poll(() => page.textContent("#status")).toContain("Demo User")
     await signOut(page)
     await page.close()
   })
 
   it("serves the built-in pages and webauthn-options under the prefix", async () => {
-    const signin = await fetch(`${demo.url}/api/auth/signin`)
+    const signin = await fetch(`${site.demo.url}/api/auth/signin`)
     expect(signin.status).toBe(200)
     expect(await signin.text()).toContain("/api/auth/callback/credentials")
     // Not enabled in this app: core answers (a configuration error), the route does not 404.
-    const webauthn = await fetch(`${demo.url}/api/auth/webauthn-options`, { redirect: "manual" })
+    const webauthn = await fetch(`${site.demo.url}/api/auth/webauthn-options`, { redirect: "manual" })
     expect(webauthn.status).not.toBe(404)
   })
 
   it("refuses a sign-in posted without the CSRF token", async () => {
-    const response = await fetch(`${demo.url}/api/auth/callback/credentials`, {
+    const response = await fetch(`${site.demo.url}/api/auth/callback/credentials`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createServer as createNetServer } from "node:net"
 import { chromium, type Browser, type Page } from "playwright-core"
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -121,4 +121,42 @@ export async function completeDemoOidcLogin(page: Page, issuer: string, returnTo
 export async function expectSignedOut(page: Page, statusSelector = "#status", text = "Not signed in"): Promise<void> {
   expect(await page.textContent(statusSelector)).toContain(text)
   expect((await page.context().cookies()).some((c) => c.name.endsWith("authjs.session-token"))).toBe(false)
+}
+
+/**
+ * The setup every framework example's browser test shares: build it, start it beside the
+ * local OpenID provider, launch Chromium, and tear all of it down afterwards. Call inside a
+ * `describe`; the returned fields are filled in `beforeAll`.
+ */
+export function frameworkDemo(exampleDir: string, options: { build(): void; callbackPath: string; secret: string; whenReady?: (page: Page) => Promise<void> }) {
+  const state: { demo?: Awaited<ReturnType<typeof startExample>>; op?: { issuer: string; close(): Promise<void> }; browser?: Browser } = {}
+  beforeAll(async () => {
+    options.build()
+    Object.assign(state, await startExampleWithOidc(exampleDir, options))
+    state.browser = await launchChromium()
+  }, 180_000)
+  afterAll(async () => {
+    await state.browser?.close()
+    await state.demo?.stop()
+    await state.op?.close()
+  })
+  return {
+    get demo() {
+      return state.demo!
+    },
+    get op() {
+      return state.op!
+    },
+    get browser() {
+      return state.browser!
+    },
+    /** A new page on the example's home page, signed out (and interactive when `whenReady` says so). */
+    async signedOutHome(): Promise<Page> {
+      const page = await state.browser!.newPage()
+      await page.goto(state.demo!.url)
+      await expect.poll(() => page.textContent("#status")).toContain("Not signed in")
+      await options.whenReady?.(page)
+      return page
+    },
+  }
 }

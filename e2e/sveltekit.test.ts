@@ -1,9 +1,8 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample, startExampleWithOidc, viteBuild } from "./support.js"
-import type { DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { describe, expect, it } from "vitest"
+import type { Page } from "playwright-core"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectSignedOut, frameworkDemo, viteBuild } from "./support.js"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
@@ -11,36 +10,20 @@ const exampleDir = join(root, "examples", "sveltekit")
 
 /** The SvelteKit demo (adapter-node build of the built packages), driven in Debian's Chromium. */
 describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
-  let demo: Awaited<ReturnType<typeof startExample>>
-  let op: DemoOidcProvider
-  let browser: Browser
-  beforeAll(async () => {
-    viteBuild(exampleDir, join(root, "node_modules", "vite", "bin", "vite.js"))
-    ;({ demo, op } = await startExampleWithOidc(exampleDir, { callbackPath: "/auth/callback/demo-oidc", secret: "e2e-sveltekit-secret-0123456789abcdef0123456789" }))
-    browser = await launchChromium()
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await demo?.stop()
-    await op?.close()
+  const site = frameworkDemo(exampleDir, {
+    build: () => viteBuild(exampleDir, join(root, "node_modules", "vite", "bin", "vite.js")),
+    callbackPath: "/auth/callback/demo-oidc",
+    secret: "e2e-sveltekit-secret-0123456789abcdef0123456789",
   })
-
-  async function signedOutHome(): Promise<Page> {
-    const page = await browser.newPage()
-    await page.goto(demo.url)
-    expect(await page.textContent("#status")).toContain("Not signed in")
-    return page
-  }
 
   async function signOutWithComponent(page: Page) {
     await page.getByRole("button", { name: "Sign out" }).click()
-    await page.waitForURL(demo.url + "/")
-    expect(await page.textContent("#status")).toContain("Not signed in")
-    expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
+    await page.waitForURL(site.demo.url + "/")
+    await expectSignedOut(page)
   }
 
   it("renders the SignIn component as a form posting to the /signin action", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     const form = page.locator("#credentials-form")
     expect(await form.getAttribute("method")).toBe("POST")
     expect(await form.getAttribute("action")).toBe("/signin")
@@ -54,7 +37,7 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("refuses a component form whose CSRF token was tampered with", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.locator("#credentials-form input[name=csrfToken]").evaluate((input: HTMLInputElement) => {
       input.value = "0".repeat(64)
     })
@@ -67,11 +50,11 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("signs in with credentials through the SignIn component, shows the session, signs out", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("portcullis")
     await page.getByRole("button", { name: "Sign in with password" }).click()
-    await page.waitForURL(demo.url + "/")
+    await page.waitForURL(site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Demo User")
     expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" } })
     mkdirSync(artifacts, { recursive: true })
@@ -83,7 +66,7 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("sends a wrong password back to the sign-in page with an error code", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("wrong")
     await page.getByRole("button", { name: "Sign in with password" }).click()
@@ -93,9 +76,9 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("signs in with the local OpenID provider and signs out", async () => {
-    const page = await signedOutHome()
+    const page = await site.signedOutHome()
     await page.getByRole("button", { name: "Sign in with Demo OIDC" }).click()
-    await completeDemoOidcLogin(page, op.issuer, demo.url + "/")
+    await completeDemoOidcLogin(page, site.op.issuer, site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Demo User")
     expect(JSON.parse((await page.textContent("#session"))!)).toMatchObject({ user: { email: "demo@portcullis.dev" } })
     await signOutWithComponent(page)
@@ -103,12 +86,12 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("signs in and out with the client functions, which send the CSRF token", async () => {
-    const page = await browser.newPage()
+    const page = await site.browser.newPage()
     const posts: { url: string; body: string }[] = []
     page.on("request", (r) => {
       if (r.method() === "POST") posts.push({ url: r.url(), body: r.postData() ?? "" })
     })
-    await page.goto(`${demo.url}/client`)
+    await page.goto(`${site.demo.url}/client`)
     await page.waitForSelector('main[data-ready="true"]')
     await page.getByLabel("Username").fill("demo")
     await page.getByLabel("Password").fill("wrong")
@@ -117,15 +100,15 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
 
     await page.getByLabel("Password").fill("portcullis")
     await page.getByRole("button", { name: "Sign in (client)" }).click()
-    await page.waitForURL(demo.url + "/")
+    await page.waitForURL(site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Demo User")
     const signInPost = posts.find((p) => p.url.endsWith("/auth/callback/credentials"))!
     expect(new URLSearchParams(signInPost.body).get("csrfToken")).toMatch(/^[0-9a-f]{64}$/)
 
-    await page.goto(`${demo.url}/client`)
+    await page.goto(`${site.demo.url}/client`)
     await page.waitForSelector('main[data-ready="true"]')
     await page.getByRole("button", { name: "Sign out (client)" }).click()
-    await page.waitForURL(demo.url + "/")
+    await page.waitForURL(site.demo.url + "/")
     expect(await page.textContent("#status")).toContain("Not signed in")
     const signOutPost = posts.find((p) => p.url.endsWith("/auth/signout"))!
     expect(new URLSearchParams(signOutPost.body).get("csrfToken")).toMatch(/^[0-9a-f]{64}$/)
@@ -133,13 +116,13 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
   })
 
   it("refuses a sign-out posted without the CSRF token", async () => {
-    const response = await fetch(`${demo.url}/auth/signout`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "callbackUrl=/" })
+    const response = await fetch(`${site.demo.url}/auth/signout`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "callbackUrl=/" })
     expect(response.status).not.toBe(200)
-    expect(response.headers.get("location") ?? "").not.toBe(`${demo.url}/`)
+    expect(response.headers.get("location") ?? "").not.toBe(`${site.demo.url}/`)
   })
 
   it("refuses a cross-site post to the sign-in form action", async () => {
-    const response = await fetch(`${demo.url}/signin`, {
+    const response = await fetch(`${site.demo.url}/signin`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
