@@ -278,8 +278,29 @@ export interface AuthConfig {
   theme?: Theme
   logger?: Partial<LoggerInstance>
   debug?: boolean
-  /** Trust the `Host` and `X-Forwarded-*` headers. See the docs before turning it on in production. */
+  /**
+   * Trust the `Host` and `X-Forwarded-*` headers, for apps behind a proxy that sets them.
+   * A host-derived origin shapes only answers to the requester itself (redirects, pages,
+   * the OAuth `redirect_uri`); mailed sign-in links and the redirect proxy need an origin
+   * from `AUTH_URL` or {@link AuthConfig.trustedOrigins}. Default `AUTH_TRUST_HOST`, on
+   * when `AUTH_URL`, `VERCEL` or `CF_PAGES` is set or outside production.
+   */
   trustHost?: boolean
+  /**
+   * Origins this deployment may answer on, for apps without one fixed `AUTH_URL` (preview
+   * deployments, several domains). A request whose origin matches is trusted as if it were
+   * `AUTH_URL`; with neither `AUTH_URL` nor `trustHost`, other origins are refused (400).
+   * On the redirect proxy, the origins it may bounce an authorization code to.
+   * Exact origins or one-label wildcards: `*` matches letters, digits and `-` within one
+   * DNS label. Default: `AUTH_TRUSTED_ORIGINS` (comma-separated), plus Vercel's and
+   * Cloudflare Pages' deployment URLs from the environment.
+   *
+   * @example
+   * ```ts
+   * trustedOrigins: ["https://app.example.com", "https://myapp-*-myteam.vercel.app"]
+   * ```
+   */
+  trustedOrigins?: string[]
   /** Force `Secure` cookies and their prefixes. Default: on for https origins. */
   useSecureCookies?: boolean
   /** Proxy origin that receives OAuth redirects for preview deployments. Default `AUTH_REDIRECT_PROXY_URL`. */

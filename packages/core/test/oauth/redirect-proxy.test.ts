@@ -22,7 +22,7 @@ beforeEach(() => op.reset())
 
 function deployment(secret = SECRET): AuthConfig {
   const provider = { id: "fake", name: "Fake", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
-  return { secret, trustHost: true, redirectProxyUrl: `${PROXY}/auth`, providers: [provider] }
+  return { secret, trustHost: true, trustedOrigins: ["https://preview-*.app.example"], redirectProxyUrl: `${PROXY}/auth`, providers: [provider] }
 }
 
 describe("redirect proxy", () => {

@@ -29,6 +29,7 @@ import { randomHex } from "../crypto.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
+import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
 export interface ResolvedConfig {
@@ -47,6 +48,12 @@ export interface ResolvedConfig {
   theme: Required<Theme>
   logger: LoggerInstance
   trustHost: boolean
+  /**
+   * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
+   * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
+   * and the platform's deployment URLs. See `lib/origin-trust.ts`.
+   */
+  trustedOrigins: TrustedOrigins
   /** Origin and path from `AUTH_URL`, which wins over request headers. */
   siteUrl: URL | undefined
   useSecureCookies: boolean | undefined
@@ -104,8 +111,21 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
   }
 
   const trustHost = config.trustHost ?? envTrustHost(env)
-  if (!trustHost && !siteUrl) {
-    fail(new UntrustedHost("The Host header is not trusted. Set AUTH_URL to the site's URL, or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets it."))
+  let trustedOrigins = compileTrustedOrigins([])
+  try {
+    if (config.trustedOrigins !== undefined && !Array.isArray(config.trustedOrigins)) {
+      throw new InvalidConfig("trustedOrigins must be an array of origins")
+    }
+    trustedOrigins = compileTrustedOrigins([...(config.trustedOrigins ?? []), ...envTrustedOrigins(env)])
+  } catch (e) {
+    fail(e instanceof AuthError ? e : new InvalidConfig("trustedOrigins could not be read", e as Error))
+  }
+  if (!trustHost && !siteUrl && !trustedOrigins.patterns.length) {
+    fail(
+      new UntrustedHost(
+        "The Host header is not trusted. Set AUTH_URL to the site's URL, list the origins in trustedOrigins (AUTH_TRUSTED_ORIGINS), or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets Host.",
+      ),
+    )
   }
 
   const providers: ProviderConfig[] = []
@@ -167,6 +187,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     theme,
     logger,
     trustHost,
+    trustedOrigins,
     siteUrl,
     useSecureCookies: config.useSecureCookies,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,

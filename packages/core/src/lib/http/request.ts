@@ -1,7 +1,8 @@
-import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction, UntrustedHost } from "../../errors.js"
+import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction } from "../../errors.js"
 import type { AuthAction } from "../../types.js"
 import { firstValue } from "../config/env.js"
 import type { ResolvedConfig } from "../config/resolve.js"
+import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"
 import { readCapped } from "./body.js"
 
@@ -38,6 +39,11 @@ export interface ParsedRequest {
   url: URL
   /** The site's origin, from `AUTH_URL` or trusted headers. */
   origin: string
+  /**
+   * Whether `origin` may appear in URLs handed to third parties (mailboxes, the redirect
+   * proxy): it came from `AUTH_URL` or `trustedOrigins`, not only from a `Host` header.
+   */
+  originTrusted: boolean
   headers: Headers
   cookies: Record<string, string>
   query: Record<string, string>
@@ -71,7 +77,7 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
   if (route.provider === "none" && providerId) throw new UnknownAction(`The ${action} action takes no provider segment`)
   if (route.provider === "required" && !providerId) throw new UnknownAction(`The ${action} action needs a provider: ${action}/<provider>`)
 
-  const origin = resolveOrigin(url, request.headers, config)
+  const { origin, trusted: originTrusted } = resolveOrigin(url, request.headers, config)
   const effectiveUrl = origin === url.origin ? url : new URL(url.pathname + url.search, origin)
   const form: { params?: URLSearchParams } = {}
   const body = method === "POST" ? await readBody(request, form) : undefined
@@ -82,6 +88,7 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
     providerId,
     url: effectiveUrl,
     origin,
+    originTrusted,
     headers: request.headers,
     cookies: parseCookies(request.headers.get("cookie")),
     query: Object.fromEntries(url.searchParams),
@@ -111,13 +118,25 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
 }
 
 /**
- * The site origin. `AUTH_URL` wins; otherwise the request's own origin, or the forwarded
- * one when the host is trusted. Forwarded values are checked to be a bare host and a
- * known scheme, so a header cannot inject a path or userinfo into redirects.
+ * The site origin, and whether it is trusted (see `lib/origin-trust.ts`). `AUTH_URL` wins
+ * and is trusted. Otherwise the request's own origin — or, with `trustHost`, the one a
+ * proxy forwarded — is trusted when it is on `trustedOrigins` (or loopback, with
+ * `trustHost`); with `trustHost` an unlisted origin is still served, untrusted; without it
+ * the request is refused. Forwarded values are checked to be a bare host and a known
+ * scheme, so a header cannot inject a path or userinfo into redirects.
  */
-function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): string {
-  if (config.siteUrl) return config.siteUrl.origin
-  if (!config.trustHost) throw new UntrustedHost("Host must be trusted")
+function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): { origin: string; trusted: boolean } {
+  if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
+  const origin = config.trustHost ? forwardedOrigin(url, headers) : url.origin
+  if (config.trustedOrigins.has(origin)) return { origin, trusted: true }
+  if (!config.trustHost) {
+    throw new InvalidRequest(`The origin ${origin} is not one this site serves: it is not AUTH_URL nor in trustedOrigins`)
+  }
+  return { origin, trusted: isLoopbackOrigin(origin) }
+}
+
+/** The origin a trusted proxy forwarded, else the request's own. */
+function forwardedOrigin(url: URL, headers: Headers): string {
   const forwardedHost = headers.get("x-forwarded-host")
   const forwardedProto = headers.get("x-forwarded-proto")
   if (forwardedHost === null && forwardedProto === null) return url.origin

@@ -11,6 +11,7 @@ import { deliverLink } from "../email/send.js"
 import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../email/token.js"
 import { pageHeaders } from "../http/response.js"
 import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./index.js"
 
 /**
@@ -20,6 +21,8 @@ import type { ProviderKind } from "./index.js"
  */
 export const emailKind: ProviderKind<EmailConfig> = {
   async signin(ctx, provider) {
+    // The link goes to a mailbox: its origin must not come from a Host header (T32).
+    requireTrustedOrigin(ctx, "Mailing a sign-in link")
     const adapter = ctx.config.adapter!
     const identifier = normalizeIdentifier(provider, ctx.body?.email)
     // Known and unknown addresses take the same path (lookup, callback, store, send) and

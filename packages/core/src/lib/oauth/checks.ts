@@ -4,6 +4,7 @@ import type { Cookie } from "../../types.js"
 import { openCheck, sealCheck, type CheckName } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
+import { requireTrustedOrigin } from "../origin-trust.js"
 import type { Check, OAuthRuntime } from "./provider.js"
 import { sealProxyState } from "./proxy.js"
 
@@ -42,7 +43,9 @@ export async function startChecks(ctx: RequestContext, rt: OAuthRuntime): Promis
   }
   if (rt.checks.has("state")) {
     const random = o.generateRandomState()
-    // Behind a redirect proxy the state also tells the proxy where to send the browser back.
+    // Behind a redirect proxy the state also tells the proxy where to send the browser back,
+    // so the code will follow it: only a trusted origin may be sealed.
+    if (rt.proxy && !rt.proxy.onProxy) requireTrustedOrigin(ctx, "Signing in through the redirect proxy")
     const state = rt.proxy && !rt.proxy.onProxy ? await sealProxyState(ctx, random, rt.callbackUrl) : random
     params.state = state
     cookies.push(await sealCheck(ctx, "state", state, rt.id, crossSite))

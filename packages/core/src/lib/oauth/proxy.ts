@@ -1,3 +1,4 @@
+import { UntrustedHost } from "../../errors.js"
 import { decode, encode } from "../../jwt.js"
 import { CHECK_MAX_AGE } from "../checks.js"
 import type { RequestContext } from "../context.js"
@@ -16,8 +17,12 @@ import type { OAuthRuntime } from "./provider.js"
  * 3. The preview finishes: its state cookie must equal the state parameter, and the token
  *    request repeats the proxy's `redirect_uri`.
  *
- * The state is encrypted with the shared secret, so nobody can make the proxy bounce an
- * authorization code to an origin of their choosing.
+ * Two locks keep the authorization code from being bounced to an origin of an attacker's
+ * choosing. The preview seals only a trusted origin (`AUTH_URL` or its `trustedOrigins`),
+ * never one taken from a forgeable `Host` header (`oauth/checks.ts`); and the proxy bounces
+ * only to origins on its own `trustedOrigins`, so even a state sealed by a misconfigured
+ * deployment sharing the secret cannot send a code elsewhere. The state is encrypted with
+ * the shared secret, so it cannot be forged without it.
  */
 const SALT = "portcullis.redirect-proxy-state"
 
@@ -46,6 +51,12 @@ export async function proxyTarget(ctx: RequestContext, rt: OAuthRuntime, params:
   const ownPath = `/callback/${encodeURIComponent(rt.id)}`
   if ((target.protocol !== "https:" && target.protocol !== "http:") || !target.pathname.endsWith(ownPath)) return undefined
   if (target.origin === ctx.origin) return undefined
+  if (!ctx.config.trustedOrigins.has(target.origin)) {
+    throw new UntrustedHost(
+      `The redirect proxy refused to send an authorization code to ${target.origin}: it is not in trustedOrigins. ` +
+        `List the preview deployments' origins there (AUTH_TRUSTED_ORIGINS), e.g. "https://myapp-*-myteam.vercel.app".`,
+    )
+  }
   target.search = params.toString()
   return target.href
 }
