@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
@@ -109,6 +110,23 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await context.close()
   })
 
+  it("a sign-in link requested under a forged Host still points at the demo's own URL (AUTH_URL, no trustHost)", async () => {
+    const address = `victim-${Date.now()}@example.com`
+    const port = new URL(demo.url).port
+    // The attacker's script talks to the server directly, with a Host a browser would never send.
+    const csrf = await rawRequest(port, "GET", "/auth/csrf", { host: "evil.example" })
+    const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
+    const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
+    const body = new URLSearchParams({ email: address, csrfToken }).toString()
+    const sent = await rawRequest(port, "POST", "/auth/signin/email", { host: "evil.example", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+    expect(sent.status).toBe(302)
+    expect(new URL(sent.headers.location as string).origin).toBe(demo.url)
+    const printed = new RegExp(`\\[demo-smtp\\] sign-in link for ${address.replace(/[.]/g, "\\.")}: (\\S+)`)
+    await expect.poll(() => printed.exec(demo.output.join(""))?.[1], { timeout: 10_000 }).toBeTruthy()
+    const link = new URL(printed.exec(demo.output.join(""))![1]!)
+    expect(link.origin).toBe(demo.url)
+  })
+
   it("shows a generic error for a wrong password and stays signed out", async () => {
     const page = await browser.newPage()
     await page.goto(`${demo.url}/private`)
@@ -127,3 +145,16 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     expect(await page.textContent("h1")).toBe("Private page")
   })
 })
+
+/** One HTTP/1.1 request with exactly these headers (fetch refuses to forge Host). */
+function rawRequest(port: string, method: string, path: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; setCookie: string[]; body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: Number(port), method, path, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks).toString("utf8") }))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+}

@@ -17,7 +17,8 @@ export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers =
     secret,
     // With an adapter, sessions are database rows (the cookie holds only a random token).
     adapter,
-    trustHost: true,
+    // No trustHost: the demo knows its own URL (AUTH_URL, set by server.ts), so no Host
+    // header — forged or not — ever decides where a sign-in link or redirect points.
     providers: [
       ...demoOidc(oidc ?? {}),
       // Magic links need the adapter (tokens are stored hashed); the demo's mail catcher prints them.

@@ -38,6 +38,9 @@ if (applied.length) console.log(`Created the database schema (${applied.join(", 
 const server = createServer()
 await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", resolve))
 const port = (server.address() as AddressInfo).port
+// The site's own URL: every absolute URL the demo hands out (mailed links, the OpenID
+// provider's redirect_uri, passkey origins) is built from it, never from a Host header.
+process.env.AUTH_URL ??= `http://localhost:${port}`
 
 const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
 const op = await startDemoOidcProvider({
@@ -50,7 +53,7 @@ const op = await startDemoOidcProvider({
 const smtp = await startDemoSmtp({ port: Number(process.env.DEMO_SMTP_PORT ?? 0) })
 
 server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db), oidc: { issuer: op.issuer, ...oidcClient }, smtpUrl: smtp.url }))
-console.log(`Portcullis demo listening on http://localhost:${port}`)
+console.log(`Portcullis demo listening on ${process.env.AUTH_URL}`)
 console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
 console.log(`with a passkey, or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)
 

@@ -172,6 +172,7 @@ export type WarningCode =
   | "env-url-basepath-mismatch"
   | "experimental-webauthn"
   | "short-secret"
+  | "host-derived-redirect-uri"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

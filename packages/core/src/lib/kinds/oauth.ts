@@ -24,6 +24,9 @@ import type { ProviderKind } from "./index.js"
 export const oauthKind: ProviderKind<OAuthConfig<any>> = {
   async signin(ctx, provider) {
     const rt = oauthRuntime(ctx, provider)
+    // Auth.js apps behind a proxy run like this; the provider's redirect URI registration
+    // still refuses a forged host, but say so once (see lib/origin-trust.ts).
+    if (!ctx.originTrusted) ctx.config.logger.warn("host-derived-redirect-uri")
     await resolveCallbackUrl(ctx, { remember: true })
     try {
       const metadata = await authorizationServer(rt)
