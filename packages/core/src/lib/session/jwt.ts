@@ -1,10 +1,11 @@
-import { base64url } from "jose"
 import { JWTSessionError } from "../../errors.js"
-import { decodeOrThrow, deriveKey, type JWT } from "../../jwt.js"
+import type { JWT } from "../../jwt.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { clearChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
+import { decodeWith } from "../jwt/codec.js"
+import { readJweHeader } from "../jwt/header.js"
 import type { SessionStrategy } from "./index.js"
 import { VerifiedTokenCache } from "./token-cache.js"
 
@@ -109,23 +110,14 @@ async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: J
   const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
   const hit = cache.get(scope, raw)
   if (hit) return hit
-  const payload = await decodeOrThrow<JWT>({ token: raw, secret: config.secrets, salt })
+  const payload = await decodeWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
   if (!payload) return null
-  const primary = await deriveKey(config.secrets[0]!, salt)
+  const primary = await config.keys.key(config.secrets[0]!, salt)
   // A token opened by an older secret is re-issued under the newest one (rotation).
-  const rotated = headerKid(raw) !== primary.kid
+  const rotated = readJweHeader(raw).kid !== primary.kid
   const entry = { payload, rotated }
   if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000)
   return cache.clone(entry)
-}
-
-function headerKid(raw: string): string | undefined {
-  try {
-    const header = JSON.parse(new TextDecoder().decode(base64url.decode(raw.slice(0, raw.indexOf(".")))))
-    return typeof header.kid === "string" ? header.kid : undefined
-  } catch {
-    return undefined
-  }
 }
 
 async function writeSession(ctx: RequestContext, claims: JWT): Promise<Cookie[]> {
