@@ -2,7 +2,7 @@ import { JWTSessionError } from "../../errors.js"
 import type { JWT } from "../../jwt.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
-import { clearChunked, readChunked, writeChunked } from "../cookies.js"
+import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
 import { decodeWith } from "../jwt/codec.js"
 import { readJweHeader } from "../jwt/header.js"
@@ -23,7 +23,11 @@ export const jwtStrategy: SessionStrategy = {
     const { config } = ctx
     const name = ctx.cookieOptions.sessionToken.name
     const raw = readChunked(ctx.cookies, name)
-    if (!raw) return { body: null }
+    if (!raw) {
+      // Pieces that do not assemble (`.0` and `.2` without `.1`) are a session nobody can
+      // read: delete every piece, or the browser sends them on every request.
+      return hasChunked(ctx.cookies, name) ? { body: null, cookies: clearSession(ctx) } : { body: null }
+    }
     try {
       const opened = await openToken(ctx, raw)
       if (!opened) throw new Error("the token does not decrypt")
