@@ -8,6 +8,8 @@ const warnings: Record<WarningCode, string> = {
   "env-url-basepath-mismatch": "The path of AUTH_URL differs from basePath; basePath wins.",
   "experimental-webauthn": "WebAuthn (passkeys) is experimental: its API may change.",
   "short-secret": "The secret is shorter than 32 characters. Generate one with `npx portcullis secret`.",
+  "session-cookie-unreadable":
+    "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
 }
 
 /** Fills the logger methods the app left out with console-backed defaults. */
@@ -17,7 +19,12 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
     error: custom?.error?.bind(custom) ?? logError,
     warn:
       custom?.warn?.bind(custom) ??
-      ((code) => {
+      ((code, details) => {
+        if (details) {
+          // Warnings with details come rate-limited already (LogLimiter) and carry counts.
+          console.warn(`[portcullis][warn][${code}] ${warnings[code] ?? ""}`, safeJson(details))
+          return
+        }
         // One line per code per process is enough: a warning on every request drowns logs.
         if (warned.has(code)) return
         warned.add(code)

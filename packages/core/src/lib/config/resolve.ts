@@ -28,6 +28,7 @@ import { defaultCookies, mergeCookies } from "../cookies.js"
 import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
+import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -50,6 +51,8 @@ export interface ResolvedConfig {
   pages: Partial<PagesOptions>
   theme: Required<Theme>
   logger: LoggerInstance
+  /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
+  logLimiter: LogLimiter
   trustHost: boolean
   /** Origin and path from `AUTH_URL`, which wins over request headers. */
   siteUrl: URL | undefined
@@ -172,6 +175,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     pages: config.pages ?? {},
     theme,
     logger,
+    logLimiter: new LogLimiter(logger),
     trustHost,
     siteUrl,
     useSecureCookies: config.useSecureCookies,

@@ -1,6 +1,6 @@
 import { JWTSessionError } from "../../errors.js"
 import type { JWT } from "../../jwt.js"
-import type { Cookie, Session } from "../../types.js"
+import type { Cookie, ResponseInternal, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
@@ -8,6 +8,7 @@ import { decodeWith } from "../jwt/codec.js"
 import { readJweHeader } from "../jwt/header.js"
 import type { SessionStrategy } from "./index.js"
 import { VerifiedTokenCache } from "./token-cache.js"
+import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 
 const cache = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
 
@@ -26,11 +27,19 @@ export const jwtStrategy: SessionStrategy = {
     if (!raw) {
       // Pieces that do not assemble (`.0` and `.2` without `.1`) are a session nobody can
       // read: delete every piece, or the browser sends them on every request.
-      return hasChunked(ctx.cookies, name) ? { body: null, cookies: clearSession(ctx) } : { body: null }
+      if (!hasChunked(ctx.cookies, name)) return { body: null }
+      config.logLimiter.warn("session-cookie-unreadable", "malformed", { cookie: name })
+      return { body: null, cookies: clearSession(ctx) }
+    }
+    let opened: { payload: JWT; rotated: boolean }
+    try {
+      const result = await openToken(ctx, raw)
+      if (!result) throw new RejectedByDecode()
+      opened = result
+    } catch (error) {
+      return unreadable(ctx, error)
     }
     try {
-      const opened = await openToken(ctx, raw)
-      if (!opened) throw new Error("the token does not decrypt")
       const { payload, rotated } = opened
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
@@ -101,6 +110,21 @@ export const jwtStrategy: SessionStrategy = {
     const opened = await openToken(ctx, raw).catch(() => null)
     return typeof opened?.payload.sub === "string" ? opened.payload.sub : null
   },
+}
+
+/**
+ * A session cookie that does not open: deleted, and — when it is the cookie's fault —
+ * a rate-limited warning, not an error. Anyone can send garbage cookies, and a rotated
+ * secret or an expired session produces them too; none of it is an error of the app.
+ * A failure that is not the cookie's (a custom decoder crashing) stays an error.
+ */
+function unreadable(ctx: RequestContext, error: unknown): ResponseInternal {
+  const { config } = ctx
+  const name = ctx.cookieOptions.sessionToken.name
+  const kind = unreadableKind(error)
+  if (kind) config.logLimiter.warn("session-cookie-unreadable", kind, { cookie: name })
+  else config.logger.error(new JWTSessionError("The session token could not be opened", error as Error))
+  return { body: null, cookies: clearSession(ctx) }
 }
 
 async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: JWT; rotated: boolean } | null> {
