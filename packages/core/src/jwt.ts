@@ -20,9 +20,10 @@
  * ```
  * @module
  */
-import { calculateJwkThumbprint, EncryptJWT, base64url, jwtDecrypt, type JWTDecryptOptions } from "jose"
 import { MissingSecret } from "./errors.js"
 import { readChunked, parseCookies } from "./lib/cookies.js"
+import { decodeWith, encodeWith } from "./lib/jwt/codec.js"
+import { DEFAULT_ENC, KeyRing, type DerivedKey } from "./lib/jwt/keys.js"
 import type { Awaitable, LoggerInstance } from "./types.js"
 
 /** The decoded token. Known claims plus anything your `jwt` callback adds. */
@@ -67,121 +68,39 @@ export interface JWTOptions {
   decode: (params: JWTDecodeParams) => Awaitable<JWT | null>
 }
 
-const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
-const ENC = "A256CBC-HS512"
-const encoder = new TextEncoder()
-const decryptOptions: JWTDecryptOptions = {
-  clockTolerance: 15,
-  keyManagementAlgorithms: ["dir"],
-  contentEncryptionAlgorithms: [ENC, "A256GCM"],
-}
+// The keys of the functions below, which work without a configuration (the `Auth()`
+// session strategy uses its resolved configuration's own ring).
+const keys = new KeyRing()
 
-interface DerivedKey {
-  key: Uint8Array
-  kid: string
-}
-
-// Key derivation (HKDF plus a SHA-512 thumbprint) costs more than the decryption itself;
-// the same few (secret, salt) pairs recur on every request, so derive each once.
-const keyCache = new Map<string, Promise<DerivedKey>>()
-const KEY_CACHE_LIMIT = 256
-
-/** The key for `secret`+`salt`, derived as Auth.js does, and its `kid` thumbprint. */
-export function deriveKey(secret: string, salt: string, enc: string = ENC): Promise<DerivedKey> {
-  const id = `${enc}\u0000${salt}\u0000${secret}`
-  let hit = keyCache.get(id)
-  if (!hit) {
-    hit = derive(secret, salt, enc)
-    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.delete(keyCache.keys().next().value!)
-    keyCache.set(id, hit)
-    hit.catch(() => keyCache.delete(id))
-  }
-  return hit
-}
-
-async function derive(secret: string, salt: string, enc: string): Promise<DerivedKey> {
-  const length = enc === ENC ? 64 : 32
-  const ikm = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveBits"])
-  const bits = await crypto.subtle.deriveBits(
-    {
-      name: "HKDF",
-      hash: "SHA-256",
-      salt: encoder.encode(salt),
-      info: encoder.encode(`Auth.js Generated Encryption Key${salt ? ` (${salt})` : ""}`),
-    },
-    ikm,
-    length * 8,
-  )
-  const key = new Uint8Array(bits)
-  const kid = await calculateJwkThumbprint({ kty: "oct", k: base64url.encode(key) }, `sha${key.byteLength << 3}` as "sha512")
-  return { key, kid }
-}
-
-function secretsOf(secret: string | string[]): string[] {
-  const list = Array.isArray(secret) ? secret : [secret]
-  if (!list.length || list.some((s) => typeof s !== "string" || !s)) throw new MissingSecret("A non-empty secret is required")
-  return list
+/**
+ * The key for `secret`+`salt`, derived as Auth.js does, and its `kid` thumbprint.
+ * `enc` must be `A256CBC-HS512` (the default) or `A256GCM`.
+ */
+export function deriveKey(secret: string, salt: string, enc: string = DEFAULT_ENC): Promise<DerivedKey> {
+  return keys.key(secret, salt, enc as typeof DEFAULT_ENC)
 }
 
 /** Encrypts `token` with the first secret; sets `iat`, `exp` (now + `maxAge`) and a fresh `jti`. */
-export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
-  const { token = {}, secret, salt, maxAge = DEFAULT_MAX_AGE } = params
-  const [first] = secretsOf(secret)
-  const { key, kid } = await deriveKey(first!, salt)
-  const now = Math.floor(Date.now() / 1000)
-  return new EncryptJWT(token as Record<string, unknown>)
-    .setProtectedHeader({ alg: "dir", enc: ENC, kid })
-    .setIssuedAt(now)
-    .setExpirationTime(now + maxAge)
-    .setJti(crypto.randomUUID())
-    .encrypt(key)
+export function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
+  return encodeWith(keys, params)
 }
 
 /**
  * Decrypts a token. Returns `null` for a missing, malformed, tampered, expired or
- * foreign token (any secret in the list may open it).
+ * foreign token (any secret in the list may open it), and for any `alg` other than
+ * `dir` or `enc` other than `A256CBC-HS512`/`A256GCM`.
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   try {
-    return await decodeOrThrow<Payload>(params)
+    return await decodeWith<Payload>(keys, params)
   } catch {
     return null
   }
 }
 
 /** Like {@link decode} but throws the reason; for logging inside the library. */
-export async function decodeOrThrow<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
-  const { token, secret, salt } = params
-  if (!token) return null
-  const secrets = secretsOf(secret)
-  const header = protectedHeader(token)
-  const enc = typeof header.enc === "string" ? header.enc : ENC
-  if (typeof header.kid === "string") {
-    for (const s of secrets) {
-      const { key, kid } = await deriveKey(s, salt, enc)
-      if (kid === header.kid) return (await jwtDecrypt(token, key, decryptOptions)).payload as Payload
-    }
-    throw new Error("no matching decryption secret")
-  }
-  // Tokens without a kid (older or hand-made) get each secret in turn.
-  let lastError: unknown
-  for (const s of secrets) {
-    try {
-      const { key } = await deriveKey(s, salt, enc)
-      return (await jwtDecrypt(token, key, decryptOptions)).payload as Payload
-    } catch (error) {
-      lastError = error
-    }
-  }
-  throw lastError
-}
-
-function protectedHeader(token: string): Record<string, unknown> {
-  const dot = token.indexOf(".")
-  if (dot <= 0 || dot > 2048) throw new Error("malformed token")
-  const parsed = JSON.parse(new TextDecoder().decode(base64url.decode(token.slice(0, dot))))
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("malformed token header")
-  return parsed
+export function decodeOrThrow<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  return decodeWith<Payload>(keys, params)
 }
 
 /** Parameters of {@link getToken}. */

@@ -173,10 +173,15 @@ export type WarningCode =
   | "experimental-webauthn"
   | "short-secret"
   | "host-derived-redirect-uri"
+  | "session-cookie-unreadable"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {
-  warn(code: WarningCode): void
+  /**
+   * `details` comes with warnings about bad input (`session-cookie-unreadable`): the
+   * `kind`, and `suppressed` — how many more of that kind the last minute held.
+   */
+  warn(code: WarningCode, details?: Record<string, unknown>): void
   error(error: Error): void
   debug(message: string, metadata?: unknown): void
 }

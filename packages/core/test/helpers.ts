@@ -142,7 +142,11 @@ export function captureLogger() {
   const write = (...parts: unknown[]) => lines.push(parts.map((p) => (p instanceof Error ? `${p.name}: ${p.message}\n${p.stack}\n${JSON.stringify((p as any).cause ?? {}, replacer)}` : typeof p === "string" ? p : JSON.stringify(p, replacer))).join(" "))
   return {
     lines,
-    logger: { error: (e: Error) => write(e), warn: (code: string) => write(code), debug: (m: string, meta?: unknown) => write(m, meta) },
+    logger: {
+      error: (e: Error) => write(e),
+      warn: (code: string, details?: unknown) => (details === undefined ? write(code) : write(code, details)),
+      debug: (m: string, meta?: unknown) => write(m, meta),
+    },
   }
 }
 

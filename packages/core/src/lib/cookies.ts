@@ -151,6 +151,16 @@ export function readChunked(cookies: Record<string, string>, name: string): stri
 }
 
 /**
+ * Whether the request carries `name` or any chunk of it. With {@link readChunked} this
+ * tells "no session" (nothing sent) from "an unreadable session" (pieces sent that do not
+ * assemble: a gap, an empty value), which must be deleted or the browser resends it forever.
+ */
+export function hasChunked(cookies: Record<string, string>, name: string): boolean {
+  const { plain, chunks } = chunkNames(cookies, name)
+  return plain || chunks.length > 0
+}
+
+/**
  * Cookies that store `value` under `name`, split into chunks when long, and delete every
  * stale piece the browser still holds (a shrunk session leaves no orphan chunks behind).
  */

@@ -10,6 +10,8 @@ const warnings: Record<WarningCode, string> = {
   "short-secret": "The secret is shorter than 32 characters. Generate one with `npx portcullis secret`.",
   "host-derived-redirect-uri":
     "An OAuth redirect_uri was built from the request's Host header (trustHost without AUTH_URL or trustedOrigins). The provider's list of registered redirect URIs is then the only check: set AUTH_URL or trustedOrigins.",
+  "session-cookie-unreadable":
+    "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
 }
 
 /** Fills the logger methods the app left out with console-backed defaults. */
@@ -19,7 +21,12 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
     error: custom?.error?.bind(custom) ?? logError,
     warn:
       custom?.warn?.bind(custom) ??
-      ((code) => {
+      ((code, details) => {
+        if (details) {
+          // Warnings with details come rate-limited already (LogLimiter) and carry counts.
+          console.warn(`[portcullis][warn][${code}] ${warnings[code] ?? ""}`, safeJson(details))
+          return
+        }
         // One line per code per process is enough: a warning on every request drowns logs.
         if (warned.has(code)) return
         warned.add(code)

@@ -376,6 +376,25 @@ describe("id_token (T18–T25)", () => {
     expect(op.requests("/attacker-jwks")).toHaveLength(0)
   })
 
+  it("T20: an id_token signed with a published 1024-bit RSA key is refused, and the log names the reason", async () => {
+    const original = op.keys
+    try {
+      const weak = await FakeOP.weakRsaKey("key-weak", 1024)
+      op.keys = [weak, ...original]
+      op.behaviour.signWith = weak
+      log.lines.length = 0
+      await expectRejected("signin", "OAuthCallbackError")
+      const text = log.lines.join("\n")
+      expect(text).toContain("OAuthCallbackError")
+      expect(text).toContain("1024-bit RSA key")
+      expect(text).toContain("weak-rsa-key")
+      // The key set was fetched and the published key selected: refused for its size, not as unknown.
+      expect(op.requests("/jwks")).toHaveLength(1)
+    } finally {
+      op.keys = original
+    }
+  })
+
   it("T21: alg none is refused", async () => {
     op.behaviour.unsigned = true
     await expectRejected("signin", "OAuthCallbackError")

@@ -11,7 +11,7 @@ import {
   MissingSecret,
   UntrustedHost,
 } from "../../errors.js"
-import { decode as builtinDecode, encode as builtinEncode, type JWTOptions } from "../../jwt.js"
+import type { JWTOptions } from "../../jwt.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { customFetch, raw, skipCSRFCheck } from "../../symbols.js"
 import type {
@@ -26,6 +26,9 @@ import type {
 } from "../../types.js"
 import { defaultCookies, mergeCookies } from "../cookies.js"
 import { randomHex } from "../crypto.js"
+import { decodeWith, encodeWith } from "../jwt/codec.js"
+import { KeyRing } from "../jwt/keys.js"
+import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -40,6 +43,8 @@ export interface ResolvedConfig {
   secrets: string[]
   session: SessionOptions
   jwt: JWTOptions & { builtin: boolean }
+  /** The derived token keys of this configuration (sessions with the built-in codec). */
+  keys: KeyRing
   /** Whether the app has its own `jwt` callback (which may change the token on any check). */
   customJwtCallback: boolean
   callbacks: Omit<CallbacksOptions, "session"> & { session?: CallbacksOptions["session"] }
@@ -47,6 +52,8 @@ export interface ResolvedConfig {
   pages: Partial<PagesOptions>
   theme: Required<Theme>
   logger: LoggerInstance
+  /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
+  logLimiter: LogLimiter
   trustHost: boolean
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
@@ -153,10 +160,11 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
 
   const session = resolveSession(config, fail)
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
+  const keys = new KeyRing()
   const jwt = {
     maxAge: jwtMaxAge,
-    encode: config.jwt?.encode ?? builtinEncode,
-    decode: config.jwt?.decode ?? builtinDecode,
+    encode: config.jwt?.encode ?? ((params) => encodeWith(keys, params)),
+    decode: config.jwt?.decode ?? (async (params) => decodeWith(keys, params).catch(() => null)),
     builtin: !config.jwt?.decode,
   }
 
@@ -174,6 +182,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     secrets,
     session,
     jwt,
+    keys,
     callbacks: {
       signIn: config.callbacks?.signIn ?? (() => true),
       redirect: config.callbacks?.redirect ?? defaultRedirect,
@@ -186,6 +195,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     pages: config.pages ?? {},
     theme,
     logger,
+    logLimiter: new LogLimiter(logger),
     trustHost,
     trustedOrigins,
     siteUrl,

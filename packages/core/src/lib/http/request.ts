@@ -5,6 +5,7 @@ import type { ResolvedConfig } from "../config/resolve.js"
 import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"
 import { readCapped } from "./body.js"
+import { mediaTypeEssence } from "./media-type.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 export const BODY_LIMIT = 1024 * 1024
@@ -153,10 +154,11 @@ async function readBody(request: Request, raw: { params?: URLSearchParams }): Pr
   const length = Number(request.headers.get("content-length"))
   if (length > BODY_LIMIT) throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
   if (!request.body) return undefined
-  const contentType = (request.headers.get("content-type") ?? "").toLowerCase()
+  const contentType = request.headers.get("content-type") ?? ""
+  const essence = mediaTypeEssence(contentType)
   const bytes = await readCapped(request.body, BODY_LIMIT, () => new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`))
   if (!bytes.length) return undefined
-  if (contentType.includes("application/json")) {
+  if (essence === "application/json") {
     let parsed: unknown
     try {
       parsed = JSON.parse(new TextDecoder().decode(bytes))
@@ -166,11 +168,11 @@ async function readBody(request: Request, raw: { params?: URLSearchParams }): Pr
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new InvalidRequest("The JSON body must be an object")
     return parsed as Record<string, unknown>
   }
-  if (contentType.includes("application/x-www-form-urlencoded")) {
+  if (essence === "application/x-www-form-urlencoded") {
     raw.params = new URLSearchParams(new TextDecoder().decode(bytes))
     return Object.fromEntries(raw.params)
   }
-  if (contentType.includes("multipart/form-data")) {
+  if (essence === "multipart/form-data") {
     try {
       const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData()
       const out: Record<string, unknown> = {}
@@ -182,5 +184,6 @@ async function readBody(request: Request, raw: { params?: URLSearchParams }): Pr
       throw new InvalidRequest("The form body does not parse")
     }
   }
+  // Any other type (text/plain included) is not a form: the body is ignored, not guessed at.
   return undefined
 }

@@ -50,6 +50,13 @@ export function callbackFailure(error: unknown, providerId: string, step: Callba
   if (error instanceof o.OperationProcessingError && error.code === o.JWT_CLAIM_COMPARISON && claimOf(error) === "nonce") {
     return new InvalidCheck("The id_token nonce is not this browser's nonce", safeCause(error, { providerId, step }))
   }
+  const weak = weakRsaKeyBits(error)
+  if (weak !== undefined) {
+    return new OAuthCallbackError(
+      `The ${step} of "${providerId}" is signed with a ${weak}-bit RSA key; keys under ${MIN_RSA_BITS} bits are refused`,
+      safeCause(error, { providerId, step, reason: "weak-rsa-key", modulusLength: weak }),
+    )
+  }
   const timeout = error instanceof Error && (error.name === "TimeoutError" || (error.cause as Error | undefined)?.name === "TimeoutError")
   const message = timeout
     ? `The ${step} request to "${providerId}" timed out`
@@ -57,6 +64,24 @@ export function callbackFailure(error: unknown, providerId: string, step: Callba
       ? `The ${step} request to "${providerId}" was refused: ${error.message}`
       : `The ${step} step with "${providerId}" failed`
   return new OAuthCallbackError(message, safeCause(error, { providerId, step, ...(error instanceof o.OperationProcessingError && { claim: claimOf(error) }) }))
+}
+
+/** The smallest RSA modulus accepted for a provider's signature (T20; NIST SP 800-131A). */
+export const MIN_RSA_BITS = 2048
+
+/**
+ * The modulus length of the key oauth4webapi refused as too short, if that is what
+ * `error` is. oauth4webapi checks every RSA key it verifies with (`modulusLength` of the
+ * imported key, at least 2048) and names the key as the error's cause; reading that
+ * cause, rather than the message text, keeps the log line exact across its versions.
+ */
+function weakRsaKeyBits(error: unknown): number | undefined {
+  if (!(error instanceof o.UnsupportedOperationError)) return undefined
+  const key = error.cause
+  if (!(key instanceof CryptoKey)) return undefined
+  const { name, modulusLength } = key.algorithm as RsaHashedKeyAlgorithm
+  if (!name.startsWith("RSA") || typeof modulusLength !== "number") return undefined
+  return modulusLength < MIN_RSA_BITS ? modulusLength : undefined
 }
 
 function claimOf(error: o.OperationProcessingError): string | undefined {

@@ -1,12 +1,14 @@
-import { base64url } from "jose"
 import { JWTSessionError } from "../../errors.js"
-import { decodeOrThrow, deriveKey, type JWT } from "../../jwt.js"
-import type { Cookie, Session } from "../../types.js"
+import type { JWT } from "../../jwt.js"
+import type { Cookie, ResponseInternal, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
-import { clearChunked, readChunked, writeChunked } from "../cookies.js"
+import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
+import { decodeWith } from "../jwt/codec.js"
+import { readJweHeader } from "../jwt/header.js"
 import type { SessionStrategy } from "./index.js"
 import { VerifiedTokenCache } from "./token-cache.js"
+import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 
 const cache = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
 
@@ -22,10 +24,22 @@ export const jwtStrategy: SessionStrategy = {
     const { config } = ctx
     const name = ctx.cookieOptions.sessionToken.name
     const raw = readChunked(ctx.cookies, name)
-    if (!raw) return { body: null }
+    if (!raw) {
+      // Pieces that do not assemble (`.0` and `.2` without `.1`) are a session nobody can
+      // read: delete every piece, or the browser sends them on every request.
+      if (!hasChunked(ctx.cookies, name)) return { body: null }
+      config.logLimiter.warn("session-cookie-unreadable", "malformed", { cookie: name })
+      return { body: null, cookies: clearSession(ctx) }
+    }
+    let opened: { payload: JWT; rotated: boolean }
     try {
-      const opened = await openToken(ctx, raw)
-      if (!opened) throw new Error("the token does not decrypt")
+      const result = await openToken(ctx, raw)
+      if (!result) throw new RejectedByDecode()
+      opened = result
+    } catch (error) {
+      return unreadable(ctx, error)
+    }
+    try {
       const { payload, rotated } = opened
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
@@ -98,6 +112,21 @@ export const jwtStrategy: SessionStrategy = {
   },
 }
 
+/**
+ * A session cookie that does not open: deleted, and — when it is the cookie's fault —
+ * a rate-limited warning, not an error. Anyone can send garbage cookies, and a rotated
+ * secret or an expired session produces them too; none of it is an error of the app.
+ * A failure that is not the cookie's (a custom decoder crashing) stays an error.
+ */
+function unreadable(ctx: RequestContext, error: unknown): ResponseInternal {
+  const { config } = ctx
+  const name = ctx.cookieOptions.sessionToken.name
+  const kind = unreadableKind(error)
+  if (kind) config.logLimiter.warn("session-cookie-unreadable", kind, { cookie: name })
+  else config.logger.error(new JWTSessionError("The session token could not be opened", error as Error))
+  return { body: null, cookies: clearSession(ctx) }
+}
+
 async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: JWT; rotated: boolean } | null> {
   const { config } = ctx
   const salt = ctx.cookieOptions.sessionToken.name
@@ -109,23 +138,14 @@ async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: J
   const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
   const hit = cache.get(scope, raw)
   if (hit) return hit
-  const payload = await decodeOrThrow<JWT>({ token: raw, secret: config.secrets, salt })
+  const payload = await decodeWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
   if (!payload) return null
-  const primary = await deriveKey(config.secrets[0]!, salt)
+  const primary = await config.keys.key(config.secrets[0]!, salt)
   // A token opened by an older secret is re-issued under the newest one (rotation).
-  const rotated = headerKid(raw) !== primary.kid
+  const rotated = readJweHeader(raw).kid !== primary.kid
   const entry = { payload, rotated }
   if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000)
   return cache.clone(entry)
-}
-
-function headerKid(raw: string): string | undefined {
-  try {
-    const header = JSON.parse(new TextDecoder().decode(base64url.decode(raw.slice(0, raw.indexOf(".")))))
-    return typeof header.kid === "string" ? header.kid : undefined
-  } catch {
-    return undefined
-  }
 }
 
 async function writeSession(ctx: RequestContext, claims: JWT): Promise<Cookie[]> {

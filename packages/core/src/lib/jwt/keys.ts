@@ -1,0 +1,87 @@
+import { base64url, calculateJwkThumbprint } from "jose"
+
+/**
+ * The content encryptions a token may use: Auth.js's `A256CBC-HS512` (what Portcullis
+ * writes) and `A256GCM` (which Auth.js also opens). Nothing else is ever derived for.
+ */
+export const CONTENT_ENCRYPTIONS = ["A256CBC-HS512", "A256GCM"] as const
+export type ContentEncryption = (typeof CONTENT_ENCRYPTIONS)[number]
+
+/** The encryption Portcullis (and Auth.js) writes. */
+export const DEFAULT_ENC: ContentEncryption = "A256CBC-HS512"
+
+export function isContentEncryption(value: unknown): value is ContentEncryption {
+  return (CONTENT_ENCRYPTIONS as readonly unknown[]).includes(value)
+}
+
+/** A derived key and its `kid` (the JWK thumbprint Auth.js puts in the header). */
+export interface DerivedKey {
+  key: Uint8Array
+  kid: string
+}
+
+export type DeriveKey = (secret: string, salt: string, enc: ContentEncryption) => Promise<DerivedKey>
+
+const encoder = new TextEncoder()
+
+/** HKDF-SHA256(secret, salt, info "Auth.js Generated Encryption Key (<salt>)"): exactly Auth.js. */
+export const hkdfKey: DeriveKey = async (secret, salt, enc) => {
+  // Refused here too, so no caller can make this module derive for an arbitrary label.
+  if (!isContentEncryption(enc)) throw new TypeError(`Unsupported content encryption ${JSON.stringify(enc)}`)
+  const length = enc === "A256CBC-HS512" ? 64 : 32
+  const ikm = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveBits"])
+  const bits = await crypto.subtle.deriveBits(
+    {
+      name: "HKDF",
+      hash: "SHA-256",
+      salt: encoder.encode(salt),
+      info: encoder.encode(`Auth.js Generated Encryption Key${salt ? ` (${salt})` : ""}`),
+    },
+    ikm,
+    length * 8,
+  )
+  const key = new Uint8Array(bits)
+  const kid = await calculateJwkThumbprint({ kty: "oct", k: base64url.encode(key) }, `sha${key.byteLength << 3}` as "sha512")
+  return { key, kid }
+}
+
+/**
+ * Keys derived once per (secret, salt, enc) and kept: derivation (HKDF plus a SHA-512
+ * thumbprint) costs more than a decryption, and the same few combinations recur on every
+ * request. Only the app chooses secrets and salts, and `enc` is one of two values, so the
+ * ring holds a handful of entries; the limit is a backstop against a misuse of the public
+ * `deriveKey`, not something request traffic can reach.
+ */
+export class KeyRing {
+  #keys = new Map<string, Promise<DerivedKey>>()
+  #derived = 0
+
+  constructor(
+    readonly limit = 256,
+    private readonly derive: DeriveKey = hkdfKey,
+  ) {}
+
+  /** How many keys are held. */
+  get size(): number {
+    return this.#keys.size
+  }
+
+  /** How many derivations this ring has run (a cache miss each). */
+  get derived(): number {
+    return this.#derived
+  }
+
+  key(secret: string, salt: string, enc: ContentEncryption = DEFAULT_ENC): Promise<DerivedKey> {
+    if (!isContentEncryption(enc)) return Promise.reject(new TypeError(`Unsupported content encryption ${JSON.stringify(enc)}`))
+    const id = `${enc}\u0000${salt}\u0000${secret}`
+    let hit = this.#keys.get(id)
+    if (!hit) {
+      this.#derived++
+      hit = this.derive(secret, salt, enc)
+      if (this.#keys.size >= this.limit) this.#keys.delete(this.#keys.keys().next().value!)
+      this.#keys.set(id, hit)
+      hit.catch(() => this.#keys.delete(id))
+    }
+    return hit
+  }
+}
