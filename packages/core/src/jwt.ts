@@ -68,21 +68,21 @@ export interface JWTOptions {
   decode: (params: JWTDecodeParams) => Awaitable<JWT | null>
 }
 
-// The keys of the functions below, which work without a configuration (the `Auth()`
-// session strategy uses its resolved configuration's own ring).
-const keys = new KeyRing()
+// The functions below work without a configuration, so they keep no keys between calls
+// (no module-level state: two apps in one process never share anything). Inside `Auth()`
+// every token goes through its configuration's own `KeyRing`, which does cache.
 
 /**
  * The key for `secret`+`salt`, derived as Auth.js does, and its `kid` thumbprint.
  * `enc` must be `A256CBC-HS512` (the default) or `A256GCM`.
  */
 export function deriveKey(secret: string, salt: string, enc: string = DEFAULT_ENC): Promise<DerivedKey> {
-  return keys.key(secret, salt, enc as typeof DEFAULT_ENC)
+  return new KeyRing().key(secret, salt, enc as typeof DEFAULT_ENC)
 }
 
 /** Encrypts `token` with the first secret; sets `iat`, `exp` (now + `maxAge`) and a fresh `jti`. */
 export function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
-  return encodeWith(keys, params)
+  return encodeWith(new KeyRing(), params)
 }
 
 /**
@@ -92,7 +92,7 @@ export function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   try {
-    return await decodeWith<Payload>(keys, params)
+    return await decodeWith<Payload>(new KeyRing(), params)
   } catch {
     return null
   }
@@ -100,7 +100,7 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
 
 /** Like {@link decode} but throws the reason; for logging inside the library. */
 export function decodeOrThrow<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
-  return decodeWith<Payload>(keys, params)
+  return decodeWith<Payload>(new KeyRing(), params)
 }
 
 /** Parameters of {@link getToken}. */

@@ -1,5 +1,5 @@
 import { InvalidCheck } from "../errors.js"
-import { decode, encode } from "../jwt.js"
+import { decodeWith, encodeWith } from "./jwt/codec.js"
 import type { Cookie, CookiesOptions } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { expireCookie } from "./cookies.js"
@@ -23,7 +23,7 @@ export async function sealCheck(
   extra: { sameSiteNone?: boolean; data?: Record<string, unknown> } = {},
 ): Promise<Cookie> {
   const cookie = ctx.cookieOptions[name]
-  const sealed = await encode({
+  const sealed = await encodeWith(ctx.config.keys, {
     token: { value, provider: providerId, ...extra.data },
     secret: ctx.config.secrets,
     salt: cookie.name,
@@ -52,7 +52,7 @@ export async function openCheck(
   const raw = ctx.cookies[cookie.name]
   ctx.setCookies.push(expireCookie(cookie.name, cookie.options))
   if (!raw) throw new InvalidCheck(`The ${name} cookie is missing (it expires after 15 minutes, and must come from the same browser)`)
-  const payload = await decode<Record<string, unknown>>({ token: raw, secret: ctx.config.secrets, salt: cookie.name })
+  const payload = await decodeWith<Record<string, unknown>>(ctx.config.keys, { token: raw, secret: ctx.config.secrets, salt: cookie.name }).catch(() => null)
   if (!payload || typeof payload.value !== "string" || !payload.value) throw new InvalidCheck(`The ${name} cookie could not be opened`)
   if (payload.provider !== providerId) throw new InvalidCheck(`The ${name} cookie was made for another provider`)
   return { value: payload.value, data: payload }

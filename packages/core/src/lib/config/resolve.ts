@@ -28,6 +28,8 @@ import { defaultCookies, mergeCookies } from "../cookies.js"
 import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
+import { SessionMemory } from "../session/memory.js"
+import { DiscoveryCache } from "../oauth/endpoints.js"
 import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
@@ -54,6 +56,10 @@ export interface ResolvedConfig {
   logger: LoggerInstance
   /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
   logLimiter: LogLimiter
+  /** What the session strategies remember between requests (speed only; see `SessionMemory`). */
+  sessionMemory: SessionMemory
+  /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
+  discovery: DiscoveryCache
   trustHost: boolean
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
@@ -196,6 +202,8 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     theme,
     logger,
     logLimiter: new LogLimiter(logger),
+    sessionMemory: new SessionMemory(),
+    discovery: new DiscoveryCache(),
     trustHost,
     trustedOrigins,
     siteUrl,

@@ -13,11 +13,15 @@ interface Entry {
 }
 
 /**
- * Metadata per provider object (resolved configs are cached, so the object is stable).
- * Keeping the *same* metadata object matters beyond saving a request: oauth4webapi keys
- * its JWKS cache on it, so a new object per sign-in would refetch the key set every time.
+ * Discovered metadata per provider object, owned by one resolved configuration
+ * (`ResolvedConfig.discovery`; resolved configs are cached, so the provider object is
+ * stable). Keeping the *same* metadata object matters beyond saving a request:
+ * oauth4webapi keys its JWKS cache on it, so a new object per sign-in would refetch the
+ * key set every time.
  */
-const cache = new WeakMap<OAuthConfig<any>, Entry>()
+export class DiscoveryCache {
+  readonly entries = new WeakMap<OAuthConfig<any>, Entry>()
+}
 
 /**
  * The provider's authorization server metadata. Discovered from `wellKnown` or
@@ -27,6 +31,7 @@ const cache = new WeakMap<OAuthConfig<any>, Entry>()
  */
 export function authorizationServer(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
   const now = Date.now()
+  const cache = rt.discovery.entries
   const hit = cache.get(rt.provider)
   if (hit && hit.expires > now) return hit.metadata
   const metadata = resolve(rt)
@@ -86,9 +91,7 @@ async function discover(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
   }
   const metadata = await o.processDiscoveryResponse(parseUrl(template ?? expected, "issuer", rt.id), response)
   if (!template) return metadata
-  const out = { ...metadata }
-  tenantTemplates.set(out, { template, perTenant: new Map() })
-  return out
+  return { ...metadata, [TENANTS]: { template, perTenant: new Map() } } as o.AuthorizationServer
 }
 
 /** The issuer a discovery document names, read from a copy (oauth4webapi reads the original). */
@@ -100,8 +103,6 @@ async function documentIssuer(response: Response): Promise<string | undefined> {
 function withExplicit(metadata: o.AuthorizationServer, explicit: Record<string, string | undefined>): o.AuthorizationServer {
   const out: Record<string, unknown> = { ...metadata }
   for (const [key, value] of Object.entries(explicit)) if (value) out[key] = value
-  const template = tenantTemplates.get(metadata)
-  if (template) tenantTemplates.set(out as unknown as o.AuthorizationServer, template)
   return out as unknown as o.AuthorizationServer
 }
 
@@ -131,7 +132,14 @@ function parseUrl(value: string, what: string, providerId: string): URL {
  * and each id_token is issued by the user's own tenant. The exact-issuer rule above then
  * holds per tenant: the expected issuer is the template with the token's `tid`.
  */
-const tenantTemplates = new WeakMap<o.AuthorizationServer, { template: string; perTenant: Map<string, o.AuthorizationServer> }>()
+/**
+ * The template and per-tenant metadata ride on the metadata object itself (a symbol key:
+ * oauth4webapi ignores it, and `{ ...metadata }` copies carry it along), so they live and
+ * die with the configuration's discovery cache instead of a module-level map.
+ */
+const TENANTS = Symbol("portcullis.tenants")
+type Tenants = { template: string; perTenant: Map<string, o.AuthorizationServer> }
+const tenantsOf = (metadata: o.AuthorizationServer) => (metadata as o.AuthorizationServer & { [TENANTS]?: Tenants })[TENANTS]
 const TENANT_SEGMENTS = ["common", "organizations", "consumers"]
 const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const TENANT_CACHE_LIMIT = 1000
@@ -147,7 +155,7 @@ function tenantTemplate(discovered: string, configured: string): string | undefi
  * to expect; the token must then verify against it in full). Otherwise `metadata` itself.
  */
 export function metadataForTenant(metadata: o.AuthorizationServer, tid: unknown): o.AuthorizationServer {
-  const tenants = tenantTemplates.get(metadata)
+  const tenants = tenantsOf(metadata)
   if (!tenants) return metadata
   if (typeof tid !== "string" || !TENANT_ID.test(tid)) {
     throw new InvalidEndpoints("The id_token of a multi-tenant issuer has no valid tid claim")
@@ -163,5 +171,5 @@ export function metadataForTenant(metadata: o.AuthorizationServer, tid: unknown)
 
 /** Whether the metadata's issuer is a per-tenant template. */
 export function isTenantTemplate(metadata: o.AuthorizationServer): boolean {
-  return tenantTemplates.has(metadata)
+  return tenantsOf(metadata) !== undefined
 }

@@ -4,6 +4,7 @@ import type { OAuthChecks, OAuthConfig } from "../../providers/oauth.js"
 import { customFetch } from "../../symbols.js"
 import { envProviderId } from "../config/env.js"
 import { providerUrls, type RequestContext } from "../context.js"
+import type { DiscoveryCache } from "./endpoints.js"
 import { backChannelFetch } from "./http.js"
 
 /** A check that binds a round trip to the browser that started it. */
@@ -40,6 +41,8 @@ export interface OAuthRuntime {
   /** The `redirect_uri` sent in both the authorization and the token request. */
   redirectUri: string
   proxy: RedirectProxy | undefined
+  /** The configuration's cache of discovered metadata. */
+  discovery: DiscoveryCache
   /** The provider's fetch (its `customFetch`, else the app's), hardened for the back channel. */
   fetch: typeof fetch
   /** The same fetch and http policy in the form oauth4webapi takes. */
@@ -69,6 +72,7 @@ export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): O
     signinUrl,
     redirectUri: proxy && !proxy.onProxy ? proxy.callbackUrl : callbackUrl,
     proxy,
+    discovery: ctx.config.discovery,
     fetch,
     http: { [o.customFetch]: fetch, ...(provider.allowInsecureLoopback && { [o.allowInsecureRequests]: true }) },
     client: { ...provider.client, client_id: provider.clientId },

@@ -1,5 +1,5 @@
 import { UntrustedHost } from "../../errors.js"
-import { decode, encode } from "../../jwt.js"
+import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { CHECK_MAX_AGE } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import type { OAuthRuntime } from "./provider.js"
@@ -28,7 +28,7 @@ const SALT = "portcullis.redirect-proxy-state"
 
 /** Seals a state value together with the callback URL the proxy must return to. */
 export function sealProxyState(ctx: RequestContext, random: string, origin: string): Promise<string> {
-  return encode({ token: { value: random, origin }, secret: ctx.config.secrets, salt: SALT, maxAge: CHECK_MAX_AGE })
+  return encodeWith(ctx.config.keys, { token: { value: random, origin }, secret: ctx.config.secrets, salt: SALT, maxAge: CHECK_MAX_AGE })
 }
 
 /**
@@ -39,7 +39,7 @@ export async function proxyTarget(ctx: RequestContext, rt: OAuthRuntime, params:
   if (!rt.proxy?.onProxy) return undefined
   const states = params.getAll("state")
   if (states.length !== 1) return undefined
-  const payload = await decode<{ origin?: unknown }>({ token: states[0], secret: ctx.config.secrets, salt: SALT })
+  const payload = await decodeWith<{ origin?: unknown }>(ctx.config.keys, { token: states[0]!, secret: ctx.config.secrets, salt: SALT }).catch(() => null)
   if (typeof payload?.origin !== "string") return undefined
   let target: URL
   try {

@@ -22,7 +22,7 @@ export const databaseStrategy: SessionStrategy = {
     if (!sessionToken) return { body: null }
     try {
       const key = await storageKey(ctx, sessionToken)
-      const found = await lookup(adapter, key)
+      const found = await lookup(ctx, adapter, key)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       let { session } = found
       const { user } = found
@@ -110,15 +110,14 @@ function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> 
   return ctx.config.session.hashTokens ? sha256Hex(sessionToken) : sessionToken
 }
 
-const lookups = new Map<string, Promise<{ session: AdapterSession; user: AdapterUser } | null>>()
-
 /**
  * `getSessionAndUser`, with concurrent checks of one session sharing a single query (a
  * page that fires ten API calls at once costs one read, not ten). Nothing is kept once the
  * query settles, so no answer is older than the request that asked; each caller gets its
  * own copy, since callbacks may change what they receive.
  */
-async function lookup(adapter: Adapter, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+async function lookup(ctx: RequestContext, adapter: Adapter, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+  const { lookups } = ctx.config.sessionMemory
   const shared = lookups.get(sessionToken)
   if (shared) {
     const found = await shared
@@ -130,8 +129,6 @@ async function lookup(adapter: Adapter, sessionToken: string): Promise<{ session
   return pending
 }
 
-const inFlight = new Map<string, Promise<AdapterSession | null>>()
-const recentlyExtended = new Map<string, { expires: Date; until: number }>()
 const RECENT_LIMIT = 10_000
 
 /**
@@ -147,6 +144,7 @@ function isDue(ctx: RequestContext, session: AdapterSession, now: number): boole
 async function extend(ctx: RequestContext, session: AdapterSession, now: number): Promise<AdapterSession | null> {
   const { maxAge, updateAge } = ctx.config.session
   const token = session.sessionToken
+  const { extending: inFlight, recentlyExtended } = ctx.config.sessionMemory
   const recent = recentlyExtended.get(token)
   if (recent && recent.until > now && recent.expires > session.expires) return { ...session, expires: recent.expires }
   let pending = inFlight.get(token)

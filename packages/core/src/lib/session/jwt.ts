@@ -7,10 +7,7 @@ import { noopEvent } from "../config/resolve.js"
 import { decodeWith } from "../jwt/codec.js"
 import { readJweHeader } from "../jwt/header.js"
 import type { SessionStrategy } from "./index.js"
-import { VerifiedTokenCache } from "./token-cache.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
-
-const cache = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
 
 /**
  * Sessions as encrypted JWT cookies.
@@ -135,6 +132,7 @@ async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: J
     const payload = await config.jwt.decode({ token: raw, secret, salt })
     return payload ? { payload, rotated: false } : null
   }
+  const cache = config.sessionMemory.verifiedTokens
   const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
   const hit = cache.get(scope, raw)
   if (hit) return hit

@@ -1,0 +1,21 @@
+import type { AdapterSession, AdapterUser } from "../../adapters.js"
+import type { JWT } from "../../jwt.js"
+import { VerifiedTokenCache } from "./token-cache.js"
+
+/**
+ * What one configuration's session strategies remember between requests — only for speed,
+ * never for correctness: with it empty every answer is the same, only slower. It lives on
+ * the resolved configuration (one per `Auth` configuration object), never in a module, so
+ * two configurations in one process — two tenants, two adapters — can never answer each
+ * other's checks.
+ */
+export class SessionMemory {
+  /** JWT cookies already decrypted, until their `exp` (bounded). */
+  readonly verifiedTokens = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
+  /** Database: `getSessionAndUser` queries in flight, shared by concurrent checks of one token. */
+  readonly lookups = new Map<string, Promise<{ session: AdapterSession; user: AdapterUser } | null>>()
+  /** Database: `updateSession` writes in flight, shared by concurrent checks of one token. */
+  readonly extending = new Map<string, Promise<AdapterSession | null>>()
+  /** Database: extensions that just landed, so checks that read the row before them don't write again. */
+  readonly recentlyExtended = new Map<string, { expires: Date; until: number }>()
+}
