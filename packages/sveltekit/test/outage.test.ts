@@ -1,4 +1,4 @@
-import type { RequestEvent } from "@sveltejs/kit"
+import { isRedirect, type RequestEvent } from "@sveltejs/kit"
 import { describe, expect, it, vi } from "vitest"
 import { ServiceUnavailable, SvelteKitAuth } from "@portcullis/sveltekit"
 import { outageFixture } from "../../core/test/outage-fixture.js"
@@ -35,5 +35,29 @@ describe("locals.auth() while the session store is down", () => {
     } finally {
       store.down = false
     }
+  })
+})
+
+describe("the signOut form action while the session store is down", () => {
+  const store = outageFixture()
+  const { signOut } = SvelteKitAuth(store.config({ basePath: undefined }))
+
+  it("redirects to the error page with ServiceUnavailable and sets no cookie (the session stays)", async () => {
+    const cookie = await store.signedInCookie()
+    const url = new URL("http://localhost:5173/signout")
+    const set = vi.fn()
+    const request = new Request(url, { method: "POST", headers: { cookie, origin: url.origin, "content-type": "application/x-www-form-urlencoded" }, body: "redirectTo=/bye" })
+    store.down = true
+    let location: string | undefined
+    try {
+      await signOut({ url, request, locals: {}, cookies: { set } } as unknown as RequestEvent)
+    } catch (e) {
+      if (!isRedirect(e)) throw e
+      location = e.location
+    } finally {
+      store.down = false
+    }
+    expect(location).toBe("http://localhost:5173/auth/error?error=ServiceUnavailable")
+    expect(set.mock.calls.filter(([name]) => name === "authjs.session-token")).toEqual([])
   })
 })
