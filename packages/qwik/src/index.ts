@@ -110,8 +110,8 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
   const useSession = routeLoaderQrl(
     inlinedQrl(
       (ev: RequestEventCommon) =>
-        sessionOf(ev.sharedMap.get(SESSION_KEY) as SessionSlot | undefined, () => {
-          ev.headers.set("Retry-After", "5")
+        sessionOf(ev.sharedMap.get(SESSION_KEY) as SessionSlot | undefined, (outage) => {
+          ev.headers.set("Retry-After", String(outage.retryAfter))
           throw ev.error(503, "ServiceUnavailable")
         }),
       "PortcullisUseSession",
