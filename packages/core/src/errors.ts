@@ -46,6 +46,7 @@ export type ErrorType =
   | "OAuthCallbackError"
   | "OAuthProfileParseError"
   | "OAuthSignInError"
+  | "ServiceUnavailable"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"
@@ -243,12 +244,41 @@ export class OAuthSignInError extends SignInError {
   static override type: ErrorType = "OAuthSignInError"
 }
 
+/**
+ * The store behind the adapter failed or did not answer in time (`adapterTimeout`), so the
+ * request could not be completed; the {@link AdapterError} is in `cause.err`. It is not a
+ * sign-out and not a configuration problem: the same request may succeed in a moment.
+ *
+ * - `GET /session` answers `503` with `Retry-After` and `{"error":"ServiceUnavailable"}`
+ *   (never `200 null`, which would read as "signed out");
+ * - sign-in, callback and sign-out land on the error page with `?error=ServiceUnavailable`
+ *   (status 503, a "try again" message), and a failed sign-out keeps the session cookie;
+ * - the integrations' server-side session readers throw it.
+ *
+ * @example
+ * ```ts
+ * import { ServiceUnavailable } from "@portcullis/core/errors"
+ *
+ * try {
+ *   session = await getSession(req, authConfig)
+ * } catch (error) {
+ *   if (error instanceof ServiceUnavailable) return res.status(503).set("Retry-After", "5").send("Try again shortly")
+ *   throw error
+ * }
+ * ```
+ */
+export class ServiceUnavailable extends AuthError {
+  static override type: ErrorType = "ServiceUnavailable"
+  /** Seconds a client should wait before retrying; sent as `Retry-After`. */
+  retryAfter = 5
+}
+
 /** A database session could not be read; logged, the session counts as absent. */
 export class SessionTokenError extends AuthError {
   static override type: ErrorType = "SessionTokenError"
 }
 
-/** Ending a session failed; logged, the cookies are cleared anyway. */
+/** Ending a session failed; the cause of a {@link ServiceUnavailable} when the store could not delete it. */
 export class SignOutError extends AuthError {
   static override type: ErrorType = "SignOutError"
 }
@@ -303,7 +333,7 @@ export type AnyAuthError = InstanceType<
   | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError
   | typeof CredentialsSignin | typeof EmailSignInError | typeof InvalidCheck | typeof MissingCSRF
   | typeof OAuthAccountNotLinked | typeof OAuthCallbackError | typeof Verification
-  | typeof WebAuthnVerificationError | typeof AuthError
+  | typeof WebAuthnVerificationError | typeof ServiceUnavailable | typeof AuthError
 >
 
 /**
@@ -321,6 +351,7 @@ const clientSafe = new Set<ErrorType>([
   "WebAuthnVerificationError",
   "EmailSignInError",
   "OAuthSignInError",
+  "ServiceUnavailable",
 ])
 
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */

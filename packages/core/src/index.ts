@@ -21,12 +21,12 @@
  * ```
  * @module
  */
-import { AuthError } from "./errors.js"
+import { AuthError, ServiceUnavailable } from "./errors.js"
 import type { AuthConfig, ResponseInternal } from "./types.js"
 import { resolveConfig } from "./lib/config/resolve.js"
 import { createContext } from "./lib/context.js"
 import { dispatch } from "./lib/dispatch.js"
-import { actionErrorResponse, configErrorResponse, requestErrorResponse } from "./lib/errors.js"
+import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./lib/errors.js"
 import { parseRequest } from "./lib/http/request.js"
 import { toResponse } from "./lib/http/response.js"
 import type { raw } from "./symbols.js"
@@ -41,7 +41,9 @@ export type * from "./types.js"
  * Handles one auth request: parse → check → act → respond.
  *
  * Bad input never crashes it: an unknown action is a 400, a wrong method a 405, a body
- * over 1 MiB a 413, a broken session cookie an anonymous session. Errors reach the client
+ * over 1 MiB a 413, a broken session cookie an anonymous session. A failing or slow store
+ * (`adapterTimeout`) is a `ServiceUnavailable`: `503` from `GET /session`, the error page
+ * with `?error=ServiceUnavailable` elsewhere, never `200 null` or `Configuration`. Errors reach the client
  * only as a public code (`?error=CredentialsSignin`); the detail goes to `logger.error`.
  *
  * With `config.raw` set to the exported `raw` symbol it returns the internal response
@@ -75,9 +77,12 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
   try {
     const internal = await dispatch(ctx)
     return finish(internal, [...ctx.setCookies, ...(internal.cookies ?? [])])
-  } catch (error) {
+  } catch (thrown) {
+    const error = asOutage(thrown)
     logger.error(error as Error)
     if (resolved.raw && error instanceof AuthError && !returnRedirect) throw error
+    // A session check during an outage must not read as "signed out" (`200 null`).
+    if (error instanceof ServiceUnavailable && ctx.action === "session") return finish(unavailableResponse(error))
     if (ctx.action === "session" && ctx.method === "POST") {
       return finish({ status: 400, headers: { "Content-Type": "application/json" }, body: null })
     }
@@ -85,7 +90,10 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
     if (direct) return finish(direct)
     // Cookies gathered before the failure are dropped, except deletions of one-time checks.
     const deletions = ctx.setCookies.filter((c) => c.options.maxAge === 0)
-    return finish(await actionErrorResponse(ctx, error), deletions)
+    const response = await actionErrorResponse(ctx, error)
+    // fetch-based clients get the error page's URL with a 503, not a `200 {url}` that looks like success.
+    if (error instanceof ServiceUnavailable && returnRedirect) return finish(unavailableResponse(error, response.redirect), deletions)
+    return finish(response, deletions)
   }
 }
 

@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { ServiceUnavailable } from "./errors.js"
 import { Auth, raw, skipCSRFCheck, type AuthConfig, type Cookie, type Session } from "./index.js"
 
 /** The three configurations one app config needs, built once so core caches each resolution. */
@@ -56,8 +57,12 @@ export function underBasePath(pathname: string, basePath: string): boolean {
 export type CookieSink = (cookie: Cookie) => void
 
 /**
- * The session for a request's cookies, or `null`. Only the `Cookie` header is forwarded:
- * nothing else about the request can change what the session is.
+ * The session for a request's cookies, or `null` when signed out. Only the `Cookie` header
+ * is forwarded: nothing else about the request can change what the session is.
+ *
+ * @throws {@link ServiceUnavailable} when the store could not be read (an outage is not a
+ * sign-out: the app decides whether to show a retry page or degrade), `AuthError`/`Error`
+ * for configuration problems.
  */
 export async function readSession(origin: string, cookieHeader: string | null, config: AuthConfig, setCookie: CookieSink): Promise<Session | null> {
   const headers = new Headers()
@@ -68,6 +73,24 @@ export async function readSession(origin: string, cookieHeader: string | null, c
   const body = internal.body as (Session & { message?: string }) | null | undefined
   if (status !== 200) throw new Error(body?.message ?? `Session request failed with ${status}`)
   return body && Object.keys(body).length ? body : null
+}
+
+/**
+ * Turns the `Response` of `GET <basePath>/session` into what server-side readers return:
+ * the session, `null` when signed out, a thrown {@link ServiceUnavailable} on `503` (the
+ * store is down), a thrown `Error` with core's message on any other failure. For
+ * integrations that call `Auth()` without `raw` (Express, SolidStart).
+ *
+ * @example
+ * ```ts
+ * const session = await sessionFromResponse(await Auth(new Request(`${origin}/auth/session`, { headers }), config))
+ * ```
+ */
+export async function sessionFromResponse(response: Response): Promise<Session | null> {
+  const data = (await response.json().catch(() => null)) as (Session & { error?: string; message?: string }) | null
+  if (response.status === 503 && data?.error === "ServiceUnavailable") throw new ServiceUnavailable(data.message ?? "The session store is unavailable")
+  if (response.status !== 200) throw new Error(data?.message ?? `Session request failed with ${response.status}`)
+  return data && Object.keys(data).length ? data : null
 }
 
 export interface ServerSignInInput {

@@ -270,6 +270,18 @@ export interface AuthConfig {
   providers: Provider[]
   /** Persistence. With an adapter, sessions default to the `database` strategy. */
   adapter?: Adapter
+  /**
+   * Milliseconds each adapter call may take before it fails with an `AdapterError` (whose
+   * cause is a `TimeoutError`), so a paused or unreachable store cannot hold requests
+   * without bound; the request then answers `ServiceUnavailable`. `false` or `0` disables
+   * the limit. Default `5000`.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter, adapterTimeout: 2000, providers }
+   * ```
+   */
+  adapterTimeout?: number | false
   /** Path the actions are served under. Default `/auth`. */
   basePath?: string
   /** Secret(s) for encryption and hashing. Newest first; every one decrypts. Default `AUTH_SECRET`. */

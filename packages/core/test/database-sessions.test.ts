@@ -130,23 +130,23 @@ function databaseSessionSuite(label: string, open: () => Promise<TestDatabase>) 
       expect(await sessionRow(first)).toBeUndefined() // the old row went with the old token
     })
 
-    it("database down during a session check: null, logged, no 500, cookie kept", async () => {
+    it("database down during a session check: 503 ServiceUnavailable, logged, cookie kept", async () => {
       const browser = new Browser(direct(config))
       await browser.signIn()
       probe.failing.add("getSessionAndUser")
       lines.length = 0
       const response = await browser.request("/auth/session")
-      expect(response.status).toBe(200)
-      expect(await response.json()).toBeNull()
+      expect(response.status).toBe(503)
+      expect(await response.json()).toMatchObject({ error: "ServiceUnavailable" })
       expect(response.headers.getSetCookie()).toEqual([])
-      expect(lines.join("\n")).toContain("SessionTokenError")
+      expect(lines.join("\n")).toContain("ServiceUnavailable")
     })
 
-    it("database down during sign-in: the error page with Configuration, and no session", async () => {
+    it("database down during sign-in: the error page with ServiceUnavailable, and no session", async () => {
       probe.failing.add("createSession")
       const browser = new Browser(direct(config))
       const response = await browser.signIn()
-      expect(response.headers.get("location")).toBe("http://localhost:3000/auth/error?error=Configuration")
+      expect(response.headers.get("location")).toBe("http://localhost:3000/auth/error?error=ServiceUnavailable")
       expect(browser.sessionCookie()).toBeUndefined()
     })
 

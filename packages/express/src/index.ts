@@ -26,9 +26,10 @@
 import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Auth, type AuthConfig, type Session } from "@portcullis/core"
+import { sessionFromResponse } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link ExpressAuth}: the core configuration. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
@@ -69,8 +70,27 @@ export function ExpressAuth(config: ExpressAuthConfig) {
 }
 
 /**
- * The session of an Express request, or `null`. Reads only the cookies; safe to call in
- * any route.
+ * The session of an Express request, or `null` when signed out. Reads only the cookies; safe
+ * to call in any route.
+ *
+ * @throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the session store is
+ * down or does not answer within `adapterTimeout`: an outage is not a sign-out.
+ *
+ * @example
+ * ```ts
+ * import { ServiceUnavailable } from "@portcullis/core/errors"
+ *
+ * app.get("/account", async (req, res, next) => {
+ *   try {
+ *     const session = await getSession(req, authConfig)
+ *     if (!session) return res.redirect("/auth/signin")
+ *     res.send(`Hello ${session.user?.name}`)
+ *   } catch (error) {
+ *     if (error instanceof ServiceUnavailable) return res.status(503).set("Retry-After", "5").send("Please try again shortly")
+ *     next(error)
+ *   }
+ * })
+ * ```
  */
 export async function getSession(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<Session | null> {
   const basePath = config.basePath ?? "/auth"
@@ -78,10 +98,7 @@ export async function getSession(req: ExpressLikeRequest, config: ExpressAuthCon
   const headers = new Headers()
   const cookie = req.headers.cookie
   if (cookie) headers.set("cookie", cookie)
-  const response = await Auth(new Request(url, { headers }), { ...config, basePath })
-  const data = await response.json().catch(() => null)
-  if (response.status !== 200) throw new Error((data as { message?: string } | null)?.message ?? `Session request failed with ${response.status}`)
-  return data && Object.keys(data).length ? (data as Session) : null
+  return sessionFromResponse(await Auth(new Request(url, { headers }), { ...config, basePath }))
 }
 
 /** The mount path, without whatever a wildcard (`/auth/*`, `/auth/{*splat}`) captured. */

@@ -113,8 +113,34 @@ async function getJson<T>(path: string): Promise<T | null> {
  * ```
  */
 export async function getSession(): Promise<Session | null> {
-  const data = await getJson<Session | Record<string, never>>("session")
-  return data && Object.keys(data).length ? (data as Session) : null
+  const state = await getSessionState()
+  return "session" in state ? state.session : null
+}
+
+/**
+ * The session, telling "signed out" from "could not be asked": `{ session }` (a session, or
+ * `null` when signed out), or `{ unavailable: true }` when the server answered `503` (its
+ * session store is down) or could not be reached. {@link getSession} folds the second into
+ * `null`, as Auth.js clients expect; `SessionProvider` keeps the last known session instead.
+ *
+ * @example
+ * ```ts
+ * import { getSessionState } from "@portcullis/next/react"
+ * const state = await getSessionState()
+ * if ("unavailable" in state) showBanner("Sign-in service unavailable, retrying…")
+ * ```
+ */
+export async function getSessionState(): Promise<{ session: Session | null } | { unavailable: true }> {
+  let response: Response
+  try {
+    response = await fetch(actionUrl("session"), { headers: { accept: "application/json" }, credentials: "same-origin" })
+  } catch {
+    return { unavailable: true }
+  }
+  if (response.status === 503) return { unavailable: true }
+  if (!response.ok) return { session: null }
+  const data = (await response.json().catch(() => null)) as Session | Record<string, never> | null
+  return { session: data && Object.keys(data).length ? (data as Session) : null }
 }
 
 /** The CSRF token to send with a sign-in, sign-out or session update POST. */
@@ -202,8 +228,9 @@ export async function signIn(provider?: string, options: SignInOptions = {}, aut
  */
 export async function signOut(options: SignOutOptions = {}): Promise<{ url: string } | undefined> {
   const callbackUrl = options.redirectTo ?? options.callbackUrl ?? window.location.href
-  const { url } = await postForm("signout", { csrfToken: await getCsrfToken(), callbackUrl })
-  notifySessionChange()
+  const { response, url } = await postForm("signout", { csrfToken: await getCsrfToken(), callbackUrl })
+  // A failed sign-out (503: the session could not be ended) changed nothing for other tabs.
+  if (response.ok) notifySessionChange()
   if (options.redirect !== false) {
     navigate(url ?? callbackUrl)
     return undefined

@@ -36,7 +36,7 @@ export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** A route handler of the App Router. */
 export type AppRouteHandler = (request: NextRequest) => Promise<Response>

@@ -25,9 +25,9 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react"
 import type { Session } from "@portcullis/core"
-import { getBasePath, getSession, onSessionChange, setBasePath, updateSession } from "./client.js"
+import { getBasePath, getSessionState, onSessionChange, setBasePath, updateSession } from "./client.js"
 
-export { getCsrfToken, getProviders, getSession, signIn, signOut } from "./client.js"
+export { getCsrfToken, getProviders, getSession, getSessionState, signIn, signOut } from "./client.js"
 export type { AuthorizationParams, SignInOptions, SignInResponse, SignOutOptions } from "./client.js"
 export type { Session } from "@portcullis/core"
 
@@ -74,9 +74,10 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
 
   const refetch = useCallback(async () => {
     const mine = ++generation.current
-    const fresh = await getSession()
+    const fresh = await getSessionState()
     if (mine !== generation.current) return
-    setSession(fresh)
+    // An outage is not a sign-out: keep what we knew rather than flip to "unauthenticated".
+    if ("session" in fresh) setSession(fresh.session)
     setLoading(false)
   }, [])
 

@@ -28,10 +28,11 @@ import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
 import { Auth, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
 import { readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
 export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
 
@@ -50,6 +51,23 @@ const SESSION_KEY = "portcullis.session"
 /**
  * The session of a request outside the hooks (an endpoint, another middleware), with the
  * cookies the check produced for you to forward.
+ *
+ * @throws {@link ServiceUnavailable} when the session store is down or slower than
+ * `adapterTimeout` (an outage is not a sign-out); `useSession` then fails its page with a
+ * `503` instead, while pages that do not use it keep working.
+ *
+ * @example
+ * ```ts
+ * export const onGet: RequestHandler = async (ev) => {
+ *   try {
+ *     const { data } = await getSessionData(ev.request, authConfig)
+ *     ev.json(200, { signedIn: !!data })
+ *   } catch (error) {
+ *     if (error instanceof ServiceUnavailable) throw ev.error(503, "Please try again shortly")
+ *     throw error
+ *   }
+ * }
+ * ```
  */
 export async function getSessionData(request: Request, config: QwikAuthConfig): Promise<SessionData> {
   const cookie: string[] = []
@@ -84,10 +102,21 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
       for (const line of response.headers.getSetCookie()) ev.headers.append("set-cookie", line)
       throw ev.send(response.status, new Uint8Array(await response.arrayBuffer()))
     }
-    ev.sharedMap.set(SESSION_KEY, await readSession(ev.url.origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
+    const slot = await loadSessionSlot(() => readSession(ev.url.origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
+    ev.sharedMap.set(SESSION_KEY, slot)
   }
 
-  const useSession = routeLoaderQrl(inlinedQrl((ev: RequestEventCommon) => (ev.sharedMap.get(SESSION_KEY) as Session | null | undefined) ?? null, "PortcullisUseSession"))
+  // A page that needs the session cannot render a truthful one during an outage: 503.
+  const useSession = routeLoaderQrl(
+    inlinedQrl(
+      (ev: RequestEventCommon) =>
+        sessionOf(ev.sharedMap.get(SESSION_KEY) as SessionSlot | undefined, (outage) => {
+          ev.headers.set("Retry-After", String(outage.retryAfter))
+          throw ev.error(503, "ServiceUnavailable")
+        }),
+      "PortcullisUseSession",
+    ),
+  )
 
   const useSignIn = globalActionQrl(
     inlinedQrl(async (input: SignInInput, ev: RequestEvent) => {

@@ -25,9 +25,10 @@
  * @module
  */
 import { Auth, type AuthConfig, type Session } from "@portcullis/core"
+import { sessionFromResponse } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
 export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
@@ -74,7 +75,19 @@ export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POS
  * A cookie refresh the session check may produce is not sent (there is no response here);
  * the browser's next `<prefix>/session` call refreshes it.
  *
- * @throws Error when core answers with an error (a configuration problem, for instance).
+ * @throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the session store is
+ * down or slow (`adapterTimeout`): an outage is not a sign-out. `Error` when core answers
+ * with another error (a configuration problem, for instance).
+ *
+ * @example
+ * ```ts
+ * import { ServiceUnavailable } from "@portcullis/core/errors"
+ *
+ * const session = await getSession(request, authOptions).catch((error) => {
+ *   if (error instanceof ServiceUnavailable) throw new Response("Please try again shortly", { status: 503, headers: { "Retry-After": "5" } })
+ *   throw error
+ * })
+ * ```
  */
 export async function getSession(request: Request, options: SolidAuthConfig): Promise<Session | null> {
   const core = coreConfig(options)
@@ -82,8 +95,5 @@ export async function getSession(request: Request, options: SolidAuthConfig): Pr
   const cookie = request.headers.get("cookie")
   if (cookie) headers.set("cookie", cookie)
   const url = new URL(`${core.basePath}/session`, request.url)
-  const response = await Auth(new Request(url, { headers }), core)
-  const data = (await response.json().catch(() => null)) as (Session & { message?: string }) | null
-  if (response.status !== 200) throw new Error(data?.message ?? `Session request failed with ${response.status}`)
-  return data && Object.keys(data).length ? data : null
+  return sessionFromResponse(await Auth(new Request(url, { headers }), core))
 }

@@ -31,7 +31,7 @@ import { Auth } from "@portcullis/core"
 import { readCsrfToken, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
 export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
@@ -39,7 +39,11 @@ export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
 declare global {
   namespace App {
     interface Locals {
-      /** The session of this request, or `null`. Set by the Portcullis `handle` hook. */
+      /**
+       * The session of this request, or `null` when signed out. Set by the Portcullis
+       * `handle` hook. Throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the
+       * session store is down or slower than `adapterTimeout`: an outage is not a sign-out.
+       */
       auth(): Promise<Session | null>
       /**
        * The browser's CSRF token (its cookie is set when new). Return it from a layout

@@ -1,10 +1,12 @@
 import {
+  AdapterError,
   AuthError,
   CredentialsSignin,
   InvalidRequest,
   isClientError,
   MethodNotAllowed,
   RequestTooLarge,
+  ServiceUnavailable,
   UnknownAction,
   type ErrorType,
 } from "../errors.js"
@@ -12,7 +14,31 @@ import type { ResponseInternal } from "../types.js"
 import { resolveCallbackUrl, type RequestContext } from "./context.js"
 import type { ResolvedConfig } from "./config/resolve.js"
 import { renderError } from "./pages/index.js"
-import { pageHeaders } from "./http/response.js"
+import { pageHeaders, privateJsonHeaders } from "./http/response.js"
+
+/** Seconds clients are told to wait (`Retry-After`) after a {@link ServiceUnavailable}. */
+export const RETRY_AFTER_SECONDS = new ServiceUnavailable().retryAfter
+
+/**
+ * An adapter failure that ends a request is, for the client, the service being unavailable:
+ * neither a sign-out nor a configuration problem. The adapter's error stays as the cause.
+ */
+export function asOutage(error: unknown): unknown {
+  if (error instanceof AdapterError) return new ServiceUnavailable(`The store failed (${error.name}); the request was not completed`, error)
+  return error
+}
+
+/**
+ * The JSON answer to an outage: `503`, `Retry-After`, `{"error":"ServiceUnavailable"}`, and
+ * the error page's `url` for `X-Auth-Return-Redirect` clients, which navigate there.
+ */
+export function unavailableResponse(error: ServiceUnavailable, url?: string): ResponseInternal {
+  return {
+    status: 503,
+    headers: { ...privateJsonHeaders, "Retry-After": String(error.retryAfter) },
+    body: { error: "ServiceUnavailable", message: "The service is temporarily unavailable. Please try again shortly.", ...(url && { url }) },
+  }
+}
 
 /** `?error=` values for error types whose public name differs (spec §7.3). */
 const publicCode: Partial<Record<ErrorType, string>> = {

@@ -1,5 +1,5 @@
 import type { AdapterUser } from "../adapters.js"
-import { AccessDenied, AuthError } from "../errors.js"
+import { AccessDenied, AdapterError, AuthError } from "../errors.js"
 import type { ResponseInternal, SignInCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { resolveCallbackUrl } from "./context.js"
@@ -52,4 +52,42 @@ export async function createUser(ctx: RequestContext, user: Omit<AdapterUser, "i
   const created = await ctx.config.adapter!.createUser!({ ...user, id: user.id ?? crypto.randomUUID() } as AdapterUser)
   await ctx.config.events.createUser({ user: created })
   return created
+}
+
+/**
+ * {@link createUser} for a first sign-in that may race another one of the same person (a
+ * double-click, two tabs, a retrying client): when the insert fails and `existing` then
+ * finds the user, the other sign-in created it first — the unique constraint did its job —
+ * and this one goes on with that user, as a returning one. When `existing` finds nothing
+ * (or fails too), the insert's own error stands: then it was not a race.
+ */
+export async function createUserOnce(
+  ctx: RequestContext,
+  user: Omit<AdapterUser, "id"> & { id?: string },
+  existing: () => PromiseLike<AdapterUser | null | undefined> | AdapterUser | null | undefined,
+): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+  try {
+    return { user: await createUser(ctx, user), isNewUser: true }
+  } catch (error) {
+    if (!(error instanceof AdapterError)) throw error
+    const winner = await Promise.resolve(existing()).catch(() => null)
+    if (!winner) throw error
+    ctx.config.logger.debug("create_user_race_resolved", { userId: winner.id })
+    return { user: winner, isNewUser: false }
+  }
+}
+
+/**
+ * Polls `read` until it finds something or `budgetMs` has passed: for a row another request
+ * is about to write (its user exists, its account link is one statement away). Only failure
+ * paths wait, so a sign-in that needs no waiting never pays for this.
+ */
+export async function awaitRow<T>(read: () => Promise<T | null | undefined>, budgetMs = 2_000): Promise<T | null> {
+  const deadline = Date.now() + budgetMs
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const found = await read()
+    if (found) return found
+    if (Date.now() + delay > deadline) return null
+    await new Promise((resolve) => setTimeout(resolve, delay))
+  }
 }

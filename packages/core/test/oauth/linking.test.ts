@@ -119,7 +119,7 @@ describe("account linking with an adapter", () => {
     }
     const cfg = config(flaky)
     const first = new Browser(direct(cfg))
-    expectFailedClosed(first, await signInThrough(first, "alpha"), "error", "Configuration")
+    expectFailedClosed(first, await signInThrough(first, "alpha"), "error", "ServiceUnavailable")
     expect(await memory.getUserByEmail!("alice@example.com")).toBeNull()
 
     failLink = false

@@ -3,7 +3,8 @@ import type { Awaitable, Session } from "@portcullis/core"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { NextResponse, type NextRequest } from "next/server"
 import { prepareConfig, type NextAuthConfigInput, type PreparedConfig } from "./config.js"
-import { readSession } from "./session.js"
+import { ServiceUnavailable } from "@portcullis/core/errors"
+import { readSession, type SessionResult } from "./session.js"
 
 /** A request seen by a function wrapped with `auth(fn)`: `req.auth` is its session or `null`. */
 export type NextAuthRequest = NextRequest & { auth: Session | null }
@@ -44,6 +45,11 @@ export interface PagesContext {
  * const session = await auth(req, res)
  * export const getServerSideProps = async (ctx) => ({ props: { session: await auth(ctx) } })
  * ```
+ *
+ * While the session store is down (or slower than `adapterTimeout`), the forms that return a
+ * session throw `ServiceUnavailable` (from `@portcullis/core/errors`) instead of returning
+ * `null`, and the proxy / wrapped forms answer `503` with `Retry-After` without running the
+ * wrapped function: an outage is never taken for "signed out".
  */
 export interface AuthFunction {
   /** The session of the current request in a Server Component, Route Handler or Server Action. */
@@ -98,7 +104,15 @@ async function sessionOfCurrentRequest(input: NextAuthConfigInput): Promise<Sess
  */
 async function guard(input: NextAuthConfigInput, request: NextRequest, context: unknown, callback: NextAuthCallback | undefined): Promise<Response> {
   const config = await prepareConfig(input, request)
-  const { session, setCookies } = await readSession(withUrlHost(request), config)
+  let outcome: SessionResult
+  try {
+    outcome = await readSession(withUrlHost(request), config)
+  } catch (error) {
+    // No session means no decision: fail closed, but as "try again", not as "sign in".
+    if (error instanceof ServiceUnavailable) return unavailable(error)
+    throw error
+  }
+  const { session, setCookies } = outcome
   const authorized = config.handler.callbacks?.authorized
   const verdict = authorized ? await authorized({ request, auth: session }) : true
 
@@ -117,6 +131,14 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
   // Server Components cannot write cookies, so the proxy is where a session refreshed by
   // the check above reaches the browser.
   return withSetCookies(response, setCookies)
+}
+
+/** The proxy's answer while the session store is down: `503` with `Retry-After`. */
+function unavailable(error: ServiceUnavailable): Response {
+  return new Response(JSON.stringify({ error: "ServiceUnavailable", message: "The service is temporarily unavailable. Please try again shortly." }), {
+    status: 503,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "Retry-After": String(error.retryAfter) },
+  })
 }
 
 /** The request's headers, with `Host`/`X-Forwarded-Proto` from its URL where a caller left them out. */

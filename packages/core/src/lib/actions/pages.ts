@@ -2,6 +2,7 @@ import type { ResponseInternal } from "../../types.js"
 import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
 import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
+import { RETRY_AFTER_SECONDS } from "../errors.js"
 import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
@@ -58,7 +59,8 @@ export async function errorPage(ctx: RequestContext): Promise<ResponseInternal> 
   const custom = customPage(ctx, ctx.config.pages.error, { error })
   if (custom) return { redirect: custom }
   const { status, html } = renderError({ ...(await base(ctx)), error })
-  return { status, headers: pageHeaders, body: html }
+  // A 503 page tells crawlers and retrying clients the condition is temporary.
+  return { status, headers: status === 503 ? { ...pageHeaders, "Retry-After": String(RETRY_AFTER_SECONDS) } : pageHeaders, body: html }
 }
 
 /** `GET /verify-request`. */

@@ -7,7 +7,9 @@ import { signoutPage } from "./pages.js"
 /**
  * `GET /signout` only renders a confirmation (a GET never changes state, so an
  * `<img src=/auth/signout>` cannot sign anyone out). `POST /signout` (CSRF-checked) ends the
- * session, deletes its cookies and redirects to the callback URL.
+ * session, deletes its cookies and redirects to the callback URL. When the store cannot
+ * delete the session, it throws `ServiceUnavailable` before any cookie is touched: the user
+ * lands on the error page still signed in, and can retry.
  */
 export async function signout(ctx: RequestContext): Promise<ResponseInternal> {
   if (ctx.method === "GET") return signoutPage(ctx)

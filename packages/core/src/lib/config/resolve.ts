@@ -42,6 +42,8 @@ export interface ResolvedConfig {
   providers: ProviderConfig[]
   providerById: Map<string, ProviderConfig>
   adapter: Adapter | undefined
+  /** Milliseconds each adapter call may take; `0` for no limit. */
+  adapterTimeout: number
   secrets: string[]
   session: SessionOptions
   jwt: JWTOptions & { builtin: boolean }
@@ -174,7 +176,8 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     builtin: !config.jwt?.decode,
   }
 
-  const adapter = config.adapter ? wrapAdapter(config.adapter, logger) : undefined
+  const adapterTimeout = resolveAdapterTimeout(config.adapterTimeout, fail)
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
@@ -185,6 +188,7 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     providers,
     providerById,
     adapter,
+    adapterTimeout,
     secrets,
     session,
     jwt,
@@ -324,19 +328,47 @@ function checkProviders(
   }
 }
 
-/** Adapter errors become `AdapterError` with the original as cause: one error type to handle. */
-function wrapAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
+/** A store that answers within this is healthy; one that does not is better reported than waited on. */
+const DEFAULT_ADAPTER_TIMEOUT = 5_000
+
+function resolveAdapterTimeout(option: AuthConfig["adapterTimeout"], fail: (e: AuthError) => void): number {
+  if (option === undefined) return DEFAULT_ADAPTER_TIMEOUT
+  if (option === false) return 0
+  // setTimeout clamps anything above 2^31-1 ms to 1 ms, which would fail every call.
+  if (typeof option !== "number" || !Number.isFinite(option) || option < 0 || option > 2_147_483_647) {
+    fail(new InvalidConfig(`adapterTimeout must be a number of milliseconds >= 0, or false, got ${JSON.stringify(option)}`))
+    return DEFAULT_ADAPTER_TIMEOUT
+  }
+  return option
+}
+
+/**
+ * Adapter errors become `AdapterError` with the original as cause: one error type to handle.
+ * With `timeoutMs`, a call that has not settled by then fails the same way (its cause a
+ * `TimeoutError`); the call itself cannot be cancelled and is left to finish or fail unseen.
+ */
+function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number): Adapter {
   const wrapped: Record<string, unknown> = {}
   for (const [name, method] of Object.entries(adapter)) {
     if (typeof method !== "function") continue
     wrapped[name] = async (...args: unknown[]) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
       try {
         logger.debug(`adapter_${name}`)
-        return await method.apply(adapter, args)
+        const call = Promise.resolve(method.apply(adapter, args))
+        if (!timeoutMs) return await call
+        // A late rejection of an abandoned call must not become an unhandled rejection.
+        call.catch(() => {})
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new DOMException(`${name} did not answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs)
+        })
+        return await Promise.race([call, expired])
       } catch (e) {
         const error = new AdapterError(`Adapter method ${name} failed`, e as Error)
         error.name = `${name}`
         throw error
+      } finally {
+        clearTimeout(timer)
       }
     }
   }

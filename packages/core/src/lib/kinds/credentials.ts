@@ -4,7 +4,7 @@ import type { CredentialsConfig } from "../../providers/credentials.js"
 import type { Account, User } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
-import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import type { ProviderKind } from "./index.js"
 
 /** Credentials: `POST /callback/:id` with the form fields; CSRF-checked. */
@@ -48,7 +48,8 @@ async function authorize(ctx: RequestContext, provider: CredentialsConfig, crede
 
 /**
  * Database sessions need a stored user: the one with this id, else with this email,
- * else a new one (Auth.js refuses credentials with database sessions altogether).
+ * else a new one (Auth.js refuses credentials with database sessions altogether). Parallel
+ * first sign-ins all succeed, with one user.
  */
 async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   const adapter = ctx.config.adapter!
@@ -58,12 +59,10 @@ async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user
     const byEmail = await adapter.getUserByEmail!(user.email)
     if (byEmail) return { user: byEmail, isNewUser: false }
   }
-  const created = await createUser(ctx, {
-    id: user.id,
-    email: user.email ?? "",
-    emailVerified: null,
-    name: user.name ?? null,
-    image: user.image ?? null,
-  })
-  return { user: created, isNewUser: true }
+  // A concurrent first sign-in of the same user may insert first: then continue with its row.
+  return createUserOnce(
+    ctx,
+    { id: user.id, email: user.email ?? "", emailVerified: null, name: user.name ?? null, image: user.image ?? null },
+    async () => (await adapter.getUser!(user.id!)) ?? (user.email ? await adapter.getUserByEmail!(user.email) : null),
+  )
 }

@@ -10,7 +10,7 @@ import { AddressRefused, checkAddress, normalizeEmail } from "../email/normalize
 import { deliverLink } from "../email/send.js"
 import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../email/token.js"
 import { pageHeaders } from "../http/response.js"
-import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./index.js"
 
@@ -140,8 +140,9 @@ async function verifiedUser(ctx: RequestContext, existing: AdapterUser | null, u
     await events.updateUser({ user: updated })
     return { user: updated, isNewUser: false }
   }
-  const created = await createUser(ctx, { id: userId, email, emailVerified: new Date(), name: null, image: null })
-  return { user: created, isNewUser: true }
+  // Links opened at once for one new address: the first insert wins, the rest use its user.
+  const outcome = await createUserOnce(ctx, { id: userId, email, emailVerified: new Date(), name: null, image: null }, () => adapter!.getUserByEmail!(email))
+  return outcome.isNewUser ? outcome : verifiedUser(ctx, outcome.user, userId, email)
 }
 
 /** The interstitial: shows a button that posts the link back; consumes nothing. */

@@ -2,7 +2,7 @@ import type { AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../types.js"
 import type { RequestContext } from "../context.js"
-import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
 import type { OAuthRuntime } from "./provider.js"
@@ -37,6 +37,11 @@ export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string
  * - otherwise a new user plus the account. If linking fails after the user was created,
  *   the user is deleted again: adapters need not have transactions, and an account-less
  *   user would turn every later attempt into `OAuthAccountNotLinked`.
+ *
+ * Concurrent first sign-ins of one account (a double-click, two tabs) all succeed with one
+ * user and one account: a request whose insert loses on a unique constraint, or that finds
+ * the address taken before refusing, first waits briefly for the account to appear linked
+ * — then the other request is signing in this very account — and continues with that user.
  */
 export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<ResponseInternal> {
   const { mapped, profile } = identity
@@ -72,27 +77,64 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
 
   const email = mapped.user.email
   const owner = email ? await adapter.getUserByEmail!(email) : null
-  if (owner) {
-    if (!rt.provider.allowDangerousEmailAccountLinking) {
-      throw new OAuthAccountNotLinked("Another user has this email address; sign in with the method they use, then link", { providerId: rt.id })
-    }
-    // T55: linking on an address the provider itself calls unverified hands the existing
-    // user to whoever registered that address at the provider.
-    if (profile.email_verified !== undefined && profile.email_verified !== true) {
-      throw new OAuthAccountNotLinked("The provider does not vouch for this email address (email_verified is not true)", { providerId: rt.id })
-    }
-    await link(ctx, rt, identity, owner)
-    return finish(ctx, identity, owner, false)
-  }
+  if (owner) return signInAsOwner(ctx, rt, identity, owner, false)
 
-  const created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified: null })
+  let created: AdapterUser
+  try {
+    created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified: null })
+  } catch (error) {
+    if (!(error instanceof AdapterError)) throw error
+    // The address was taken meanwhile. By a concurrent sign-in of this account, when the
+    // account shows up linked; otherwise the usual rules for an existing address apply.
+    const winner = await awaitRow(() => linkedUser(ctx, rt, identity)).catch(() => null)
+    if (winner) return finish(ctx, identity, winner, false)
+    const ownerNow = email ? await Promise.resolve(adapter.getUserByEmail!(email)).catch(() => null) : null
+    if (ownerNow) return signInAsOwner(ctx, rt, identity, ownerNow, true)
+    throw error
+  }
   try {
     await link(ctx, rt, identity, created)
   } catch (error) {
     await removeUser(ctx, created.id)
+    // Without an email nothing stopped the concurrent request earlier: its link won.
+    const winner = error instanceof AdapterError ? await linkedUser(ctx, rt, identity).catch(() => null) : null
+    if (winner) return finish(ctx, identity, winner, false)
     throw error
   }
   return finish(ctx, identity, created, true)
+}
+
+/** The user this provider account is linked to, if any. */
+async function linkedUser(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<AdapterUser | null> {
+  return Promise.resolve(ctx.config.adapter!.getUserByAccount!({ provider: rt.id, providerAccountId: identity.mapped.providerAccountId }))
+}
+
+/**
+ * The address belongs to `owner`: link when the provider allows it, else refuse — unless
+ * the account turns up linked within a moment, which means `owner` was just created by a
+ * concurrent first sign-in of this same account (it creates the user, then links).
+ */
+async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, owner: AdapterUser, waited: boolean): Promise<ResponseInternal> {
+  const refusal = !rt.provider.allowDangerousEmailAccountLinking
+    ? "Another user has this email address; sign in with the method they use, then link"
+    : // T55: linking on an address the provider itself calls unverified hands the existing
+      // user to whoever registered that address at the provider.
+      identity.profile.email_verified !== undefined && identity.profile.email_verified !== true
+      ? "The provider does not vouch for this email address (email_verified is not true)"
+      : undefined
+  if (refusal) {
+    const winner = waited ? null : await awaitRow(() => linkedUser(ctx, rt, identity))
+    if (winner) return finish(ctx, identity, winner, false)
+    throw new OAuthAccountNotLinked(refusal, { providerId: rt.id })
+  }
+  try {
+    await link(ctx, rt, identity, owner)
+  } catch (error) {
+    // Two concurrent sign-ins linking the same account to the same user: one insert wins.
+    const winner = error instanceof AdapterError ? await linkedUser(ctx, rt, identity).catch(() => null) : null
+    if (winner?.id !== owner.id) throw error
+  }
+  return finish(ctx, identity, owner, false)
 }
 
 async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser): Promise<void> {

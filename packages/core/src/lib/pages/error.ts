@@ -19,6 +19,8 @@ const PAGES: Readonly<Record<ErrorPageCode | "default", { status: number; headin
   Configuration: { status: 500, heading: "Server error" },
   AccessDenied: { status: 403, heading: "Access denied" },
   Verification: { status: 403, heading: "Link no longer valid" },
+  // 503 (not 500): the deployment is fine, the store behind it is briefly unreachable.
+  ServiceUnavailable: { status: 503, heading: "Temporarily unavailable" },
   // 200 for unknown codes: anyone can put any `?error=` in a URL, so it says nothing
   // about what actually happened.
   default: { status: 200, heading: "Something went wrong" },
@@ -37,6 +39,6 @@ export function renderError(page: ErrorPageOptions): { status: number; html: str
   const body = html`<h1>${heading}</h1>
 <p class="center">${errorPageMessages[code]}</p>
 ${shownCode ? html`<p class="center muted code">Error code: <code>${shownCode}</code></p>` : undefined}
-${signin ? html`<p class="actions"><a class="button" href="${signin}">${code === "Verification" ? "Sign in again" : "Sign in"}</a></p>` : undefined}`
+${signin ? html`<p class="actions"><a class="button" href="${signin}">${code === "Verification" ? "Sign in again" : code === "ServiceUnavailable" ? "Try again" : "Sign in"}</a></p>` : undefined}`
   return { status, html: renderDocument({ title: heading, theme: page.theme, body }) }
 }

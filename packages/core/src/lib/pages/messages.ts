@@ -50,7 +50,7 @@ export const signinErrorMessages: Readonly<Record<SigninErrorCode | "default", s
 })
 
 /** Codes the error page knows (`?error=` on `/error`). */
-export type ErrorPageCode = "Configuration" | "AccessDenied" | "Verification"
+export type ErrorPageCode = "Configuration" | "AccessDenied" | "Verification" | "ServiceUnavailable"
 
 /** Error page text by error code; `default` covers every other code. */
 export const errorPageMessages: Readonly<Record<ErrorPageCode | "default", string>> = Object.freeze({
@@ -58,6 +58,8 @@ export const errorPageMessages: Readonly<Record<ErrorPageCode | "default", strin
   Configuration: "There is a problem with the server configuration. Check the server logs for more information.",
   AccessDenied: "You do not have permission to sign in.",
   Verification: "The sign-in link is no longer valid. It may have expired, or it may have been used already.",
+  // An outage, not a refusal: nothing the user did was wrong, and nothing was changed.
+  ServiceUnavailable: "We could not reach the sign-in service just now. Nothing was changed; please try again in a moment.",
 })
 
 /**

@@ -1,5 +1,5 @@
 import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js"
-import { SessionTokenError, SignOutError } from "../../errors.js"
+import { AdapterError, ServiceUnavailable, SessionTokenError, SignOutError } from "../../errors.js"
 import type { Cookie, Session } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
@@ -28,11 +28,15 @@ export const databaseStrategy: SessionStrategy = {
       const { user } = found
       const now = Date.now()
       if (session.expires.getTime() <= now) {
-        await adapter.deleteSession!(key)
+        // The session is over whether or not the row goes now; a failed delete is only logged.
+        await Promise.resolve(adapter.deleteSession!(key)).catch((e) => config.logger.error(new SessionTokenError("An expired session row could not be deleted", e as Error)))
         return { body: null, cookies: [expireCookie(name, options)] }
       }
       const cookies: Cookie[] = []
-      const extended = isDue(ctx, session, now) ? await extend(ctx, session, now) : null
+      // A failed extension leaves a still-valid session valid: answer it unextended.
+      const extended = isDue(ctx, session, now)
+        ? await extend(ctx, session, now).catch((e) => (config.logger.error(new SessionTokenError("The session could not be extended", e as Error)), null))
+        : null
       if (extended) {
         session = extended
         cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
@@ -52,7 +56,10 @@ export const databaseStrategy: SessionStrategy = {
       if (config.events.session !== noopEvent) await config.events.session({ session: body, token: undefined as never })
       return { body, cookies }
     } catch (error) {
-      // A database outage must not sign everyone out: answer null, keep the cookie.
+      // An outage is neither "signed out" (null would sign everyone out in the UI) nor the
+      // session's fault (the cookie is kept): it surfaces as ServiceUnavailable.
+      if (error instanceof AdapterError) throw error
+      // The app's own session callback or event threw: logged, the session counts as absent.
       config.logger.error(new SessionTokenError("The database session could not be read", error as Error))
       return { body: null }
     }
@@ -83,12 +90,15 @@ export const databaseStrategy: SessionStrategy = {
     const { name, options } = ctx.cookieOptions.sessionToken
     const sessionToken = ctx.cookies[name]
     if (sessionToken) {
+      let session: AdapterSession | null | undefined | void
       try {
-        const session = await config.adapter!.deleteSession!(await storageKey(ctx, sessionToken))
-        await config.events.signOut({ session: session ?? null })
+        session = await config.adapter!.deleteSession!(await storageKey(ctx, sessionToken))
       } catch (error) {
-        config.logger.error(new SignOutError("The session row could not be deleted", error as Error))
+        // Clearing the cookie now would report a sign-out that did not happen: the row (and
+        // any copy of the cookie) would stay valid. Keep the cookie so the user can retry.
+        throw new ServiceUnavailable("The session row could not be deleted; the session is still valid", new SignOutError("deleteSession failed", error as Error))
       }
+      await config.events.signOut({ session: session ?? null })
     }
     return [expireCookie(name, options)]
   },
