@@ -12,7 +12,40 @@
  * ```
  * @module
  */
+import { InvalidRequest } from "./errors.js"
 import { Auth, raw, skipCSRFCheck, type AuthConfig, type Cookie, type Session } from "./index.js"
+import { requestErrorResponse } from "./lib/errors.js"
+import { originFromHeaders } from "./lib/http/host.js"
+import { toResponse } from "./lib/http/response.js"
+
+export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
+
+/**
+ * The origin of a URL the framework already built (`event.url`, `request.url`), checked as
+ * {@link originFromHeaders} checks headers: a framework that parsed a hostile `Host` into its URL
+ * may still hand over a `javascript:` scheme or a host that is no host.
+ *
+ * @throws InvalidRequest
+ */
+export function originOfUrl(url: URL | string): string {
+  let parsed: URL
+  try {
+    parsed = typeof url === "string" ? new URL(url) : url
+  } catch {
+    throw new InvalidRequest("The request URL is not valid")
+  }
+  if (parsed.username || parsed.password) throw new InvalidRequest("The request URL carries userinfo")
+  return originFromHeaders({ host: parsed.host, protocol: parsed.protocol, trustForwarded: false })
+}
+
+/**
+ * Exactly what `Auth()` answers when it refuses a request as malformed: a 400 with
+ * `{"error":"InvalidRequest","message":…}` and `Cache-Control: no-store`, for page and API
+ * requests alike. For integrations that check a request before it reaches core.
+ */
+export function invalidRequestResponse(error: InvalidRequest): Response {
+  return toResponse(requestErrorResponse(error)!, [], false)
+}
 
 /** The three configurations one app config needs, built once so core caches each resolution. */
 export interface Variants {

@@ -1,9 +1,9 @@
 import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction, UntrustedHost } from "../../errors.js"
 import type { AuthAction } from "../../types.js"
-import { firstValue } from "../config/env.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { parseCookies } from "../cookies.js"
 import { readCapped } from "./body.js"
+import { originFromHeaders } from "./host.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 export const BODY_LIMIT = 1024 * 1024
@@ -112,22 +112,22 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
 
 /**
  * The site origin. `AUTH_URL` wins; otherwise the request's own origin, or the forwarded
- * one when the host is trusted. Forwarded values are checked to be a bare host and a
- * known scheme, so a header cannot inject a path or userinfo into redirects.
+ * one when the host is trusted. Both go through `originFromHeaders` (`host.ts`), so neither
+ * the Host the server saw nor a forwarded header can inject a path, userinfo, a bad port or
+ * an unknown scheme into redirects.
  */
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): string {
   if (config.siteUrl) return config.siteUrl.origin
   if (!config.trustHost) throw new UntrustedHost("Host must be trusted")
-  const forwardedHost = headers.get("x-forwarded-host")
-  const forwardedProto = headers.get("x-forwarded-proto")
-  if (forwardedHost === null && forwardedProto === null) return url.origin
   // The request URL already carries the Host the server saw; only a trusted proxy's
   // forwarded host may replace it.
-  const host = firstValue(forwardedHost) ?? url.host
-  const proto = (firstValue(forwardedProto) ?? url.protocol).replace(/:$/, "").toLowerCase()
-  if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
-  if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
-  return new URL(`${proto}://${host}`).origin
+  return originFromHeaders({
+    host: url.host,
+    protocol: url.protocol,
+    forwardedHost: headers.get("x-forwarded-host"),
+    forwardedProto: headers.get("x-forwarded-proto"),
+    trustForwarded: true,
+  })
 }
 
 async function readBody(request: Request, raw: { params?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
