@@ -14,7 +14,8 @@ export interface SessionResult {
  * else, and callbacks then cannot be steered by other request headers.
  *
  * No session is `null`; a configuration error (a 5xx from core, already logged in full)
- * throws, so a missing secret is loud instead of silently signing everyone out.
+ * throws, so a missing secret is loud instead of silently signing everyone out. A malformed
+ * `Host` or `X-Forwarded-*` header throws `InvalidRequest` before any URL is built.
  */
 export async function readSession(headers: Headers, config: PreparedConfig): Promise<SessionResult> {
   const url = actionURL("session", headers, config.session)
