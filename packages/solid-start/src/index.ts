@@ -25,9 +25,10 @@
  * @module
  */
 import { Auth, type AuthConfig, type Session } from "@portcullis/core"
+import { originOfUrl } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest } from "@portcullis/core/errors"
 
 /** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
 export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
@@ -60,7 +61,9 @@ function coreConfig(config: SolidAuthConfig): AuthConfig {
 
 /**
  * Route handlers for every Portcullis endpoint, including `webauthn-options`. Mount them on a
- * catch-all route at `prefix`; a request for an unknown action gets core's 400 answer.
+ * catch-all route at `prefix`; a request for an unknown action gets core's 400 answer, and so
+ * does a malformed host or (with `trustHost`) forwarded header: core checks the request it
+ * is handed, which here is the framework's own.
  */
 export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POST: SolidAuthHandler } {
   const core = coreConfig(config)
@@ -74,6 +77,8 @@ export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POS
  * A cookie refresh the session check may produce is not sent (there is no response here);
  * the browser's next `<prefix>/session` call refreshes it.
  *
+ * @throws InvalidRequest (from `@portcullis/core/errors`) when the request's host or
+ * protocol is malformed (`javascript:`, a port out of range): answer it with a 400.
  * @throws Error when core answers with an error (a configuration problem, for instance).
  */
 export async function getSession(request: Request, options: SolidAuthConfig): Promise<Session | null> {
@@ -81,7 +86,8 @@ export async function getSession(request: Request, options: SolidAuthConfig): Pr
   const headers = new Headers()
   const cookie = request.headers.get("cookie")
   if (cookie) headers.set("cookie", cookie)
-  const url = new URL(`${core.basePath}/session`, request.url)
+  // Checked before the URL is built: the framework made `request.url` from the Host header.
+  const url = new URL(`${originOfUrl(request.url)}${core.basePath}/session`)
   const response = await Auth(new Request(url, { headers }), core)
   const data = (await response.json().catch(() => null)) as (Session & { message?: string }) | null
   if (response.status !== 200) throw new Error(data?.message ?? `Session request failed with ${response.status}`)
