@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, launchChromium, startExample } from "./support.js"
 
 const enabled = browserAvailable()
 
@@ -107,6 +107,10 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await usePasskey()
     expect(await page.textContent("#user-email")).toBe(address)
     await context.close()
+  })
+
+  it("answers forged Host and X-Forwarded-* headers without a 5xx, a stack or a foreign origin (T32)", async () => {
+    await expectForgedHostsHarmless(demo.url, ["/auth/providers", "/auth/signin", "/", "/private"])
   })
 
   it("shows a generic error for a wrong password and stays signed out", async () => {
