@@ -5,10 +5,11 @@
  *
  * @example
  * ```ts
- * import { readSession, variants } from "@portcullis/core/integration"
+ * import { originOfUrl, readSession, variants } from "@portcullis/core/integration"
  *
  * const { session } = variants(config)
- * const current = await readSession(url.origin, request.headers.get("cookie"), session, (c) => cookies.set(c.name, c.value, c.options))
+ * // originOfUrl checks the host and scheme first (InvalidRequest, a 400, when malformed)
+ * const current = await readSession(originOfUrl(url), request.headers.get("cookie"), session, (c) => cookies.set(c.name, c.value, c.options))
  * ```
  * @module
  */
@@ -90,7 +91,8 @@ export type CookieSink = (cookie: Cookie) => void
 
 /**
  * The session for a request's cookies, or `null`. Only the `Cookie` header is forwarded:
- * nothing else about the request can change what the session is.
+ * nothing else about the request can change what the session is. `origin` must be one
+ * {@link originFromHeaders} or {@link originOfUrl} returned.
  */
 export async function readSession(origin: string, cookieHeader: string | null, config: AuthConfig, setCookie: CookieSink): Promise<Session | null> {
   const headers = new Headers()
