@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, launchChromium, startExample } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, launchChromium, startExample } from "./support.js"
 
 const enabled = browserAvailable()
 
@@ -125,6 +125,10 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await expect.poll(() => printed.exec(demo.output.join(""))?.[1], { timeout: 10_000 }).toBeTruthy()
     const link = new URL(printed.exec(demo.output.join(""))![1]!)
     expect(link.origin).toBe(demo.url)
+  })
+
+  it("answers forged Host and X-Forwarded-* headers without a 5xx, a stack or a foreign origin (T32)", async () => {
+    await expectForgedHostsHarmless(demo.url, ["/auth/providers", "/auth/signin", "/", "/private"])
   })
 
   it("shows a generic error for a wrong password and stays signed out", async () => {

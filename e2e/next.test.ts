@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, freePort, launchChromium } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, freePort, launchChromium } from "./support.js"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 
 const root = join(import.meta.dirname, "..")
@@ -81,6 +81,10 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
     await page.fill('form:has(#password-sign-in) input[name="password"]', password)
     await page.click("#password-sign-in")
   }
+
+  it("answers forged Host and X-Forwarded-* headers without a 5xx, a stack or a foreign origin (T32)", async () => {
+    await expectForgedHostsHarmless(server.url, ["/api/auth/providers", "/api/auth/signin", "/", "/protected"])
+  })
 
   it("sends a signed-out visitor of the protected page to sign in, with callbackUrl", async () => {
     const page = await browser.newPage()

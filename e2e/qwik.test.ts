@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, expectSignedOut, frameworkDemo, viteBuild } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, expectSignedOut, frameworkDemo, viteBuild } from "./support.js"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
@@ -26,6 +26,10 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
     await page.waitForURL(site.demo.url + "/")
     await expectSignedOut(page)
   }
+
+  it("answers forged Host and X-Forwarded-* headers without a 5xx, a stack or a foreign origin (T32)", async () => {
+    await expectForgedHostsHarmless(site.demo.url, ["/auth/providers", "/auth/signin", "/"])
+  })
 
   it("signs in with credentials through useSignIn, shows useSession, signs out through useSignOut", async () => {
     const page = await site.signedOutHome()

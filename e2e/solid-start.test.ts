@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { Page } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, frameworkDemo, viteBuild } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, frameworkDemo, viteBuild } from "./support.js"
 
 const enabled = browserAvailable()
 const root = join(import.meta.dirname, "..")
@@ -23,6 +23,10 @@ describe.runIf(enabled)("SolidStart demo in Chromium", () => {
     await expect.poll(() => page.textContent("#status")).toContain("Not signed in")
     expect((await page.context().cookies()).some((c) => c.name === "authjs.session-token")).toBe(false)
   }
+
+  it("answers forged Host and X-Forwarded-* headers without a 5xx, a stack or a foreign origin (T32)", async () => {
+    await expectForgedHostsHarmless(site.demo.url, ["/api/auth/providers", "/api/auth/signin", "/"])
+  })
 
   it("signs in with credentials, shows the session from getSession, signs out", async () => {
     const page = await site.signedOutHome()

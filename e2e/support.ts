@@ -6,6 +6,7 @@ import { createServer as createNetServer } from "node:net"
 import { chromium, type Browser, type Page } from "playwright-core"
 import { afterAll, beforeAll, expect } from "vitest"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { rawRequest } from "../packages/core/test/raw-http.js"
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
@@ -158,5 +159,36 @@ export function frameworkDemo(exampleDir: string, options: { build(): void; call
       await options.whenReady?.(page)
       return page
     },
+  }
+}
+
+/**
+ * T32 against a running example: the attacker's raw requests with a forged `Host` or
+ * forwarded header, on each of `paths` (a JSON endpoint, a page). Whoever answers (the framework, its
+ * adapter or Portcullis), it is never a 5xx, a stack trace, a file path, a `null` origin or
+ * a URL on the attacker's host.
+ */
+export async function expectForgedHostsHarmless(siteUrl: string, paths: string[]): Promise<void> {
+  const port = Number(new URL(siteUrl).port)
+  const real = `Host: 127.0.0.1:${port}`
+  const forged = [
+    ["Host: a@evil.example"],
+    ["Host: x:99999"],
+    ["Host: evil.example/x"],
+    ["Host: evil example"],
+    [real, "X-Forwarded-Host: evil.example/x"],
+    [real, "X-Forwarded-Host: a@evil.example"],
+    [real, "X-Forwarded-Proto: javascript"],
+  ]
+  for (const lines of forged) {
+    for (const path of paths) {
+      const response = await rawRequest(port, path, lines)
+      const what = `GET ${path} with ${lines.join(" + ")}: ${response.status} ${response.body.slice(0, 300)}`
+      expect(response.status, what).toBeGreaterThanOrEqual(200)
+      expect(response.status, what).toBeLessThan(500)
+      expect(response.body, what).not.toMatch(/\bat .+:\d+:\d+\)?/)
+      expect(response.body, what).not.toMatch(/\/(work|home|node_modules)\//)
+      expect(`${response.body} ${response.headers.location ?? ""}`, what).not.toMatch(/null\/|\/\/[^"'\s]*evil\.example/)
+    }
   }
 }

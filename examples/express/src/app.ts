@@ -1,6 +1,6 @@
 import express from "express"
 import type { Adapter } from "@portcullis/core/adapters"
-import { ExpressAuth, getSession } from "@portcullis/express"
+import { ExpressAuth, getSession, InvalidRequest } from "@portcullis/express"
 import { authConfig, type DemoPeers } from "./auth.ts"
 import { homePage, privatePage } from "./views.ts"
 
@@ -28,6 +28,14 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoP
       next(error)
     }
   })
+
+  // getSession throws InvalidRequest for a malformed Host or forwarded header: the client's
+  // fault, so a 400. No error detail (stack, file paths) ever reaches the browser.
+  app.use(((error, _req, res, _next) => {
+    if (error instanceof InvalidRequest) return void res.status(400).type("text").send("Bad request")
+    console.error(error)
+    res.status(500).type("text").send("Internal error")
+  }) satisfies express.ErrorRequestHandler)
 
   return app
 }

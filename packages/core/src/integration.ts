@@ -5,15 +5,48 @@
  *
  * @example
  * ```ts
- * import { readSession, variants } from "@portcullis/core/integration"
+ * import { originOfUrl, readSession, variants } from "@portcullis/core/integration"
  *
  * const { session } = variants(config)
- * const current = await readSession(url.origin, request.headers.get("cookie"), session, (c) => cookies.set(c.name, c.value, c.options))
+ * // originOfUrl checks the host and scheme first (InvalidRequest, a 400, when malformed)
+ * const current = await readSession(originOfUrl(url), request.headers.get("cookie"), session, (c) => cookies.set(c.name, c.value, c.options))
  * ```
  * @module
  */
-import { ServiceUnavailable } from "./errors.js"
+import { InvalidRequest, ServiceUnavailable } from "./errors.js"
 import { Auth, raw, skipCSRFCheck, type AuthConfig, type Cookie, type Session } from "./index.js"
+import { requestErrorResponse } from "./lib/errors.js"
+import { originFromHeaders } from "./lib/http/host.js"
+import { toResponse } from "./lib/http/response.js"
+
+export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
+
+/**
+ * The origin of a URL the framework already built (`event.url`, `request.url`), checked as
+ * {@link originFromHeaders} checks headers: a framework that parsed a hostile `Host` into its URL
+ * may still hand over a `javascript:` scheme or a host that is no host.
+ *
+ * @throws InvalidRequest
+ */
+export function originOfUrl(url: URL | string): string {
+  let parsed: URL
+  try {
+    parsed = typeof url === "string" ? new URL(url) : url
+  } catch {
+    throw new InvalidRequest("The request URL is not valid")
+  }
+  if (parsed.username || parsed.password) throw new InvalidRequest("The request URL carries userinfo")
+  return originFromHeaders({ host: parsed.host, protocol: parsed.protocol, trustForwarded: false })
+}
+
+/**
+ * Exactly what `Auth()` answers when it refuses a request as malformed: a 400 with
+ * `{"error":"InvalidRequest","message":…}` and `Cache-Control: no-store`, for page and API
+ * requests alike. For integrations that check a request before it reaches core.
+ */
+export function invalidRequestResponse(error: InvalidRequest): Response {
+  return toResponse(requestErrorResponse(error)!, [], false)
+}
 
 /** The three configurations one app config needs, built once so core caches each resolution. */
 export interface Variants {
@@ -62,7 +95,8 @@ export type CookieSink = (cookie: Cookie) => void
  *
  * @throws {@link ServiceUnavailable} when the store could not be read (an outage is not a
  * sign-out: the app decides whether to show a retry page or degrade), `AuthError`/`Error`
- * for configuration problems.
+ * for configuration problems. `origin` must be one {@link originFromHeaders} or
+ * {@link originOfUrl} returned.
  */
 export async function readSession(origin: string, cookieHeader: string | null, config: AuthConfig, setCookie: CookieSink): Promise<Session | null> {
   const headers = new Headers()

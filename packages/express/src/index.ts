@@ -26,10 +26,11 @@
 import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Auth, type AuthConfig, type Session } from "@portcullis/core"
-import { sessionFromResponse } from "@portcullis/core/integration"
+import { InvalidRequest } from "@portcullis/core/errors"
+import { invalidRequestResponse, originFromHeaders, sessionFromResponse } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link ExpressAuth}: the core configuration. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
@@ -61,8 +62,16 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         effective = { ...config, basePath }
         perBasePath.set(basePath, effective)
       }
-      const response = await Auth(toWebRequest(req), effective)
-      await sendWebResponse(res, response)
+      let request: Request
+      try {
+        request = toWebRequest(req)
+      } catch (error) {
+        // A malformed Host or forwarded header: core's own 400, not Express's error page.
+        if (!(error instanceof InvalidRequest)) throw error
+        await sendWebResponse(res, invalidRequestResponse(error))
+        return
+      }
+      await sendWebResponse(res, await Auth(request, effective))
     } catch (error) {
       next(error)
     }
@@ -75,6 +84,8 @@ export function ExpressAuth(config: ExpressAuthConfig) {
  *
  * @throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the session store is
  * down or does not answer within `adapterTimeout`: an outage is not a sign-out.
+ * @throws `InvalidRequest` when the request's `Host` or a trusted forwarded header is
+ * malformed; answer it with a 400.
  *
  * @example
  * ```ts
@@ -94,7 +105,7 @@ export function ExpressAuth(config: ExpressAuthConfig) {
  */
 export async function getSession(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<Session | null> {
   const basePath = config.basePath ?? "/auth"
-  const url = new URL(`${basePath}/session`, originOf(req))
+  const url = onOrigin(`${basePath}/session`, originOf(req))
   const headers = new Headers()
   const cookie = req.headers.cookie
   if (cookie) headers.set("cookie", cookie)
@@ -111,23 +122,40 @@ function mountPath(req: ExpressLikeRequest): string {
 }
 
 /**
- * The site origin as Express sees it. Protocol and host honour Express's `trust proxy`
- * setting, and the forwarded headers are then removed from what core sees, so Express
- * stays the one place that decides which proxy to believe.
+ * The site origin as Express sees it, checked by core's rules before any URL is built from
+ * it (`originFromHeaders` throws `InvalidRequest` on a malformed `Host` or forwarded header).
+ * The forwarded headers count only when Express's `trust proxy` trusts the direct peer, and
+ * are then removed from what core sees, so Express stays the one place that decides which
+ * proxy to believe.
  */
 function originOf(req: ExpressLikeRequest): string {
-  // Express compiles `trust proxy` into this function; ask it about the direct peer.
+  // Express compiles `trust proxy` into this function; ask it about the direct peer, as
+  // Express does for `req.protocol` and `req.host`.
   const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined
   const trusted = typeof trust === "function" && trust(req.socket?.remoteAddress, 0)
-  const forwardedHost = trusted ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined
-  const host = forwardedHost || req.get("host") || "localhost"
-  return `${req.protocol}://${host}`
+  return originFromHeaders({
+    host: req.get("host"),
+    protocol: (req.socket as { encrypted?: boolean } | undefined)?.encrypted ? "https" : "http",
+    forwardedHost: req.get("x-forwarded-host"),
+    forwardedProto: req.get("x-forwarded-proto"),
+    trustForwarded: trusted,
+  })
+}
+
+/**
+ * The request target placed on the checked origin. Only its path and query are taken: a
+ * target in absolute form (`GET http://evil.example/auth/csrf`) or starting with `//` must
+ * not carry its own host into the URL core sees.
+ */
+function onOrigin(target: string, origin: string): URL {
+  const { pathname, search } = new URL(target, "http://target.invalid")
+  return new URL(`${origin}${pathname}${search}`)
 }
 
 const hopByHop = new Set(["x-forwarded-host", "x-forwarded-proto", "x-forwarded-for", "forwarded", "connection", "keep-alive", "transfer-encoding", "upgrade"])
 
 function toWebRequest(req: ExpressLikeRequest): Request {
-  const url = new URL(req.originalUrl, originOf(req))
+  const url = onOrigin(req.originalUrl, originOf(req))
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || hopByHop.has(name)) continue

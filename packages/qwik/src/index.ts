@@ -27,12 +27,13 @@
 import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
 import { Auth, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
-import { readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { InvalidRequest } from "@portcullis/core/errors"
+import { invalidRequestResponse, originOfUrl, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
 export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
 
@@ -68,11 +69,13 @@ const SESSION_KEY = "portcullis.session"
  *   }
  * }
  * ```
+ * @throws InvalidRequest when the request URL's host or protocol is malformed (Qwik City
+ * builds it from the `Host` header): answer it with a 400.
  */
 export async function getSessionData(request: Request, config: QwikAuthConfig): Promise<SessionData> {
   const cookie: string[] = []
   const { session } = variants(config)
-  const data = await readSession(new URL(request.url).origin, request.headers.get("cookie"), session, (c) => cookie.push(serializeCookie(c)))
+  const data = await readSession(originOfUrl(request.url), request.headers.get("cookie"), session, (c) => cookie.push(serializeCookie(c)))
   return { cookie, data }
 }
 
@@ -94,15 +97,18 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
 
   const onRequest: RequestHandler = async (ev) => {
     const { http, session } = await configFor(ev)
-    if (underBasePath(ev.url.pathname, http.basePath!)) {
-      const response = await Auth(ev.request, http)
-      ev.status(response.status)
-      for (const [name, value] of response.headers) if (name !== "set-cookie") ev.headers.set(name, value)
-      // Set-Cookie lines go through untouched (Qwik's send(Response) would re-parse them).
-      for (const line of response.headers.getSetCookie()) ev.headers.append("set-cookie", line)
-      throw ev.send(response.status, new Uint8Array(await response.arrayBuffer()))
+    // Core checks the host of the request it is given, as it does for every request.
+    if (underBasePath(ev.url.pathname, http.basePath!)) throw await send(ev, await Auth(ev.request, http))
+    let origin: string
+    try {
+      origin = originOfUrl(ev.url)
+    } catch (error) {
+      // Every request's session is read here, so a host no URL can be built from is core's
+      // 400 for every request, not a TypeError (a 500) on the way to core.
+      if (error instanceof InvalidRequest) throw await send(ev, invalidRequestResponse(error))
+      throw error
     }
-    const slot = await loadSessionSlot(() => readSession(ev.url.origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
+    const slot = await loadSessionSlot(() => readSession(origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
     ev.sharedMap.set(SESSION_KEY, slot)
   }
 
@@ -121,13 +127,14 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
   const useSignIn = globalActionQrl(
     inlinedQrl(async (input: SignInInput, ev: RequestEvent) => {
       const { action } = await configFor(ev)
-      assertSameOrigin(ev)
+      const origin = siteOrigin(ev)
+      assertSameOrigin(ev, origin)
       const { redirectTo: optionRedirect, redirect: _ignored, ...rest } = input.options ?? {}
       const fields: Record<string, string> = {}
       for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== null && k !== "csrfToken" && k !== "callbackUrl") fields[k] = String(v)
       const target = await serverSignIn(
         {
-          origin: ev.url.origin,
+          origin,
           headers: ev.request.headers,
           provider: input.providerId,
           fields,
@@ -145,8 +152,9 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
   const useSignOut = globalActionQrl(
     inlinedQrl(async (input: SignOutInput, ev: RequestEvent) => {
       const { action } = await configFor(ev)
-      assertSameOrigin(ev)
-      const target = await serverSignOut({ origin: ev.url.origin, headers: ev.request.headers, redirectTo: input.redirectTo ?? currentPage(ev.url) }, action, cookieSink(ev))
+      const origin = siteOrigin(ev)
+      assertSameOrigin(ev, origin)
+      const target = await serverSignOut({ origin, headers: ev.request.headers, redirectTo: input.redirectTo ?? currentPage(ev.url) }, action, cookieSink(ev))
       throw ev.redirect(303, target)
     }, "PortcullisUseSignOut"),
     validatorQrl(inlinedQrl((ev: RequestEvent, data: unknown) => validateSignOut(data, ev.url.origin), "PortcullisValidateSignOut")),
@@ -174,11 +182,33 @@ function currentPage(url: URL): string {
  * check (`checkOrigin`, on by default) refuses cross-site form posts first. This repeats it
  * for sign-in and sign-out, in case an app turned Qwik's off.
  */
-function assertSameOrigin(ev: RequestEventCommon): void {
+function assertSameOrigin(ev: RequestEventCommon, siteOrigin: string): void {
   const origin = ev.request.headers.get("origin")
-  if ((origin !== null && origin !== ev.url.origin) || ev.request.headers.get("sec-fetch-site") === "cross-site") {
+  if ((origin !== null && origin !== siteOrigin) || ev.request.headers.get("sec-fetch-site") === "cross-site") {
     throw ev.error(403, "Cross-site sign-in and sign-out are refused")
   }
+}
+
+/**
+ * `ev.url`'s origin, checked as core checks hosts: Qwik City builds `ev.url` from the `Host`
+ * header (or `PROTOCOL_HEADER`/`HOST_HEADER`), so it may carry a hostile one. A 400 then.
+ */
+function siteOrigin(ev: RequestEventCommon): string {
+  try {
+    return originOfUrl(ev.url)
+  } catch (error) {
+    if (error instanceof InvalidRequest) throw ev.error(400, `InvalidRequest: ${error.message}`)
+    throw error
+  }
+}
+
+/** Answers with a core `Response`; the caller throws what this returns, as Qwik wants. */
+async function send(ev: RequestEventCommon, response: Response) {
+  ev.status(response.status)
+  for (const [name, value] of response.headers) if (name !== "set-cookie") ev.headers.set(name, value)
+  // Set-Cookie lines go through untouched (Qwik's send(Response) would re-parse them).
+  for (const line of response.headers.getSetCookie()) ev.headers.append("set-cookie", line)
+  return ev.send(response.status, new Uint8Array(await response.arrayBuffer()))
 }
 
 function cookieSink(ev: RequestEventCommon) {

@@ -25,10 +25,10 @@
  * @module
  */
 import { Auth, type AuthConfig, type Session } from "@portcullis/core"
-import { sessionFromResponse } from "@portcullis/core/integration"
+import { originOfUrl, sessionFromResponse } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
 export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
@@ -61,7 +61,9 @@ function coreConfig(config: SolidAuthConfig): AuthConfig {
 
 /**
  * Route handlers for every Portcullis endpoint, including `webauthn-options`. Mount them on a
- * catch-all route at `prefix`; a request for an unknown action gets core's 400 answer.
+ * catch-all route at `prefix`; a request for an unknown action gets core's 400 answer, and so
+ * does a malformed host or (with `trustHost`) forwarded header: core checks the request it
+ * is handed, which here is the framework's own.
  */
 export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POST: SolidAuthHandler } {
   const core = coreConfig(config)
@@ -76,8 +78,10 @@ export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POS
  * the browser's next `<prefix>/session` call refreshes it.
  *
  * @throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the session store is
- * down or slow (`adapterTimeout`): an outage is not a sign-out. `Error` when core answers
- * with another error (a configuration problem, for instance).
+ * down or slow (`adapterTimeout`): an outage is not a sign-out. `InvalidRequest` when the
+ * request's host or protocol is malformed (`javascript:`, a port out of range): answer it
+ * with a 400. `Error` when core answers with another error (a configuration problem, for
+ * instance).
  *
  * @example
  * ```ts
@@ -94,6 +98,7 @@ export async function getSession(request: Request, options: SolidAuthConfig): Pr
   const headers = new Headers()
   const cookie = request.headers.get("cookie")
   if (cookie) headers.set("cookie", cookie)
-  const url = new URL(`${core.basePath}/session`, request.url)
+  // Checked before the URL is built: the framework made `request.url` from the Host header.
+  const url = new URL(`${originOfUrl(request.url)}${core.basePath}/session`)
   return sessionFromResponse(await Auth(new Request(url, { headers }), core))
 }

@@ -28,7 +28,8 @@
 import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { Auth } from "@portcullis/core"
-import { readCsrfToken, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { InvalidRequest } from "@portcullis/core/errors"
+import { originOfUrl, readCsrfToken, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
@@ -43,6 +44,7 @@ declare global {
        * The session of this request, or `null` when signed out. Set by the Portcullis
        * `handle` hook. Throws `ServiceUnavailable` (from `@portcullis/core/errors`) when the
        * session store is down or slower than `adapterTimeout`: an outage is not a sign-out.
+       * Rejects with a 400 `HttpError` when the request's host or protocol is malformed.
        */
       auth(): Promise<Session | null>
       /**
@@ -94,15 +96,17 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
   const handle: Handle = async ({ event, resolve }) => {
     const { http, session } = await configFor(event)
     // `??=` so an app (or a test) can install its own before this hook runs.
-    event.locals.auth ??= () => readSession(event.url.origin, event.request.headers.get("cookie"), session, cookieSink(event))
-    event.locals.csrfToken ??= () => readCsrfToken(event.url.origin, event.request.headers.get("cookie"), session, cookieSink(event))
+    event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), session, cookieSink(event))
+    event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), session, cookieSink(event))
+    // Core checks the host of the request it is given, as it does for every request.
     if (underBasePath(event.url.pathname, http.basePath!)) return Auth(event.request, http)
     return resolve(event)
   }
 
   const signIn: AuthAction = async (event) => {
     const { action, session } = await configFor(event)
-    assertSameOrigin(event)
+    const origin = siteOrigin(event)
+    assertSameOrigin(event, origin)
     const form = await event.request.formData()
     const fields: Record<string, string> = {}
     const authorizationParams: Record<string, string> = {}
@@ -119,19 +123,20 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // A form that carries a CSRF token gets it checked by core (double submit); one without
     // relies on the origin checks alone, as Auth.js's form actions do.
     const checked = typeof csrfToken === "string" && csrfToken !== ""
-    const target = await serverSignIn({ origin: event.url.origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, checked ? session : action, cookieSink(event))
+    const target = await serverSignIn({ origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, checked ? session : action, cookieSink(event))
     redirect(303, target)
   }
 
   const signOut: AuthAction = async (event) => {
     const { action, session } = await configFor(event)
-    assertSameOrigin(event)
+    const origin = siteOrigin(event)
+    assertSameOrigin(event, origin)
     const form = await event.request.formData()
     const redirectTo = (form.get("redirectTo") ?? form.get("callbackUrl")) as string | null
     const csrfToken = form.get("csrfToken")
     const checked = typeof csrfToken === "string" && csrfToken !== ""
     const target = await serverSignOut(
-      { origin: event.url.origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined, csrfToken: checked ? csrfToken : undefined },
+      { origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined, csrfToken: checked ? csrfToken : undefined },
       checked ? session : action,
       cookieSink(event),
     )
@@ -147,10 +152,25 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
  * This repeats that check, so an app that turned SvelteKit's off still has it for sign-in
  * and sign-out (a cross-site sign-in is login CSRF; a cross-site sign-out is a nuisance).
  */
-function assertSameOrigin(event: RequestEvent): void {
+function assertSameOrigin(event: RequestEvent, siteOrigin: string): void {
   const origin = event.request.headers.get("origin")
-  if (origin !== null && origin !== event.url.origin) error(403, "Cross-site sign-in and sign-out are refused")
+  if (origin !== null && origin !== siteOrigin) error(403, "Cross-site sign-in and sign-out are refused")
   if (event.request.headers.get("sec-fetch-site") === "cross-site") error(403, "Cross-site sign-in and sign-out are refused")
+}
+
+/**
+ * The site origin of the event, checked as core checks hosts: SvelteKit (or its adapter,
+ * e.g. adapter-node's `HOST_HEADER`/`PROTOCOL_HEADER`) builds `event.url` from request
+ * headers, so a hostile `Host` or forwarded header may be in it. Such a request is a 400,
+ * never a `null` origin or a TypeError (a 500) on the way to core.
+ */
+function siteOrigin(event: RequestEvent): string {
+  try {
+    return originOfUrl(event.url)
+  } catch (e) {
+    if (e instanceof InvalidRequest) error(400, `InvalidRequest: ${e.message}`)
+    throw e
+  }
 }
 
 function cookieSink(event: RequestEvent) {

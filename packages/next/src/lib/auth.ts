@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import type { Awaitable, Session } from "@portcullis/core"
+import { InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+import { invalidRequestResponse, originOfUrl } from "@portcullis/core/integration"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { NextResponse, type NextRequest } from "next/server"
 import { prepareConfig, type NextAuthConfigInput, type PreparedConfig } from "./config.js"
-import { ServiceUnavailable } from "@portcullis/core/errors"
 import { readSession, type SessionResult } from "./session.js"
 
 /** A request seen by a function wrapped with `auth(fn)`: `req.auth` is its session or `null`. */
@@ -108,6 +109,8 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
   try {
     outcome = await readSession(withUrlHost(request), config)
   } catch (error) {
+    // A malformed Host or X-Forwarded-* header: core's own 400, not Next's 500 page.
+    if (error instanceof InvalidRequest) return invalidRequestResponse(error)
     // No session means no decision: fail closed, but as "try again", not as "sign in".
     if (error instanceof ServiceUnavailable) return unavailable(error)
     throw error
@@ -169,13 +172,22 @@ function signInPage(config: PreparedConfig): string {
 /** 302 to the sign-in page, with the current path (never a foreign origin) as `callbackUrl`. */
 function redirectToSignIn(request: NextRequest, config: PreparedConfig): Response {
   const here = new URL(request.url)
-  const origin = siteOrigin(here)
+  let origin: string
+  try {
+    origin = siteOrigin(here)
+  } catch (error) {
+    if (error instanceof InvalidRequest) return invalidRequestResponse(error)
+    throw error
+  }
   const target = new URL(signInPage(config), origin)
   target.searchParams.set("callbackUrl", here.pathname + here.search)
   return new Response(null, { status: 302, headers: { Location: target.href } })
 }
 
-/** `AUTH_URL`'s origin when set: behind a proxy the request URL names the internal host. */
+/**
+ * `AUTH_URL`'s origin when set: behind a proxy the request URL names the internal host.
+ * Otherwise the request URL's origin, checked as core checks it (never a `null` origin).
+ */
 function siteOrigin(requestUrl: URL): string {
   const env = process.env.AUTH_URL || process.env.NEXTAUTH_URL
   if (env) {
@@ -185,7 +197,7 @@ function siteOrigin(requestUrl: URL): string {
       // Reported by core with the variable named; fall back to the request.
     }
   }
-  return requestUrl.origin
+  return originOfUrl(requestUrl)
 }
 
 /** Appends cookies, copying the response first when its headers are immutable (`Response.redirect`). */

@@ -17,7 +17,8 @@ export interface SessionResult {
  * No session is `null`; a store outage (core's `503`) throws {@link ServiceUnavailable}, so
  * an app can tell "unavailable" from "signed out"; a configuration error (another 5xx from
  * core, already logged in full) throws, so a missing secret is loud instead of silently
- * signing everyone out.
+ * signing everyone out. A malformed `Host` or `X-Forwarded-*` header throws
+ * `InvalidRequest` before any URL is built.
  */
 export async function readSession(headers: Headers, config: PreparedConfig): Promise<SessionResult> {
   const url = actionURL("session", headers, config.session)

@@ -8,6 +8,8 @@ type Env = Record<string, string | undefined>
  * Components and Server Actions have no URL). `AUTH_URL` wins; otherwise the host and
  * `X-Forwarded-Proto` that Next's server puts on every request. Whether those headers may
  * be believed is core's decision (`trustHost`), made when the URL reaches `Auth()`.
+ *
+ * @throws InvalidRequest when `Host` or `X-Forwarded-*` is malformed (core's syntax check).
  */
 export function actionURL(action: AuthAction, headers: Headers, config: { basePath: string }, env: Env = process.env): URL {
   return createActionURL(action, defaultProtocol(headers), headers, env, config)

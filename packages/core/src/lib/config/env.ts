@@ -1,5 +1,6 @@
 import type { AuthAction, AuthConfig } from "../../types.js"
 import type { ProviderConfig } from "../../providers/index.js"
+import { originFromHeaders } from "../http/host.js"
 
 /** Environment variables as a plain record (`process.env`, `import.meta.env`, a Worker's `env`). */
 export type Env = Record<string, string | undefined>
@@ -103,7 +104,10 @@ export function setEnvDefaults(env: Env, config: AuthConfig, suppressBasePathWar
 
 /**
  * The absolute URL of an action, as integrations need it for server-side calls.
- * Uses `AUTH_URL` when set, else the (forwarded) host and protocol of the request.
+ * Uses `AUTH_URL` when set, else the (forwarded) host and protocol of the request; whether
+ * those may be believed is decided by `Auth()` (`trustHost`) when the URL reaches it.
+ *
+ * @throws InvalidRequest when the host or protocol headers are malformed.
  */
 export function createActionURL(
   action: AuthAction,
@@ -121,17 +125,17 @@ export function createActionURL(
     }
     base = origin
   } else {
-    const host = firstValue(headers.get("x-forwarded-host")) ?? headers.get("host")
-    const proto = firstValue(headers.get("x-forwarded-proto")) ?? protocol ?? "https"
-    base = `${proto.endsWith(":") ? proto : `${proto}:`}//${host}`
+    // Checked before any URL is built: a hostile header is an InvalidRequest (400), never
+    // a TypeError, a `null` origin or a path smuggled into the base.
+    base = originFromHeaders({
+      host: headers.get("host"),
+      protocol: protocol || "https",
+      forwardedHost: headers.get("x-forwarded-host"),
+      forwardedProto: headers.get("x-forwarded-proto"),
+      trustForwarded: true,
+    })
   }
   const path = basePath.replace(/^\/+|\/+$/g, "")
   return new URL(`${base}${path ? `/${path}` : ""}/${action}`)
 }
 
-/** First value of a comma-separated header (proxies append their own). */
-export function firstValue(value: string | null): string | undefined {
-  if (!value) return undefined
-  const v = value.split(",")[0]!.trim()
-  return v || undefined
-}

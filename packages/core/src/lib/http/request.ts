@@ -1,10 +1,10 @@
 import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction } from "../../errors.js"
 import type { AuthAction } from "../../types.js"
-import { firstValue } from "../config/env.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"
 import { readCapped } from "./body.js"
+import { originFromHeaders } from "./host.js"
 import { mediaTypeEssence } from "./media-type.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
@@ -123,31 +123,26 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
  * and is trusted. Otherwise the request's own origin — or, with `trustHost`, the one a
  * proxy forwarded — is trusted when it is on `trustedOrigins` (or loopback, with
  * `trustHost`); with `trustHost` an unlisted origin is still served, untrusted; without it
- * the request is refused. Forwarded values are checked to be a bare host and a known
- * scheme, so a header cannot inject a path or userinfo into redirects.
+ * the request is refused. Both the Host the server saw and forwarded values go through
+ * `originFromHeaders` (`host.ts`), so none can inject a path, userinfo, a bad port or an
+ * unknown scheme into redirects.
  */
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): { origin: string; trusted: boolean } {
   if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
-  const origin = config.trustHost ? forwardedOrigin(url, headers) : url.origin
+  // The request URL already carries the Host the server saw; only a trusted proxy's
+  // forwarded host may replace it.
+  const origin = originFromHeaders({
+    host: url.host,
+    protocol: url.protocol,
+    forwardedHost: headers.get("x-forwarded-host"),
+    forwardedProto: headers.get("x-forwarded-proto"),
+    trustForwarded: config.trustHost,
+  })
   if (config.trustedOrigins.has(origin)) return { origin, trusted: true }
   if (!config.trustHost) {
     throw new InvalidRequest(`The origin ${origin} is not one this site serves: it is not AUTH_URL nor in trustedOrigins`)
   }
   return { origin, trusted: isLoopbackOrigin(origin) }
-}
-
-/** The origin a trusted proxy forwarded, else the request's own. */
-function forwardedOrigin(url: URL, headers: Headers): string {
-  const forwardedHost = headers.get("x-forwarded-host")
-  const forwardedProto = headers.get("x-forwarded-proto")
-  if (forwardedHost === null && forwardedProto === null) return url.origin
-  // The request URL already carries the Host the server saw; only a trusted proxy's
-  // forwarded host may replace it.
-  const host = firstValue(forwardedHost) ?? url.host
-  const proto = (firstValue(forwardedProto) ?? url.protocol).replace(/:$/, "").toLowerCase()
-  if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
-  if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
-  return new URL(`${proto}://${host}`).origin
 }
 
 async function readBody(request: Request, raw: { params?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
