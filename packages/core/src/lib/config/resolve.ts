@@ -248,7 +248,8 @@ const needs = {
   oauth: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "linkAccount"],
   email: ["createUser", "getUserByEmail", "updateUser", "createVerificationToken", "useVerificationToken"],
   credentials: ["createUser", "getUser", "getUserByEmail"],
-  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter"],
+  // Verification tokens record issued challenges, so each is claimed once across processes.
+  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "createVerificationToken", "useVerificationToken"],
 } as const
 
 function checkProviders(
