@@ -2,6 +2,7 @@ import type { AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../types.js"
 import type { RequestContext } from "../context.js"
+import { replaceUnverifiedUser } from "../first-verification.js"
 import { createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
@@ -33,10 +34,14 @@ export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string
  * - a user is signed in → the account is linked to them;
  * - the address belongs to an existing user → `OAuthAccountNotLinked`, unless the provider
  *   sets `allowDangerousEmailAccountLinking`, and then only if the provider does not say
- *   the address is unverified (`email_verified` must be `true` when present);
- * - otherwise a new user plus the account. If linking fails after the user was created,
- *   the user is deleted again: adapters need not have transactions, and an account-less
- *   user would turn every later attempt into `OAuthAccountNotLinked`.
+ *   the address is unverified (`email_verified` must be `true` when present). If that user
+ *   was never verified (T67), the provider's `email_verified: true` is the first
+ *   verification: the user is replaced by a fresh one, as an email link would; a provider
+ *   that does not vouch cannot link to an unverified user at all;
+ * - otherwise a new user plus the account, verified when the provider vouches for the
+ *   address. If linking fails after the user was created, the user is deleted again:
+ *   adapters need not have transactions, and an account-less user would turn every later
+ *   attempt into `OAuthAccountNotLinked`.
  */
 export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<ResponseInternal> {
   const { mapped, profile } = identity
@@ -81,18 +86,43 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     if (profile.email_verified !== undefined && profile.email_verified !== true) {
       throw new OAuthAccountNotLinked("The provider does not vouch for this email address (email_verified is not true)", { providerId: rt.id })
     }
+    if (!owner.emailVerified) {
+      // T67: neither side has proved the address, or only the provider has — joining them
+      // would hand this sign-in whatever the unverified user's registrant holds.
+      if (!vouches(profile, owner.email)) {
+        throw new OAuthAccountNotLinked("The existing user's address is unverified and the provider does not vouch for it", { providerId: rt.id })
+      }
+      const { user: fresh, isNewUser } = await replaceUnverifiedUser(ctx, owner, { email: owner.email, name: mapped.user.name ?? null, image: mapped.user.image ?? null })
+      return linkNew(ctx, rt, identity, fresh, isNewUser)
+    }
     await link(ctx, rt, identity, owner)
     return finish(ctx, identity, owner, false)
   }
 
-  const created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified: null })
+  // Verified when the provider vouches for this very address: such a user is not the
+  // unverified kind a later email link replaces (T67).
+  const emailVerified = email && vouches(profile, email) ? new Date() : null
+  const created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified })
+  return linkNew(ctx, rt, identity, created, true)
+}
+
+/** The provider says the address is verified (`email_verified: true`) and it is this one. */
+function vouches(profile: Profile, email: string): boolean {
+  return profile.email_verified === true && typeof profile.email === "string" && profile.email.toLowerCase() === email.toLowerCase()
+}
+
+/**
+ * Links the account to a user this sign-in created, deleting the user again if that fails
+ * (`isNewUser` false: a concurrent sign-in made it, and it is not ours to delete).
+ */
+async function linkNew(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser, isNewUser: boolean): Promise<ResponseInternal> {
   try {
-    await link(ctx, rt, identity, created)
+    await link(ctx, rt, identity, user)
   } catch (error) {
-    await removeUser(ctx, created.id)
+    if (isNewUser) await removeUser(ctx, user.id)
     throw error
   }
-  return finish(ctx, identity, created, true)
+  return finish(ctx, identity, user, isNewUser)
 }
 
 async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser): Promise<void> {
