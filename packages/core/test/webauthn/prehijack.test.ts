@@ -114,6 +114,34 @@ function prehijackSuite(label: string, open: () => Promise<Store>) {
       })
     })
 
+    it("credentials with database sessions: the user authorize() made for the address is replaced too", async () => {
+      const email = `credentials-${VICTIM}`
+      const config: AuthConfig = emailConfig(store.adapter, smtp.url, {
+        providers: [
+          ...emailConfig(store.adapter, smtp.url).providers,
+          // The app let someone register a password for an address nobody verified.
+          Credentials({ authorize: () => ({ id: crypto.randomUUID(), email, name: "Squatter" }) }),
+        ],
+        session: { strategy: "database" },
+        logger: captureLogger().logger,
+      })
+      const attacker = new PasskeyBrowser(direct(config), ORIGIN)
+      await attacker.signIn({})
+      const squatter = (await store.adapter.getUserByEmail!(email))!
+      expect(squatter.emailVerified).toBeNull()
+      expect((await attacker.session()).user.name).toBe("Squatter")
+
+      const victim = new PasskeyBrowser(direct(config), ORIGIN)
+      await requestLink(victim, email)
+      await victim.request(smtp.linkFor(email))
+      expect(await attacker.session()).toBeNull()
+      expect(await store.adapter.getUser!(squatter.id)).toBeNull()
+      const owner = (await store.adapter.getUserByEmail!(email))!
+      expect(owner.emailVerified).toBeInstanceOf(Date)
+      expect(owner.name ?? null).toBeNull()
+      expect(await store.usersWithEmail(email)).toBe(1)
+    })
+
     it("a marked JWT session stays valid while its user is still unverified", async () => {
       const { browser } = setup("jwt", "still-unverified@example.com")
       const holder = browser()
