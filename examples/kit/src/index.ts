@@ -80,7 +80,10 @@ export function demoOidc(client: Partial<DemoOidcClient>): OIDCConfig<Record<str
       // The demo provider serves plain http on loopback; never set this for a real provider.
       allowInsecureLoopback: true,
       // It verifies addresses (email_verified: true), so its account may join the password
-      // account with the same email: the demos show linking.
+      // account with the same email: the demos show linking. With database sessions the
+      // password sign-in stores an unverified user; the first OIDC sign-in verifies the
+      // address and so replaces that user with a fresh verified one (T67), which later
+      // password sign-ins find by email.
       allowDangerousEmailAccountLinking: true,
     },
   ]

@@ -372,6 +372,14 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect(await a().useVerificationToken({ identifier: input.identifier, token: input.token })).not.toBeNull()
       })
 
+      it("takes identifiers that are not addresses (passkey challenges: webauthn-challenge:<provider>)", async () => {
+        const input = makeVerificationToken({ identifier: "webauthn-challenge:passkey" })
+        await a().createVerificationToken(input)
+        expect(await a().useVerificationToken({ identifier: "webauthn-challenge:other", token: input.token })).toBeNull()
+        expect(await a().useVerificationToken({ identifier: input.identifier, token: input.token })).toMatchObject({ identifier: input.identifier, token: input.token })
+        expect(await a().useVerificationToken({ identifier: input.identifier, token: input.token })).toBeNull()
+      })
+
       it("is atomic: of 25 concurrent uses exactly one gets the token", async () => {
         const input = makeVerificationToken()
         await a().createVerificationToken(input)
@@ -476,6 +484,30 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         if (raw.account) expectAbsent(await raw.account(account.provider, account.providerAccountId))
         if (raw.session) expectAbsent(await raw.session(session.sessionToken))
         if (raw.authenticator) expectAbsent(await raw.authenticator(authenticator.credentialID))
+      })
+
+      it("removes an unverified passkey sign-up completely: several sessions, its webauthn accounts and authenticators (T67)", async () => {
+        // What the first verification of the address deletes before creating a fresh user.
+        const user = await newUser({ emailVerified: null })
+        const passkeys = [makeAuthenticator(user.id), makeAuthenticator(user.id)]
+        const sessions = [makeSession(user.id), makeSession(user.id), makeSession(user.id)]
+        for (const passkey of passkeys) {
+          await a().createAuthenticator(passkey)
+          await a().linkAccount(makeAccount(user.id, { type: "webauthn", provider: "passkey", providerAccountId: passkey.credentialID }))
+        }
+        for (const session of sessions) await a().createSession(session)
+
+        await a().deleteUser(user.id)
+
+        for (const passkey of passkeys) {
+          expect(await a().getAuthenticator(passkey.credentialID)).toBeNull()
+          expect(await a().getAccount(passkey.credentialID, "passkey")).toBeNull()
+        }
+        for (const session of sessions) expect(await a().getSessionAndUser(session.sessionToken)).toBeNull()
+        expect(await a().listAuthenticatorsByUserId(user.id)).toEqual([])
+        // The credential ids are free again: the same passkey could be registered anew.
+        const again = await newUser()
+        await a().createAuthenticator(makeAuthenticator(again.id, { credentialID: passkeys[0]!.credentialID, providerAccountId: passkeys[0]!.credentialID }))
       })
 
       it("leaves other users' records alone", async () => {

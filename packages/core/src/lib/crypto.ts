@@ -28,3 +28,12 @@ export function timingSafeEqual(a: string, b: string): boolean {
   for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0)
   return diff === 0
 }
+
+/** Lowercase hex HMAC-SHA256 of a UTF-8 message under a UTF-8 key. */
+export async function hmacSha256Hex(key: string, message: string): Promise<string> {
+  const imported = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", imported, encoder.encode(message)))
+  let out = ""
+  for (const b of mac) out += b.toString(16).padStart(2, "0")
+  return out
+}

@@ -109,16 +109,33 @@ describe.each(backends)("email sign-in through Auth() on the $name", (backend) =
     expect(rows[0]!.token).toBe(createHash("sha256").update(`${token}${SECRET}`).digest("hex"))
   })
 
-  it("sets emailVerified on a known user who had none, with an updateUser event", async () => {
-    const existing = await store.adapter.createUser!({ id: crypto.randomUUID(), email: "known@example.com", emailVerified: null, name: "Known" })
+  it("replaces a known user who had no emailVerified with a fresh verified one (T67)", async () => {
+    const existing = await store.adapter.createUser!({ id: crypto.randomUUID(), email: "known@example.com", emailVerified: null, name: "Known", image: "https://attacker.example/me.png" })
     const { browser, events } = setup()
     await requestLink(browser, "KNOWN@example.com")
     await browser.request(smtp.linkFor("known@example.com"))
-    expect((await browser.session()).user).toMatchObject({ email: "known@example.com", name: "Known" })
+    // Nothing the earlier registrant chose survives: not the id, the name or the image.
+    const session = await browser.session()
+    expect(session.user.email).toBe("known@example.com")
+    expect(session.user.name ?? null).toBeNull()
+    expect(session.user.image ?? null).toBeNull()
+    expect(await store.adapter.getUser!(existing.id)).toBeNull()
+    const fresh = await store.adapter.getUserByEmail!("known@example.com")
+    expect(fresh!.id).not.toBe(existing.id)
+    expect(fresh!.emailVerified).toBeInstanceOf(Date)
+    expect(events.createUser).toHaveBeenCalledTimes(1)
+    expect(events.updateUser).not.toHaveBeenCalled()
+    expect(events.signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: true }))
+  })
+
+  it("keeps a known verified user as it is", async () => {
+    const existing = await store.adapter.createUser!({ id: crypto.randomUUID(), email: "verified@example.com", emailVerified: new Date("2024-01-01"), name: "Verified" })
+    const { browser, events } = setup()
+    await requestLink(browser, "verified@example.com")
+    await browser.request(smtp.linkFor("verified@example.com"))
+    expect((await browser.session()).user).toMatchObject({ email: "verified@example.com", name: "Verified" })
+    expect((await store.adapter.getUserByEmail!("verified@example.com"))!.id).toBe(existing.id)
     expect(events.createUser).not.toHaveBeenCalled()
-    expect(events.updateUser).toHaveBeenCalledTimes(1)
-    const updated = await store.adapter.getUser!(existing.id)
-    expect(updated!.emailVerified).toBeInstanceOf(Date)
   })
 
   it("refuses a reused link with Verification (single use)", async () => {

@@ -85,13 +85,57 @@ describe("account linking with an adapter", () => {
 
   it("allowDangerousEmailAccountLinking links a verified address to the existing user", async () => {
     const memory = MemoryAdapter()
-    await memory.createUser!({ id: "existing", email: "alice@example.com", emailVerified: null, name: "Alice" })
+    await memory.createUser!({ id: "existing", email: "alice@example.com", emailVerified: new Date("2024-01-01"), name: "Alice" })
     const triggers: string[] = []
     const cfg = config(memory, { session: { strategy: "jwt" }, callbacks: { jwt: ({ token, trigger }) => (trigger && triggers.push(trigger), token) } }, { allowDangerousEmailAccountLinking: true })
     const browser = new Browser(direct(cfg))
     expect((await signInThrough(browser, "alpha")).headers.get("location")).toBe("http://localhost:3000")
     expect((await memory.getUserByAccount!({ provider: "alpha", providerAccountId: "user-1" }))!.id).toBe("existing")
     expect(triggers).toEqual(["signIn"])
+  })
+
+  it("T67: an unverified user with the address is replaced, not joined, when the provider vouches for it", async () => {
+    const memory = MemoryAdapter()
+    // The attacker signed up first with the victim's address (e.g. a passkey) and holds a session.
+    await memory.createUser!({ id: "squatter", email: "alice@example.com", emailVerified: null, name: "Attacker", image: "https://attacker.example/a.png" })
+    await memory.linkAccount!({ userId: "squatter", type: "webauthn", provider: "passkey", providerAccountId: "cred-1" })
+    await memory.createSession!({ sessionToken: "attacker-session", userId: "squatter", expires: new Date(Date.now() + 3600_000) })
+    const triggers: string[] = []
+    const created: string[] = []
+    const cfg = config(memory, { session: { strategy: "jwt" }, events: { createUser: ({ user }) => void created.push(user.id) }, callbacks: { jwt: ({ token, trigger }) => (trigger && triggers.push(trigger), token) } }, { allowDangerousEmailAccountLinking: true })
+    const browser = new Browser(direct(cfg))
+    expect((await signInThrough(browser, "alpha")).headers.get("location")).toBe("http://localhost:3000")
+
+    const alice = await memory.getUserByAccount!({ provider: "alpha", providerAccountId: "user-1" })
+    expect(alice!.id).not.toBe("squatter")
+    expect(alice).toMatchObject({ email: "alice@example.com", name: "Alice", emailVerified: expect.any(Date) })
+    expect(alice!.image ?? null).toBeNull()
+    expect(await memory.getUser!("squatter")).toBeNull()
+    expect(await memory.getAccount!("cred-1", "passkey")).toBeNull()
+    expect(await memory.getSessionAndUser!("attacker-session")).toBeNull()
+    expect(created).toEqual([alice!.id])
+    expect(triggers).toEqual(["signUp"])
+  })
+
+  it("T67: a provider that says nothing about email_verified cannot link to an unverified user", async () => {
+    const memory = MemoryAdapter()
+    await memory.createUser!({ id: "squatter", email: "alice@example.com", emailVerified: null, name: "Attacker" })
+    op.behaviour.claims = ({ email_verified: _v, ...c }) => c
+    op.user = { sub: "user-1", email: "alice@example.com", name: "Alice" }
+    const { adapter, writes } = recordWrites(memory)
+    const browser = new Browser(direct(config(adapter, {}, { allowDangerousEmailAccountLinking: true })))
+    expectFailedClosed(browser, await signInThrough(browser, "alpha"), "signin", "OAuthAccountNotLinked")
+    expect(writes).toEqual([])
+    expect(await memory.getUser!("squatter")).not.toBeNull()
+  })
+
+  it("a new user is stored verified only when the provider vouches for the address", async () => {
+    const memory = MemoryAdapter()
+    await signInThrough(new Browser(direct(config(memory))), "alpha")
+    expect((await memory.getUserByEmail!("alice@example.com"))!.emailVerified).toBeInstanceOf(Date)
+    op.user = { sub: "user-2", email: "bob@example.com", email_verified: false, name: "Bob" }
+    await signInThrough(new Browser(direct(config(memory))), "alpha")
+    expect((await memory.getUserByEmail!("bob@example.com"))!.emailVerified).toBeNull()
   })
 
   it.each([

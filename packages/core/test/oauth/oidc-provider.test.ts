@@ -159,7 +159,8 @@ describe("sign-in with oidc-provider and the memory adapter (database sessions)"
     expect(triggers).toEqual(["signUp"])
 
     const user = await memory.getUserByAccount!({ provider: "demo-oidc", providerAccountId: "demo" })
-    expect(user).toMatchObject({ email: "demo@portcullis.dev", name: "Demo User", emailVerified: null })
+    // The provider vouches for the address (email_verified: true), so the user is stored verified (T67).
+    expect(user).toMatchObject({ email: "demo@portcullis.dev", name: "Demo User", emailVerified: expect.any(Date) })
     const account = await memory.getAccount!("demo", "demo-oidc")
     expect(account).toMatchObject({ userId: user!.id, type: "oidc", provider: "demo-oidc", token_type: "bearer" })
     expect(typeof account!.access_token).toBe("string")

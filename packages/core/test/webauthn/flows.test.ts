@@ -1,21 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
-import type { Adapter, AdapterAuthenticator } from "@portcullis/core/adapters"
 import Passkey from "@portcullis/core/providers/passkey"
 import WebAuthn from "@portcullis/core/providers/webauthn"
 import { WebAuthnVerificationError } from "@portcullis/core/errors"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { WebAuthnVerificationError as PasskeyRefusal } from "../../src/lib/webauthn/errors.js"
-import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
+import { captureLogger, direct, SECRET } from "../helpers.js"
 import { FLAGS, SoftCredential, type Tweaks } from "./soft-authenticator.js"
+import { authenticators, expectRefused, location, ORIGIN, PasskeyBrowser } from "./support.js"
 
 /**
  * Passkey registration and sign-in through `Auth()` with a software authenticator (issue
  * 6; spec §2.9, §4.1 rule 2, §4.5; checklist T57–T63 and §2.7). Each refusal is checked
  * to end on the sign-in page with only the public code, with no session and no rows.
  */
-const ORIGIN = "http://localhost:3000"
-
 function setup(extra: Partial<AuthConfig> = {}) {
   const adapter = MemoryAdapter()
   const capture = captureLogger()
@@ -29,47 +27,6 @@ function setup(extra: Partial<AuthConfig> = {}) {
     ...extra,
   }
   return { adapter, config, lines: capture.lines, browser: () => new PasskeyBrowser(direct(config), ORIGIN) }
-}
-
-/** The minimal browser plus the two WebAuthn round trips. */
-class PasskeyBrowser extends Browser {
-  async options(query: Record<string, string> = {}, provider = "passkey") {
-    const response = await this.request(`/auth/webauthn-options/${provider}?${new URLSearchParams(query)}`)
-    return { status: response.status, body: (await response.json()) as any, response }
-  }
-
-  async callback(action: string, data: unknown, extra: Record<string, string> = {}, provider = "passkey") {
-    const csrfToken = await this.csrfToken()
-    return this.request(`/auth/callback/${provider}`, { form: { action, data: typeof data === "string" ? data : JSON.stringify(data), csrfToken, ...extra } })
-  }
-
-  async register(credential: SoftCredential, query: Record<string, string> = {}, tweaks: Tweaks = {}) {
-    const { body } = await this.options(query)
-    expect(body.action).toBe("register")
-    return this.callback("register", credential.register(body.options, tweaks))
-  }
-
-  async authenticate(credential: SoftCredential, query: Record<string, string> = {}, tweaks: Tweaks = {}) {
-    const { body } = await this.options({ action: "authenticate", ...query })
-    expect(body.action).toBe("authenticate")
-    return this.callback("authenticate", credential.authenticate(body.options, tweaks))
-  }
-}
-
-const location = (response: Response) => new URL(response.headers.get("location")!)
-
-/** A refusal: back to the sign-in page with `error=<code>`, no session cookie. */
-function expectRefused(response: Response, browser: Browser, code = "WebAuthnVerificationError") {
-  expect(response.status).toBe(302)
-  const url = location(response)
-  expect(url.pathname).toBe("/auth/signin")
-  expect(url.searchParams.get("error")).toBe(code)
-  expect(browser.sessionCookie()).toBeUndefined()
-}
-
-async function authenticators(adapter: Adapter, email: string): Promise<AdapterAuthenticator[]> {
-  const user = await adapter.getUserByEmail!(email)
-  return user ? adapter.listAuthenticatorsByUserId!(user.id) : []
 }
 
 describe("webauthn-options", () => {

@@ -291,7 +291,8 @@ const needs = {
   oauth: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "linkAccount"],
   email: ["createUser", "getUserByEmail", "updateUser", "createVerificationToken", "useVerificationToken"],
   credentials: ["createUser", "getUser", "getUserByEmail"],
-  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter"],
+  // Verification tokens record issued challenges, so each is claimed once across processes.
+  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "createVerificationToken", "useVerificationToken"],
 } as const
 
 function checkProviders(
@@ -325,7 +326,27 @@ function checkProviders(
   if (adapter) {
     const missing = [...required].filter((m) => typeof (adapter as Record<string, unknown>)[m] !== "function")
     if (missing.length) fail(new MissingAdapterMethods(`The adapter lacks methods this configuration needs: ${missing.join(", ")}`))
+    const replaces = replacesUnverifiedUsers(providers, session)
+    if (replaces && typeof adapter.deleteUser !== "function") {
+      fail(new MissingAdapterMethods(`The adapter lacks deleteUser, which this configuration needs: ${replaces} can create users whose address is not verified, and such a user is deleted and replaced when its address is first verified (T67, docs/security.md)`))
+    }
   }
+}
+
+/**
+ * Whether a user created without a verified address can later have it verified — the
+ * first-verification reset (T67), which deletes that user. Returns why, for the error.
+ */
+function replacesUnverifiedUsers(providers: ProviderConfig[], session: SessionOptions): string | undefined {
+  const email = providers.find((p) => p.type === "email")
+  const unverified = providers.find(
+    (p) => p.type === "webauthn" || p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && session.strategy === "database"),
+  )
+  if (email && unverified) return `the email provider "${email.id}" beside "${unverified.id}"`
+  // Linking by email verifies the address through the provider (lib/oauth/link.ts).
+  const linking = providers.find((p) => (p.type === "oauth" || p.type === "oidc") && p.allowDangerousEmailAccountLinking)
+  if (linking) return `"${linking.id}" with allowDangerousEmailAccountLinking`
+  return undefined
 }
 
 /** A store that answers within this is healthy; one that does not is better reported than waited on. */

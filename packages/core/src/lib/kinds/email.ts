@@ -10,6 +10,7 @@ import { AddressRefused, checkAddress, normalizeEmail } from "../email/normalize
 import { deliverLink } from "../email/send.js"
 import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../email/token.js"
 import { pageHeaders } from "../http/response.js"
+import { replaceUnverifiedUser } from "../first-verification.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./index.js"
@@ -55,16 +56,18 @@ export const emailKind: ProviderKind<EmailConfig> = {
 
     const identifier = await consumeToken(ctx, provider, link)
     const adapter = ctx.config.adapter!
-    const existing = await adapter.getUserByEmail!(identifier)
-    const userId = existing?.id ?? crypto.randomUUID()
-    const account = emailAccount(provider, identifier, userId)
-    const candidate = existing ?? { id: userId, email: identifier, emailVerified: null }
+    const found = await adapter.getUserByEmail!(identifier)
+    // A user whose address was never verified is replaced, not adopted (T67): the
+    // callback sees the user this sign-in will produce.
+    const kept = found?.emailVerified ? found : null
+    const userId = kept?.id ?? crypto.randomUUID()
+    const candidate = kept ?? { id: userId, email: identifier, emailVerified: null }
     // Second call, without `email`: the link proved the address, sign-in may proceed.
-    const redirect = await runSignInCallback(ctx, { user: candidate, account })
+    const redirect = await runSignInCallback(ctx, { user: candidate, account: emailAccount(provider, identifier, userId) })
     if (redirect) return { redirect }
 
-    const { user, isNewUser } = await verifiedUser(ctx, existing, userId, identifier)
-    return establishSession(ctx, { user, account, isNewUser })
+    const { user, isNewUser } = await verifiedUser(ctx, found, userId, identifier)
+    return establishSession(ctx, { user, account: emailAccount(provider, identifier, user.id), isNewUser })
   },
 }
 
@@ -129,19 +132,17 @@ async function consumeToken(ctx: RequestContext, provider: EmailConfig, link: Li
 }
 
 /**
- * The user the link proved: an existing one gets `emailVerified` set if it was not yet
- * (`updateUser` event), a new one is created verified (`createUser` event).
+ * The user the link proved: a verified one as it is; an unverified one (made by a passkey
+ * sign-up, an OAuth profile or credentials, by whoever typed the address) is deleted with
+ * everything it holds and replaced by a fresh verified user (T67, `createUser` event); with
+ * no user yet, one is created verified (`createUser` event).
  */
-async function verifiedUser(ctx: RequestContext, existing: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
-  const { adapter, events } = ctx.config
-  if (existing) {
-    if (existing.emailVerified) return { user: existing, isNewUser: false }
-    const updated = await adapter!.updateUser!({ id: existing.id, emailVerified: new Date() })
-    await events.updateUser({ user: updated })
-    return { user: updated, isNewUser: false }
-  }
+async function verifiedUser(ctx: RequestContext, found: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+  if (found?.emailVerified) return { user: found, isNewUser: false }
+  const fresh = { id: userId, email, name: null, image: null }
+  if (found) return replaceUnverifiedUser(ctx, found, fresh)
   // Links opened at once for one new address: the first insert wins, the rest use its user.
-  const outcome = await createUserOnce(ctx, { id: userId, email, emailVerified: new Date(), name: null, image: null }, () => adapter!.getUserByEmail!(email))
+  const outcome = await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => ctx.config.adapter!.getUserByEmail!(email))
   return outcome.isNewUser ? outcome : verifiedUser(ctx, outcome.user, userId, email)
 }
 

@@ -8,7 +8,7 @@ import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
-import { openChallenge } from "../webauthn/challenge.js"
+import { claimChallenge, openChallenge } from "../webauthn/challenge.js"
 import { findUserByEmail, webauthnOptions } from "../webauthn/options.js"
 import { relyingParty } from "../webauthn/relying-party.js"
 import { parseResponse, verifyAuthentication, verifyRegistration } from "../webauthn/verify.js"
@@ -34,10 +34,12 @@ export const webauthnKind: ProviderKind<WebAuthnConfig> = {
 async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
   const adapter = ctx.config.adapter!
   const { response } = parseResponse<RegistrationResponseJSON>(ctx.body?.data)
-  const { challenge, state } = await openChallenge(ctx, provider.id, "register")
-  const registrant = state.registrant
+  const opened = await openChallenge(ctx, provider.id, "register")
+  const registrant = opened.state.registrant
   if (!registrant) throw new WebAuthnVerificationError("The registration challenge names nobody")
-  const authenticator = await verifyRegistration(response, { challenge, rp: relyingParty(ctx, provider), provider })
+  const authenticator = await verifyRegistration(response, { challenge: opened.challenge, rp: relyingParty(ctx, provider), provider })
+  // Claimed only now that the attestation verified, and before anything is written.
+  await claimChallenge(ctx, opened)
 
   // T61: a credential id is registered once, to one user.
   const taken = (await adapter.getAuthenticator!(authenticator.credentialID)) ?? (await adapter.getAccount!(authenticator.providerAccountId, provider.id))
@@ -75,15 +77,17 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
 async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
   const adapter = ctx.config.adapter!
   const { response, credentialID } = parseResponse<AuthenticationResponseJSON>(ctx.body?.data)
-  // The challenge is consumed before anything else, so a failed attempt cannot be retried with it.
-  const { challenge, state } = await openChallenge(ctx, provider.id, "authenticate")
+  const opened = await openChallenge(ctx, provider.id, "authenticate")
 
   // T62: an unknown credential, or one that is not the named user's, fails like a bad signature.
   const authenticator = await adapter.getAuthenticator!(credentialID)
-  if (!authenticator || (state.expectedUserId !== undefined && authenticator.userId !== state.expectedUserId)) {
+  if (!authenticator || (opened.state.expectedUserId !== undefined && authenticator.userId !== opened.state.expectedUserId)) {
     throw new WebAuthnVerificationError("Unknown credential")
   }
-  const { newCounter } = await verifyAuthentication(response, authenticator, { challenge, rp: relyingParty(ctx, provider), provider })
+  const { newCounter } = await verifyAuthentication(response, authenticator, { challenge: opened.challenge, rp: relyingParty(ctx, provider), provider })
+  // The challenge is claimed only after the signature verified (a failed attempt leaves it
+  // to the genuine response), and atomically, so a valid assertion signs in exactly once.
+  await claimChallenge(ctx, opened)
   if (newCounter !== authenticator.counter) await adapter.updateAuthenticatorCounter!(authenticator.credentialID, newCounter)
 
   const account = await adapter.getAccount!(authenticator.providerAccountId, provider.id)

@@ -2,6 +2,7 @@ import type { AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../types.js"
 import type { RequestContext } from "../context.js"
+import { replaceUnverifiedUser } from "../first-verification.js"
 import { awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
@@ -33,10 +34,14 @@ export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string
  * - a user is signed in → the account is linked to them;
  * - the address belongs to an existing user → `OAuthAccountNotLinked`, unless the provider
  *   sets `allowDangerousEmailAccountLinking`, and then only if the provider does not say
- *   the address is unverified (`email_verified` must be `true` when present);
- * - otherwise a new user plus the account. If linking fails after the user was created,
- *   the user is deleted again: adapters need not have transactions, and an account-less
- *   user would turn every later attempt into `OAuthAccountNotLinked`.
+ *   the address is unverified (`email_verified` must be `true` when present). If that user
+ *   was never verified (T67), the provider's `email_verified: true` is the first
+ *   verification: the user is replaced by a fresh one, as an email link would; a provider
+ *   that does not vouch cannot link to an unverified user at all;
+ * - otherwise a new user plus the account, verified when the provider vouches for the
+ *   address. If linking fails after the user was created, the user is deleted again:
+ *   adapters need not have transactions, and an account-less user would turn every later
+ *   attempt into `OAuthAccountNotLinked`.
  *
  * Concurrent first sign-ins of one account (a double-click, two tabs) all succeed with one
  * user and one account: a request whose insert loses on a unique constraint, or that finds
@@ -79,9 +84,12 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
   const owner = email ? await adapter.getUserByEmail!(email) : null
   if (owner) return signInAsOwner(ctx, rt, identity, owner, false)
 
+  // Verified when the provider vouches for this very address: such a user is not the
+  // unverified kind a later email link replaces (T67).
+  const emailVerified = email && vouches(profile, email) ? new Date() : null
   let created: AdapterUser
   try {
-    created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified: null })
+    created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified })
   } catch (error) {
     if (!(error instanceof AdapterError)) throw error
     // The address was taken meanwhile. By a concurrent sign-in of this account, when the
@@ -92,16 +100,29 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     if (ownerNow) return signInAsOwner(ctx, rt, identity, ownerNow, true)
     throw error
   }
+  return linkNew(ctx, rt, identity, created, true)
+}
+
+/** The provider says the address is verified (`email_verified: true`) and it is this one. */
+function vouches(profile: Profile, email: string): boolean {
+  return profile.email_verified === true && typeof profile.email === "string" && profile.email.toLowerCase() === email.toLowerCase()
+}
+
+/**
+ * Links the account to a user this sign-in created, deleting the user again if that fails
+ * (`isNewUser` false: a concurrent sign-in made it, and it is not ours to delete).
+ */
+async function linkNew(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser, isNewUser: boolean): Promise<ResponseInternal> {
   try {
-    await link(ctx, rt, identity, created)
+    await link(ctx, rt, identity, user)
   } catch (error) {
-    await removeUser(ctx, created.id)
+    if (isNewUser) await removeUser(ctx, user.id)
     // Without an email nothing stopped the concurrent request earlier: its link won.
     const winner = error instanceof AdapterError ? await linkedUser(ctx, rt, identity).catch(() => null) : null
     if (winner) return finish(ctx, identity, winner, false)
     throw error
   }
-  return finish(ctx, identity, created, true)
+  return finish(ctx, identity, user, isNewUser)
 }
 
 /** The user this provider account is linked to, if any. */
@@ -122,10 +143,19 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
       identity.profile.email_verified !== undefined && identity.profile.email_verified !== true
       ? "The provider does not vouch for this email address (email_verified is not true)"
       : undefined
-  if (refusal) {
+  // T67: neither side has proved the address, or only the provider has — joining them
+  // would hand this sign-in whatever the unverified user's registrant holds.
+  const unverified = !refusal && !owner.emailVerified
+  const unvouched = unverified && !vouches(identity.profile, owner.email)
+  if (refusal || unvouched) {
     const winner = waited ? null : await awaitRow(() => linkedUser(ctx, rt, identity))
     if (winner) return finish(ctx, identity, winner, false)
-    throw new OAuthAccountNotLinked(refusal, { providerId: rt.id })
+    throw new OAuthAccountNotLinked(refusal ?? "The existing user's address is unverified and the provider does not vouch for it", { providerId: rt.id })
+  }
+  if (unverified) {
+    // The provider's word is the address's first verification: a fresh user, as an email link would.
+    const { user: fresh, isNewUser } = await replaceUnverifiedUser(ctx, owner, { email: owner.email, name: identity.mapped.user.name ?? null, image: identity.mapped.user.image ?? null })
+    return linkNew(ctx, rt, identity, fresh, isNewUser)
   }
   try {
     await link(ctx, rt, identity, owner)

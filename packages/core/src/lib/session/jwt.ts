@@ -8,6 +8,7 @@ import { decodeWith } from "../jwt/codec.js"
 import { readJweHeader } from "../jwt/header.js"
 import type { SessionStrategy } from "./index.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
+import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
 
 /**
  * Sessions as encrypted JWT cookies.
@@ -38,6 +39,10 @@ export const jwtStrategy: SessionStrategy = {
     }
     try {
       const { payload, rotated } = opened
+      // T67: a session issued while its user was unverified is confirmed with the adapter.
+      const mark = await checkUnverifiedMark(ctx, payload)
+      if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
+      if (mark === "unknown") return { body: null }
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
@@ -51,7 +56,12 @@ export const jwtStrategy: SessionStrategy = {
       const now = Math.floor(Date.now() / 1000)
       const age = now - (typeof token.iat === "number" ? token.iat : 0)
       const stale = age >= config.session.updateAge
-      const changed = update !== undefined || rotated || stale || (custom && JSON.stringify(token) !== before)
+      // A user verified in place no longer needs the mark: re-issue without it. Otherwise
+      // the mark outlives a jwt callback that rebuilds the token.
+      const unmark = mark === "verified"
+      if (unmark) delete token[UNVERIFIED_CLAIM]
+      else if (payload[UNVERIFIED_CLAIM] !== undefined) token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
+      const changed = update !== undefined || rotated || stale || unmark || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {
@@ -76,7 +86,8 @@ export const jwtStrategy: SessionStrategy = {
     }
   },
 
-  async create(ctx, { user, account, profile, isNewUser }) {
+  async create(ctx, result) {
+    const { user, account, profile, isNewUser } = result
     const { config } = ctx
     const defaults: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id?.toString() }
     const token = await config.callbacks.jwt({
@@ -89,6 +100,9 @@ export const jwtStrategy: SessionStrategy = {
     })
     if (token === null) return clearSession(ctx)
     const { iat: _i, exp: _e, jti: _j, ...claims } = token
+    // Set after the callback, so the app's callback cannot leave it out by accident.
+    const mark = unverifiedMark(ctx, result)
+    if (mark !== undefined) claims[UNVERIFIED_CLAIM] = mark
     return writeSession(ctx, claims)
   },
 
@@ -105,7 +119,10 @@ export const jwtStrategy: SessionStrategy = {
     const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
     if (!raw) return null
     const opened = await openToken(ctx, raw).catch(() => null)
-    return typeof opened?.payload.sub === "string" ? opened.payload.sub : null
+    if (!opened || typeof opened.payload.sub !== "string") return null
+    // A revoked pre-verification session must not link anything to its (deleted) user.
+    const mark = await checkUnverifiedMark(ctx, opened.payload)
+    return mark === "valid" || mark === "verified" ? opened.payload.sub : null
   },
 }
 

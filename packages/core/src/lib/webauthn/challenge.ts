@@ -3,6 +3,7 @@ import { WebAuthnVerificationError } from "./errors.js"
 import type { Cookie } from "../../types.js"
 import { openCheck, sealCheck } from "../checks.js"
 import type { RequestContext } from "../context.js"
+import { hmacSha256Hex } from "../crypto.js"
 
 /** Which ceremony a challenge was issued for; a challenge never serves the other one. */
 export type Ceremony = "register" | "authenticate"
@@ -19,28 +20,60 @@ export interface ChallengeState {
   expectedUserId?: string
 }
 
+/** A challenge read back from its cookie: checked, but not yet claimed. */
+export interface OpenedChallenge {
+  providerId: string
+  challenge: string
+  state: ChallengeState
+  /** When the challenge stops being accepted (ms since the epoch). */
+  until: number
+}
+
 /** Slack on top of the ceremony timeout for the network round trips around it. */
 const GRACE_MS = 60_000
 
 /**
- * Seals the challenge into the encrypted, provider-bound `webauthnChallenge` cookie. The
- * cookie itself lives 15 minutes (all check cookies do); the challenge inside is only
- * accepted until the ceremony's own timeout (plus a minute), so it expires "at about the
- * ceremony timeout" as WebAuthn asks.
+ * The verification-token identifier under which a provider's outstanding challenges are
+ * recorded. Email identifiers are addresses, which never contain a colon, so the two
+ * kinds of record cannot be mistaken for each other.
  */
-export function sealChallenge(ctx: RequestContext, providerId: string, challenge: string, state: ChallengeState, timeoutMs: number): Promise<Cookie> {
+export function challengeIdentifier(providerId: string): string {
+  return `webauthn-challenge:${providerId}`
+}
+
+/**
+ * What the adapter stores for a challenge: an HMAC under the secret, so the table holds
+ * nothing a reader could match to a cookie or an options response without the secret.
+ */
+function challengeToken(secret: string, providerId: string, challenge: string): Promise<string> {
+  return hmacSha256Hex(secret, `${challengeIdentifier(providerId)}:${challenge}`)
+}
+
+/**
+ * Issues a challenge: records it through the adapter's verification tokens (shared by
+ * every process that uses the same database) and seals it into the encrypted,
+ * provider-bound `webauthnChallenge` cookie. The cookie itself lives 15 minutes (all check
+ * cookies do); the challenge is only accepted until the ceremony's own timeout plus a
+ * minute, so it expires "at about the ceremony timeout" as WebAuthn asks, and its record
+ * carries that expiry (stores with native expiry drop it then).
+ */
+export async function issueChallenge(ctx: RequestContext, providerId: string, challenge: string, state: ChallengeState, timeoutMs: number): Promise<Cookie> {
   const until = Date.now() + timeoutMs + GRACE_MS
+  await ctx.config.adapter!.createVerificationToken!({
+    identifier: challengeIdentifier(providerId),
+    token: await challengeToken(ctx.config.secrets[0]!, providerId, challenge),
+    expires: new Date(until),
+  })
   return sealCheck(ctx, "webauthnChallenge", challenge, providerId, { data: { webauthn: { ...state, until } } })
 }
 
 /**
- * Opens the challenge cookie for `ceremony` and queues its deletion (the browser can use
- * it once). Because the cookie is the only record of the challenge, a captured cookie
- * could be replayed from another client; {@link consumed} closes that window within this
- * process, and the signature counter closes it across processes for authenticators that
- * count. Every failure is the same client-facing {@link WebAuthnVerificationError}.
+ * Opens the challenge cookie for `ceremony` and queues its deletion (the browser uses it
+ * once). Nothing is claimed yet: a response that fails verification must not burn the
+ * challenge, or whoever captured a cookie could void the genuine response by posting
+ * garbage first. Every failure is the same client-facing {@link WebAuthnVerificationError}.
  */
-export async function openChallenge(ctx: RequestContext, providerId: string, ceremony: Ceremony): Promise<{ challenge: string; state: ChallengeState }> {
+export async function openChallenge(ctx: RequestContext, providerId: string, ceremony: Ceremony): Promise<OpenedChallenge> {
   let opened: Awaited<ReturnType<typeof openCheck>>
   try {
     opened = await openCheck(ctx, "webauthnChallenge", providerId)
@@ -55,37 +88,29 @@ export async function openChallenge(ctx: RequestContext, providerId: string, cer
   if (state.ceremony !== ceremony) {
     throw new WebAuthnVerificationError(`The passkey challenge was issued for ${state.ceremony}, not ${ceremony}`)
   }
-  if (!consumed.claim(opened.value, state.until)) {
-    throw new WebAuthnVerificationError("The passkey challenge was already used")
-  }
-  return { challenge: opened.value, state }
+  const { until, ...rest } = state
+  return { providerId, challenge: opened.value, state: rest, until }
 }
 
 /**
- * Challenges already answered in this process, until they would have expired anyway.
- * Bounded: when full, the entries closest to expiry go first.
+ * Claims a challenge whose response has just verified: takes its record out of storage in
+ * one atomic step (`useVerificationToken`), so of any number of submissions of one valid
+ * response — replays, parallel requests, other processes — exactly one gets past here.
+ * An unknown record (never issued by this site, or already claimed) is refused.
+ *
+ * Each secret is tried in turn, newest first: a challenge issued just before a secret
+ * rotation was recorded under the previous one.
  */
-class ConsumedChallenges {
-  readonly #until = new Map<string, number>()
-  constructor(readonly limit: number) {}
-
-  /** Records `challenge`; `false` when it was already recorded (a replay). */
-  claim(challenge: string, until: number): boolean {
-    const now = Date.now()
-    if ((this.#until.get(challenge) ?? 0) > now) return false
-    if (this.#until.size >= this.limit) this.#prune(now)
-    this.#until.set(challenge, until)
-    return true
+export async function claimChallenge(ctx: RequestContext, opened: OpenedChallenge): Promise<void> {
+  const adapter = ctx.config.adapter!
+  const identifier = challengeIdentifier(opened.providerId)
+  for (const secret of ctx.config.secrets) {
+    const token = await challengeToken(secret, opened.providerId, opened.challenge)
+    const record = await adapter.useVerificationToken!({ identifier, token })
+    if (!record) continue
+    // Adapters differ on expiry (some return expired rows): check here too.
+    if (!(record.expires instanceof Date) || record.expires.getTime() < Date.now()) break
+    return
   }
-
-  #prune(now: number) {
-    for (const [key, until] of this.#until) if (until <= now) this.#until.delete(key)
-    // Still full: drop the oldest insertions, which expire first (timeouts are similar).
-    for (const key of this.#until.keys()) {
-      if (this.#until.size < this.limit) break
-      this.#until.delete(key)
-    }
-  }
+  throw new WebAuthnVerificationError("The passkey challenge is unknown or was already used")
 }
-
-const consumed = new ConsumedChallenges(50_000)

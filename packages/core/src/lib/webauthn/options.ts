@@ -5,7 +5,7 @@ import type { ResponseInternal } from "../../types.js"
 import type { RequestContext } from "../context.js"
 import { privateJsonHeaders } from "../http/response.js"
 import { sessionStrategy } from "../session/index.js"
-import { sealChallenge, type ChallengeState } from "./challenge.js"
+import { issueChallenge, type ChallengeState } from "./challenge.js"
 import { browserCredentialId, stringToTransports } from "./encoding.js"
 import { relyingParty } from "./relying-party.js"
 
@@ -78,7 +78,7 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
     excludeCredentials: existing.map(descriptor),
     challenge: undefined,
   })
-  const cookie = await sealChallenge(ctx, provider.id, options.challenge, { ceremony: "register", registrant }, timeout)
+  const cookie = await issueChallenge(ctx, provider.id, options.challenge, { ceremony: "register", registrant }, timeout)
   return { ...json(200, { action: "register", options }), cookies: [cookie] }
 }
 
@@ -96,7 +96,7 @@ async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { s
     challenge: undefined,
   })
   const state: ChallengeState = { ceremony: "authenticate", ...(known && allow.length && { expectedUserId: known.id }) }
-  const cookie = await sealChallenge(ctx, provider.id, options.challenge, state, timeout)
+  const cookie = await issueChallenge(ctx, provider.id, options.challenge, state, timeout)
   return { ...json(200, { action: "authenticate", options }), cookies: [cookie] }
 }
 
