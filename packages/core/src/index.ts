@@ -21,20 +21,15 @@
  * ```
  * @module
  */
-import { AuthError, ServiceUnavailable } from "./errors.js"
 import type { AuthConfig, ResponseInternal } from "./types.js"
-import { resolveConfig } from "./lib/config/resolve.js"
-import { createContext } from "./lib/context.js"
-import { dispatch } from "./lib/dispatch.js"
-import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./lib/errors.js"
-import { parseRequest } from "./lib/http/request.js"
-import { toResponse } from "./lib/http/response.js"
+import { AuthRuntime, runtimeFor } from "./lib/runtime.js"
 import type { raw } from "./symbols.js"
 
 export { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 export { createActionURL, setEnvDefaults } from "./lib/config/env.js"
 export { isAuthAction } from "./lib/http/request.js"
 export { AuthError, CredentialsSignin } from "./errors.js"
+export { AuthRuntime, type HandleOptions } from "./lib/runtime.js"
 export type * from "./types.js"
 
 /**
@@ -53,64 +48,23 @@ export async function Auth(request: Request, config: AuthConfig & { raw: typeof 
 export async function Auth(request: Request, config: Omit<AuthConfig, "raw">): Promise<Response>
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal>
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
-  const resolved = resolveConfig(config)
-  const { logger } = resolved
-  const returnRedirect = request.headers.has("x-auth-return-redirect")
-  const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
-    resolved.raw ? { ...internal, cookies } : toResponse(internal, cookies, returnRedirect)
-
-  if (resolved.error) {
-    logger.error(resolved.error)
-    const action = safeAction(request.url, resolved.basePath)
-    return finish(configErrorResponse(resolved, action, request.method.toUpperCase(), safeOrigin(request.url, resolved.siteUrl)))
-  }
-
-  let ctx
-  try {
-    ctx = createContext(await parseRequest(request, resolved), resolved)
-  } catch (error) {
-    logger.error(error as Error)
-    const response = requestErrorResponse(error) ?? configErrorResponse(resolved, undefined, "POST", undefined)
-    return finish(response)
-  }
-
-  try {
-    const internal = await dispatch(ctx)
-    return finish(internal, [...ctx.setCookies, ...(internal.cookies ?? [])])
-  } catch (thrown) {
-    const error = asOutage(thrown)
-    logger.error(error as Error)
-    if (resolved.raw && error instanceof AuthError && !returnRedirect) throw error
-    // A session check during an outage must not read as "signed out" (`200 null`).
-    if (error instanceof ServiceUnavailable && ctx.action === "session") return finish(unavailableResponse(error))
-    if (ctx.action === "session" && ctx.method === "POST") {
-      return finish({ status: 400, headers: { "Content-Type": "application/json" }, body: null })
-    }
-    const direct = requestErrorResponse(error)
-    if (direct) return finish(direct)
-    // Cookies gathered before the failure are dropped, except deletions of one-time checks.
-    const deletions = ctx.setCookies.filter((c) => c.options.maxAge === 0)
-    const response = await actionErrorResponse(ctx, error)
-    // fetch-based clients get the error page's URL with a 503, not a `200 {url}` that looks like success.
-    if (error instanceof ServiceUnavailable && returnRedirect) return finish(unavailableResponse(error, response.redirect), deletions)
-    return finish(response, deletions)
-  }
+  return runtimeFor(config).handleAsConfigured(request)
 }
 
-function safeAction(url: string, basePath: string): string | undefined {
-  try {
-    const path = new URL(url).pathname
-    return path.startsWith(basePath) ? path.slice(basePath.length).split("/").filter(Boolean)[0] : undefined
-  } catch {
-    return undefined
-  }
-}
-
-function safeOrigin(url: string, siteUrl: URL | undefined): string | undefined {
-  if (siteUrl) return siteUrl.origin
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
-  }
+/**
+ * Builds the runtime of one configuration: resolved and checked once, owning every cache
+ * and store of that configuration. `Auth(request, config)` does this on first use of a
+ * config object; call it yourself to hold the runtime, or to serve several configurations
+ * (tenants) from one process with nothing shared between them.
+ *
+ * @example
+ * ```ts
+ * import { createAuth } from "@portcullis/core"
+ *
+ * const auth = createAuth({ providers: [GitHub], adapter })
+ * export default { fetch: (request: Request) => auth.handle(request) }
+ * ```
+ */
+export function createAuth(config: Omit<AuthConfig, "raw">): AuthRuntime {
+  return runtimeFor(config)
 }

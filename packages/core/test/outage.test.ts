@@ -8,7 +8,9 @@ import { AdapterError, InvalidConfig, ServiceUnavailable } from "@portcullis/cor
 import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
-import { resolveConfig } from "../src/lib/config/resolve.js"
+import { runtimeFor } from "../src/lib/runtime.js"
+
+const resolveConfig = (config: Parameters<typeof runtimeFor>[0]) => runtimeFor(config).config
 import { Browser, captureLogger, credentialsConfig, direct, expressServer } from "./helpers.js"
 
 /**

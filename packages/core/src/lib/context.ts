@@ -14,9 +14,11 @@ export interface RequestContext extends ParsedRequest {
   authUrl: string
   /** Cookies collected by shared steps (CSRF, callback URL) for the response. */
   setCookies: Cookie[]
+  /** Whether this request skips the double-submit CSRF check (`skipCSRFCheck`, or a framework form action). */
+  skipCSRF: boolean
 }
 
-export function createContext(parsed: ParsedRequest, config: ResolvedConfig): RequestContext {
+export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false): RequestContext {
   const secure = config.useSecureCookies ?? parsed.origin.startsWith("https:")
   return {
     ...parsed,
@@ -25,6 +27,7 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig): Re
     cookieOptions: config.cookies(secure),
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
+    skipCSRF,
   }
 }
 

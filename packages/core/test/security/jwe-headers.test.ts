@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { EncryptJWT, base64url } from "jose"
 import { decode, encode } from "@portcullis/core/jwt"
-import { resolveConfig } from "../../src/lib/config/resolve.js"
+import { runtimeFor } from "../../src/lib/runtime.js"
+
+const resolveConfig = (config: Parameters<typeof runtimeFor>[0]) => runtimeFor(config).config
 import { decodeWith, encodeWith } from "../../src/lib/jwt/codec.js"
 import { hkdfKey, KeyRing, type DeriveKey } from "../../src/lib/jwt/keys.js"
 import { Browser, SECRET, captureLogger, credentialsConfig, direct } from "../helpers.js"

@@ -6,7 +6,7 @@ import { privateJsonHeaders } from "../http/response.js"
 
 /** `GET /csrf`: the token for the double-submit check; 404 when CSRF protection is off. */
 export async function csrf(ctx: RequestContext): Promise<ResponseInternal> {
-  if (ctx.config.skipCSRF) {
+  if (ctx.skipCSRF) {
     ctx.config.logger.warn("csrf-disabled")
     const { name, options } = ctx.cookieOptions.csrfToken
     return { status: 404, cookies: [expireCookie(name, options)], headers: privateJsonHeaders }

@@ -13,7 +13,7 @@ import {
 } from "../../errors.js"
 import type { JWTOptions } from "../../jwt.js"
 import type { ProviderConfig } from "../../providers/index.js"
-import { customFetch, raw, skipCSRFCheck } from "../../symbols.js"
+import { customFetch } from "../../symbols.js"
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -74,8 +74,6 @@ export interface ResolvedConfig {
   useSecureCookies: boolean | undefined
   redirectProxyUrl: string | undefined
   experimental: { enableWebAuthn: boolean }
-  skipCSRF: boolean
-  raw: boolean
   fetch: typeof fetch
   cookies(secure: boolean): CookiesOptions
   /** The first configuration problem; every request answers with it until fixed. */
@@ -83,19 +81,8 @@ export interface ResolvedConfig {
   env: Env
 }
 
-const resolvedCache = new WeakMap<AuthConfig, ResolvedConfig>()
-
-/** Resolves `config` (cached per object, so per-request cost is one WeakMap lookup). */
-export function resolveConfig(config: AuthConfig): ResolvedConfig {
-  let resolved = resolvedCache.get(config)
-  if (!resolved) {
-    resolved = resolve(config, processEnv())
-    resolvedCache.set(config, resolved)
-  }
-  return resolved
-}
-
-function resolve(config: AuthConfig, env: Env): ResolvedConfig {
+/** Resolves `config` against `env`: every default applied, every check run. Called once per runtime. */
+export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
   const logger = createLogger(config.logger, !!config.debug)
   if (config.debug) logger.warn("debug-enabled")
   let error: AuthError | undefined
@@ -214,8 +201,6 @@ function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     useSecureCookies: config.useSecureCookies,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
-    skipCSRF: config.skipCSRFCheck === skipCSRFCheck,
-    raw: config.raw === raw,
     fetch: config[customFetch] ?? ((...args: Parameters<typeof fetch>) => fetch(...args)),
     cookies(secure) {
       const key = secure ? "secure" : "plain"
