@@ -109,3 +109,20 @@ export async function signOut(base: string, token: string, outcomes: Outcome[] =
   const cleared = setCookies(response).get(SESSION_COOKIE) === ""
   return { claimedSuccess: redirectedOk || cleared }
 }
+
+/** Asks for a magic link for `email` (`POST /auth/signin/email`); true when the app accepted. */
+export async function requestMagicLink(base: string, email: string, outcomes: Outcome[] = []): Promise<boolean> {
+  const cookies = new Map<string, string>()
+  const csrfToken = await csrf(base, cookies, outcomes)
+  if (!csrfToken) return false
+  const { outcome, response } = await call(base, "magic-link", "/auth/signin/email", { cookies, form: { email, csrfToken } })
+  outcomes.push(outcome)
+  return response?.status === 302 && !/error/.test(response.headers.get("location") ?? "")
+}
+
+/** Opens a magic link (its path and query) on `base`; the session token it set, if any. */
+export async function openMagicLink(base: string, link: string): Promise<string | undefined> {
+  const { pathname, search } = new URL(link)
+  const { response } = await call(base, "magic-link-open", pathname + search)
+  return response ? setCookies(response).get(SESSION_COOKIE) || undefined : undefined
+}
