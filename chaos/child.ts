@@ -5,6 +5,8 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 
 const APP = fileURLToPath(new URL("./app.ts", import.meta.url))
+/** Crashes after which the app is not started again (the run has failed by then anyway). */
+const MAX_RESTARTS = 5
 
 /** A supervised app process. */
 export interface AppProcess {
@@ -32,10 +34,14 @@ export async function startApp(store: "postgres" | "redis", storeUrl: string, po
         env: { ...process.env, ...env, CHAOS_STORE: store, CHAOS_STORE_URL: storeUrl, PORT: String(port), NODE_ENV: "development" },
         stdio: ["ignore", "pipe", "pipe"],
       })
+      let listening = false
       createInterface({ input: child.stdout! }).on("line", (line) => {
         try {
           const message = JSON.parse(line) as { listening?: number; magicLink?: string }
-          if (message.listening) resolve()
+          if (message.listening) {
+            listening = true
+            resolve()
+          }
           if (message.magicLink) state.magicLinks.push(message.magicLink)
         } catch {}
       })
@@ -45,12 +51,13 @@ export async function startApp(store: "postgres" | "redis", storeUrl: string, po
         if (state.stderrTail.length > 30) state.stderrTail.shift()
       })
       child.once("exit", (code, signal) => {
-        reject(new Error(`the app exited before listening (${code ?? signal}): ${state.stderrTail.join("\n")}`))
+        if (!listening) return reject(new Error(`the app exited before listening (${code ?? signal}): ${state.stderrTail.join("\n")}`))
         if (stopping) return
         state.crashes++
         state.stderrTail.push(`-- the app exited (${code ?? signal}); starting it again`)
-        // Start it again so the next scenario still has an app; a second failure ends the run.
-        launch().catch((error) => state.stderrTail.push(String(error)))
+        // Start it again so the next scenario still has an app. Only after a crash of an app
+        // that was serving, and at most a few times: an app that cannot start is not retried.
+        if (state.crashes <= MAX_RESTARTS) launch().catch((error) => state.stderrTail.push(String(error)))
       })
     })
 

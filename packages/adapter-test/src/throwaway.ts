@@ -7,7 +7,7 @@
  * @module
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
-import { accessSync, chownSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { accessSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createConnection, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
@@ -37,12 +37,21 @@ export interface ThrowawayServer {
   close(): Promise<void>
 }
 
-/** Where to look for server binaries besides `PATH`. */
-const EXTRA_BIN_DIRS = ["/usr/local/bin", "/usr/sbin", "/usr/bin", "/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
+/**
+ * Where to look for server binaries besides `PATH`: Debian keeps PostgreSQL's in
+ * /usr/lib/postgresql/<version>/bin (newest first).
+ */
+function extraBinDirs(): string[] {
+  let versions: string[] = []
+  try {
+    versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a))
+  } catch {}
+  return ["/usr/local/bin", "/usr/sbin", "/usr/bin", ...versions.map((v) => `/usr/lib/postgresql/${v}/bin`)]
+}
 
 /** The path of an executable, or `undefined` when it is not installed. */
 export function findBinary(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), ...EXTRA_BIN_DIRS].filter(Boolean)
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), ...extraBinDirs()].filter(Boolean)
   for (const dir of dirs) {
     const file = join(dir, name)
     try {
