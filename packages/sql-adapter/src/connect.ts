@@ -10,8 +10,15 @@ import { createPostgresPool, guardPostgresPool, type PostgresPoolOptions } from 
 import { createSqliteKysely } from "./sqlite.js"
 import type { SqlDialect } from "./tables.js"
 
-/** Kysely options, plus `pool`: how the factories configure a pool they create from a URL. */
+/**
+ * Kysely options, plus `pool`: the pool options for a URL (for a pool you pass, only
+ * `pool.logger` applies).
+ */
 export type PostgresKyselyConfig = Omit<KyselyConfig, "dialect"> & { pool?: PostgresPoolOptions }
+/**
+ * Kysely options, plus `pool`: the pool options for a URL (for a pool you pass,
+ * `acquireTimeoutMs`, `queryTimeoutMs` and `logger` apply: the guard enforces those).
+ */
 export type MysqlKyselyConfig = Omit<KyselyConfig, "dialect"> & { pool?: MysqlPoolOptions }
 
 /**

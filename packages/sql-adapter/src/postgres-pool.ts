@@ -90,7 +90,7 @@ export async function createPostgresPool(url: string, options: PostgresPoolOptio
 }
 
 /** Options of {@link guardPostgresPool}. */
-export interface GuardOptions {
+export interface PostgresGuardOptions {
   /** Where connection errors go. Default: stderr, one line per run of failures. */
   logger?: StoreLogger
   /** Warn once when the pool has no `error` listener of its own. Default true. */
@@ -117,7 +117,7 @@ export interface GuardOptions {
  * const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: guardPostgresPool(pool) }) })
  * ```
  */
-export function guardPostgresPool(pool: PgPoolLike, options: GuardOptions = {}): PostgresPool {
+export function guardPostgresPool(pool: PgPoolLike, options: PostgresGuardOptions = {}): PostgresPool {
   const logger = options.logger ?? consoleStoreLogger
   const report = failureReporter(logger, "PostgreSQL")
   if (pool.listenerCount("error") === 0 && options.warnWhenUnguarded !== false) {
