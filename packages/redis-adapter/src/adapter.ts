@@ -13,6 +13,8 @@ import type {
 } from "@portcullis/core/adapters"
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
 import { redisKeys } from "./keys.js"
+import { redisClientProblems } from "./client.js"
+import { consoleStoreLogger, type StoreLogger } from "./store-log.js"
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
@@ -21,6 +23,11 @@ export interface RedisAdapterOptions {
    * `{portcullis}:` so all keys share a slot (transactions and the session script need it).
    */
   prefix?: string
+  /**
+   * Where the adapter's advice goes: a warning, once, when the client lacks what it needs
+   * to survive an outage (an `error` listener, a `commandTimeout`). Default: stderr.
+   */
+  logger?: StoreLogger
 }
 
 /**
@@ -42,15 +49,24 @@ return { session, redis.call("GET", ARGV[1] .. userId) }
  *
  * @example
  * ```ts
- * import { Redis } from "ioredis"
- * import { RedisAdapter } from "@portcullis/redis-adapter"
+ * import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
  *
- * const redis = new Redis(process.env.REDIS_URL!)
+ * const redis = createRedisClient(process.env.REDIS_URL!) // timeouts, reconnects, logged errors
  * export const config = { adapter: RedisAdapter(redis, { prefix: "myapp:auth:" }), providers: [] }
  * ```
+ *
+ * With a client you construct yourself, add its `error` listener before calling this:
+ * the adapter warns once when the client has none, or no `commandTimeout`.
  */
 export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): Adapter {
   const k = redisKeys(options.prefix ?? "portcullis:")
+  const problems = redisClientProblems(client)
+  if (problems.length) {
+    ;(options.logger ?? consoleStoreLogger).warn(
+      `RedisAdapter: the ioredis client will not survive a Redis outage well: ${problems.join("; ")}. ` +
+        "Create it with createRedisClient() (docs/reliability.md).",
+    )
+  }
   // ioredis adds its own `keyPrefix` to KEYS but not to script arguments; the script
   // builds a key from ARGV, so it must be given the client's prefix too.
   const userKeyPrefix = (client.options.keyPrefix ?? "") + k.user("")

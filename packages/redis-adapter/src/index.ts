@@ -3,14 +3,17 @@
  *
  * @example
  * ```ts
- * import { Redis } from "ioredis"
- * import { RedisAdapter } from "@portcullis/redis-adapter"
+ * import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
  *
- * export const config = { adapter: RedisAdapter(new Redis(process.env.REDIS_URL!)), providers: [] }
+ * export const config = { adapter: RedisAdapter(createRedisClient(process.env.REDIS_URL!)), providers: [] }
  * ```
  * @module
  */
 export { RedisAdapter } from "./adapter.js"
 export type { RedisAdapterOptions } from "./adapter.js"
 export { redisKeys } from "./keys.js"
+export { createRedisClient, REDIS_CLIENT_DEFAULTS, redisClientOptions, redisClientProblems, watchRedisErrors } from "./client.js"
+export type { RedisClientOptions } from "./client.js"
+export { consoleStoreLogger } from "./store-log.js"
+export type { StoreLogger } from "./store-log.js"
 export type { RedisKeys } from "./keys.js"

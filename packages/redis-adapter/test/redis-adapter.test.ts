@@ -10,13 +10,16 @@ import { RedisAdapter, redisKeys } from "@portcullis/redis-adapter"
 const service = redisService()
 
 /** A client that fails fast instead of retrying forever, which ioredis does by default. */
-const connect = () => new Redis(service.url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 3_000 })
+const connect = () => {
+  const client = new Redis(service.url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 3_000, commandTimeout: 10_000 })
+  // Failures reach the tests through the command promises; this only keeps ioredis quiet.
+  client.on("error", () => {})
+  return client
+}
 
 const gate = await serviceAvailable(service, async () => {
+  // The failure reaches us through connect()'s rejection.
   const client = connect()
-  // The failure reaches us through connect()'s rejection; without a listener ioredis
-  // would also print it as an "unhandled error event".
-  client.on("error", () => {})
   try {
     await client.connect()
     await client.ping()
@@ -127,7 +130,8 @@ gate.describe("Redis", () => {
     })
 
     it("honours an ioredis keyPrefix in the session script", async () => {
-      const prefixed = new Redis(service.url, { keyPrefix: redis.prefix, lazyConnect: true, maxRetriesPerRequest: 1 })
+      const prefixed = new Redis(service.url, { keyPrefix: redis.prefix, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: 10_000 })
+      prefixed.on("error", () => {})
       try {
         await prefixed.connect()
         const withPrefix = RedisAdapter(prefixed, { prefix: "kp:" }) as Required<ReturnType<typeof RedisAdapter>>

@@ -9,6 +9,9 @@ import { connectUrl, redactUrl } from "./connect.js"
 import { migrateToLatest } from "./migrations.js"
 import type { TableNames } from "./tables.js"
 
+/** How long one migration statement may run from the command line (30 minutes). */
+const MIGRATION_TIMEOUT_MS = 30 * 60_000
+
 /** Where the command writes. Defaults to the process's stdout and stderr. */
 export interface CliOutput {
   out(line: string): void
@@ -70,7 +73,11 @@ export async function runMigrationsCli(
 
   let connection: ReturnType<typeof connectUrl>
   try {
-    connection = connectUrl(url)
+    // A migration may rewrite a large table or wait for another instance's migration lock:
+    // the 5 s statement limit meant for requests would cut it short. Connection errors are
+    // reported below, once, as the command's own failure.
+    const quiet = { error: () => {}, warn: (message: string) => output.err(message) }
+    connection = connectUrl(url, { pool: { queryTimeoutMs: MIGRATION_TIMEOUT_MS, logger: quiet } })
   } catch (error) {
     output.err((error as Error).message)
     return 2
