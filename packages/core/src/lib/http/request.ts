@@ -146,7 +146,12 @@ function forwardedOrigin(url: URL, headers: Headers): string {
   const proto = (firstValue(forwardedProto) ?? url.protocol).replace(/:$/, "").toLowerCase()
   if (proto !== "http" && proto !== "https") throw new InvalidRequest("Unsupported forwarded protocol")
   if (!/^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) throw new InvalidRequest("The Host header is not a valid host")
-  return new URL(`${proto}://${host}`).origin
+  try {
+    return new URL(`${proto}://${host}`).origin
+  } catch {
+    // A port over 65535, a bad IPv6 or punycode label: the requester's mistake, not a 500.
+    throw new InvalidRequest("The Host header is not a valid host")
+  }
 }
 
 async function readBody(request: Request, raw: { params?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
