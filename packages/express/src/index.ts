@@ -107,10 +107,26 @@ function originOf(req: ExpressLikeRequest): string {
   return `${req.protocol}://${host}`
 }
 
+/**
+ * The path and query of the request target. An absolute-form target
+ * (`GET http://other.example/auth/… HTTP/1.1`) names a host of the sender's choosing, which
+ * Express ignores (`req.hostname` reads `Host`); so does the origin core sees. Appended to
+ * the origin as a string, a `//host/…` path stays a path.
+ */
+function pathOf(target: string): string {
+  if (target.startsWith("/")) return target
+  try {
+    const url = new URL(target)
+    return url.pathname + url.search
+  } catch {
+    return "/"
+  }
+}
+
 const hopByHop = new Set(["x-forwarded-host", "x-forwarded-proto", "x-forwarded-for", "forwarded", "connection", "keep-alive", "transfer-encoding", "upgrade"])
 
 function toWebRequest(req: ExpressLikeRequest): Request {
-  const url = new URL(req.originalUrl, originOf(req))
+  const url = new URL(`${originOf(req)}${pathOf(req.originalUrl)}`)
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || hopByHop.has(name)) continue
