@@ -179,6 +179,24 @@ describe("OAuth through a forged loopback origin in production (OPEN: account ta
     expect(await (await prod.request("/auth/session", { headers: FORGED })).json()).toBeNull()
   })
 
+  // The same chain without loopback, against a provider whose registration is loose (a
+  // Keycloak client with a `*` or `https://*.example.com/*` redirect URI, a stale registered
+  // domain): the docs accept it ("the provider's redirect URI registration is the only check").
+  // Fix: in production, OAuth needs a trusted origin like mailed links do (requireTrustedOrigin
+  // in `kinds/oauth.ts` signin and callback when NODE_ENV is production), with trustedOrigins
+  // as the way to serve several hosts.
+  it.fails("a forged host the provider's loose registration accepts cannot be used to redeem a victim's code", async () => {
+    vi.stubEnv("NODE_ENV", "production")
+    const forged = { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" }
+    const attacker = new Browser(direct(production()), PROD)
+    const response = await postSignIn(attacker, "fake", forged)
+    // Today: redirect_uri=https://evil.example/auth/callback/fake; the victim's code arrives there.
+    expect(errorOf(response)).toBe("Configuration")
+    const caught = await atProvider(location(response))
+    await attacker.request(caught.pathname + caught.search, { headers: forged })
+    expect(await (await attacker.request("/auth/session", { headers: forged })).json()).toBeNull()
+  })
+
   it("in development the same loopback sign-in still works (npm run dev needs no settings)", async () => {
     const dev = new Browser(direct(production()), "http://localhost:3000")
     const callback = await atProvider(location(await startSignIn(dev, "fake")))
