@@ -7,7 +7,7 @@ import type { RequestContext } from "./context.js"
  * Every request has a site origin (`ctx.origin`, from `lib/http/request.ts`) and knows
  * whether it is *trusted*: it came from `AUTH_URL`, or the request's origin is on
  * `trustedOrigins` (exact or one-label wildcard; the platform's deployment URLs join it),
- * or it is a loopback origin. With `trustHost` alone the origin is whatever `Host` /
+ * or it is a loopback origin outside production. With `trustHost` alone the origin is whatever `Host` /
  * `X-Forwarded-Host` said, which whoever sends the request chooses.
  *
  * The rule: a host-derived origin may shape only what goes back to the requester itself —

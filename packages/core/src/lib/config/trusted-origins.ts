@@ -109,9 +109,11 @@ export function envTrustedOrigins(env: Env): string[] {
 }
 
 /**
- * Loopback origins (`localhost`, `127.0.0.0/8`, `[::1]`) are trusted on every deployment:
+ * Loopback origins (`localhost`, `127.0.0.0/8`, `[::1]`) are trusted outside production:
  * a link to one leads back to the clicker's own machine, which an attacker who forged the
  * `Host` cannot read. It is what lets `npm run dev` send sign-in links with no settings.
+ * In production (`NODE_ENV=production`) they are not (`lib/http/request.ts`): on a phone
+ * any installed app may listen on a loopback port, on a shared machine any other user.
  */
 export function isLoopbackOrigin(origin: string): boolean {
   let host: string

@@ -121,7 +121,7 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
 /**
  * The site origin, and whether it is trusted (see `lib/origin-trust.ts`). `AUTH_URL` wins
  * and is trusted. Otherwise the request's own origin — or, with `trustHost`, the one a
- * proxy forwarded — is trusted when it is on `trustedOrigins` (or loopback, with
+ * proxy forwarded — is trusted when it is on `trustedOrigins` (or loopback outside production, with
  * `trustHost`); with `trustHost` an unlisted origin is still served, untrusted; without it
  * the request is refused. Both the Host the server saw and forwarded values go through
  * `originFromHeaders` (`host.ts`), so none can inject a path, userinfo, a bad port or an
@@ -142,7 +142,11 @@ function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): { or
   if (!config.trustHost) {
     throw new InvalidRequest(`The origin ${origin} is not one this site serves: it is not AUTH_URL nor in trustedOrigins`)
   }
-  return { origin, trusted: isLoopbackOrigin(origin) }
+  // Loopback is trusted for development only. In production a forged `Host: localhost:<port>`
+  // would send a working token to whatever listens on that port of the clicker's device (on
+  // a phone, any installed app may; on a shared machine, any other user): tokens are not
+  // bound to the origin of the link that carried them.
+  return { origin, trusted: config.env.NODE_ENV !== "production" && isLoopbackOrigin(origin) }
 }
 
 async function readBody(request: Request, raw: { params?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
