@@ -1,4 +1,5 @@
 import { UntrustedHost } from "../errors.js"
+import { isLoopbackOrigin } from "./config/trusted-origins.js"
 import type { RequestContext } from "./context.js"
 
 /**
@@ -26,5 +27,21 @@ export function requireTrustedOrigin(ctx: RequestContext, purpose: string): stri
   throw new UntrustedHost(
     `${purpose} needs a trusted origin, and ${ctx.origin} comes only from the request's Host header, which anyone can forge. ` +
       `Set AUTH_URL to the site's URL, or list the origin in trustedOrigins (AUTH_TRUSTED_ORIGINS).`,
+  )
+}
+
+/**
+ * An untrusted loopback origin exists only in production (in development loopback is
+ * trusted), where no real browser reaches the site as `localhost`: it is a forged `Host` or
+ * `X-Forwarded-Host`. Production OAuth clients often still list a development redirect URI
+ * on localhost, and whatever listens on that port of the victim's device (an app on a
+ * phone, another user of a shared machine) would catch the victim's code for the attacker
+ * to redeem here under the same forged host. So OAuth refuses such an origin outright.
+ */
+export function refuseForgedLoopback(ctx: RequestContext): void {
+  if (ctx.originTrusted || !isLoopbackOrigin(ctx.origin)) return
+  throw new UntrustedHost(
+    `An OAuth sign-in on the loopback origin ${ctx.origin} is refused in production: no browser reaches a deployed site there, so the Host was forged. ` +
+      `Set AUTH_URL (or trustedOrigins) if this deployment really is served on ${ctx.origin}.`,
   )
 }

@@ -183,9 +183,9 @@ describe("trustedOrigins patterns", () => {
     ["https://*.example.com", "https://example.com", false],
     ["https://*.example.com", "https://a.example.com.evil.com", false],
     ["https://*.example.com", "https://evil.com/.example.com", false],
-    ["https://myapp-*-team.vercel.app", "https://myapp-git-main-team.vercel.app", true],
-    ["https://myapp-*-team.vercel.app", "https://myapp-evil.vercel.app", false],
-    ["https://myapp-*-team.vercel.app", "https://evilmyapp-x-team.vercel.app", false],
+    ["https://app-*-team.preview.example.com", "https://app-git-main-team.preview.example.com", true],
+    ["https://app-*-team.preview.example.com", "https://app-evil.preview.example.com", false],
+    ["https://app-*-team.preview.example.com", "https://evilapp-x-team.preview.example.com", false],
     ["https://*.example.com:3000", "https://a.example.com:3000", true],
     ["https://*.example.com:3000", "https://a.example.com", false],
   ]
@@ -193,7 +193,7 @@ describe("trustedOrigins patterns", () => {
     expect(compileTrustedOrigins([pattern]).has(origin)).toBe(matches)
   })
 
-  it.each(["evil.example", "https://*.com", "https://example.*", "https://*", "javascript://x.example.com", "https://a.example.com/path", "https://u@a.example.com", "https://a.example.com:99999", "*://a.example.com", 42 as unknown as string])(
+  it.each(["evil.example", "https://*.com", "https://example.*", "https://*.co.uk", "https://myapp-*-team.vercel.app", "https://*", "javascript://x.example.com", "https://a.example.com/path", "https://u@a.example.com", "https://a.example.com:99999", "*://a.example.com", 42 as unknown as string])(
     "refuses the pattern %s as a configuration error naming trustedOrigins",
     async (pattern) => {
       const { lines, logger } = captureLogger()

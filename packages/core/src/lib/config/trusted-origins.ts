@@ -1,3 +1,4 @@
+import { getDomain } from "tldts"
 import { InvalidConfig } from "../../errors.js"
 import type { Env } from "./env.js"
 
@@ -10,8 +11,11 @@ import type { Env } from "./env.js"
  * hyphens inside one DNS label — never a dot — so `https://*.example.com` matches
  * `https://a.example.com` but not `https://a.b.example.com`, and
  * `https://myapp-*-myteam.vercel.app` matches that team's previews of that app only.
- * A wildcard may not stand in the last two labels (`https://*.com`, `https://example.*`):
- * such a pattern would trust hosts anybody can register.
+ * A wildcard may only stand left of the registrable domain — the label just under a public
+ * suffix of the Public Suffix List, private suffixes included — so `https://*.example.com` is
+ * fine but `https://*.co.uk`, `https://*.github.io` and `https://myapp-*.vercel.app` are
+ * refused: each would trust sites anybody can register (another account's `myapp-x` project
+ * on vercel.app included).
  */
 export interface TrustedOrigins {
   /** The patterns as configured, for messages. */
@@ -71,10 +75,16 @@ function parsePattern(pattern: unknown): string | RegExp {
     if ((scheme === "https" && n === 443) || (scheme === "http" && n === 80)) port = ""
   }
   const labels = host.split(".")
-  if (labels.length < 3) throw fail("has a wildcard in its last two labels")
-  if (labels.slice(-2).some((l) => l.includes("*"))) throw fail("has a wildcard in its last two labels")
   for (const label of labels) {
     if (!/^[a-z0-9*-]+$/.test(label)) throw fail("has a host that is not a DNS name")
+  }
+  if (labels.length < 3 || labels.slice(-2).some((l) => l.includes("*"))) throw fail("has a wildcard in its last two labels")
+  // The registrable domain of a host the pattern would match: every one of its labels must be
+  // fixed, or strangers can register names that match.
+  const registrable = getDomain(labels.map((l) => l.replaceAll("*", "x")).join("."), { allowPrivateDomains: true })
+  const fixed = registrable ? registrable.split(".").length : 2
+  if (labels.slice(-fixed).some((l) => l.includes("*"))) {
+    throw fail(`has a wildcard inside the registrable domain (${registrable ?? labels.slice(-2).join(".")}), where anybody can register a matching site`)
   }
   const body = labels
     .map((label) => (label === "*" ? "[a-z0-9-]+" : label.split("*").map(escape).join("[a-z0-9-]*")))

@@ -10,6 +10,7 @@ import { completeSignIn } from "../oauth/link.js"
 import { mapProfile } from "../oauth/profile.js"
 import { oauthRuntime } from "../oauth/provider.js"
 import { proxyTarget } from "../oauth/proxy.js"
+import { refuseForgedLoopback } from "../origin-trust.js"
 import type { ProviderKind } from "./index.js"
 
 /**
@@ -24,6 +25,7 @@ import type { ProviderKind } from "./index.js"
 export const oauthKind: ProviderKind<OAuthConfig<any>> = {
   async signin(ctx, provider) {
     const rt = oauthRuntime(ctx, provider)
+    refuseForgedLoopback(ctx)
     // Auth.js apps behind a proxy run like this; the provider's redirect URI registration
     // still refuses a forged host, but say so once (see lib/origin-trust.ts).
     if (!ctx.originTrusted) ctx.config.logger.warn("host-derived-redirect-uri")
@@ -39,6 +41,9 @@ export const oauthKind: ProviderKind<OAuthConfig<any>> = {
 
   async callback(ctx, provider) {
     const rt = oauthRuntime(ctx, provider)
+    // The callback too: the attacker can rewrite redirect_uri in an authorization URL
+    // started on any host, and then redeem the code under the forged loopback host.
+    refuseForgedLoopback(ctx)
     const params = callbackParams(ctx, rt)
     const bounce = await proxyTarget(ctx, rt, params)
     if (bounce) return { redirect: bounce }
