@@ -62,7 +62,9 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
     if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`)
 
     const port = await freePort()
-    const env: Record<string, string> = { AUTH_SECRET: randomBytes(32).toString("hex"), AUTH_TRUST_HOST: "true" }
+    // A production server knows its URL: with only AUTH_TRUST_HOST, a production deployment
+    // refuses OAuth on a loopback origin (it could only be a forged Host; docs/security.md).
+    const env: Record<string, string> = { AUTH_SECRET: randomBytes(32).toString("hex"), AUTH_URL: `http://127.0.0.1:${port}/api/auth` }
     const clientSecret = randomBytes(16).toString("hex")
     oidc = await startDemoOidcProvider({ port: 0, clientId: "next-example", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/demo-oidc`] })
     Object.assign(env, { AUTH_DEMO_OIDC_ISSUER: oidc.issuer, AUTH_DEMO_OIDC_ID: "next-example", AUTH_DEMO_OIDC_SECRET: clientSecret })
