@@ -2,6 +2,7 @@ import type { AdapterUser } from "../adapters.js"
 import { MissingAdapterMethods } from "../errors.js"
 import type { RequestContext } from "./context.js"
 import { createUser } from "./login.js"
+import { store } from "./config/stores.js"
 
 /** What the fresh user is made of: the verified address, and what the verifier says. */
 export interface VerifiedIdentity {
@@ -24,7 +25,7 @@ export interface VerifiedIdentity {
  * who pre-registered the victim's address — signed in to the victim's verified account.
  */
 export async function replaceUnverifiedUser(ctx: RequestContext, stale: AdapterUser, fresh: VerifiedIdentity): Promise<{ user: AdapterUser; isNewUser: boolean }> {
-  const adapter = ctx.config.adapter!
+  const adapter = store(ctx.config.stores, "users")
   // The configuration check requires deleteUser wherever this can be reached; an
   // unverified user made by the app itself can still lead here, so refuse rather than adopt.
   if (!adapter.deleteUser) {
@@ -37,7 +38,7 @@ export async function replaceUnverifiedUser(ctx: RequestContext, stale: AdapterU
   } catch (error) {
     // Two verifications of one address at the same moment: the other one made the fresh
     // user (the address is unique). Anything else, or an unverified winner, fails.
-    const winner = await adapter.getUserByEmail!(fresh.email)
+    const winner = await adapter.getUserByEmail(fresh.email)
     if (winner?.emailVerified) return { user: winner, isNewUser: false }
     throw error
   }

@@ -4,6 +4,7 @@ import type { ResponseInternal, SignInCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"
+import { store } from "./config/stores.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -49,7 +50,7 @@ export async function establishSession(ctx: RequestContext, result: SignInResult
 
 /** Creates a user through the adapter and fires `createUser`. */
 export async function createUser(ctx: RequestContext, user: Omit<AdapterUser, "id"> & { id?: string }): Promise<AdapterUser> {
-  const created = await ctx.config.adapter!.createUser!({ ...user, id: user.id ?? crypto.randomUUID() } as AdapterUser)
+  const created = await store(ctx.config.stores, "users").createUser({ ...user, id: user.id ?? crypto.randomUUID() } as AdapterUser)
   await ctx.config.events.createUser({ user: created })
   return created
 }

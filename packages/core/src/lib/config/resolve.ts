@@ -34,6 +34,7 @@ import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, type Stores } from "./stores.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -41,7 +42,10 @@ export interface ResolvedConfig {
   basePath: string
   providers: ProviderConfig[]
   providerById: Map<string, ProviderConfig>
+  /** The wrapped adapter (errors become `AdapterError`, calls are bounded by `adapterTimeout`), for optional methods. */
   adapter: Adapter | undefined
+  /** The same adapter narrowed per feature (`store(config.stores, "email")`): what each feature may call. */
+  stores: Stores
   /** Milliseconds each adapter call may take; `0` for no limit. */
   adapterTimeout: number
   secrets: string[]
@@ -175,6 +179,7 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     providers,
     providerById,
     adapter,
+    stores: narrowStores(adapter),
     adapterTimeout,
     secrets,
     session,
@@ -268,117 +273,6 @@ export function deepMerge<T extends Record<string | symbol, any>>(target: T, sou
     out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key] as any, value) : value
   }
   return out as T
-}
-
-/** Adapter methods each feature needs; named in the error when missing. */
-const needs = {
-  database: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "linkAccount", "createSession", "getSessionAndUser", "updateSession", "deleteSession"],
-  oauth: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "linkAccount"],
-  email: ["createUser", "getUserByEmail", "updateUser", "createVerificationToken", "useVerificationToken"],
-  credentials: ["createUser", "getUser", "getUserByEmail"],
-  // Verification tokens record issued challenges, so each is claimed once across processes.
-  webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "createVerificationToken", "useVerificationToken"],
-} as const
-
-function checkProviders(
-  providers: ProviderConfig[],
-  config: AuthConfig,
-  session: SessionOptions,
-  adapter: Adapter | undefined,
-  fail: (e: AuthError) => void,
-  logger: LoggerInstance,
-) {
-  const required = new Set<string>()
-  if (session.strategy === "database") needs.database.forEach((m) => required.add(m))
-  for (const p of providers) {
-    if (p.type === "credentials") {
-      if (typeof p.authorize !== "function") fail(new MissingAuthorize(`The credentials provider "${p.id}" has no authorize() function`))
-      if (session.strategy === "database") needs.credentials.forEach((m) => required.add(m))
-    } else if (p.type === "email") {
-      if (!adapter) fail(new MissingAdapter(`The email provider "${p.id}" needs an adapter to store verification tokens`))
-      needs.email.forEach((m) => required.add(m))
-    } else if (p.type === "webauthn") {
-      if (!config.experimental?.enableWebAuthn) fail(new ExperimentalFeatureNotEnabled(`The WebAuthn provider "${p.id}" needs experimental: { enableWebAuthn: true }`))
-      else logger.warn("experimental-webauthn")
-      if (!adapter) fail(new MissingAdapter(`The WebAuthn provider "${p.id}" needs an adapter to store authenticators`))
-      needs.webauthn.forEach((m) => required.add(m))
-    } else if ((p.type === "oauth" || p.type === "oidc") && adapter) {
-      needs.oauth.forEach((m) => required.add(m))
-    } else if (p.type !== "oauth" && p.type !== "oidc") {
-      fail(new InvalidConfig(`Provider "${(p as { id: string }).id}" has an unknown type ${JSON.stringify((p as { type: unknown }).type)}`))
-    }
-  }
-  if (adapter) {
-    const missing = [...required].filter((m) => typeof (adapter as Record<string, unknown>)[m] !== "function")
-    if (missing.length) fail(new MissingAdapterMethods(`The adapter lacks methods this configuration needs: ${missing.join(", ")}`))
-    const replaces = replacesUnverifiedUsers(providers, session)
-    if (replaces && typeof adapter.deleteUser !== "function") {
-      fail(new MissingAdapterMethods(`The adapter lacks deleteUser, which this configuration needs: ${replaces} can create users whose address is not verified, and such a user is deleted and replaced when its address is first verified (T67, docs/security.md)`))
-    }
-  }
-}
-
-/**
- * Whether a user created without a verified address can later have it verified — the
- * first-verification reset (T67), which deletes that user. Returns why, for the error.
- */
-function replacesUnverifiedUsers(providers: ProviderConfig[], session: SessionOptions): string | undefined {
-  const email = providers.find((p) => p.type === "email")
-  const unverified = providers.find(
-    (p) => p.type === "webauthn" || p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && session.strategy === "database"),
-  )
-  if (email && unverified) return `the email provider "${email.id}" beside "${unverified.id}"`
-  // Linking by email verifies the address through the provider (lib/oauth/link.ts).
-  const linking = providers.find((p) => (p.type === "oauth" || p.type === "oidc") && p.allowDangerousEmailAccountLinking)
-  if (linking) return `"${linking.id}" with allowDangerousEmailAccountLinking`
-  return undefined
-}
-
-/** A store that answers within this is healthy; one that does not is better reported than waited on. */
-const DEFAULT_ADAPTER_TIMEOUT = 5_000
-
-function resolveAdapterTimeout(option: AuthConfig["adapterTimeout"], fail: (e: AuthError) => void): number {
-  if (option === undefined) return DEFAULT_ADAPTER_TIMEOUT
-  if (option === false) return 0
-  // setTimeout clamps anything above 2^31-1 ms to 1 ms, which would fail every call.
-  if (typeof option !== "number" || !Number.isFinite(option) || option < 0 || option > 2_147_483_647) {
-    fail(new InvalidConfig(`adapterTimeout must be a number of milliseconds >= 0, or false, got ${JSON.stringify(option)}`))
-    return DEFAULT_ADAPTER_TIMEOUT
-  }
-  return option
-}
-
-/**
- * Adapter errors become `AdapterError` with the original as cause: one error type to handle.
- * With `timeoutMs`, a call that has not settled by then fails the same way (its cause a
- * `TimeoutError`); the call itself cannot be cancelled and is left to finish or fail unseen.
- */
-function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number): Adapter {
-  const wrapped: Record<string, unknown> = {}
-  for (const [name, method] of Object.entries(adapter)) {
-    if (typeof method !== "function") continue
-    wrapped[name] = async (...args: unknown[]) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      try {
-        logger.debug(`adapter_${name}`)
-        const call = Promise.resolve(method.apply(adapter, args))
-        if (!timeoutMs) return await call
-        // A late rejection of an abandoned call must not become an unhandled rejection.
-        call.catch(() => {})
-        const expired = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new DOMException(`${name} did not answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs)
-        })
-        return await Promise.race([call, expired])
-      } catch (e) {
-        const error = new AdapterError(`Adapter method ${name} failed`, e as Error)
-        error.name = `${name}`
-        throw error
-      } finally {
-        clearTimeout(timer)
-      }
-    }
-  }
-  return wrapped as Adapter
 }
 
 /** Events are for auditing: a throwing handler is logged and never changes the flow. */

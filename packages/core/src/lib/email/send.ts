@@ -7,6 +7,7 @@ import type { EmailConfig } from "../../providers/email.js"
 import { customFetch } from "../../symbols.js"
 import type { RequestContext } from "../context.js"
 import { redactError } from "./redact.js"
+import { store } from "../config/stores.js"
 
 /** A link ready to go out; its hashed token is already stored. */
 export interface OutgoingLink {
@@ -33,7 +34,7 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
     await provider.sendVerificationRequest({ identifier, url, expires, provider: sender, token, theme: ctx.config.theme, request: ctx.request })
   } catch (error) {
     try {
-      await ctx.config.adapter!.useVerificationToken!({ identifier, token: hashed })
+      await store(ctx.config.stores, "email").useVerificationToken({ identifier, token: hashed })
     } catch (cleanupError) {
       // Nobody saw the link unless the send half-succeeded; the row still dies at `expires`.
       ctx.config.logger.error(new AdapterError("The token of an unsent sign-in email could not be deleted", redactError(cleanupError, [token, hashed])))

@@ -6,6 +6,7 @@ import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import type { ProviderKind } from "./index.js"
+import { store } from "../config/stores.js"
 
 /** Credentials: `POST /callback/:id` with the form fields; CSRF-checked. */
 export const credentialsKind: ProviderKind<CredentialsConfig> = {
@@ -52,17 +53,17 @@ async function authorize(ctx: RequestContext, provider: CredentialsConfig, crede
  * first sign-ins all succeed, with one user.
  */
 async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user: AdapterUser; isNewUser: boolean }> {
-  const adapter = ctx.config.adapter!
-  const byId = await adapter.getUser!(user.id!)
+  const adapter = store(ctx.config.stores, "credentials")
+  const byId = await adapter.getUser(user.id!)
   if (byId) return { user: byId, isNewUser: false }
   if (user.email) {
-    const byEmail = await adapter.getUserByEmail!(user.email)
+    const byEmail = await adapter.getUserByEmail(user.email)
     if (byEmail) return { user: byEmail, isNewUser: false }
   }
   // A concurrent first sign-in of the same user may insert first: then continue with its row.
   return createUserOnce(
     ctx,
     { id: user.id, email: user.email ?? "", emailVerified: null, name: user.name ?? null, image: user.image ?? null },
-    async () => (await adapter.getUser!(user.id!)) ?? (user.email ? await adapter.getUserByEmail!(user.email) : null),
+    async () => (await adapter.getUser(user.id!)) ?? (user.email ? await adapter.getUserByEmail(user.email) : null),
   )
 }

@@ -14,6 +14,7 @@ import { replaceUnverifiedUser } from "../first-verification.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./index.js"
+import { store } from "../config/stores.js"
 
 /**
  * Email (magic link). `POST /signin/:id` mails a single-use link (CSRF is checked by the
@@ -24,11 +25,11 @@ export const emailKind: ProviderKind<EmailConfig> = {
   async signin(ctx, provider) {
     // The link goes to a mailbox: its origin must not come from a Host header (T32).
     requireTrustedOrigin(ctx, "Mailing a sign-in link")
-    const adapter = ctx.config.adapter!
+    const adapter = store(ctx.config.stores, "email")
     const identifier = normalizeIdentifier(provider, ctx.body?.email)
     // Known and unknown addresses take the same path (lookup, callback, store, send) and
     // get the same redirect, so the response says nothing about who has an account.
-    const existing = await adapter.getUserByEmail!(identifier)
+    const existing = await adapter.getUserByEmail(identifier)
     const user = existing ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
     const redirect = await runSignInCallback(ctx, { user, account: emailAccount(provider, identifier, user.id), email: { verificationRequest: true } })
     if (redirect) return { redirect }
@@ -39,7 +40,7 @@ export const emailKind: ProviderKind<EmailConfig> = {
     const url = signInLink(ctx, provider, { callbackUrl: await resolveCallbackUrl(ctx), token, email: identifier })
     // Stored before sending, so the link works the moment it arrives; deliverLink deletes
     // it again if the send fails.
-    await adapter.createVerificationToken!({ identifier, token: hashed, expires })
+    await adapter.createVerificationToken({ identifier, token: hashed, expires })
     await deliverLink(ctx, provider, { identifier, token, hashed, url, expires })
 
     const page = new URL(`${ctx.authUrl}/verify-request`)
@@ -55,8 +56,8 @@ export const emailKind: ProviderKind<EmailConfig> = {
     if (ctx.method === "GET" && provider.interstitial) return confirmPage(ctx, provider, link)
 
     const identifier = await consumeToken(ctx, provider, link)
-    const adapter = ctx.config.adapter!
-    const found = await adapter.getUserByEmail!(identifier)
+    const adapter = store(ctx.config.stores, "email")
+    const found = await adapter.getUserByEmail(identifier)
     // A user whose address was never verified is replaced, not adopted (T67): the
     // callback sees the user this sign-in will produce.
     const kept = found?.emailVerified ? found : null
@@ -121,7 +122,7 @@ function readLink(source: Record<string, unknown>): LinkParams {
  */
 async function consumeToken(ctx: RequestContext, provider: EmailConfig, link: LinkParams): Promise<string> {
   const hashed = await hashToken(link.token, provider, ctx.config.secrets)
-  const stored = await ctx.config.adapter!.useVerificationToken!({ identifier: link.email, token: hashed })
+  const stored = await store(ctx.config.stores, "email").useVerificationToken({ identifier: link.email, token: hashed })
   if (!stored) throw new Verification("The sign-in link is unknown or was already used")
   // Adapters differ on expiry (some delete expired rows, some return them): check here.
   if (!(stored.expires instanceof Date) || stored.expires.getTime() <= Date.now()) throw new Verification("The sign-in link has expired")
@@ -142,7 +143,7 @@ async function verifiedUser(ctx: RequestContext, found: AdapterUser | null, user
   const fresh = { id: userId, email, name: null, image: null }
   if (found) return replaceUnverifiedUser(ctx, found, fresh)
   // Links opened at once for one new address: the first insert wins, the rest use its user.
-  const outcome = await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => ctx.config.adapter!.getUserByEmail!(email))
+  const outcome = await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => store(ctx.config.stores, "email").getUserByEmail(email))
   return outcome.isNewUser ? outcome : verifiedUser(ctx, outcome.user, userId, email)
 }
 

@@ -13,6 +13,7 @@ import { findUserByEmail, webauthnOptions } from "../webauthn/options.js"
 import { relyingParty } from "../webauthn/relying-party.js"
 import { parseResponse, verifyAuthentication, verifyRegistration } from "../webauthn/verify.js"
 import type { ProviderKind } from "./index.js"
+import { store } from "../config/stores.js"
 
 /**
  * WebAuthn: `GET /webauthn-options/:id` issues a challenge; `POST /callback/:id` with
@@ -32,7 +33,7 @@ export const webauthnKind: ProviderKind<WebAuthnConfig> = {
 }
 
 async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
-  const adapter = ctx.config.adapter!
+  const adapter = store(ctx.config.stores, "webauthn")
   const { response } = parseResponse<RegistrationResponseJSON>(ctx.body?.data)
   const opened = await openChallenge(ctx, provider.id, "register")
   const registrant = opened.state.registrant
@@ -42,7 +43,7 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   await claimChallenge(ctx, opened)
 
   // T61: a credential id is registered once, to one user.
-  const taken = (await adapter.getAuthenticator!(authenticator.credentialID)) ?? (await adapter.getAccount!(authenticator.providerAccountId, provider.id))
+  const taken = (await adapter.getAuthenticator(authenticator.credentialID)) ?? (await adapter.getAccount(authenticator.providerAccountId, provider.id))
   if (taken) throw new WebAuthnVerificationError("This credential is already registered")
 
   // Who the passkey is for is re-checked now: the session or the address may have changed
@@ -67,20 +68,20 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const owner = "id" in user ? user : await createUser(ctx, { email: user.email, emailVerified: null, name: user.name ?? null, image: null })
   // The authenticator goes first: its unique credential id settles a race between two
   // registrations of one credential before any account row is written.
-  await adapter.createAuthenticator!({ ...authenticator, userId: owner.id })
+  await adapter.createAuthenticator({ ...authenticator, userId: owner.id })
   const linked: AdapterAccount = { ...account, userId: owner.id }
-  await adapter.linkAccount!(linked)
+  await adapter.linkAccount(linked)
   await ctx.config.events.linkAccount({ user: owner, account: linked, profile: owner })
   return establishSession(ctx, { user: owner, account: linked, isNewUser })
 }
 
 async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
-  const adapter = ctx.config.adapter!
+  const adapter = store(ctx.config.stores, "webauthn")
   const { response, credentialID } = parseResponse<AuthenticationResponseJSON>(ctx.body?.data)
   const opened = await openChallenge(ctx, provider.id, "authenticate")
 
   // T62: an unknown credential, or one that is not the named user's, fails like a bad signature.
-  const authenticator = await adapter.getAuthenticator!(credentialID)
+  const authenticator = await adapter.getAuthenticator(credentialID)
   if (!authenticator || (opened.state.expectedUserId !== undefined && authenticator.userId !== opened.state.expectedUserId)) {
     throw new WebAuthnVerificationError("Unknown credential")
   }
@@ -88,10 +89,10 @@ async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Prom
   // The challenge is claimed only after the signature verified (a failed attempt leaves it
   // to the genuine response), and atomically, so a valid assertion signs in exactly once.
   await claimChallenge(ctx, opened)
-  if (newCounter !== authenticator.counter) await adapter.updateAuthenticatorCounter!(authenticator.credentialID, newCounter)
+  if (newCounter !== authenticator.counter) await adapter.updateAuthenticatorCounter(authenticator.credentialID, newCounter)
 
-  const account = await adapter.getAccount!(authenticator.providerAccountId, provider.id)
-  const user = account && account.userId === authenticator.userId ? await adapter.getUser!(account.userId) : null
+  const account = await adapter.getAccount(authenticator.providerAccountId, provider.id)
+  const user = account && account.userId === authenticator.userId ? await adapter.getUser(account.userId) : null
   if (!account || !user) throw new WebAuthnVerificationError("The credential's account or user is gone")
 
   const current = await sessionStrategy(ctx).currentUserId(ctx)
@@ -104,5 +105,5 @@ async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Prom
 
 async function signedInUser(ctx: RequestContext): Promise<AdapterUser | null> {
   const id = await sessionStrategy(ctx).currentUserId(ctx)
-  return id ? ctx.config.adapter!.getUser!(id) : null
+  return id ? store(ctx.config.stores, "webauthn").getUser(id) : null
 }

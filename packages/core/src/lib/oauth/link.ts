@@ -7,6 +7,7 @@ import { awaitRow, createUser, establishSession, runSignInCallback } from "../lo
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
 import type { OAuthRuntime } from "./provider.js"
+import { store } from "../config/stores.js"
 
 /** What the provider told us about the user, after mapping. */
 export interface ProviderIdentity {
@@ -50,7 +51,8 @@ export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string
  */
 export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<ResponseInternal> {
   const { mapped, profile } = identity
-  const adapter = ctx.config.adapter
+  // Without an adapter (no store for OAuth users) the sign-in is stateless.
+  const adapter = ctx.config.stores.oauth
   if (!adapter) {
     const user: User = { ...mapped.user, id: statelessUserId(rt, mapped) }
     const redirect = await runSignInCallback(ctx, { user, account: mapped.account, profile })
@@ -58,7 +60,7 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     return establishSession(ctx, { user, account: mapped.account, profile, isNewUser: false })
   }
 
-  const linked = await adapter.getUserByAccount!({ provider: rt.id, providerAccountId: mapped.providerAccountId })
+  const linked = await adapter.getUserByAccount({ provider: rt.id, providerAccountId: mapped.providerAccountId })
   const redirect = await runSignInCallback(ctx, {
     user: linked ?? { ...mapped.user, id: statelessUserId(rt, mapped) },
     account: mapped.account,
@@ -74,14 +76,14 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     return finish(ctx, identity, linked, false)
   }
 
-  const current = currentUserId ? await adapter.getUser!(currentUserId) : null
+  const current = currentUserId ? await adapter.getUser(currentUserId) : null
   if (current) {
     await link(ctx, rt, identity, current)
     return finish(ctx, identity, current, false)
   }
 
   const email = mapped.user.email
-  const owner = email ? await adapter.getUserByEmail!(email) : null
+  const owner = email ? await adapter.getUserByEmail(email) : null
   if (owner) return signInAsOwner(ctx, rt, identity, owner, false)
 
   // Verified when the provider vouches for this very address: such a user is not the
@@ -96,7 +98,7 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     // account shows up linked; otherwise the usual rules for an existing address apply.
     const winner = await awaitRow(() => linkedUser(ctx, rt, identity)).catch(() => null)
     if (winner) return finish(ctx, identity, winner, false)
-    const ownerNow = email ? await Promise.resolve(adapter.getUserByEmail!(email)).catch(() => null) : null
+    const ownerNow = email ? await Promise.resolve(adapter.getUserByEmail(email)).catch(() => null) : null
     if (ownerNow) return signInAsOwner(ctx, rt, identity, ownerNow, true)
     throw error
   }
@@ -127,7 +129,7 @@ async function linkNew(ctx: RequestContext, rt: OAuthRuntime, identity: Provider
 
 /** The user this provider account is linked to, if any. */
 async function linkedUser(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity): Promise<AdapterUser | null> {
-  return Promise.resolve(ctx.config.adapter!.getUserByAccount!({ provider: rt.id, providerAccountId: identity.mapped.providerAccountId }))
+  return Promise.resolve(store(ctx.config.stores, "oauth").getUserByAccount({ provider: rt.id, providerAccountId: identity.mapped.providerAccountId }))
 }
 
 /**
@@ -169,7 +171,7 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
 
 async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser): Promise<void> {
   const account = storedAccount(rt, identity.mapped, identity.tokens, user.id) as AdapterAccount
-  await ctx.config.adapter!.linkAccount!(account)
+  await store(ctx.config.stores, "oauth").linkAccount(account)
   await ctx.config.events.linkAccount({ user, account, profile: { ...identity.mapped.user, id: identity.mapped.providerAccountId } })
 }
 

@@ -6,6 +6,7 @@ import { expireCookie } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./index.js"
+import { store, type StoreFor } from "../config/stores.js"
 
 /**
  * Sessions as database rows; the cookie holds only the random `sessionToken`.
@@ -16,7 +17,7 @@ import type { SessionStrategy } from "./index.js"
 export const databaseStrategy: SessionStrategy = {
   async read(ctx, update) {
     const { config } = ctx
-    const adapter = config.adapter!
+    const adapter = store(config.stores, "database")
     const { name, options } = ctx.cookieOptions.sessionToken
     const sessionToken = ctx.cookies[name]
     if (!sessionToken) return { body: null }
@@ -29,7 +30,7 @@ export const databaseStrategy: SessionStrategy = {
       const now = Date.now()
       if (session.expires.getTime() <= now) {
         // The session is over whether or not the row goes now; a failed delete is only logged.
-        await Promise.resolve(adapter.deleteSession!(key)).catch((e) => config.logger.error(new SessionTokenError("An expired session row could not be deleted", e as Error)))
+        await Promise.resolve(adapter.deleteSession(key)).catch((e) => config.logger.error(new SessionTokenError("An expired session row could not be deleted", e as Error)))
         return { body: null, cookies: [expireCookie(name, options)] }
       }
       const cookies: Cookie[] = []
@@ -67,17 +68,17 @@ export const databaseStrategy: SessionStrategy = {
 
   async create(ctx, { user, account, profile, isNewUser }) {
     const { config } = ctx
-    const adapter = config.adapter!
+    const adapter = store(config.stores, "database")
     const { name, options } = ctx.cookieOptions.sessionToken
     // Never keep a token the browser arrived with: a fresh one per sign-in defeats fixation.
     const previous = ctx.cookies[name]
-    if (previous) await Promise.resolve(adapter.deleteSession!(await storageKey(ctx, previous))).catch(() => {})
+    if (previous) await Promise.resolve(adapter.deleteSession(await storageKey(ctx, previous))).catch(() => {})
     if (isNewUser) {
       // The jwt callback's `signUp` trigger fires for database sessions too (spec §3).
       await config.callbacks.jwt({ token: { sub: user.id }, user, account, profile, isNewUser, trigger: "signUp" })
     }
     const sessionToken = config.session.generateSessionToken()
-    const session = await adapter.createSession!({
+    const session = await adapter.createSession({
       sessionToken: await storageKey(ctx, sessionToken),
       userId: user.id!,
       expires: new Date(Date.now() + config.session.maxAge * 1000),
@@ -92,7 +93,7 @@ export const databaseStrategy: SessionStrategy = {
     if (sessionToken) {
       let session: AdapterSession | null | undefined | void
       try {
-        session = await config.adapter!.deleteSession!(await storageKey(ctx, sessionToken))
+        session = await store(config.stores, "database").deleteSession(await storageKey(ctx, sessionToken))
       } catch (error) {
         // Clearing the cookie now would report a sign-out that did not happen: the row (and
         // any copy of the cookie) would stay valid. Keep the cookie so the user can retry.
@@ -106,7 +107,7 @@ export const databaseStrategy: SessionStrategy = {
   async currentUserId(ctx) {
     const sessionToken = ctx.cookies[ctx.cookieOptions.sessionToken.name]
     if (!sessionToken) return null
-    const found = await ctx.config.adapter!.getSessionAndUser!(await storageKey(ctx, sessionToken))
+    const found = await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx, sessionToken))
     return found && found.session.expires.getTime() > Date.now() ? found.user.id : null
   },
 }
@@ -126,7 +127,7 @@ function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> 
  * query settles, so no answer is older than the request that asked; each caller gets its
  * own copy, since callbacks may change what they receive.
  */
-async function lookup(ctx: RequestContext, adapter: Adapter, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+async function lookup(ctx: RequestContext, adapter: StoreFor<"database">, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
   const { lookups } = ctx.config.sessionMemory
   const shared = lookups.get(sessionToken)
   if (shared) {
@@ -134,7 +135,7 @@ async function lookup(ctx: RequestContext, adapter: Adapter, sessionToken: strin
     return found && structuredClone(found)
   }
   // The request that started the query keeps the original; those that joined get copies.
-  const pending = Promise.resolve(adapter.getSessionAndUser!(sessionToken)).finally(() => lookups.delete(sessionToken))
+  const pending = Promise.resolve(adapter.getSessionAndUser(sessionToken)).finally(() => lookups.delete(sessionToken))
   lookups.set(sessionToken, pending)
   return pending
 }
@@ -162,7 +163,7 @@ async function extend(ctx: RequestContext, session: AdapterSession, now: number)
     const expires = new Date(now + maxAge * 1000)
     pending = (async () => {
       try {
-        const updated = await ctx.config.adapter!.updateSession!({ sessionToken: token, expires })
+        const updated = await store(ctx.config.stores, "database").updateSession({ sessionToken: token, expires })
         if (!updated) return null
         if (recentlyExtended.size >= RECENT_LIMIT) recentlyExtended.delete(recentlyExtended.keys().next().value!)
         recentlyExtended.set(token, { expires, until: now + Math.min(updateAge * 1000, 60_000) })

@@ -4,6 +4,7 @@ import type { Cookie } from "../../types.js"
 import { openCheck, sealCheck } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import { hmacSha256Hex } from "../crypto.js"
+import { store } from "../config/stores.js"
 
 /** Which ceremony a challenge was issued for; a challenge never serves the other one. */
 export type Ceremony = "register" | "authenticate"
@@ -59,7 +60,7 @@ function challengeToken(secret: string, providerId: string, challenge: string): 
  */
 export async function issueChallenge(ctx: RequestContext, providerId: string, challenge: string, state: ChallengeState, timeoutMs: number): Promise<Cookie> {
   const until = Date.now() + timeoutMs + GRACE_MS
-  await ctx.config.adapter!.createVerificationToken!({
+  await store(ctx.config.stores, "webauthn").createVerificationToken({
     identifier: challengeIdentifier(providerId),
     token: await challengeToken(ctx.config.secrets[0]!, providerId, challenge),
     expires: new Date(until),
@@ -102,11 +103,11 @@ export async function openChallenge(ctx: RequestContext, providerId: string, cer
  * rotation was recorded under the previous one.
  */
 export async function claimChallenge(ctx: RequestContext, opened: OpenedChallenge): Promise<void> {
-  const adapter = ctx.config.adapter!
+  const adapter = store(ctx.config.stores, "webauthn")
   const identifier = challengeIdentifier(opened.providerId)
   for (const secret of ctx.config.secrets) {
     const token = await challengeToken(secret, opened.providerId, opened.challenge)
-    const record = await adapter.useVerificationToken!({ identifier, token })
+    const record = await adapter.useVerificationToken({ identifier, token })
     if (!record) continue
     // Adapters differ on expiry (some return expired rows): check here too.
     if (!(record.expires instanceof Date) || record.expires.getTime() < Date.now()) break

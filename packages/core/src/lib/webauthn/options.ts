@@ -8,6 +8,7 @@ import { sessionStrategy } from "../session/index.js"
 import { issueChallenge, type ChallengeState } from "./challenge.js"
 import { browserCredentialId, stringToTransports } from "./encoding.js"
 import { relyingParty } from "./relying-party.js"
+import { store } from "../config/stores.js"
 
 /** Who is asking for options: the signed-in user, a user named by email, or nobody known. */
 interface Requester {
@@ -41,10 +42,10 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
 }
 
 async function identify(ctx: RequestContext, email: string | undefined): Promise<Requester> {
-  const adapter = ctx.config.adapter!
+  const adapter = store(ctx.config.stores, "webauthn")
   const userId = await sessionStrategy(ctx).currentUserId(ctx)
   // A session whose user is not stored (e.g. a JWT from a credentials provider) cannot own a passkey.
-  const signedIn = userId ? await adapter.getUser!(userId) : null
+  const signedIn = userId ? await adapter.getUser(userId) : null
   const byEmail = email ? await findUserByEmail(ctx, email) : null
   return { signedIn, email, byEmail }
 }
@@ -63,7 +64,7 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
     return json(400, { error: "Invalid request" })
   }
   const rp = relyingParty(ctx, provider)
-  const existing = user.id ? await ctx.config.adapter!.listAuthenticatorsByUserId!(user.id) : []
+  const existing = user.id ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(user.id) : []
   const timeout = provider.registrationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
   const options = await generateRegistrationOptions({
     ...provider.registrationOptions,
@@ -85,7 +86,7 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
 async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, byEmail }: Requester): Promise<ResponseInternal> {
   const known = signedIn ?? byEmail
   const rp = relyingParty(ctx, provider)
-  const allow = known ? await ctx.config.adapter!.listAuthenticatorsByUserId!(known.id) : []
+  const allow = known ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(known.id) : []
   const timeout = provider.authenticationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
   const options = await generateAuthenticationOptions({
     ...provider.authenticationOptions,
@@ -119,8 +120,8 @@ export function normaliseEmail(value: string): string | null {
  * stores addresses), so the same person is found whichever way they signed up.
  */
 export async function findUserByEmail(ctx: RequestContext, email: string): Promise<AdapterUser | null> {
-  const adapter = ctx.config.adapter!
-  const exact = await adapter.getUserByEmail!(email)
+  const adapter = store(ctx.config.stores, "webauthn")
+  const exact = await adapter.getUserByEmail(email)
   if (exact || email.toLowerCase() === email) return exact
-  return adapter.getUserByEmail!(email.toLowerCase())
+  return adapter.getUserByEmail(email.toLowerCase())
 }
