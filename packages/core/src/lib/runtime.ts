@@ -117,6 +117,9 @@ const registry = new WeakMap<AuthConfig, AuthRuntime>()
 /** The runtime of `config`, built on first use. */
 export function runtimeFor(config: AuthConfig | AuthRuntime): AuthRuntime {
   if (config instanceof AuthRuntime) return config
+  // Not an object (a JavaScript caller's mistake): no key for the registry; the runtime
+  // answers the configuration error.
+  if (!config || typeof config !== "object") return new AuthRuntime(config)
   let runtime = registry.get(config)
   if (!runtime) {
     runtime = new AuthRuntime(config)

@@ -34,6 +34,7 @@ import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
+import { checkShape, fallbackConfig } from "./checks.js"
 import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, type Stores } from "./stores.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
@@ -85,8 +86,25 @@ export interface ResolvedConfig {
   env: Env
 }
 
-/** Resolves `config` against `env`: every default applied, every check run. Called once per runtime. */
+/**
+ * Resolves `config` against `env`: every default applied, every check run. Called once per
+ * runtime. A config of the wrong shape (`checks.ts`), or one whose resolution throws (a
+ * provider factory, a getter), resolves to a fallback carrying the error, so every request
+ * answers the configuration error instead of rejecting with a raw `TypeError`.
+ */
 export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
+  let problem: AuthError | undefined = checkShape(config)
+  if (!problem) {
+    try {
+      return resolveChecked(config, env)
+    } catch (e) {
+      problem = e instanceof AuthError ? e : new InvalidConfig("The configuration could not be read", e as Error)
+    }
+  }
+  return { ...resolveChecked(fallbackConfig(config), env), error: problem }
+}
+
+function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const logger = createLogger(config.logger, !!config.debug)
   if (config.debug) logger.warn("debug-enabled")
   let error: AuthError | undefined
