@@ -20,7 +20,7 @@
  * ```
  * @module
  */
-import type { Account, Awaitable, User } from "./types.js"
+import type { Account, Awaitable, User } from "./base-types.js"
 
 /** A user as stored by an adapter. */
 export interface AdapterUser extends User {

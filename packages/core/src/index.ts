@@ -21,7 +21,8 @@
  * ```
  * @module
  */
-import type { AuthConfig, ResponseInternal } from "./types.js"
+import type { ResponseInternal } from "./base-types.js"
+import type { AuthConfig } from "./types.js"
 import { AuthRuntime, runtimeFor } from "./lib/runtime.js"
 import type { raw } from "./symbols.js"
 

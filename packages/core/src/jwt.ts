@@ -24,49 +24,10 @@ import { MissingSecret } from "./errors.js"
 import { readChunked, parseCookies } from "./lib/cookies.js"
 import { decodeWith, encodeWith } from "./lib/jwt/codec.js"
 import { DEFAULT_ENC, KeyRing, type DerivedKey } from "./lib/jwt/keys.js"
-import type { Awaitable, LoggerInstance } from "./types.js"
+import type { Awaitable, LoggerInstance } from "./base-types.js"
 
-/** The decoded token. Known claims plus anything your `jwt` callback adds. */
-export interface DefaultJWT extends Record<string, unknown> {
-  name?: string | null
-  email?: string | null
-  picture?: string | null
-  sub?: string
-  iat?: number
-  exp?: number
-  jti?: string
-}
-
-/** The token your callbacks see. Augment it with module augmentation. */
-export interface JWT extends DefaultJWT {}
-
-/** Parameters of {@link encode}. */
-export interface JWTEncodeParams<Payload = JWT> {
-  /** The payload. */
-  token?: Payload
-  /** Salt for key derivation; the session cookie's name for session tokens. */
-  salt: string
-  /** Secret(s); the first one encrypts. */
-  secret: string | string[]
-  /** Seconds until expiry. Default 30 days. */
-  maxAge?: number
-}
-
-/** Parameters of {@link decode}. */
-export interface JWTDecodeParams {
-  token?: string
-  salt: string
-  /** Secret(s); every one is tried. */
-  secret: string | string[]
-}
-
-/** The `jwt` option: lifetime and custom encode/decode. */
-export interface JWTOptions {
-  /** Seconds until a token expires. Default: `session.maxAge` (30 days). */
-  maxAge: number
-  encode: (params: JWTEncodeParams) => Awaitable<string>
-  decode: (params: JWTDecodeParams) => Awaitable<JWT | null>
-}
+export type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./lib/jwt/types.js"
+import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./lib/jwt/types.js"
 
 // The functions below work without a configuration, so they keep no keys between calls
 // (no module-level state: two apps in one process never share anything). Inside `Auth()`

@@ -1,6 +1,6 @@
 import { InvalidCheck } from "../errors.js"
 import { decodeWith, encodeWith } from "./jwt/codec.js"
-import type { Cookie, CookiesOptions } from "../types.js"
+import type { Cookie, CookiesOptions } from "../base-types.js"
 import type { RequestContext } from "./context.js"
 import { expireCookie } from "./cookies.js"
 

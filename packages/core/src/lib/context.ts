@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "../providers/index.js"
-import type { Cookie, CookiesOptions } from "../types.js"
+import type { Cookie, CookiesOptions } from "../base-types.js"
 import type { ResolvedConfig } from "./config/resolve.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"

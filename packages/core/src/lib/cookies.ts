@@ -1,4 +1,4 @@
-import type { Cookie, CookieSerializeOptions, CookiesOptions, PartialCookiesOptions } from "../types.js"
+import type { Cookie, CookieSerializeOptions, CookiesOptions, PartialCookiesOptions } from "../base-types.js"
 
 /**
  * Browsers cap a cookie (name, value and attributes) at 4096 bytes. Values longer than

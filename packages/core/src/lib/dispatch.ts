@@ -1,4 +1,4 @@
-import type { AuthAction, ResponseInternal } from "../types.js"
+import type { AuthAction, ResponseInternal } from "../base-types.js"
 import { callback } from "./actions/callback.js"
 import { csrf } from "./actions/csrf.js"
 import { errorPage, verifyRequestPage } from "./actions/pages.js"

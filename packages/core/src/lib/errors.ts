@@ -10,7 +10,7 @@ import {
   UnknownAction,
   type ErrorType,
 } from "../errors.js"
-import type { ResponseInternal } from "../types.js"
+import type { ResponseInternal } from "../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "./context.js"
 import type { ResolvedConfig } from "./config/resolve.js"
 import { renderError } from "./pages/index.js"

@@ -1,4 +1,4 @@
-import type { LoggerInstance, WarningCode } from "../types.js"
+import type { LoggerInstance, WarningCode } from "../base-types.js"
 
 /** One minute: at most one line per (code, kind) per window. */
 export const LOG_WINDOW_MS = 60_000

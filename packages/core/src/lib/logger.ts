@@ -1,5 +1,5 @@
 import { AuthError } from "../errors.js"
-import type { LoggerInstance, WarningCode } from "../types.js"
+import type { LoggerInstance, WarningCode } from "../base-types.js"
 
 const warnings: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on. It can log sensitive request data; turn it off in production.",

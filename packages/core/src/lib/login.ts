@@ -1,6 +1,7 @@
 import type { AdapterUser } from "../adapters.js"
 import { AccessDenied, AdapterError, AuthError } from "../errors.js"
-import type { ResponseInternal, SignInCallbackParams } from "../types.js"
+import type { ResponseInternal } from "../base-types.js"
+import type { SignInCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"

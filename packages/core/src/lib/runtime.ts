@@ -1,6 +1,7 @@
 import { AuthError, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
-import type { AuthConfig, ResponseInternal } from "../types.js"
+import type { ResponseInternal } from "../base-types.js"
+import type { AuthConfig } from "../types.js"
 import { resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
 import { createContext } from "./context.js"

@@ -25,8 +25,8 @@
  * ```
  * @module
  */
-import type { Awaitable, User } from "../types.js"
-import type { CommonProviderOptions } from "./index.js"
+import type { Awaitable, User } from "../base-types.js"
+import type { CommonProviderOptions } from "../base-types.js"
 
 export { CredentialsSignin } from "../errors.js"
 

@@ -10,18 +10,10 @@ import type { OAuthConfig, OIDCConfig } from "./oauth.js"
 import type { WebAuthnConfig } from "./webauthn.js"
 
 /** The kinds of provider. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+export type { ProviderType } from "../base-types.js"
+import type { ProviderType } from "../base-types.js"
 
-/** Fields every provider has. */
-export interface CommonProviderOptions {
-  /** Unique id, used in URLs: `/auth/signin/<id>`, `/auth/callback/<id>`. */
-  id: string
-  /** Name on the sign-in page. */
-  name: string
-  type: ProviderType
-  /** The options the user passed to the provider factory; merged over the defaults. */
-  options?: Record<string, unknown>
-}
+export type { CommonProviderOptions } from "../base-types.js"
 
 /** A provider configuration object. */
 export type ProviderConfig =

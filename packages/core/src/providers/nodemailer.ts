@@ -4,7 +4,7 @@
  */
 import { InvalidConfig } from "../errors.js"
 import { renderVerificationEmail } from "../lib/email/template.js"
-import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
+import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "../lib/email/provider-types.js"
 
 /** Nodemailer SMTP transport options (see nodemailer.com/smtp); passed through unchanged. */
 export interface NodemailerTransportOptions {
@@ -77,21 +77,21 @@ interface NodemailerModule {
   }
 }
 
-let loaded: Promise<NodemailerModule> | undefined
-
-/** Imports `nodemailer` once, on first use, so apps without email never load it. */
-function loadNodemailer(): Promise<NodemailerModule> {
-  loaded ??= import("nodemailer").then(
-    (mod) => {
-      const m = mod as unknown as Partial<NodemailerModule> & { default?: NodemailerModule }
-      return m.createTransport ? (m as NodemailerModule) : m.default!
-    },
-    (error: unknown) => {
-      loaded = undefined
-      throw new Error("The Nodemailer provider needs the nodemailer package: npm install nodemailer", { cause: error })
-    },
-  )
-  return loaded
+/**
+ * Imports `nodemailer` on first use, so apps without email never load it. The module
+ * loader caches the import, so nothing is kept here.
+ */
+async function loadNodemailer(): Promise<NodemailerModule> {
+  let mod: unknown
+  try {
+    mod = await import("nodemailer")
+  } catch (error) {
+    throw new Error("The Nodemailer provider needs the nodemailer package: npm install nodemailer", { cause: error })
+  }
+  const m = mod as Partial<NodemailerModule> & { default?: NodemailerModule }
+  if (m.createTransport) return m as NodemailerModule
+  if (m.default) return m.default
+  throw new Error("The nodemailer package has no createTransport export")
 }
 
 async function sendWithNodemailer(params: SendVerificationRequestParams): Promise<void> {

@@ -14,8 +14,8 @@
  * ```
  * @module
  */
-import type { Account, Awaitable, Profile, TokenSet, User } from "../types.js"
-import type { CommonProviderOptions } from "./index.js"
+import type { Account, Awaitable, Profile, TokenSet, User } from "../base-types.js"
+import type { CommonProviderOptions } from "../base-types.js"
 import type { customFetch } from "../symbols.js"
 
 /** Checks bound to the browser during an OAuth round trip. */

@@ -37,7 +37,7 @@ import type {
   VerifyAuthenticationResponseOpts,
   VerifyRegistrationResponseOpts,
 } from "@simplewebauthn/server"
-import type { CommonProviderOptions } from "./index.js"
+import type { CommonProviderOptions } from "../base-types.js"
 
 /** How long the browser may take for a ceremony, and how long its challenge stays valid: 5 minutes. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000

@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../../types.js"
+import type { ResponseInternal } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
 import { ensureCsrfToken } from "../csrf.js"

@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../../types.js"
+import type { ResponseInternal } from "../../base-types.js"
 import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
 import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"

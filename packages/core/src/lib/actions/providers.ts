@@ -1,4 +1,4 @@
-import type { PublicProvider, ResponseInternal } from "../../types.js"
+import type { PublicProvider, ResponseInternal } from "../../base-types.js"
 import { providerUrls, type RequestContext } from "../context.js"
 
 /** `GET /providers`: the client-safe view of every provider (no secrets, no endpoints). */

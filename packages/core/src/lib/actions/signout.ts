@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../../types.js"
+import type { ResponseInternal } from "../../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { sessionStrategy } from "../session/index.js"

@@ -1,5 +1,5 @@
 import { InvalidProvider } from "../../errors.js"
-import type { ResponseInternal } from "../../types.js"
+import type { ResponseInternal } from "../../base-types.js"
 import { findProvider, type RequestContext } from "../context.js"
 import { kinds } from "../kinds/index.js"
 

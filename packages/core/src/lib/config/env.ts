@@ -1,4 +1,5 @@
-import type { AuthAction, AuthConfig } from "../../types.js"
+import type { AuthAction } from "../../base-types.js"
+import type { AuthConfig } from "../../types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { originFromHeaders } from "../http/host.js"
 

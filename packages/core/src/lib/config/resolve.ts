@@ -11,25 +11,17 @@ import {
   MissingSecret,
   UntrustedHost,
 } from "../../errors.js"
-import type { JWTOptions } from "../../jwt.js"
+import type { JWTOptions } from "../jwt/types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { customFetch } from "../../symbols.js"
-import type {
-  AuthConfig,
-  CallbacksOptions,
-  CookiesOptions,
-  EventCallbacks,
-  LoggerInstance,
-  PagesOptions,
-  SessionOptions,
-  Theme,
-} from "../../types.js"
+import type { CookiesOptions, LoggerInstance, PagesOptions, SessionOptions, Theme } from "../../base-types.js"
+import type { AuthConfig, CallbacksOptions, EventCallbacks } from "../../types.js"
 import { defaultCookies, mergeCookies } from "../cookies.js"
 import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
-import { DiscoveryCache } from "../oauth/endpoints.js"
+import { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"

@@ -9,7 +9,8 @@ import {
   MissingAuthorize,
 } from "../../errors.js"
 import type { ProviderConfig } from "../../providers/index.js"
-import type { AuthConfig, LoggerInstance, SessionOptions } from "../../types.js"
+import type { LoggerInstance, SessionOptions } from "../../base-types.js"
+import type { AuthConfig } from "../../types.js"
 
 /**
  * The adapter as each feature sees it. `Adapter` (Auth.js's interface) makes every method

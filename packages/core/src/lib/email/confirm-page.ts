@@ -8,7 +8,7 @@
  * page; the token is consumed by the POST its button sends, which a scanner does not do.
  * @module
  */
-import type { Theme } from "../../types.js"
+import type { Theme } from "../../base-types.js"
 import { hiddenFields } from "../pages/forms.js"
 import { html } from "../pages/html.js"
 import { renderDocument } from "../pages/layout.js"

@@ -2,7 +2,7 @@
  * The built-in sign-in email: subject, HTML and plain-text bodies.
  * @module
  */
-import type { Theme } from "../../types.js"
+import type { Theme } from "../../base-types.js"
 import { cssColor } from "../pages/color.js"
 import { html } from "../pages/html.js"
 

@@ -1,5 +1,5 @@
 import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction } from "../../errors.js"
-import type { AuthAction } from "../../types.js"
+import type { AuthAction } from "../../base-types.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"

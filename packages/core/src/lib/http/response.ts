@@ -1,4 +1,4 @@
-import type { Cookie, ResponseInternal } from "../../types.js"
+import type { Cookie, ResponseInternal } from "../../base-types.js"
 import { serializeCookie } from "../cookies.js"
 
 const noStore = "private, no-cache, no-store, max-age=0"

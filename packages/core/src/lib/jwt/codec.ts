@@ -1,6 +1,6 @@
 import { EncryptJWT, jwtDecrypt, type JWTDecryptOptions } from "jose"
 import { MissingSecret } from "../../errors.js"
-import type { JWT, JWTDecodeParams, JWTEncodeParams } from "../../jwt.js"
+import type { JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 import { readJweHeader } from "./header.js"
 import { CONTENT_ENCRYPTIONS, DEFAULT_ENC, type KeyRing } from "./keys.js"
 

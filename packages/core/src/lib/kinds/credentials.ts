@@ -1,11 +1,11 @@
 import type { AdapterUser } from "../../adapters.js"
 import { AuthError, CallbackRouteError, CredentialsSignin, MethodNotAllowed } from "../../errors.js"
 import type { CredentialsConfig } from "../../providers/credentials.js"
-import type { Account, User } from "../../types.js"
+import type { Account, User } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
-import type { ProviderKind } from "./index.js"
+import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
 
 /** Credentials: `POST /callback/:id` with the form fields; CSRF-checked. */

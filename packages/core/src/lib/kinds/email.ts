@@ -1,7 +1,7 @@
 import type { AdapterUser } from "../../adapters.js"
 import { EmailSignInError, Verification } from "../../errors.js"
 import type { EmailConfig } from "../../providers/email.js"
-import type { Account } from "../../types.js"
+import type { Account } from "../../base-types.js"
 import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
 import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
 import { timingSafeEqual } from "../crypto.js"
@@ -13,7 +13,7 @@ import { pageHeaders } from "../http/response.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
-import type { ProviderKind } from "./index.js"
+import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
 
 /**

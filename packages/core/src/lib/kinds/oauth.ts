@@ -1,6 +1,6 @@
 import { AuthError, CallbackRouteError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
-import type { Profile } from "../../types.js"
+import type { Profile } from "../../base-types.js"
 import { resolveCallbackUrl } from "../context.js"
 import { authorizationUrl } from "../oauth/authorization.js"
 import { callbackParams, handleAuthorizationResponse } from "../oauth/callback.js"
@@ -11,7 +11,7 @@ import { mapProfile } from "../oauth/profile.js"
 import { oauthRuntime } from "../oauth/provider.js"
 import { proxyTarget } from "../oauth/proxy.js"
 import { refuseForgedLoopback } from "../origin-trust.js"
-import type { ProviderKind } from "./index.js"
+import type { ProviderKind } from "./kind.js"
 
 /**
  * OAuth 2 and OpenID Connect (authorization code flow, through oauth4webapi).

@@ -1,6 +1,6 @@
 import type * as o from "oauth4webapi"
 import { InvalidEndpoints } from "../../errors.js"
-import type { Cookie } from "../../types.js"
+import type { Cookie } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { startChecks } from "./checks.js"
 import { assertSecureUrl } from "./http.js"

@@ -1,6 +1,6 @@
 import * as o from "oauth4webapi"
 import { InvalidCheck, MethodNotAllowed, OAuthCallbackError } from "../../errors.js"
-import type { Profile, TokenSet } from "../../types.js"
+import type { Profile, TokenSet } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { useChecks } from "./checks.js"
 import { authorizationServer } from "./endpoints.js"

@@ -1,6 +1,6 @@
 import * as o from "oauth4webapi"
 import { InvalidCheck } from "../../errors.js"
-import type { Cookie } from "../../types.js"
+import type { Cookie } from "../../base-types.js"
 import { openCheck, sealCheck, type CheckName } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"

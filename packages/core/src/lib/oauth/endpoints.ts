@@ -7,21 +7,8 @@ import type { OAuthRuntime } from "./provider.js"
 /** How long discovered metadata is reused before it is fetched again. */
 const DISCOVERY_TTL = 60 * 60 * 1000
 
-interface Entry {
-  metadata: Promise<o.AuthorizationServer>
-  expires: number
-}
-
-/**
- * Discovered metadata per provider object, owned by one resolved configuration
- * (`ResolvedConfig.discovery`; resolved configs are cached, so the provider object is
- * stable). Keeping the *same* metadata object matters beyond saving a request:
- * oauth4webapi keys its JWKS cache on it, so a new object per sign-in would refetch the
- * key set every time.
- */
-export class DiscoveryCache {
-  readonly entries = new WeakMap<OAuthConfig<any>, Entry>()
-}
+import { DiscoveryCache } from "./discovery-cache.js"
+export { DiscoveryCache }
 
 /**
  * The provider's authorization server metadata. Discovered from `wellKnown` or

@@ -1,6 +1,6 @@
 import type { AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
-import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../types.js"
+import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"

@@ -1,5 +1,5 @@
 import { OAuthProfileParseError } from "../../errors.js"
-import type { Account, Profile, TokenSet, User } from "../../types.js"
+import type { Account, Profile, TokenSet, User } from "../../base-types.js"
 import type { OAuthRuntime } from "./provider.js"
 
 /** What a provider's answer becomes: the user as the app sees them, and the account link. */

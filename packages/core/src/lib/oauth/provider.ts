@@ -4,7 +4,7 @@ import type { OAuthChecks, OAuthConfig } from "../../providers/oauth.js"
 import { customFetch } from "../../symbols.js"
 import { envProviderId } from "../config/env.js"
 import { providerUrls, type RequestContext } from "../context.js"
-import type { DiscoveryCache } from "./endpoints.js"
+import type { DiscoveryCache } from "./discovery-cache.js"
 import { backChannelFetch } from "./http.js"
 
 /** A check that binds a round trip to the browser that started it. */

@@ -1,7 +1,7 @@
 import * as o from "oauth4webapi"
 import { decodeJwt } from "jose"
 import { InvalidEndpoints } from "../../errors.js"
-import type { TokenSet } from "../../types.js"
+import type { TokenSet } from "../../base-types.js"
 import type { ExpectedChecks } from "./checks.js"
 import { isTenantTemplate, metadataForTenant } from "./endpoints.js"
 import { callbackFailure } from "./failure.js"

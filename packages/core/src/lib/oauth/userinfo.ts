@@ -1,6 +1,6 @@
 import * as o from "oauth4webapi"
 import { InvalidEndpoints } from "../../errors.js"
-import type { Profile, TokenSet } from "../../types.js"
+import type { Profile, TokenSet } from "../../base-types.js"
 import { callbackFailure } from "./failure.js"
 import { internalProvider } from "./internal.js"
 import type { OAuthRuntime } from "./provider.js"

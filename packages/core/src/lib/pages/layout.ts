@@ -3,7 +3,7 @@
  * the centred card the page content goes into.
  * @module
  */
-import type { Theme } from "../../types.js"
+import type { Theme } from "../../base-types.js"
 import { html, raw, safeUrl, type SafeHtml } from "./html.js"
 import { STYLESHEET } from "./styles.js"
 import { resolveTheme } from "./theme.js"

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ProviderStyle } from "../../providers/oauth.js"
-import type { Theme } from "../../types.js"
+import type { Theme } from "../../base-types.js"
 import { cssColor, readableTextOn } from "./color.js"
 
 /** What the document shell needs from the theme. */

@@ -5,7 +5,7 @@
  */
 import type { CredentialsInputs } from "../../providers/credentials.js"
 import type { ProviderStyle } from "../../providers/oauth.js"
-import type { Theme } from "../../types.js"
+import type { Theme } from "../../base-types.js"
 
 /** One provider as the sign-in page shows it. */
 export interface PageProvider {

@@ -1,11 +1,11 @@
 import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js"
 import { AdapterError, ServiceUnavailable, SessionTokenError, SignOutError } from "../../errors.js"
-import type { Cookie, Session } from "../../types.js"
+import type { Cookie, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { expireCookie } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
-import type { SessionStrategy } from "./index.js"
+import type { SessionStrategy } from "./strategy.js"
 import { store, type StoreFor } from "../config/stores.js"
 
 /**

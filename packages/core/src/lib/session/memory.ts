@@ -1,5 +1,5 @@
 import type { AdapterSession, AdapterUser } from "../../adapters.js"
-import type { JWT } from "../../jwt.js"
+import type { JWT } from "../jwt/types.js"
 import { VerifiedTokenCache } from "./token-cache.js"
 
 /**

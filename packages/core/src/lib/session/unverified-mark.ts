@@ -1,8 +1,8 @@
 import type { AdapterUser } from "../../adapters.js"
 import { SessionTokenError } from "../../errors.js"
-import type { JWT } from "../../jwt.js"
+import type { JWT } from "../jwt/types.js"
 import type { RequestContext } from "../context.js"
-import type { SignInResult } from "./index.js"
+import type { SignInResult } from "./strategy.js"
 
 /**
  * The JWT claim that marks a session of a stored user whose address was not verified when

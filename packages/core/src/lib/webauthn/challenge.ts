@@ -1,6 +1,6 @@
 import { InvalidCheck } from "../../errors.js"
 import { WebAuthnVerificationError } from "./errors.js"
-import type { Cookie } from "../../types.js"
+import type { Cookie } from "../../base-types.js"
 import { openCheck, sealCheck } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import { hmacSha256Hex } from "../crypto.js"

@@ -1,0 +1,236 @@
+/**
+ * The leaf types of `@portcullis/core`: the shapes every other module (providers, adapters,
+ * the engine) speaks in, with no imports of their own, so importing them never pulls in a
+ * cycle. `types.ts` re-exports all of them next to the configuration types built on them.
+ * @module
+ */
+
+/** The kinds of provider. */
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | PromiseLike<T>
+
+/** A semantic-version string (`v1`, `v1.2`, `v1.2.3`). */
+export type SemverString = `v${number}` | `v${number}.${number}` | `v${number}.${number}.${number}`
+
+/** The actions served under `basePath`. */
+export type AuthAction =
+  | "callback"
+  | "csrf"
+  | "error"
+  | "providers"
+  | "session"
+  | "signin"
+  | "signout"
+  | "verify-request"
+  | "webauthn-options"
+
+/** The user part of a session, as the client sees it. */
+export interface User {
+  id?: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** The session returned by `GET /auth/session`. */
+export interface Session {
+  /** ISO date at which the session expires. */
+  expires: string
+  user?: User
+}
+
+/** The default session shape. */
+export type DefaultSession = Session
+
+/** Profile returned by an OAuth or OIDC provider (standard OIDC claims, plus anything else). */
+export interface Profile {
+  [claim: string]: unknown
+  sub?: string | null
+  name?: string | null
+  given_name?: string | null
+  family_name?: string | null
+  middle_name?: string | null
+  nickname?: string | null
+  preferred_username?: string | null
+  profile?: string | null
+  picture?: unknown
+  website?: string | null
+  email?: string | null
+  email_verified?: boolean | null
+  gender?: string | null
+  birthdate?: string | null
+  zoneinfo?: string | null
+  locale?: string | null
+  phone_number?: string | null
+  updated_at?: Date | string | number | null
+  address?: {
+    formatted?: string | null
+    street_address?: string | null
+    locality?: string | null
+    region?: string | null
+    postal_code?: string | null
+    country?: string | null
+  } | null
+  id?: string | null
+}
+
+/** An OAuth token endpoint response, with `expires_at` computed from `expires_in`. */
+export interface TokenSet {
+  access_token?: string
+  token_type?: Lowercase<string>
+  id_token?: string
+  refresh_token?: string
+  scope?: string
+  expires_in?: number
+  /** Absolute expiry of the access token, in seconds since the epoch. */
+  expires_at?: number
+  authorization_details?: Array<Record<string, unknown> & { type: string }>
+  [key: string]: unknown
+}
+
+/** A link between a user and a provider. */
+export interface Account extends TokenSet {
+  /** Id of the provider. */
+  provider: string
+  /**
+   * The user's id at the provider: the profile id for OAuth/OIDC, the address for email,
+   * the `id` returned by `authorize()` for credentials, the credential id for WebAuthn.
+   */
+  providerAccountId: string
+  type: ProviderType
+  userId?: string
+}
+
+/** A cookie's serialisation options. */
+export interface CookieSerializeOptions {
+  domain?: string
+  expires?: Date
+  httpOnly?: boolean
+  maxAge?: number
+  partitioned?: boolean
+  path?: string
+  priority?: "low" | "medium" | "high"
+  sameSite?: "lax" | "strict" | "none" | boolean
+  secure?: boolean
+}
+
+/** A cookie's name and options. */
+export interface CookieOption {
+  name: string
+  options: CookieSerializeOptions
+}
+
+/** The cookies Portcullis sets, by purpose. */
+export interface CookiesOptions {
+  sessionToken: CookieOption
+  callbackUrl: CookieOption
+  csrfToken: CookieOption
+  pkceCodeVerifier: CookieOption
+  state: CookieOption
+  nonce: CookieOption
+  webauthnChallenge: CookieOption
+}
+
+/** Overrides for the cookies: each name and option is optional. */
+export type PartialCookiesOptions = {
+  [K in keyof CookiesOptions]?: { name?: string; options?: CookieSerializeOptions }
+}
+
+/** A cookie to set in the response. */
+export interface Cookie extends CookieOption {
+  value: string
+}
+
+/** Paths of custom pages. */
+export interface PagesOptions {
+  /** Sign-in page; receives `?error=` and `?callbackUrl=`. */
+  signIn: string
+  signOut: string
+  /** Error page; receives `?error=`. */
+  error: string
+  verifyRequest: string
+  /** Where new users are sent after their first sign-in. */
+  newUser: string
+}
+
+/** Look of the built-in pages. */
+export interface Theme {
+  colorScheme?: "auto" | "dark" | "light"
+  logo?: string
+  brandColor?: string
+  buttonText?: string
+}
+
+/** Codes passed to `logger.warn`. */
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "env-url-basepath-redundant"
+  | "env-url-basepath-mismatch"
+  | "experimental-webauthn"
+  | "short-secret"
+  | "host-derived-redirect-uri"
+  | "session-cookie-unreadable"
+
+/** Where Portcullis writes its logs. Any method left out uses the default. */
+export interface LoggerInstance {
+  /**
+   * `details` comes with warnings about bad input (`session-cookie-unreadable`): the
+   * `kind`, and `suppressed` — how many more of that kind the last minute held.
+   */
+  warn(code: WarningCode, details?: Record<string, unknown>): void
+  error(error: Error): void
+  debug(message: string, metadata?: unknown): void
+}
+
+/** Options for `session`. */
+export interface SessionOptions {
+  /** `"jwt"` (encrypted cookie) or `"database"` (row via the adapter). Default: `"database"` with an adapter, else `"jwt"`. */
+  strategy: "jwt" | "database"
+  /** Seconds until an idle session expires. Default 30 days. */
+  maxAge: number
+  /** Seconds between session extensions; 0 extends on every check. Default 1 day. */
+  updateAge: number
+  /** Token of database sessions. Default: 32 random bytes as hex (256 bits). */
+  generateSessionToken: () => string
+  /**
+   * Database sessions: store only a SHA-256 hash of each token, so whoever reads the
+   * sessions table cannot sign in as anyone. Default `false`, because Auth.js stores tokens
+   * as issued: turning it on signs out sessions created before.
+   */
+  hashTokens: boolean
+}
+
+/** The internal response an action produces, before it becomes a `Response`. */
+export interface ResponseInternal<Body extends string | Record<string, any> | any[] | null = any> {
+  status?: number
+  headers?: Headers | HeadersInit
+  body?: Body
+  redirect?: string
+  cookies?: Cookie[]
+}
+
+/** The spec's name for {@link ResponseInternal}. */
+export type InternalResponse = ResponseInternal
+
+/** A provider as listed by `GET /auth/providers`. */
+export interface PublicProvider {
+  id: string
+  name: string
+  type: string
+  signinUrl: string
+  callbackUrl: string
+}
+
+/** Fields every provider has. */
+export interface CommonProviderOptions {
+  /** Unique id, used in URLs: `/auth/signin/<id>`, `/auth/callback/<id>`. */
+  id: string
+  /** Name on the sign-in page. */
+  name: string
+  type: ProviderType
+  /** The options the user passed to the provider factory; merged over the defaults. */
+  options?: Record<string, unknown>
+}
