@@ -2,7 +2,7 @@ import { InvalidProvider } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { findProvider, resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
-import { kinds } from "../kinds/index.js"
+import { kindFor } from "../kinds/index.js"
 import { signinPage } from "./pages.js"
 
 /**
@@ -17,12 +17,12 @@ export async function signin(ctx: RequestContext): Promise<ResponseInternal> {
   if (ctx.providerId !== undefined && !provider) {
     throw new InvalidProvider(`No provider with id ${JSON.stringify(ctx.providerId)}`)
   }
-  const start = provider && kinds[provider.type]?.signin
+  const start = provider && kindFor(provider)?.signin
   if (!provider || !start) {
     const callbackUrl = await resolveCallbackUrl(ctx)
     const page = new URL(`${ctx.authUrl}/signin`)
     page.searchParams.set("callbackUrl", callbackUrl)
     return { redirect: page.href }
   }
-  return start(ctx, provider)
+  return start(ctx)
 }
