@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import express from "express"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
-import { ada, Browser, credentialsConfig, expressServer } from "../../core/test/helpers.js"
+import { ada, Browser, credentialsConfig } from "../../core/test/helpers.js"
+import { expressServer } from "./support.js"
 
 /** The Express integration beyond the shared flows (spec §1.7 row 2, §4.3). */
 describe("ExpressAuth behind a proxy", () => {
