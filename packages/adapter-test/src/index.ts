@@ -24,10 +24,12 @@ export {
   postgresService,
   mysqlService,
   redisService,
+  redisAvailable,
   describeAddress,
   isCI,
 } from "./services.js"
 export type { BackingService, ServiceGate } from "./services.js"
+export { pingRedis } from "./redis-ping.js"
 export {
   daysFromNow,
   makeAccount,

@@ -5,6 +5,7 @@
  * @module
  */
 import { describe, it } from "vitest"
+import { pingRedis } from "./redis-ping.js"
 
 /** A server an adapter suite needs, as shown to the person who must start it. */
 export interface BackingService {
@@ -139,4 +140,19 @@ export async function serviceAvailable(
       })
     },
   }
+}
+
+/**
+ * The gate for suites that need the shared test Redis ({@link redisService}): probed once
+ * with {@link pingRedis}, skipped locally and failing in CI when it does not answer.
+ *
+ * @example
+ * ```ts
+ * const redis = await redisAvailable()
+ * redis.describe("RedisAdapter", () => { … })
+ * ```
+ */
+export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = redisService(env)
+  return serviceAvailable(service, () => pingRedis(service.url), { env })
 }

@@ -8,9 +8,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { accessSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createConnection, createServer } from "node:net"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
+import { pingRedis } from "./redis-ping.js"
 
 /** A server process the caller owns. Every method waits until the change took effect. */
 export interface ThrowawayServer {
@@ -85,32 +86,6 @@ export async function waitUntil(what: string, check: () => Promise<unknown>, tim
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`${what} did not come up within ${timeoutMs} ms: ${String(last)}`)
-}
-
-/** One request/response exchange over a fresh TCP connection (used for Redis PING). */
-function tcpExchange(port: number, send: string, expect: string, timeoutMs = 1_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: "127.0.0.1", port })
-    const timer = setTimeout(() => socket.destroy(new Error("no answer")), timeoutMs)
-    let received = ""
-    socket.on("connect", () => socket.write(send))
-    socket.on("data", (chunk) => {
-      received += chunk.toString()
-      if (received.includes(expect)) {
-        clearTimeout(timer)
-        socket.end()
-        resolve()
-      }
-    })
-    socket.on("error", (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    socket.on("close", () => {
-      clearTimeout(timer)
-      reject(new Error(`connection closed; got ${JSON.stringify(received)}`))
-    })
-  })
 }
 
 const isRoot = () => process.getuid?.() === 0
@@ -323,7 +298,7 @@ export async function startThrowawayRedis(): Promise<ThrowawayServer> {
     dataDir,
     command: [redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir, "--daemonize", "no"]],
     mainPid: (child) => child.pid!,
-    ready: () => tcpExchange(port, "PING\r\n", "+PONG"),
+    ready: () => pingRedis(`redis://127.0.0.1:${port}`, 1_000),
     stopSignal: "SIGTERM",
   })
   await server.start()

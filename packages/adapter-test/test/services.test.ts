@@ -1,5 +1,7 @@
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { describeAddress, isCI, postgresService, redisService, serviceAvailable } from "@portcullis/adapter-test"
+import { describeAddress, isCI, pingRedis, postgresService, redisService, serviceAvailable } from "@portcullis/adapter-test"
 
 const service = { name: "FakeDB", url: "fake://user:secret@127.0.0.1:7777/db", start: "fakedb start" }
 const refused = async () => {
@@ -59,5 +61,56 @@ describe("service settings", () => {
 
   it("shows only host and port of a URL", () => {
     expect(describeAddress("mysql://root:pw@10.0.0.1:3306/test")).toBe("10.0.0.1:3306")
+  })
+})
+
+describe("pingRedis (the one Redis reachability probe)", () => {
+  /** A server speaking just enough RESP: records what it got, answers with `reply(received)`. */
+  async function fakeRedis(reply: (received: string) => string | undefined) {
+    const received: string[] = []
+    const server = createServer((socket) => {
+      let got = ""
+      socket.on("data", (chunk) => {
+        got += chunk.toString()
+        const answer = reply(got)
+        if (answer !== undefined) {
+          received.push(got)
+          socket.write(answer)
+        }
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  }
+
+  it("sends PING as a RESP array and resolves on +PONG", async () => {
+    const redis = await fakeRedis((got) => (got.endsWith("PING\r\n") ? "+PONG\r\n" : undefined))
+    try {
+      await pingRedis(`redis://127.0.0.1:${redis.port}`)
+      expect(redis.received).toEqual(["*1\r\n$4\r\nPING\r\n"])
+    } finally {
+      await redis.close()
+    }
+  })
+
+  it("authenticates first when the URL carries credentials, and reports the server's refusal", async () => {
+    const redis = await fakeRedis((got) => (got.endsWith("PING\r\n") ? (got.includes("s3cr:t") ? "+OK\r\n+PONG\r\n" : "-WRONGPASS invalid password\r\n-NOAUTH Authentication required.\r\n") : undefined))
+    try {
+      await pingRedis(`redis://app:${encodeURIComponent("s3cr:t")}@127.0.0.1:${redis.port}`)
+      expect(redis.received[0]).toBe("*3\r\n$4\r\nAUTH\r\n$3\r\napp\r\n$6\r\ns3cr:t\r\n*1\r\n$4\r\nPING\r\n")
+      await expect(pingRedis(`redis://:wrong@127.0.0.1:${redis.port}`)).rejects.toThrow("Redis answered -WRONGPASS invalid password")
+    } finally {
+      await redis.close()
+    }
+  })
+
+  it("rejects a server that never answers, after the timeout", async () => {
+    const redis = await fakeRedis(() => undefined)
+    try {
+      await expect(pingRedis(`redis://127.0.0.1:${redis.port}`, 50)).rejects.toThrow("no answer to PING within 50 ms")
+    } finally {
+      await redis.close()
+    }
   })
 })

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
-import { ada, Browser, credentialsConfig, direct, expressServer, type Transport } from "./helpers.js"
+import { ada, Browser, credentialsConfig, direct, type Transport } from "./helpers.js"
+import { httpServer } from "./http-server.js"
 
 /**
  * The core flows, run twice: against `Auth()` as a fetch handler, and through a real
- * Express server on a loopback port (spec §4.1, §4.3, §5.5, §7.1).
+ * HTTP server (node:http, `./http-server.ts`) on a loopback port (spec §4.1, §4.3, §5.5, §7.1).
  */
 const events: string[] = []
 const config: AuthConfig = credentialsConfig({
@@ -26,7 +27,7 @@ const config: AuthConfig = credentialsConfig({
 
 const matrix: [string, () => Promise<{ transport: Transport; origin: string; close?: () => Promise<void> }>][] = [
   ["Auth()", async () => ({ transport: direct(config), origin: "http://localhost:3000" })],
-  ["Express server", () => expressServer(config)],
+  ["a real HTTP server", () => httpServer(config)],
 ]
 
 describe.each(matrix)("credentials sign-in with JWT sessions, through %s", (_name, start) => {

@@ -1,9 +1,5 @@
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import express from "express"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import Credentials from "@portcullis/core/providers/credentials"
-import { ExpressAuth } from "@portcullis/express"
 
 export const SECRET = "a-test-secret-with-at-least-32-characters"
 
@@ -38,21 +34,7 @@ export function direct(config: AuthConfig): Transport {
   return (request) => Auth(request, config)
 }
 
-/** Starts a real Express server with the integration mounted at /auth; returns its origin. */
-export async function expressServer(config: AuthConfig, setup?: (app: express.Express) => void): Promise<{ origin: string; close(): Promise<void>; transport: Transport }> {
-  const app = express()
-  setup?.(app)
-  app.use("/auth", ExpressAuth(config))
-  const server: Server = createServer(app)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  const origin = `http://127.0.0.1:${port}`
-  return {
-    origin,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-    transport: (request) => fetch(request, { redirect: "manual" }),
-  }
-}
+// A real server for the flows: `httpServer` in `./http-server.ts` (node:http, no integration).
 
 /** A cookie as the browser stores it. */
 export interface StoredCookie {

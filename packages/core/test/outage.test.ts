@@ -11,7 +11,8 @@ import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/tes
 import { runtimeFor } from "../src/lib/runtime.js"
 
 const resolveConfig = (config: Parameters<typeof runtimeFor>[0]) => runtimeFor(config).config
-import { Browser, captureLogger, credentialsConfig, direct, expressServer } from "./helpers.js"
+import { Browser, captureLogger, credentialsConfig, direct } from "./helpers.js"
+import { httpServer } from "./http-server.js"
 
 /**
  * Issue #13: what Portcullis answers while its store is down, slow or paused. An outage is
@@ -188,9 +189,9 @@ describe("sign-out during an outage is not reported as done", () => {
     expect(response.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(false)
   })
 
-  it("through a real Express server: the error page, and the session still reads as signed in afterwards", async () => {
+  it("through a real HTTP server: the error page, and the session still reads as signed in afterwards", async () => {
     const { store, config } = setup()
-    const server = await expressServer(config)
+    const server = await httpServer(config)
     try {
       const browser = await signedIn(config, server.transport, server.origin)
       store.failing.add("deleteSession")

@@ -25,9 +25,9 @@
  */
 import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Auth, type AuthConfig, type Session } from "@portcullis/core"
+import type { AuthConfig, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originFromHeaders, sessionFromResponse } from "@portcullis/core/integration"
+import { invalidRequestResponse, originFromHeaders, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
@@ -52,15 +52,19 @@ export interface ExpressLikeRequest extends IncomingMessage {
  * It reads the raw body itself; if a body parser ran first, the parsed body is re-encoded.
  */
 export function ExpressAuth(config: ExpressAuthConfig) {
-  const perBasePath = new Map<string, AuthConfig>()
+  const perBasePath = new Map<string, AuthRuntime>()
   return async (req: ExpressLikeRequest, res: ServerResponse, next: (err?: unknown) => void): Promise<void> => {
     try {
       const basePath = config.basePath ?? mountPath(req)
-      let effective = perBasePath.get(basePath)
-      if (!effective) {
-        // One config object per mount, so core resolves it once and caches it.
-        effective = { ...config, basePath }
-        perBasePath.set(basePath, effective)
+      let runtime = perBasePath.get(basePath)
+      if (!runtime) {
+        // One runtime per mount. The app's own config object when it already serves this
+        // base path (the usual case: `basePath` set, or mounted where core's default puts
+        // it), so `getSession(req, config)` shares this runtime and its caches; a copy with
+        // the mount's base path otherwise.
+        const own = runtimeFor(config)
+        runtime = own.basePath === basePath ? own : runtimeFor({ ...config, basePath })
+        perBasePath.set(basePath, runtime)
       }
       let request: Request
       try {
@@ -71,7 +75,7 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         await sendWebResponse(res, invalidRequestResponse(error))
         return
       }
-      await sendWebResponse(res, await Auth(request, effective))
+      await sendWebResponse(res, await runtime.handle(request))
     } catch (error) {
       next(error)
     }
@@ -104,12 +108,11 @@ export function ExpressAuth(config: ExpressAuthConfig) {
  * ```
  */
 export async function getSession(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<Session | null> {
-  const basePath = config.basePath ?? "/auth"
-  const url = onOrigin(`${basePath}/session`, originOf(req))
-  const headers = new Headers()
-  const cookie = req.headers.cookie
-  if (cookie) headers.set("cookie", cookie)
-  return sessionFromResponse(await Auth(new Request(url, { headers }), { ...config, basePath }))
+  // The runtime of `config` itself (core keeps one per config object): nothing is copied
+  // per call, so the configuration is resolved once however often sessions are read. A
+  // refreshed cookie is not sent from here (this is not the response's owner); the
+  // browser's next `<basePath>/session` request sets it.
+  return readSession(originOf(req), req.headers.cookie, config)
 }
 
 /** The mount path, without whatever a wildcard (`/auth/*`, `/auth/{*splat}`) captured. */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import express from "express"
-import { getSession } from "@portcullis/express"
-import { Browser, credentialsConfig, expressServer } from "../../core/test/helpers.js"
+import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
+import { ada, Browser, credentialsConfig } from "../../core/test/helpers.js"
+import { expressServer } from "./support.js"
 
 /** The Express integration beyond the shared flows (spec §1.7 row 2, §4.3). */
 describe("ExpressAuth behind a proxy", () => {
@@ -71,6 +72,70 @@ describe("getSession(req, config)", () => {
       expect(session.user).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" })
     } finally {
       await server.close()
+    }
+  })
+})
+
+describe("getSession resolves the configuration once", () => {
+  /** ada's credentials config with the provider as a factory, counting core's resolutions. */
+  function counted() {
+    const calls = { factory: 0, warn: 0 }
+    const base = credentialsConfig()
+    const provider = base.providers[0]!
+    const config: ExpressAuthConfig = {
+      ...base,
+      // `debug` makes core warn once per resolution ("debug-enabled"), a second witness.
+      debug: true,
+      logger: { warn: () => void calls.warn++, debug: () => {}, error: () => {} },
+      providers: [
+        () => {
+          calls.factory++
+          return provider as ReturnType<Extract<(typeof base.providers)[number], () => unknown>>
+        },
+      ],
+    }
+    return { config, calls }
+  }
+
+  it("100 reads of a signed-in session: one provider normalisation, one resolve-time warning", async () => {
+    const { config, calls } = counted()
+    const server = await expressServer(config, (app) => {
+      app.get("/me", async (req, res) => {
+        res.json({ session: await getSession(req as any, config) })
+      })
+    })
+    try {
+      const browser = new Browser(server.transport, server.origin)
+      await browser.signIn()
+      for (let i = 0; i < 100; i++) {
+        const { session } = await (await browser.request("/me")).json()
+        expect(session.user.name).toBe("Ada Lovelace")
+      }
+      // Mounted at core's default base path, the middleware shares getSession's runtime.
+      expect(calls.factory).toBe(1)
+      expect(calls.warn).toBe(1)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("a mount elsewhere has its own runtime, still built once however many requests", async () => {
+    const { config, calls } = counted()
+    const app = express()
+    app.use("/api/auth", ExpressAuth(config))
+    app.get("/me", async (req, res) => void res.json({ session: await getSession(req as any, config) }))
+    const server = app.listen(0, "127.0.0.1")
+    await new Promise((resolve) => server.once("listening", resolve))
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    try {
+      const browser = new Browser((request) => fetch(request, { redirect: "manual" }), origin)
+      const csrf = await (await browser.request("/api/auth/csrf")).json()
+      await browser.request("/api/auth/callback/credentials", { form: { ...ada, csrfToken: csrf.csrfToken } })
+      for (let i = 0; i < 100; i++) expect((await (await browser.request("/me")).json()).session.user.name).toBe("Ada Lovelace")
+      // One runtime for the /api/auth mount, one for the config getSession is handed.
+      expect(calls.factory).toBe(2)
+    } finally {
+      server.close()
     }
   })
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import express from "express"
 import { getSession, ServiceUnavailable } from "@portcullis/express"
-import { expressServer } from "../../core/test/helpers.js"
+import { expressServer } from "./support.js"
 import { outageFixture } from "../../core/test/outage-fixture.js"
 
 /** Issue #13: with the session store down, `getSession` reports unavailable, never `null`. */

@@ -26,9 +26,9 @@
  */
 import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
-import { Auth, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
+import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originOfUrl, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { invalidRequestResponse, originOfUrl, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
@@ -74,8 +74,7 @@ const SESSION_KEY = "portcullis.session"
  */
 export async function getSessionData(request: Request, config: QwikAuthConfig): Promise<SessionData> {
   const cookie: string[] = []
-  const { session } = variants(config)
-  const data = await readSession(originOfUrl(request.url), request.headers.get("cookie"), session, (c) => cookie.push(serializeCookie(c)))
+  const data = await readSession(originOfUrl(request.url), request.headers.get("cookie"), config, (c) => cookie.push(serializeCookie(c)))
   return { cookie, data }
 }
 
@@ -84,21 +83,23 @@ export const getSession = getSessionData
 
 /** Creates the Qwik City integration from a QRL of the config function (use {@link QwikAuth$}). */
 export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthConfig | PromiseLike<QwikAuthConfig>>) {
-  const perEvent = new WeakMap<object, Promise<Variants>>()
-  const configFor = (ev: RequestEventCommon): Promise<Variants> => {
+  const perEvent = new WeakMap<object, Promise<AuthRuntime>>()
+  // The runtime of the config the function returns: one per config object, serving the
+  // endpoints, the session read and the actions (return one shared object per app).
+  const runtimeOf = (ev: RequestEventCommon): Promise<AuthRuntime> => {
     // sharedMap is one object per request, shared by onRequest, loaders and actions.
     let pending = perEvent.get(ev.sharedMap)
     if (!pending) {
-      pending = Promise.resolve(configQrl(ev)).then(variants)
+      pending = Promise.resolve(configQrl(ev)).then(runtimeFor)
       perEvent.set(ev.sharedMap, pending)
     }
     return pending
   }
 
   const onRequest: RequestHandler = async (ev) => {
-    const { http, session } = await configFor(ev)
+    const runtime = await runtimeOf(ev)
     // Core checks the host of the request it is given, as it does for every request.
-    if (underBasePath(ev.url.pathname, http.basePath!)) throw await send(ev, await Auth(ev.request, http))
+    if (underBasePath(ev.url.pathname, runtime.basePath)) throw await send(ev, await runtime.handle(ev.request))
     let origin: string
     try {
       origin = originOfUrl(ev.url)
@@ -108,7 +109,7 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
       if (error instanceof InvalidRequest) throw await send(ev, invalidRequestResponse(error))
       throw error
     }
-    const slot = await loadSessionSlot(() => readSession(origin, ev.request.headers.get("cookie"), session, cookieSink(ev)))
+    const slot = await loadSessionSlot(() => readSession(origin, ev.request.headers.get("cookie"), runtime, cookieSink(ev)))
     ev.sharedMap.set(SESSION_KEY, slot)
   }
 
@@ -126,7 +127,7 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
 
   const useSignIn = globalActionQrl(
     inlinedQrl(async (input: SignInInput, ev: RequestEvent) => {
-      const { action } = await configFor(ev)
+      const runtime = await runtimeOf(ev)
       const origin = siteOrigin(ev)
       assertSameOrigin(ev, origin)
       const { redirectTo: optionRedirect, redirect: _ignored, ...rest } = input.options ?? {}
@@ -140,8 +141,9 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
           fields,
           redirectTo: input.redirectTo ?? optionRedirect ?? currentPage(ev.url),
           authorizationParams: Object.fromEntries(new URLSearchParams(input.authorizationParams ?? "")),
+          skipCSRF: true,
         },
-        action,
+        runtime,
         cookieSink(ev),
       )
       throw ev.redirect(303, target)
@@ -151,10 +153,10 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
 
   const useSignOut = globalActionQrl(
     inlinedQrl(async (input: SignOutInput, ev: RequestEvent) => {
-      const { action } = await configFor(ev)
+      const runtime = await runtimeOf(ev)
       const origin = siteOrigin(ev)
       assertSameOrigin(ev, origin)
-      const target = await serverSignOut({ origin, headers: ev.request.headers, redirectTo: input.redirectTo ?? currentPage(ev.url) }, action, cookieSink(ev))
+      const target = await serverSignOut({ origin, headers: ev.request.headers, redirectTo: input.redirectTo ?? currentPage(ev.url), skipCSRF: true }, runtime, cookieSink(ev))
       throw ev.redirect(303, target)
     }, "PortcullisUseSignOut"),
     validatorQrl(inlinedQrl((ev: RequestEvent, data: unknown) => validateSignOut(data, ev.url.origin), "PortcullisValidateSignOut")),

@@ -3,16 +3,16 @@
 // through sessionOf (turning an outage into ev.error(503)).
 import { describe, expect, it } from "vitest"
 import { ServiceUnavailable } from "@portcullis/core/errors"
-import { readSession, variants } from "@portcullis/core/integration"
+import { readSession } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf } from "@portcullis/qwik/lib/session"
 import { outageFixture } from "../../core/test/outage-fixture.js"
 
 /** Issue #13: with the session store down, the Qwik reader reports unavailable, never `null`. */
 describe("the onRequest session read while the session store is down", () => {
   const store = outageFixture()
-  const { session } = variants(store.config({ basePath: undefined }))
+  const config = store.config({ basePath: undefined })
   const origin = "http://localhost:5173"
-  const read = (cookie: string) => () => readSession(origin, cookie, session, () => {})
+  const read = (cookie: string) => () => readSession(origin, cookie, config, () => {})
   const outage = (error: ServiceUnavailable): never => {
     throw Object.assign(new Error("503"), { status: 503, cause: error })
   }

@@ -24,8 +24,8 @@
  * ```
  * @module
  */
-import { Auth, type AuthConfig, type Session } from "@portcullis/core"
-import { originOfUrl, sessionFromResponse } from "@portcullis/core/integration"
+import type { AuthConfig, Session } from "@portcullis/core"
+import { originOfUrl, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
@@ -46,17 +46,22 @@ export interface SolidAuthEvent {
 
 export type SolidAuthHandler = (event: SolidAuthEvent) => Promise<Response>
 
-const coreConfigs = new WeakMap<SolidAuthConfig, AuthConfig>()
+/**
+ * The runtime of `config`: one per SolidStart config object, serving the route handlers and
+ * `getSession` alike. The core configuration (with `basePath` from `prefix`) is built once,
+ * when the runtime is; the `WeakMap` ties it to the app's config object, which core's own
+ * registry cannot do because it sees only the derived object.
+ */
+const runtimes = new WeakMap<SolidAuthConfig, AuthRuntime>()
 
-/** The core configuration of `config`, one object per config so core resolves it once. */
-function coreConfig(config: SolidAuthConfig): AuthConfig {
-  let core = coreConfigs.get(config)
-  if (!core) {
+function runtimeOf(config: SolidAuthConfig): AuthRuntime {
+  let runtime = runtimes.get(config)
+  if (!runtime) {
     const { prefix = "/api/auth", ...rest } = config
-    core = { ...rest, basePath: (config.basePath ?? prefix).replace(/\/+$/, "") }
-    coreConfigs.set(config, core)
+    runtime = runtimeFor({ ...rest, basePath: (config.basePath ?? prefix).replace(/\/+$/, "") })
+    runtimes.set(config, runtime)
   }
-  return core
+  return runtime
 }
 
 /**
@@ -66,8 +71,8 @@ function coreConfig(config: SolidAuthConfig): AuthConfig {
  * is handed, which here is the framework's own.
  */
 export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POST: SolidAuthHandler } {
-  const core = coreConfig(config)
-  const handler: SolidAuthHandler = (event) => Auth(event.request, core)
+  const runtime = runtimeOf(config)
+  const handler: SolidAuthHandler = (event) => runtime.handle(event.request)
   return { GET: handler, POST: handler }
 }
 
@@ -94,11 +99,6 @@ export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POS
  * ```
  */
 export async function getSession(request: Request, options: SolidAuthConfig): Promise<Session | null> {
-  const core = coreConfig(options)
-  const headers = new Headers()
-  const cookie = request.headers.get("cookie")
-  if (cookie) headers.set("cookie", cookie)
-  // Checked before the URL is built: the framework made `request.url` from the Host header.
-  const url = new URL(`${originOfUrl(request.url)}${core.basePath}/session`)
-  return sessionFromResponse(await Auth(new Request(url, { headers }), core))
+  // The origin is checked before a URL is built: the framework made `request.url` from the Host header.
+  return readSession(originOfUrl(request.url), request.headers.get("cookie"), runtimeOf(options))
 }

@@ -27,9 +27,8 @@
  */
 import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
-import { Auth } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { originOfUrl, readCsrfToken, readSession, serverSignIn, serverSignOut, underBasePath, variants, type Variants } from "@portcullis/core/integration"
+import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
 
 export type { Session } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
@@ -81,30 +80,32 @@ export interface SvelteKitAuthResult {
  * `process.env` by core.
  */
 export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEvent) => PromiseLike<SvelteKitAuthConfig> | SvelteKitAuthConfig)): SvelteKitAuthResult {
-  const fixed = typeof config === "function" ? undefined : variants(config)
-  const perEvent = new WeakMap<RequestEvent, Promise<Variants>>()
-  const configFor = (event: RequestEvent): Promise<Variants> => {
+  // One runtime per configuration object serves the endpoints, `locals` and the form
+  // actions; a config function that returns one shared object per app keeps using it.
+  const fixed = typeof config === "function" ? undefined : runtimeFor(config)
+  const perEvent = new WeakMap<RequestEvent, Promise<AuthRuntime>>()
+  const runtimeOf = (event: RequestEvent): Promise<AuthRuntime> => {
     if (fixed) return Promise.resolve(fixed)
     let pending = perEvent.get(event)
     if (!pending) {
-      pending = Promise.resolve((config as (event: RequestEvent) => PromiseLike<SvelteKitAuthConfig>)(event)).then(variants)
+      pending = Promise.resolve((config as (event: RequestEvent) => PromiseLike<SvelteKitAuthConfig>)(event)).then(runtimeFor)
       perEvent.set(event, pending)
     }
     return pending
   }
 
   const handle: Handle = async ({ event, resolve }) => {
-    const { http, session } = await configFor(event)
+    const runtime = await runtimeOf(event)
     // `??=` so an app (or a test) can install its own before this hook runs.
-    event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), session, cookieSink(event))
-    event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), session, cookieSink(event))
+    event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
+    event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
     // Core checks the host of the request it is given, as it does for every request.
-    if (underBasePath(event.url.pathname, http.basePath!)) return Auth(event.request, http)
+    if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request)
     return resolve(event)
   }
 
   const signIn: AuthAction = async (event) => {
-    const { action, session } = await configFor(event)
+    const runtime = await runtimeOf(event)
     const origin = siteOrigin(event)
     assertSameOrigin(event, origin)
     const form = await event.request.formData()
@@ -123,12 +124,12 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // A form that carries a CSRF token gets it checked by core (double submit); one without
     // relies on the origin checks alone, as Auth.js's form actions do.
     const checked = typeof csrfToken === "string" && csrfToken !== ""
-    const target = await serverSignIn({ origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams }, checked ? session : action, cookieSink(event))
+    const target = await serverSignIn({ origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams, skipCSRF: !checked }, runtime, cookieSink(event))
     redirect(303, target)
   }
 
   const signOut: AuthAction = async (event) => {
-    const { action, session } = await configFor(event)
+    const runtime = await runtimeOf(event)
     const origin = siteOrigin(event)
     assertSameOrigin(event, origin)
     const form = await event.request.formData()
@@ -136,8 +137,8 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     const csrfToken = form.get("csrfToken")
     const checked = typeof csrfToken === "string" && csrfToken !== ""
     const target = await serverSignOut(
-      { origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined, csrfToken: checked ? csrfToken : undefined },
-      checked ? session : action,
+      { origin, headers: event.request.headers, redirectTo: typeof redirectTo === "string" && redirectTo ? redirectTo : undefined, csrfToken: checked ? csrfToken : undefined, skipCSRF: !checked },
+      runtime,
       cookieSink(event),
     )
     redirect(303, target)

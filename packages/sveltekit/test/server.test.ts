@@ -167,3 +167,47 @@ describe("signIn and signOut form actions", () => {
     expect(new URL((await redirectOf(signOut(evil))).location).origin).toBe(origin)
   })
 })
+
+describe("one runtime per configuration (issue 14)", () => {
+  it("the endpoints, locals.auth(), locals.csrfToken() and both form actions resolve the config once", async () => {
+    let resolutions = 0
+    const counted: SvelteKitAuthConfig = {
+      ...config,
+      providers: [
+        () => {
+          resolutions++
+          return config.providers[0] as Exclude<SvelteKitAuthConfig["providers"][number], () => unknown>
+        },
+      ],
+    }
+    const { handle, signIn, signOut } = SvelteKitAuth(counted)
+    const resolve = async () => new Response("ok")
+    await handle({ event: fakeEvent("/auth/providers").event, resolve })
+    const signedIn = fakeEvent("/signin", form({ providerId: "credentials", username: "ada", password: "lovelace" }))
+    await redirectOf(signIn(signedIn.event))
+    const token = signedIn.jar["authjs.session-token"]!.value
+    for (let i = 0; i < 10; i++) {
+      const { event } = fakeEvent("/", { cookies: { "authjs.session-token": token } })
+      await handle({ event, resolve })
+      expect(await event.locals.auth()).toMatchObject({ user: { name: "Ada" } })
+      expect(typeof (await event.locals.csrfToken())).toBe("string")
+    }
+    await redirectOf(signOut(fakeEvent("/signout", { ...form({}), cookies: { "authjs.session-token": token } }).event))
+    expect(resolutions).toBe(1)
+  })
+
+  it("a form that carries a token has it checked; one without relies on the origin check, per call", async () => {
+    const { handle, signIn } = SvelteKitAuth(config)
+    const page = fakeEvent("/signin")
+    await handle({ event: page.event, resolve: async () => new Response("ok") })
+    const csrfToken = await page.event.locals.csrfToken()
+    const csrfCookie = page.jar["authjs.csrf-token"]!.value
+    const fields = { providerId: "credentials", username: "ada", password: "lovelace", redirectTo: "/account" }
+    // A wrong token is refused by core (the sign-in page with an error), not skipped.
+    const wrong = await redirectOf(signIn(fakeEvent("/signin", { ...form({ ...fields, csrfToken: "forged" }), cookies: { "authjs.csrf-token": csrfCookie } }).event))
+    expect(new URL(wrong.location).searchParams.get("error")).toBe("MissingCSRF")
+    const right = await redirectOf(signIn(fakeEvent("/signin", { ...form({ ...fields, csrfToken }), cookies: { "authjs.csrf-token": csrfCookie } }).event))
+    expect(right.location).toBe(`${origin}/account`)
+    expect((await redirectOf(signIn(fakeEvent("/signin", form(fields)).event))).location).toBe(`${origin}/account`)
+  })
+})

@@ -4,7 +4,7 @@ import type { Cookie, CookieSerializeOptions, CookiesOptions, PartialCookiesOpti
  * Browsers cap a cookie (name, value and attributes) at 4096 bytes. Values longer than
  * this many characters are split; the margin leaves room for the name and attributes.
  */
-export const CHUNK_SIZE = 4096 - 160
+const CHUNK_SIZE = 4096 - 160
 
 const MAX_AGE_LIMIT = 400 * 24 * 60 * 60 // RFC 6265bis caps Max-Age at 400 days
 const tokenChars = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/ // RFC 7230 token: a valid cookie name

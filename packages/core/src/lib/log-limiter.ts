@@ -1,7 +1,7 @@
 import type { LoggerInstance, WarningCode } from "../base-types.js"
 
 /** One minute: at most one line per (code, kind) per window. */
-export const LOG_WINDOW_MS = 60_000
+const LOG_WINDOW_MS = 60_000
 
 /**
  * Rate-limited warnings for input that is expected to be bad now and then and that an

@@ -3,7 +3,7 @@ import pg from "pg"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
-import { postgresService, redisService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresService, redisAvailable, redisService, serviceAvailable } from "@portcullis/adapter-test"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { RedisAdapter } from "@portcullis/redis-adapter"
 import { direct } from "../helpers.js"
@@ -85,16 +85,7 @@ postgres.describe("email links on PostgreSQL (SqlAdapter)", () => {
 
 const rService = redisService()
 const connectRedis = () => new Redis(rService.url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 3_000 })
-const redis = await serviceAvailable(rService, async () => {
-  const client = connectRedis()
-  client.on("error", () => {})
-  try {
-    await client.connect()
-    await client.ping()
-  } finally {
-    client.disconnect()
-  }
-})
+const redis = await redisAvailable()
 
 redis.describe("email links on Redis (RedisAdapter)", () => {
   raceSuite(async () => {

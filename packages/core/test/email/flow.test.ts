@@ -4,7 +4,8 @@ import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
-import { Browser, captureLogger, direct, expressServer, SECRET } from "../helpers.js"
+import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
+import { httpServer } from "../http-server.js"
 import { emailConfig, newBrowser, redirectOf, requestLink, spyTokens, startSmtp, type TestSmtp } from "./support.js"
 
 /**
@@ -338,12 +339,12 @@ describe("email sign-in with a misbehaving SMTP server", () => {
   })
 })
 
-describe("email sign-in behind a real Express server", () => {
+describe("email sign-in behind a real HTTP server", () => {
   let smtp: TestSmtp
-  let server: Awaited<ReturnType<typeof expressServer>>
+  let server: Awaited<ReturnType<typeof httpServer>>
   beforeAll(async () => {
     smtp = await startSmtp()
-    server = await expressServer(emailConfig(MemoryAdapter(), smtp.url))
+    server = await httpServer(emailConfig(MemoryAdapter(), smtp.url))
   })
   afterAll(async () => {
     await server?.close()

@@ -1,18 +1,17 @@
 /**
  * OIDC sign-in against a real OpenID provider process: `oidc-provider` (the demo's
  * `startDemoOidcProvider`) on a loopback port, driven over HTTP the way a browser does,
- * login and consent forms included. Run through `Auth()` and behind a real Express server.
+ * login and consent forms included. Run through `Auth()` and behind a real HTTP server.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
-import { ExpressAuth } from "@portcullis/express"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { Browser, direct, SECRET, type Transport } from "../helpers.js"
+import { authListener } from "../http-server.js"
 import { checkCookies, location, recordWrites, startSignIn } from "./flow.js"
 
 const clientId = "portcullis-test"
@@ -57,7 +56,7 @@ async function signIn(browser: Browser, callbackUrl?: string): Promise<Response>
   return browser.request(callback.pathname + callback.search)
 }
 
-/** An Express app on a port known before the provider starts (its redirect URI names it). */
+/** A real HTTP server on a port known before the provider starts (its redirect URI names it). */
 async function listen(): Promise<{ origin: string; server: Server }> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -65,21 +64,21 @@ async function listen(): Promise<{ origin: string; server: Server }> {
 }
 
 let op: DemoOidcProvider
-let expressApp: { origin: string; server: Server }
+let realServer: { origin: string; server: Server }
 const jwtCalls: { trigger?: string; provider?: string; sub?: unknown; email?: unknown }[] = []
 
 beforeAll(async () => {
-  expressApp = await listen()
+  realServer = await listen()
   op = await startDemoOidcProvider({
     port: 0,
     clientId,
     clientSecret,
-    redirectUris: ["http://localhost:3000/auth/callback/demo-oidc", `${expressApp.origin}/auth/callback/demo-oidc`],
+    redirectUris: ["http://localhost:3000/auth/callback/demo-oidc", `${realServer.origin}/auth/callback/demo-oidc`],
   })
 })
 afterAll(async () => {
-  expressApp.server.closeAllConnections()
-  await new Promise((resolve) => expressApp.server.close(resolve))
+  realServer.server.closeAllConnections()
+  await new Promise((resolve) => realServer.server.close(resolve))
   await op.close()
 })
 
@@ -100,13 +99,11 @@ function jwtConfig(): AuthConfig {
 describe.each([
   ["Auth()", async () => ({ transport: direct(jwtConfig()), origin: "http://localhost:3000" })],
   [
-    "Express server",
+    "a real HTTP server",
     async () => {
-      const app = express()
-      app.use("/auth", ExpressAuth(jwtConfig()))
-      expressApp.server.on("request", app)
+      realServer.server.on("request", authListener(jwtConfig()))
       const transport: Transport = (request) => fetch(request, { redirect: "manual" })
-      return { transport, origin: expressApp.origin }
+      return { transport, origin: realServer.origin }
     },
   ],
 ])("sign-in with oidc-provider, JWT sessions, through %s", (_name, start) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { encode } from "@portcullis/core/jwt"
-import { Browser, SECRET, captureLogger, credentialsConfig, direct, expressServer, type Transport } from "../helpers.js"
+import { Browser, SECRET, captureLogger, credentialsConfig, direct, type Transport } from "../helpers.js"
+import { httpServer } from "../http-server.js"
 
 /**
  * A chunked session cookie with a gap (issue #12, item 3; T37, T38). Chunks that do not
@@ -29,7 +30,7 @@ function deleted(response: Response): string[] {
 
 const matrix: [string, () => Promise<{ transport: Transport; origin: string; close?: () => Promise<void> }>][] = [
   ["Auth()", async () => ({ transport: direct(config), origin: "http://localhost:3000" })],
-  ["Express server", () => expressServer(config)],
+  ["a real HTTP server", () => httpServer(config)],
 ]
 
 describe.each(matrix)("GET /session with chunks that do not assemble, through %s", (_name, start) => {

@@ -8,7 +8,7 @@ import { originFromHeaders } from "./host.js"
 import { mediaTypeEssence } from "./media-type.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
-export const BODY_LIMIT = 1024 * 1024
+const BODY_LIMIT = 1024 * 1024
 
 type Method = "GET" | "POST"
 

@@ -12,7 +12,7 @@ const decryptOptions: JWTDecryptOptions = {
 }
 
 /** No key under any configured secret has the token's `kid`. */
-export class NoMatchingKey extends Error {
+class NoMatchingKey extends Error {
   readonly code = "ERR_JWE_NO_MATCHING_KEY"
   constructor() {
     super("No configured secret has the token's kid")
@@ -20,7 +20,7 @@ export class NoMatchingKey extends Error {
   }
 }
 
-export function secretsOf(secret: string | string[]): string[] {
+function secretsOf(secret: string | string[]): string[] {
   const list = Array.isArray(secret) ? secret : [secret]
   if (!list.length || list.some((s) => typeof s !== "string" || !s)) throw new MissingSecret("A non-empty secret is required")
   return list

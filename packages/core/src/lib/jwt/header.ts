@@ -2,7 +2,7 @@ import { base64url } from "jose"
 import { isContentEncryption, type ContentEncryption } from "./keys.js"
 
 /** Why a token was refused before any key was touched; `code` is in the style of jose's errors. */
-export class RefusedToken extends Error {
+class RefusedToken extends Error {
   constructor(
     readonly code: "ERR_JWE_MALFORMED" | "ERR_JWE_ALG_REFUSED" | "ERR_JWE_ENC_REFUSED",
     message: string,

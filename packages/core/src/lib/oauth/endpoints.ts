@@ -98,7 +98,7 @@ function hasUserinfoRequest(provider: OAuthConfig<any>): boolean {
 }
 
 /** The URL of a configured endpoint (string or `{ url }`); its query is kept (Facebook's `fields`). */
-export function endpointUrl(endpoint: unknown, name: string, providerId: string): string | undefined {
+function endpointUrl(endpoint: unknown, name: string, providerId: string): string | undefined {
   const raw = typeof endpoint === "string" ? endpoint : (endpoint as { url?: unknown } | undefined)?.url
   if (raw === undefined || raw === null || raw === "") return undefined
   if (typeof raw !== "string" && !(raw instanceof URL)) throw new InvalidConfig(`Provider "${providerId}": ${name}.url must be a string`)

@@ -67,7 +67,7 @@ export function callbackFailure(error: unknown, providerId: string, step: Callba
 }
 
 /** The smallest RSA modulus accepted for a provider's signature (T20; NIST SP 800-131A). */
-export const MIN_RSA_BITS = 2048
+const MIN_RSA_BITS = 2048
 
 /**
  * The modulus length of the key oauth4webapi refused as too short, if that is what

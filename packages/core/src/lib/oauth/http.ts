@@ -2,14 +2,14 @@ import { InvalidEndpoints } from "../../errors.js"
 import { readCapped } from "../http/body.js"
 
 /** How long one back-channel request may take unless the provider sets `timeout`. */
-export const DEFAULT_TIMEOUT = 10_000
+const DEFAULT_TIMEOUT = 10_000
 
 /**
  * Largest back-channel response body read. Discovery documents, key sets, token and
  * userinfo responses are a few kilobytes; a provider that streams megabytes is broken or
  * hostile, and must not be able to exhaust memory.
  */
-export const RESPONSE_LIMIT = 1024 * 1024
+const RESPONSE_LIMIT = 1024 * 1024
 
 /** A back-channel request was refused or failed before a usable response arrived. */
 export class BackChannelError extends Error {
@@ -23,7 +23,7 @@ export class BackChannelError extends Error {
 }
 
 /** Whether `hostname` (as `URL.hostname` spells it) is this machine. */
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)
 }
 

@@ -5,7 +5,7 @@ import type { OAuthRuntime } from "./provider.js"
 const CLOCK_TOLERANCE = 30
 
 /** An id_token claim that failed one of the checks oauth4webapi leaves to the client. */
-export class IdTokenClaimError extends Error {
+class IdTokenClaimError extends Error {
   constructor(readonly claim: string, message: string) {
     super(message)
     this.name = "IdTokenClaimError"

@@ -22,7 +22,7 @@ export interface ProviderIdentity {
  * Stable across sign-ins (Auth.js mints a random UUID each time, so `token.sub` changes on
  * every sign-in), and prefixed so that two providers' users never share an id.
  */
-export function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string {
+function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string {
   return `${rt.id}:${mapped.providerAccountId}`
 }
 

@@ -16,7 +16,7 @@ export interface MappedProfile {
 const storedFields = ["access_token", "id_token", "refresh_token", "expires_at", "scope", "token_type", "session_state"] as const
 
 /** Auth.js's default `profile()`: standard OIDC claims, or `id` for plain OAuth APIs. */
-export function defaultProfile(profile: Profile): User & { id?: string } {
+function defaultProfile(profile: Profile): User & { id?: string } {
   return {
     id: stringId(profile.sub ?? profile.id),
     name: (profile.name ?? profile.nickname ?? profile.preferred_username ?? null) as string | null,

@@ -126,7 +126,7 @@ function clientAuthentication(provider: OAuthConfig<any>): o.ClientAuth {
 }
 
 /** A parameter of the configured authorization endpoint, from its `params` or its URL. */
-export function authorizationParam(provider: OAuthConfig<any>, name: string): string | undefined {
+function authorizationParam(provider: OAuthConfig<any>, name: string): string | undefined {
   const authorization = provider.authorization
   if (!authorization) return undefined
   if (typeof authorization === "string") return safeUrl(authorization)?.searchParams.get(name) ?? undefined

@@ -7,7 +7,7 @@ import type { OAuthRuntime } from "./provider.js"
 import type { ExchangedTokens } from "./token.js"
 
 /** A userinfo answer whose `sub` is not the id_token's (OIDC Core §5.3.2). */
-export class UserinfoSubjectMismatch extends Error {
+class UserinfoSubjectMismatch extends Error {
   readonly code = "userinfo-sub-mismatch"
   constructor() {
     super("The userinfo sub is not the id_token sub")

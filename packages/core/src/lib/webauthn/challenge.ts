@@ -38,7 +38,7 @@ const GRACE_MS = 60_000
  * recorded. Email identifiers are addresses, which never contain a colon, so the two
  * kinds of record cannot be mistaken for each other.
  */
-export function challengeIdentifier(providerId: string): string {
+function challengeIdentifier(providerId: string): string {
   return `webauthn-challenge:${providerId}`
 }
 

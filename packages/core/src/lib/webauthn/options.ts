@@ -109,7 +109,7 @@ function descriptor(a: AdapterAuthenticator) {
  * Trims an address, or `null` when it cannot be one (one `@`, no spaces or control
  * characters, at most 320 characters).
  */
-export function normaliseEmail(value: string): string | null {
+function normaliseEmail(value: string): string | null {
   const email = value.trim()
   if (email.length > 320 || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u.test(email)) return null
   return email

@@ -11,7 +11,7 @@ import { fromBase64, fromBase64Url, storedCredentialId, stringToTransports, toBa
 import type { ResolvedRelyingParty } from "./relying-party.js"
 
 /** WebAuthn Level 3 caps credential ids at 1023 bytes; longer ones are refused at registration. */
-export const MAX_CREDENTIAL_ID_BYTES = 1023
+const MAX_CREDENTIAL_ID_BYTES = 1023
 
 /** A credential as it will be stored, before it has an owner. */
 export type NewAuthenticator = Omit<AdapterAuthenticator, "userId">
