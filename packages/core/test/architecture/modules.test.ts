@@ -47,8 +47,6 @@ describe("core's module graph", () => {
       ["lib/runtime.ts", ["registry"]],
       // A constant table built from a literal string.
       ["lib/pages/color.ts", ["NAMED_COLORS"]],
-      // TEMPORARY: goes with the integration layer moving onto the runtime.
-      ["integration.ts", ["variantCache"]],
     ])
     const found: string[] = []
     for (const file of files(src)) {
