@@ -12,7 +12,7 @@ export function processEnv(): Env {
 }
 
 /** Parses a boolean-ish variable; `undefined` when unset or unrecognised. */
-export function envFlag(value: string | undefined): boolean | undefined {
+function envFlag(value: string | undefined): boolean | undefined {
   if (value === undefined || value === "") return undefined
   const v = value.trim().toLowerCase()
   if (v === "true" || v === "1" || v === "yes") return true

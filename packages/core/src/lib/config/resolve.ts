@@ -274,7 +274,7 @@ function isPlainObject(v: unknown): v is Record<string | symbol, unknown> {
 }
 
 /** Merges plain objects key by key (symbol keys too); arrays and other values replace. */
-export function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Record<string | symbol, unknown>): T {
+function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Record<string | symbol, unknown>): T {
   const out: Record<string | symbol, unknown> = { ...target }
   for (const key of Reflect.ownKeys(source)) {
     if (key === "__proto__" || key === "constructor") continue
