@@ -102,70 +102,12 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   let error: AuthError | undefined
   const fail = (e: AuthError) => (error ??= e)
 
-  let siteUrl: URL | undefined
-  const urlFromEnv = envUrl(env)
-  if (urlFromEnv) {
-    try {
-      siteUrl = new URL(urlFromEnv)
-      if (siteUrl.protocol !== "http:" && siteUrl.protocol !== "https:") throw new TypeError()
-    } catch {
-      fail(new InvalidConfig(`AUTH_URL is not an absolute http(s) URL: ${JSON.stringify(urlFromEnv)}`))
-    }
-  }
-
-  let basePath = config.basePath ?? (siteUrl && siteUrl.pathname !== "/" ? siteUrl.pathname : "/auth")
-  basePath = basePath.replace(/\/+$/, "")
-  if (typeof basePath !== "string" || (basePath && !basePath.startsWith("/")) || /[?#\s]/.test(basePath)) {
-    fail(new InvalidConfig(`basePath must be a path starting with "/", got ${JSON.stringify(config.basePath)}`))
-  }
-
-  const secrets = normaliseSecrets(config.secret) ?? envSecrets(env)
-  if (!secrets.length) {
-    fail(new MissingSecret("No secret configured. Set AUTH_SECRET (generate one with `npx portcullis secret`) or the `secret` option."))
-  } else if (secrets[0]!.length < 32) {
-    logger.warn("short-secret")
-  }
-
-  const trustHost = config.trustHost ?? envTrustHost(env)
-  let trustedOrigins = compileTrustedOrigins([])
-  try {
-    if (config.trustedOrigins !== undefined && !Array.isArray(config.trustedOrigins)) {
-      throw new InvalidConfig("trustedOrigins must be an array of origins")
-    }
-    trustedOrigins = compileTrustedOrigins([...(config.trustedOrigins ?? []), ...envTrustedOrigins(env)])
-  } catch (e) {
-    fail(e instanceof AuthError ? e : new InvalidConfig("trustedOrigins could not be read", e as Error))
-  }
-  if (!trustHost && !siteUrl && !trustedOrigins.patterns.length) {
-    fail(
-      new UntrustedHost(
-        "The Host header is not trusted. Set AUTH_URL to the site's URL, list the origins in trustedOrigins (AUTH_TRUSTED_ORIGINS), or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets Host.",
-      ),
-    )
-  }
-
-  const providers: ProviderConfig[] = []
-  const providerById = new Map<string, ProviderConfig>()
-  for (const p of config.providers ?? []) {
-    let provider: ProviderConfig
-    try {
-      provider = normaliseProvider(p, env)
-    } catch (e) {
-      fail(new InvalidConfig("A provider factory threw", e as Error))
-      continue
-    }
-    if (typeof provider?.id !== "string" || !provider.id || !/^[\w.-]{1,64}$/.test(provider.id)) {
-      fail(new InvalidConfig(`Provider ids must be 1-64 letters, digits, '-', '_' or '.', got ${JSON.stringify(provider?.id)}`))
-      continue
-    }
-    if (providerById.has(provider.id)) {
-      fail(new InvalidConfig(`Two providers have the id "${provider.id}"; give one of them another id`))
-      continue
-    }
-    providers.push(provider)
-    providerById.set(provider.id, provider)
-  }
-  if (!Array.isArray(config.providers)) fail(new InvalidConfig("`providers` must be an array"))
+  // Each section resolves one concern and reports its first problem through `fail`.
+  const siteUrl = resolveSiteUrl(env, fail)
+  const basePath = resolveBasePath(config, siteUrl, fail)
+  const secrets = resolveSecrets(config, env, logger, fail)
+  const { trustHost, trustedOrigins } = resolveTrust(config, env, siteUrl, fail)
+  const { providers, providerById } = resolveProviders(config, env, fail)
 
   const session = resolveSession(config, fail)
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -224,6 +166,87 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     error,
     env,
   }
+}
+
+type Fail = (e: AuthError) => void
+
+/** `AUTH_URL` (or `NEXTAUTH_URL`): the site's own origin and path, which wins over headers. */
+function resolveSiteUrl(env: Env, fail: Fail): URL | undefined {
+  const fromEnv = envUrl(env)
+  if (!fromEnv) return undefined
+  try {
+    const url = new URL(fromEnv)
+    if (url.protocol === "http:" || url.protocol === "https:") return url
+  } catch {
+    // reported below
+  }
+  fail(new InvalidConfig(`AUTH_URL is not an absolute http(s) URL: ${JSON.stringify(fromEnv)}`))
+  return undefined
+}
+
+/** The option, else `AUTH_URL`'s path, else `/auth`; without a trailing slash. */
+function resolveBasePath(config: AuthConfig, siteUrl: URL | undefined, fail: Fail): string {
+  const basePath = (config.basePath ?? (siteUrl && siteUrl.pathname !== "/" ? siteUrl.pathname : "/auth")).replace(/\/+$/, "")
+  if ((basePath && !basePath.startsWith("/")) || /[?#\s]/.test(basePath)) {
+    fail(new InvalidConfig(`basePath must be a path starting with "/", got ${JSON.stringify(config.basePath)}`))
+  }
+  return basePath
+}
+
+/** The option's secrets, else the environment's; newest first. */
+function resolveSecrets(config: AuthConfig, env: Env, logger: LoggerInstance, fail: Fail): string[] {
+  const secrets = normaliseSecrets(config.secret) ?? envSecrets(env)
+  if (!secrets.length) {
+    fail(new MissingSecret("No secret configured. Set AUTH_SECRET (generate one with `npx portcullis secret`) or the `secret` option."))
+  } else if (secrets[0]!.length < 32) {
+    logger.warn("short-secret")
+  }
+  return secrets
+}
+
+/** `trustHost` and the compiled `trustedOrigins`; a site with neither nor `AUTH_URL` has no origin to trust. */
+function resolveTrust(config: AuthConfig, env: Env, siteUrl: URL | undefined, fail: Fail): { trustHost: boolean; trustedOrigins: TrustedOrigins } {
+  const trustHost = config.trustHost ?? envTrustHost(env)
+  let trustedOrigins = compileTrustedOrigins([])
+  try {
+    trustedOrigins = compileTrustedOrigins([...(config.trustedOrigins ?? []), ...envTrustedOrigins(env)])
+  } catch (e) {
+    fail(e instanceof AuthError ? e : new InvalidConfig("trustedOrigins could not be read", e as Error))
+  }
+  if (!trustHost && !siteUrl && !trustedOrigins.patterns.length) {
+    fail(
+      new UntrustedHost(
+        "The Host header is not trusted. Set AUTH_URL to the site's URL, list the origins in trustedOrigins (AUTH_TRUSTED_ORIGINS), or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets Host.",
+      ),
+    )
+  }
+  return { trustHost, trustedOrigins }
+}
+
+/** Providers normalised (preset ← env ← options), with unique, URL-safe ids. */
+function resolveProviders(config: AuthConfig, env: Env, fail: Fail): { providers: ProviderConfig[]; providerById: Map<string, ProviderConfig> } {
+  const providers: ProviderConfig[] = []
+  const providerById = new Map<string, ProviderConfig>()
+  for (const p of config.providers) {
+    let provider: ProviderConfig
+    try {
+      provider = normaliseProvider(p, env)
+    } catch (e) {
+      fail(new InvalidConfig("A provider factory threw", e as Error))
+      continue
+    }
+    if (typeof provider?.id !== "string" || !provider.id || !/^[\w.-]{1,64}$/.test(provider.id)) {
+      fail(new InvalidConfig(`Provider ids must be 1-64 letters, digits, '-', '_' or '.', got ${JSON.stringify(provider?.id)}`))
+      continue
+    }
+    if (providerById.has(provider.id)) {
+      fail(new InvalidConfig(`Two providers have the id "${provider.id}"; give one of them another id`))
+      continue
+    }
+    providers.push(provider)
+    providerById.set(provider.id, provider)
+  }
+  return { providers, providerById }
 }
 
 function normaliseSecrets(secret: AuthConfig["secret"]): string[] | undefined {
