@@ -24,12 +24,143 @@
  * @module
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react"
-import type { Session } from "@portcullis/core"
-import { getBasePath, getSessionState, onSessionChange, setBasePath, updateSession } from "./client.js"
+import { createAuthClient, type AuthorizationParams, type SignInOptions as CoreSignInOptions } from "@portcullis/core/client"
+import type { PublicProvider, Session } from "@portcullis/core"
 
-export { getCsrfToken, getProviders, getSession, getSessionState, signIn, signOut } from "./client.js"
-export type { AuthorizationParams, SignInOptions, SignInResponse, SignOutOptions } from "./client.js"
+export type { AuthorizationParams, SessionState } from "@portcullis/core/client"
 export type { Session } from "@portcullis/core"
+
+/** Options of {@link signIn}: where to land, whether to navigate, and credential fields. */
+export interface SignInOptions extends Record<string, unknown> {
+  /** Where to land after signing in; default: the current page. */
+  redirectTo?: string
+  /** next-auth v4 name of `redirectTo`. */
+  callbackUrl?: string
+  /** `false` keeps the page (credentials and email only) and resolves to a {@link SignInResponse}. */
+  redirect?: boolean
+}
+
+/** What `signIn(…, { redirect: false })` resolves to. */
+export interface SignInResponse {
+  /** The `?error=` code, e.g. `CredentialsSignin`; `undefined` on success. */
+  error: string | undefined
+  /** The `?code=` of a `CredentialsSignin` subclass. */
+  code: string | undefined
+  status: number
+  /** `true` only when it worked (next-auth also said `true` for a refused password). */
+  ok: boolean
+  /** Where the server would have sent the browser; `null` on error. */
+  url: string | null
+}
+
+/** Options of {@link signOut}. */
+export interface SignOutOptions {
+  /** Where to land afterwards; default: the current page. */
+  redirectTo?: string
+  /** next-auth v4 name of `redirectTo`. */
+  callbackUrl?: string
+  /** `false` stays on the page and resolves to `{ url }`. */
+  redirect?: boolean
+}
+
+// The browser calls are core's (`@portcullis/core/client`); this module adds what React and
+// next-auth users expect: a base path set by SessionProvider, and tabs kept in step.
+let basePath = "/api/auth"
+let client = clientFor(basePath)
+const listeners = new Set<() => void>()
+let channel: BroadcastChannel | null | undefined
+
+function clientFor(path: string) {
+  return createAuthClient({ basePath: path, onSessionChange: notifySessionChange })
+}
+
+function setBasePath(path: string): void {
+  const trimmed = path.replace(/\/+$/, "")
+  if (trimmed !== basePath) client = clientFor((basePath = trimmed))
+}
+
+function broadcast(): BroadcastChannel | undefined {
+  channel ??= typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel("portcullis.session")
+  return channel ?? undefined
+}
+
+/** Tells this tab's providers and the other tabs; the message carries no data, each tab refetches its own. */
+function notifySessionChange(): void {
+  for (const listener of listeners) listener()
+  broadcast()?.postMessage({ event: "session" })
+}
+
+function onSessionChange(listener: () => void): () => void {
+  const bc = broadcast()
+  const onMessage = () => listener()
+  listeners.add(listener)
+  bc?.addEventListener("message", onMessage)
+  return () => {
+    listeners.delete(listener)
+    bc?.removeEventListener("message", onMessage)
+  }
+}
+
+function navigate(url: string): void {
+  window.location.href = url
+  // A URL that differs only by its #fragment does not load the page.
+  if (url.includes("#")) window.location.reload()
+}
+
+/** The current session, or `null` (also when the server could not be asked; see {@link getSessionState}). */
+export const getSession = (): Promise<Session | null> => client.getSession()
+
+/**
+ * The session, telling "signed out" from "could not be asked": `{ session }` (`null` when
+ * signed out), or `{ unavailable: true }` when the server answered `503` (its session store
+ * is down) or could not be reached. `SessionProvider` keeps the last known session then.
+ *
+ * @example
+ * ```ts
+ * const state = await getSessionState()
+ * if ("unavailable" in state) showBanner("Sign-in service unavailable, retrying…")
+ * ```
+ */
+export const getSessionState = () => client.getSessionState()
+
+/** The CSRF token to send with a hand-built POST to the auth endpoints. */
+export const getCsrfToken = (): Promise<string> => client.getCsrfToken()
+
+/** The configured providers, by id, as `GET <basePath>/providers` lists them. */
+export const getProviders = (): Promise<Record<string, PublicProvider> | null> => client.getProviders()
+
+/**
+ * Signs in from the browser. Without a provider (or with an unknown one) it opens the
+ * sign-in page; OAuth/OIDC go to the provider. Credentials and email post the fields and
+ * navigate, or with `redirect: false` resolve to a {@link SignInResponse}.
+ *
+ * @example
+ * ```tsx
+ * <button onClick={() => signIn("github", { redirectTo: "/dashboard" })}>Sign in with GitHub</button>
+ * const result = await signIn("credentials", { username, password, redirect: false })
+ * if (result?.error) setMessage("Wrong username or password")
+ * ```
+ */
+export async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<SignInResponse | undefined> {
+  const { redirectTo, callbackUrl, redirect = true, ...fields } = options
+  const result = await client.signIn(provider, { ...fields, redirectTo: redirectTo ?? callbackUrl, redirect: false } as CoreSignInOptions, authorizationParams)
+  if (!result) return undefined // it went to the sign-in page
+  const canStay = result.providerType === "credentials" || result.providerType === "email"
+  if (redirect || !canStay) {
+    navigate(result.url)
+    return undefined
+  }
+  return { error: result.error, code: result.code, status: result.status, ok: result.ok, url: result.error ? null : result.url }
+}
+
+/**
+ * Signs out (CSRF-protected POST), tells the other tabs, and navigates to `redirectTo`
+ * (default: the current page), or with `redirect: false` resolves to `{ url }`.
+ */
+export async function signOut(options: SignOutOptions = {}): Promise<{ url: string } | undefined> {
+  const result = await client.signOut({ redirectTo: options.redirectTo ?? options.callbackUrl, redirect: options.redirect !== false })
+  return result && { url: result.url }
+}
 
 /** What {@link useSession} returns. */
 export type SessionContextValue<R extends boolean = false> = {
@@ -108,7 +239,7 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
   const update = useCallback(async (data?: unknown) => {
     const mine = ++generation.current
     setLoading(true)
-    const fresh = await updateSession(data)
+    const fresh = await client.updateSession(data)
     if (mine === generation.current) {
       if (fresh) setSession(fresh)
       setLoading(false)
@@ -157,7 +288,7 @@ export function useSession<R extends boolean = false>(options?: UseSessionOption
     if (!mustLeave) return
     if (onUnauthenticated) return onUnauthenticated()
     const params = new URLSearchParams({ error: "SessionRequired", callbackUrl: window.location.href })
-    window.location.href = `${getBasePath()}/signin?${params}`
+    window.location.href = `${basePath}/signin?${params}`
   }, [mustLeave, onUnauthenticated])
 
   if (mustLeave) return { data: value.data, status: "loading", update: value.update } as SessionContextValue<R>
