@@ -26,11 +26,10 @@
  * ```
  * @module
  */
-import { Auth } from "@portcullis/core"
 import type { NextRequest } from "next/server"
 import { createActions, type SignIn, type SignOut, type Update } from "./lib/actions.js"
 import { createAuth, type AuthFunction } from "./lib/auth.js"
-import { prepareConfig, type NextAuthConfigInput } from "./lib/config.js"
+import { appFor, type NextAuthConfigInput } from "./lib/config.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
@@ -56,31 +55,18 @@ export interface NextAuthResult {
 }
 
 /**
- * Sets Portcullis up for a Next.js app.
- *
- * `config` is the core configuration (`basePath` defaults to `/api/auth`), or a function
- * returning it, possibly async, to vary it per request: the function receives the
- * `NextRequest` in route handlers, `auth(req)` and the proxy, and `undefined` in Server
- * Components and Server Actions. It is called on every use; return the same object for the
- * same settings and Portcullis resolves it only once.
+ * Sets Portcullis up for a Next.js app. `config` is the core configuration (`basePath`
+ * defaults to `/api/auth`), or a function returning it, possibly async, called on every use
+ * with the `NextRequest` (route handlers, the proxy, `auth(fn)`) or `undefined` (Server
+ * Components, Server Actions). Return the same object for the same settings: each config
+ * object gets one runtime, resolved once, that serves every form of the result.
  *
  * Environment: `AUTH_SECRET` (or `NEXTAUTH_SECRET`; `AUTH_SECRET_1..3` for rotation),
- * `AUTH_URL` (optional: when set, its origin replaces the request's, and a path in it sets
- * `basePath`), `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID`/`_SECRET`/`_ISSUER`.
- *
- * @example
- * ```ts
- * import NextAuth from "@portcullis/next"
- * import Credentials from "@portcullis/next/providers/credentials"
- *
- * export const { handlers, auth, signIn, signOut } = NextAuth((request) => ({
- *   providers: [Credentials({ authorize: checkPassword })],
- *   theme: request?.headers.get("x-brand") === "night" ? night : day, // two constant objects
- * }))
- * ```
+ * `AUTH_URL` (its origin replaces the request's; a path in it sets `basePath`),
+ * `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID`/`_SECRET`/`_ISSUER`.
  */
 export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
-  const handler: AppRouteHandler = async (request) => Auth(request, (await prepareConfig(config, request)).handler)
+  const handler: AppRouteHandler = async (request) => (await appFor(config, request)).runtime.handle(request)
   return {
     handlers: { GET: handler, POST: handler },
     auth: createAuth(config),

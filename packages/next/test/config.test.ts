@@ -1,42 +1,42 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { raw, skipCSRFCheck } from "@portcullis/core"
-import { prepareConfig } from "../src/lib/config.js"
+import { appFor } from "../src/lib/config.js"
 import { testConfig } from "./helpers.js"
 
 describe("environment defaults", () => {
   const bare = () => ({ ...testConfig(), secret: undefined, trustHost: undefined })
 
   it("serves under /api/auth by default, or under the path of AUTH_URL / NEXTAUTH_URL", async () => {
-    expect((await prepareConfig(bare(), undefined, {})).handler.basePath).toBe("/api/auth")
-    expect((await prepareConfig(bare(), undefined, { AUTH_URL: "https://site.test/" })).handler.basePath).toBe("/api/auth")
-    expect((await prepareConfig(bare(), undefined, { NEXTAUTH_URL: "https://site.test/custom/auth/" })).handler.basePath).toBe("/custom/auth")
-    expect((await prepareConfig({ ...bare(), basePath: "/auth" }, undefined, { AUTH_URL: "https://site.test/x" })).handler.basePath).toBe("/auth")
+    expect((await appFor(bare(), undefined, {})).config.basePath).toBe("/api/auth")
+    expect((await appFor(bare(), undefined, { AUTH_URL: "https://site.test/" })).config.basePath).toBe("/api/auth")
+    expect((await appFor(bare(), undefined, { NEXTAUTH_URL: "https://site.test/custom/auth/" })).config.basePath).toBe("/custom/auth")
+    expect((await appFor({ ...bare(), basePath: "/auth" }, undefined, { AUTH_URL: "https://site.test/x" })).config.basePath).toBe("/auth")
   })
 
   it("takes secrets from AUTH_SECRET, else NEXTAUTH_SECRET, with AUTH_SECRET_1..3 first for rotation", async () => {
-    expect((await prepareConfig(bare(), undefined, { NEXTAUTH_SECRET: "legacy" })).handler.secret).toEqual(["legacy"])
-    const rotated = await prepareConfig(bare(), undefined, { AUTH_SECRET: "old", NEXTAUTH_SECRET: "ignored", AUTH_SECRET_1: "new" })
-    expect(rotated.handler.secret).toEqual(["new", "old"])
-    expect((await prepareConfig(testConfig(), undefined, { AUTH_SECRET: "env" })).handler.secret).toBe(testConfig().secret)
+    expect((await appFor(bare(), undefined, { NEXTAUTH_SECRET: "legacy" })).config.secret).toEqual(["legacy"])
+    const rotated = await appFor(bare(), undefined, { AUTH_SECRET: "old", NEXTAUTH_SECRET: "ignored", AUTH_SECRET_1: "new" })
+    expect(rotated.config.secret).toEqual(["new", "old"])
+    expect((await appFor(testConfig(), undefined, { AUTH_SECRET: "env" })).config.secret).toBe(testConfig().secret)
   })
 
   it("trusts the host in development and behind AUTH_URL, not in production by default", async () => {
-    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "development" })).handler.trustHost).toBe(true)
-    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "production" })).handler.trustHost).toBe(false)
-    expect((await prepareConfig(bare(), undefined, { NODE_ENV: "production", AUTH_URL: "https://site.test" })).handler.trustHost).toBe(true)
+    expect((await appFor(bare(), undefined, { NODE_ENV: "development" })).config.trustHost).toBe(true)
+    expect((await appFor(bare(), undefined, { NODE_ENV: "production" })).config.trustHost).toBe(false)
+    expect((await appFor(bare(), undefined, { NODE_ENV: "production", AUTH_URL: "https://site.test" })).config.trustHost).toBe(true)
   })
 
-  it("never writes into the app's config, and keeps one prepared object per config (core caches by identity)", async () => {
+  it("never writes into the app's config, and gives core one object, so one runtime, per app config", async () => {
     const config = bare()
-    const a = await prepareConfig(config, undefined, { AUTH_SECRET: "s" })
-    const b = await prepareConfig(() => config, undefined, { AUTH_SECRET: "other" })
+    const a = await appFor(config, undefined, { AUTH_SECRET: "s" })
+    const b = await appFor(() => config, undefined, { AUTH_SECRET: "other" })
     expect(config.secret).toBeUndefined()
     expect(config).not.toHaveProperty("basePath")
     expect(b).toBe(a)
-    expect(a.handler).not.toHaveProperty("raw")
-    expect(a.action).toMatchObject({ raw, skipCSRFCheck })
+    expect(a.runtime.basePath).toBe("/api/auth")
+    expect(a.config).not.toHaveProperty("raw")
+    expect(a.config).not.toHaveProperty("skipCSRFCheck")
   })
 })
 

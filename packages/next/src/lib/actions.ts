@@ -1,7 +1,7 @@
-import { Auth, type AuthAction, type Cookie, type ResponseInternal, type Session } from "@portcullis/core"
+import type { AuthAction, Cookie, ResponseInternal, Session } from "@portcullis/core"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { redirect as nextRedirect } from "next/navigation"
-import { prepareConfig, type NextAuthConfigInput, type PreparedConfig } from "./config.js"
+import { appFor, onServer, type App, type NextAuthConfigInput } from "./config.js"
 import { actionURL, assertRelativePath, refererPath } from "./url.js"
 
 /** Options of the server {@link SignIn}: where to land, whether to redirect, and provider fields (credentials). */
@@ -11,25 +11,9 @@ export type SignInOptions = FormData | ({ redirectTo?: string; redirect?: boolea
 export type AuthorizationParams = string | Record<string, string> | URLSearchParams | [string, string][]
 
 /**
- * Signs in from a Server Action. Redirects by default (to the provider, or back to
- * `redirectTo`, else the page the action was called from); with `redirect: false` it returns
- * that URL instead. Failures are thrown as `AuthError` subclasses, e.g. `CredentialsSignin`.
- *
- * @example
- * ```tsx
- * import { AuthError } from "@portcullis/next"
- * import { signIn } from "@/auth"
- *
- * <form action={async (form) => {
- *   "use server"
- *   try {
- *     await signIn("credentials", form) // form fields: username, password, redirectTo
- *   } catch (error) {
- *     if (error instanceof AuthError) redirect(`/signin?error=${error.type}`)
- *     throw error // the redirect itself travels as an error too
- *   }
- * }}>…</form>
- * ```
+ * Signs in from a Server Action: redirects (to the provider, or to `redirectTo`, else the
+ * calling page), or with `redirect: false` returns that URL. Failures are thrown as
+ * `AuthError` subclasses, e.g. `CredentialsSignin`.
  */
 export interface SignIn {
   (provider?: string, options?: SignInOptions & { redirect?: true }, authorizationParams?: AuthorizationParams): Promise<never>
@@ -45,71 +29,51 @@ export interface SignOutOptions {
   redirect?: boolean
 }
 
-/**
- * Signs out from a Server Action: ends the session (deletes the database row, if any) and
- * clears the cookie. Redirects by default; with `redirect: false` returns the URL.
- *
- * @example
- * ```tsx
- * <form action={async () => { "use server"; await signOut({ redirectTo: "/" }) }}>
- *   <button>Sign out</button>
- * </form>
- * ```
- */
+/** Signs out from a Server Action (the database row too): redirects, or with `redirect: false` returns the URL. */
 export interface SignOut {
   (options?: SignOutOptions & { redirect?: true }): Promise<never>
   (options: SignOutOptions & { redirect: false }): Promise<string>
   (options?: SignOutOptions): Promise<string>
 }
 
-/**
- * Updates the session from a Server Action or Route Handler, as `useSession().update(data)`
- * does from the browser: the `jwt` callback sees `trigger: "update"` and `session: data`
- * (JWT strategy), the `session` callback `newSession: data`. Returns the new session.
- *
- * @example
- * ```ts
- * "use server"
- * await unstable_update({ user: { name: "Ada" } })
- * ```
- */
+/** `useSession().update(data)` for Server Actions and Route Handlers (`trigger: "update"`); returns the new session. */
 export type Update = (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>
 
 /** Builds the server-side `signIn`, `signOut` and `unstable_update` of {@link NextAuth}. */
 export function createActions(input: NextAuthConfigInput): { signIn: SignIn; signOut: SignOut; unstable_update: Update } {
   async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<string> {
-    const { config, headers } = await actionContext(input)
+    const { app, headers } = await actionContext(input)
     const { redirectTo, redirect = true, ...fields } = options instanceof FormData ? formFields(options) : options
-    const callbackUrl = landing(redirectTo, headers, config)
-    const target = provider ? config.handler.providers.find((p) => typeof p !== "function" && p.id === provider) : undefined
+    const callbackUrl = landing(redirectTo, headers, app)
+    const target = provider ? app.config.providers.find((p) => typeof p !== "function" && p.id === provider) : undefined
     if (!target || typeof target === "function") {
       // No (or an unknown) provider: the sign-in page, which lists the real ones.
-      const url = actionURL("signin", headers, config.handler)
+      const url = actionURL("signin", headers, app.config)
       url.searchParams.set("callbackUrl", callbackUrl)
       return finish(url.href, redirect !== false)
     }
     const action: AuthAction = target.type === "credentials" ? "callback" : "signin"
-    const url = actionURL(action, headers, config.handler)
+    const url = actionURL(action, headers, app.config)
     url.pathname += `/${encodeURIComponent(target.id)}`
     if (authorizationParams) url.search = new URLSearchParams(authorizationParams).toString()
     const body = new URLSearchParams({ callbackUrl })
     for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) body.set(name, String(value))
-    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", body.toString(), config)
+    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", body.toString(), app)
     return finish(result.redirect ?? callbackUrl, redirect !== false)
   }
 
   async function signOut(options: SignOutOptions = {}): Promise<string> {
-    const { config, headers } = await actionContext(input)
-    const callbackUrl = landing(options.redirectTo, headers, config)
-    const url = actionURL("signout", headers, config.handler)
-    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", new URLSearchParams({ callbackUrl }).toString(), config)
+    const { app, headers } = await actionContext(input)
+    const callbackUrl = landing(options.redirectTo, headers, app)
+    const url = actionURL("signout", headers, app.config)
+    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", new URLSearchParams({ callbackUrl }).toString(), app)
     return finish(result.redirect ?? callbackUrl, options.redirect !== false)
   }
 
   async function unstable_update(data: Parameters<Update>[0]): Promise<Session | null> {
-    const { config, headers } = await actionContext(input)
-    const url = actionURL("session", headers, config.handler)
-    const result = await callAuth(url, headers, "application/json", JSON.stringify({ data }), config)
+    const { app, headers } = await actionContext(input)
+    const url = actionURL("session", headers, app.config)
+    const result = await callAuth(url, headers, "application/json", JSON.stringify({ data }), app)
     const session = result.body as Session | null | undefined
     return session && Object.keys(session).length ? session : null
   }
@@ -117,25 +81,26 @@ export function createActions(input: NextAuthConfigInput): { signIn: SignIn; sig
   return { signIn: signIn as SignIn, signOut: signOut as SignOut, unstable_update }
 }
 
-async function actionContext(input: NextAuthConfigInput): Promise<{ config: PreparedConfig; headers: Headers }> {
+async function actionContext(input: NextAuthConfigInput): Promise<{ app: App; headers: Headers }> {
   // Server Actions have no request object: the config function gets undefined, as in next-auth.
-  const [config, headers] = await Promise.all([prepareConfig(input, undefined), nextHeaders()])
-  return { config, headers: new Headers(headers) }
+  const [app, headers] = await Promise.all([appFor(input, undefined), nextHeaders()])
+  return { app, headers: new Headers(headers) }
 }
 
 /**
- * Runs one action through `Auth()` with the app's cookies and request headers (so
- * `authorize(credentials, request)` sees the real client), CSRF left to Next: Server Actions
- * only accept same-origin POSTs. Cookies the action sets are written through `cookies()`.
+ * Runs one action through the app's runtime with the browser's headers (so `authorize` sees
+ * the real client), CSRF left to Next: Server Actions only accept same-origin POSTs.
+ * Cookies the action sets are written through `cookies()`.
  */
-async function callAuth(url: URL, incoming: Headers, contentType: string, body: string, config: PreparedConfig): Promise<ResponseInternal> {
+async function callAuth(url: URL, incoming: Headers, contentType: string, body: string, app: App): Promise<ResponseInternal> {
   const headers = new Headers(incoming)
   headers.set("content-type", contentType)
   headers.delete("content-length")
   // Next's own action headers describe the action call, not this internal request.
   headers.delete("next-action")
   headers.delete("next-router-state-tree")
-  const result = await Auth(new Request(url, { method: "POST", headers, body }), config.action)
+  const request = new Request(url, { method: "POST", headers, body })
+  const result = await onServer(() => app.runtime.handleInternal(request, { skipCSRF: true }))
   if (result.cookies?.length) await writeCookies(result.cookies)
   return result
 }
@@ -146,9 +111,9 @@ async function writeCookies(list: Cookie[]): Promise<void> {
 }
 
 /** Where to land afterwards: `redirectTo` (a path, checked), else the calling page, else `/`. */
-function landing(redirectTo: unknown, headers: Headers, config: PreparedConfig): string {
+function landing(redirectTo: unknown, headers: Headers, app: App): string {
   if (redirectTo !== undefined && redirectTo !== null && redirectTo !== "") return assertRelativePath(String(redirectTo))
-  const origin = actionURL("session", headers, config.handler).origin
+  const origin = actionURL("session", headers, app.config).origin
   return refererPath(headers.get("referer"), origin) ?? "/"
 }
 
