@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { appFor } from "../src/lib/config.js"
+import { providerModules } from "../scripts/providers.ts"
 import { testConfig } from "./helpers.js"
 
 describe("environment defaults", () => {
@@ -42,22 +43,31 @@ describe("environment defaults", () => {
 
 describe("package surface", () => {
   const here = import.meta.dirname
-  it("re-exports every core provider under @portcullis/next/providers/*", () => {
-    const core = readdirSync(join(here, "../../core/src/providers")).filter((f) => f.endsWith(".ts") && f !== "index.ts")
-    const ours = readdirSync(join(here, "../src/providers"))
-    expect(ours.sort()).toEqual(core.sort())
-    for (const file of ours) {
-      const source = readFileSync(join(here, "../src/providers", file), "utf8")
-      const coreSource = readFileSync(join(here, "../../core/src/providers", file), "utf8")
-      expect(source, file).toContain(`export * from "@portcullis/core/providers/${file.replace(/\.ts$/, "")}"`)
-      expect(source.includes("export { default }"), file).toBe(/^export default /m.test(coreSource))
+  it("generates a module pair re-exporting every core provider under @portcullis/next/providers/*", () => {
+    const core = readdirSync(join(here, "../../core/src/providers")).filter((f) => f.endsWith(".ts"))
+    const files = providerModules()
+    expect([...files.keys()].sort()).toEqual(core.flatMap((f) => [f.replace(/\.ts$/, ".d.ts"), f.replace(/\.ts$/, ".js")]).sort())
+    for (const file of core) {
+      const id = file.replace(/\.ts$/, "")
+      const specifier = id === "index" ? "@portcullis/core/providers" : `@portcullis/core/providers/${id}`
+      const js = files.get(`${id}.js`)!
+      expect(js, id).toContain(`export * from "${specifier}"`)
+      expect(js.includes("export { default }"), id).toBe(/^export default /m.test(readFileSync(join(here, "../../core/src/providers", file), "utf8")))
+      expect(files.get(`${id}.d.ts`), id).toBe(js)
     }
+    expect(existsSync(join(here, "../src/providers")), "no file per provider in the sources").toBe(false)
+  })
+
+  it("resolves provider imports as next-auth's do", async () => {
+    const GitHub = (await import("@portcullis/next/providers/github")).default
+    expect(GitHub({ clientId: "id", clientSecret: "secret" })).toMatchObject({ id: "github", type: "oauth" })
   })
 
   it("maps every export to a source file", () => {
     const pkg = JSON.parse(readFileSync(join(here, "../package.json"), "utf8")) as { exports: Record<string, string | { default: string }> }
     for (const [name, target] of Object.entries(pkg.exports)) {
-      if (typeof target === "string" || name.includes("*")) continue
+      // ./providers and ./providers/* are generated at build time (scripts/providers.ts).
+      if (typeof target === "string" || name.startsWith("./providers")) continue
       const source = target.default.replace("./dist/", "../src/").replace(/\.js$/, "")
       const exists = [".ts", ".tsx"].some((ext) => {
         try {
