@@ -1,28 +1,13 @@
 /**
- * Portcullis for Next.js (App Router and Pages Router), configured like next-auth v5.
- *
- * Create one `auth.ts` and import its members everywhere:
+ * Portcullis for Next.js (App Router and Pages Router), configured like next-auth v5; see
+ * `docs/next.md`.
  *
  * @example
  * ```ts
  * // auth.ts
- * import NextAuth from "@portcullis/next"
- * import GitHub from "@portcullis/next/providers/github"
- *
- * export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
- *   providers: [GitHub], // AUTH_GITHUB_ID / AUTH_GITHUB_SECRET from the environment
- *   callbacks: { authorized: ({ auth }) => !!auth }, // used by the proxy below
- * })
- *
- * // app/api/auth/[...nextauth]/route.ts
- * export const { GET, POST } = handlers
- *
- * // proxy.ts (Next 16; middleware.ts with `export { auth as middleware }` on Next 15)
- * export { auth as proxy } from "./auth"
- * export const config = { matcher: ["/dashboard/:path*"] }
- *
- * // app/page.tsx (a Server Component)
- * const session = await auth()
+ * export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({ providers: [GitHub] })
+ * // app/api/auth/[...nextauth]/route.ts: export const { GET, POST } = handlers
+ * // proxy.ts: export { auth as proxy } from "@/auth"
  * ```
  * @module
  */
@@ -40,17 +25,12 @@ export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/co
 /** A route handler of the App Router. */
 export type AppRouteHandler = (request: NextRequest) => Promise<Response>
 
-/** What {@link NextAuth} returns. */
+/** What {@link NextAuth} returns: the route `handlers`, `auth` in every form, and the server actions. */
 export interface NextAuthResult {
-  /** Mount at `app/api/auth/[...nextauth]/route.ts`: `export const { GET, POST } = handlers`. */
   handlers: { GET: AppRouteHandler; POST: AppRouteHandler }
-  /** The session, in every form Next.js code needs it; see {@link AuthFunction}. */
   auth: AuthFunction
-  /** Server Action sign-in. */
   signIn: SignIn
-  /** Server Action sign-out. */
   signOut: SignOut
-  /** Server-side session update (`trigger: "update"`). */
   unstable_update: Update
 }
 

@@ -1,82 +1,32 @@
 "use client"
 /**
- * The React client of Portcullis for Next.js, as `next-auth/react`: `SessionProvider`,
- * `useSession`, and the browser calls `signIn`, `signOut`, `getSession`, `getCsrfToken`,
- * `getProviders`.
- *
- * @example
- * ```tsx
- * // app/layout.tsx
- * import { SessionProvider } from "@portcullis/next/react"
- * export default function Layout({ children }) {
- *   return <html><body><SessionProvider>{children}</SessionProvider></body></html>
- * }
- *
- * // a Client Component
- * "use client"
- * import { useSession, signIn } from "@portcullis/next/react"
- * export function Greeting() {
- *   const { data, status } = useSession()
- *   if (status === "loading") return null
- *   return data ? <p>Hi {data.user?.name}</p> : <button onClick={() => signIn()}>Sign in</button>
- * }
- * ```
+ * The React client, as `next-auth/react`: `SessionProvider`, `useSession`, and the browser
+ * calls. Those are core's (`@portcullis/core/client`, CSRF-protected); this module adds the
+ * base path `SessionProvider` sets, next-auth's option names and results, and tabs kept in
+ * step (a `BroadcastChannel` message, without data: each tab refetches its own session).
  * @module
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react"
-import { createAuthClient, type AuthorizationParams, type SignInOptions as CoreSignInOptions } from "@portcullis/core/client"
+import { createAuthClient, type AuthorizationParams, type AuthResult, type ClientOptions } from "@portcullis/core/client"
 import type { PublicProvider, Session } from "@portcullis/core"
 
 export type { AuthorizationParams, SessionState } from "@portcullis/core/client"
 export type { Session } from "@portcullis/core"
+/** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page), `redirect: false` (credentials, email) to stay, and credential fields. */
+export type SignInOptions = Record<string, unknown> & { redirectTo?: string; callbackUrl?: string; redirect?: boolean }
+/** What `signIn(…, { redirect: false })` resolves to; `ok` is `false` for a refused password, `url` `null` on error. */
+export type SignInResponse = Pick<AuthResult, "error" | "code" | "status" | "ok"> & { url: string | null }
+/** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page); `redirect: false` resolves to `{ url }`. */
+export type SignOutOptions = Omit<ClientOptions, "basePath"> & { callbackUrl?: string }
 
-/** Options of {@link signIn}: where to land, whether to navigate, and credential fields. */
-export interface SignInOptions extends Record<string, unknown> {
-  /** Where to land after signing in; default: the current page. */
-  redirectTo?: string
-  /** next-auth v4 name of `redirectTo`. */
-  callbackUrl?: string
-  /** `false` keeps the page (credentials and email only) and resolves to a {@link SignInResponse}. */
-  redirect?: boolean
-}
-
-/** What `signIn(…, { redirect: false })` resolves to. */
-export interface SignInResponse {
-  /** The `?error=` code, e.g. `CredentialsSignin`; `undefined` on success. */
-  error: string | undefined
-  /** The `?code=` of a `CredentialsSignin` subclass. */
-  code: string | undefined
-  status: number
-  /** `true` only when it worked (next-auth also said `true` for a refused password). */
-  ok: boolean
-  /** Where the server would have sent the browser; `null` on error. */
-  url: string | null
-}
-
-/** Options of {@link signOut}. */
-export interface SignOutOptions {
-  /** Where to land afterwards; default: the current page. */
-  redirectTo?: string
-  /** next-auth v4 name of `redirectTo`. */
-  callbackUrl?: string
-  /** `false` stays on the page and resolves to `{ url }`. */
-  redirect?: boolean
-}
-
-// The browser calls are core's (`@portcullis/core/client`); this module adds what React and
-// next-auth users expect: a base path set by SessionProvider, and tabs kept in step.
 let basePath = "/api/auth"
-let client = clientFor(basePath)
+let client = createAuthClient({ basePath, onSessionChange: notify })
 const listeners = new Set<() => void>()
 let channel: BroadcastChannel | null | undefined
 
-function clientFor(path: string) {
-  return createAuthClient({ basePath: path, onSessionChange: notifySessionChange })
-}
-
 function setBasePath(path: string): void {
   const trimmed = path.replace(/\/+$/, "")
-  if (trimmed !== basePath) client = clientFor((basePath = trimmed))
+  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed), onSessionChange: notify })
 }
 
 function broadcast(): BroadcastChannel | undefined {
@@ -84,79 +34,45 @@ function broadcast(): BroadcastChannel | undefined {
   return channel ?? undefined
 }
 
-/** Tells this tab's providers and the other tabs; the message carries no data, each tab refetches its own. */
-function notifySessionChange(): void {
+function notify(): void {
   for (const listener of listeners) listener()
   broadcast()?.postMessage({ event: "session" })
 }
 
-function onSessionChange(listener: () => void): () => void {
-  const bc = broadcast()
+function subscribe(listener: () => void): () => void {
   const onMessage = () => listener()
   listeners.add(listener)
-  bc?.addEventListener("message", onMessage)
-  return () => {
-    listeners.delete(listener)
-    bc?.removeEventListener("message", onMessage)
-  }
+  broadcast()?.addEventListener("message", onMessage)
+  return () => void (listeners.delete(listener), broadcast()?.removeEventListener("message", onMessage))
 }
 
-function navigate(url: string): void {
-  window.location.href = url
-  // A URL that differs only by its #fragment does not load the page.
-  if (url.includes("#")) window.location.reload()
-}
-
-/** The current session, or `null` (also when the server could not be asked; see {@link getSessionState}). */
+/** The session, or `null` (also when the server could not be asked: see {@link getSessionState}). */
 export const getSession = (): Promise<Session | null> => client.getSession()
-
-/**
- * The session, telling "signed out" from "could not be asked": `{ session }` (`null` when
- * signed out), or `{ unavailable: true }` when the server answered `503` (its session store
- * is down) or could not be reached. `SessionProvider` keeps the last known session then.
- *
- * @example
- * ```ts
- * const state = await getSessionState()
- * if ("unavailable" in state) showBanner("Sign-in service unavailable, retrying…")
- * ```
- */
+/** `{ session }` (`null` when signed out), or `{ unavailable: true }` on a `503` or no answer: an outage is not a sign-out. */
 export const getSessionState = () => client.getSessionState()
-
-/** The CSRF token to send with a hand-built POST to the auth endpoints. */
+/** The CSRF token for a hand-built POST to the auth endpoints. */
 export const getCsrfToken = (): Promise<string> => client.getCsrfToken()
-
-/** The configured providers, by id, as `GET <basePath>/providers` lists them. */
+/** The configured providers by id, as `GET <basePath>/providers` lists them. */
 export const getProviders = (): Promise<Record<string, PublicProvider> | null> => client.getProviders()
 
 /**
- * Signs in from the browser. Without a provider (or with an unknown one) it opens the
- * sign-in page; OAuth/OIDC go to the provider. Credentials and email post the fields and
- * navigate, or with `redirect: false` resolve to a {@link SignInResponse}.
- *
- * @example
- * ```tsx
- * <button onClick={() => signIn("github", { redirectTo: "/dashboard" })}>Sign in with GitHub</button>
- * const result = await signIn("credentials", { username, password, redirect: false })
- * if (result?.error) setMessage("Wrong username or password")
- * ```
+ * Signs in from the browser: the sign-in page without a provider (or with an unknown one),
+ * the provider's page for OAuth/OIDC; credentials and email post the fields and navigate, or
+ * with `redirect: false` resolve to a {@link SignInResponse}.
  */
 export async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<SignInResponse | undefined> {
   const { redirectTo, callbackUrl, redirect = true, ...fields } = options
-  const result = await client.signIn(provider, { ...fields, redirectTo: redirectTo ?? callbackUrl, redirect: false } as CoreSignInOptions, authorizationParams)
+  const result = await client.signIn(provider, { ...fields, redirectTo: redirectTo ?? callbackUrl, redirect: false }, authorizationParams)
   if (!result) return undefined // it went to the sign-in page
-  const canStay = result.providerType === "credentials" || result.providerType === "email"
-  if (redirect || !canStay) {
-    navigate(result.url)
-    return undefined
-  }
-  return { error: result.error, code: result.code, status: result.status, ok: result.ok, url: result.error ? null : result.url }
+  const { error, code, status, ok, url, providerType } = result
+  if (!redirect && (providerType === "credentials" || providerType === "email")) return { error, code, status, ok, url: error ? null : url }
+  window.location.href = url
+  // A URL that differs only by its #fragment does not load the page.
+  if (url.includes("#")) window.location.reload()
+  return undefined
 }
 
-/**
- * Signs out (CSRF-protected POST), tells the other tabs, and navigates to `redirectTo`
- * (default: the current page), or with `redirect: false` resolves to `{ url }`.
- */
+/** Signs out (CSRF-protected POST), tells the other tabs, and navigates, or with `redirect: false` resolves to `{ url }`. */
 export async function signOut(options: SignOutOptions = {}): Promise<{ url: string } | undefined> {
   const result = await client.signOut({ redirectTo: options.redirectTo ?? options.callbackUrl, redirect: options.redirect !== false })
   return result && { url: result.url }
@@ -171,21 +87,17 @@ export type SessionContextValue<R extends boolean = false> = {
   | { data: R extends true ? Session | null : null; status: "unauthenticated" | "loading" }
 )
 
-/** Props of {@link SessionProvider}. */
+/**
+ * Props of {@link SessionProvider}: `session` from the server (`await auth()`; no fetch on
+ * load, `null` = signed out), `basePath` (default `/api/auth`), `refetchInterval` (seconds,
+ * 0 = never), `refetchOnWindowFocus` (default `true`), `refetchWhenOffline` (default `false`).
+ */
 export interface SessionProviderProps {
   children: ReactNode
-  /**
-   * The session from the server (`await auth()` in a Server Component): no fetch on load.
-   * `undefined` fetches it; `null` means known to be signed out.
-   */
   session?: Session | null
-  /** Where the auth routes are mounted. Default `/api/auth`. */
   basePath?: string
-  /** Seconds between background refetches; 0 (default) never. */
   refetchInterval?: number
-  /** Refetch when the tab becomes visible again. Default `true`. */
   refetchOnWindowFocus?: boolean
-  /** Also refetch on the interval while the browser is offline. Default `false`. */
   refetchWhenOffline?: boolean
 }
 
@@ -217,22 +129,18 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
     else setSession(initial)
   }, [initial, refetch])
 
-  useEffect(() => onSessionChange(() => void refetch()), [refetch])
+  useEffect(() => subscribe(() => void refetch()), [refetch])
 
   useEffect(() => {
     if (!refetchOnWindowFocus) return
-    const onVisible = () => {
-      if (document.visibilityState === "visible") void refetch()
-    }
+    const onVisible = () => document.visibilityState === "visible" && void refetch()
     document.addEventListener("visibilitychange", onVisible)
     return () => document.removeEventListener("visibilitychange", onVisible)
   }, [refetchOnWindowFocus, refetch])
 
   useEffect(() => {
     if (!refetchInterval) return
-    const timer = setInterval(() => {
-      if (refetchWhenOffline || navigator.onLine !== false) void refetch()
-    }, refetchInterval * 1000)
+    const timer = setInterval(() => (refetchWhenOffline || navigator.onLine !== false) && void refetch(), refetchInterval * 1000)
     return () => clearInterval(timer)
   }, [refetchInterval, refetchWhenOffline, refetch])
 
@@ -247,23 +155,14 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
     return fresh
   }, [])
 
-  const value = useMemo(
-    () =>
-      ({
-        data: session,
-        status: loading ? "loading" : session ? "authenticated" : "unauthenticated",
-        update,
-      }) as SessionContextValue<boolean>,
-    [session, loading, update],
-  )
+  const status = loading ? "loading" : session ? "authenticated" : "unauthenticated"
+  const value = useMemo(() => ({ data: session, status, update }) as SessionContextValue<boolean>, [session, status, update])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 
-/** Options of {@link useSession}. */
+/** Options of {@link useSession}: with `required`, signed-out users go to sign in, or `onUnauthenticated` runs. */
 export interface UseSessionOptions<R extends boolean> {
-  /** Signed-out users are sent away (to the sign-in page, or `onUnauthenticated`). */
   required?: R
-  /** Runs instead of the redirect when `required` and signed out. */
   onUnauthenticated?: () => void
 }
 

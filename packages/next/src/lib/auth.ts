@@ -5,7 +5,7 @@ import { invalidRequestResponse, originOfUrl, underBasePath } from "@portcullis/
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { NextResponse, type NextRequest } from "next/server"
 import { appFor, type App, type NextAuthConfigInput } from "./config.js"
-import { readSession, type SessionResult } from "./session.js"
+import { readSession } from "./session.js"
 
 /** A request seen by a function wrapped with `auth(fn)`: `req.auth` is its session or `null`. */
 export type NextAuthRequest = NextRequest & { auth: Session | null }
@@ -13,20 +13,10 @@ export type NextAuthRequest = NextRequest & { auth: Session | null }
 /** A route handler or proxy function wrapped by `auth(fn)`. */
 export type NextAuthCallback<Ctx = any> = (request: NextAuthRequest, context: Ctx) => Awaitable<Response | void | undefined>
 
-/** The parts of a Node request the Pages Router hands to API routes and `getServerSideProps`. */
-export interface PagesRequest {
-  headers: IncomingHttpHeaders
-  socket?: IncomingMessage["socket"]
-}
-
-/** The parts of a Node response `auth(req, res)` writes `Set-Cookie` to. */
+/** What the Pages Router hands to API routes (`auth(req, res)`) and `getServerSideProps` (`auth(context)`). */
+export type PagesRequest = { headers: IncomingHttpHeaders; socket?: IncomingMessage["socket"] }
 export type PagesResponse = Pick<ServerResponse, "getHeader" | "setHeader">
-
-/** `getServerSideProps`' context, or anything else carrying a Pages request and response. */
-export interface PagesContext {
-  req: PagesRequest
-  res: PagesResponse
-}
+export type PagesContext = { req: PagesRequest; res: PagesResponse }
 
 /**
  * The session wherever Next.js code runs (see `docs/next.md`):
@@ -84,7 +74,7 @@ async function currentSession(input: NextAuthConfigInput): Promise<Session | nul
  */
 async function guard(input: NextAuthConfigInput, request: NextRequest, context: unknown, callback: NextAuthCallback | undefined): Promise<Response> {
   const app = await appFor(input, request)
-  let outcome: SessionResult
+  let outcome: Awaited<ReturnType<typeof readSession>>
   try {
     outcome = await readSession(withUrlHost(request), app)
   } catch (error) {
@@ -104,22 +94,14 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
   else if (!verdict && !exempt(request, app)) response = redirectToSignIn(request, app)
   else if (callback) response = (await callback(Object.assign(request, { auth: session }), context)) ?? NextResponse.next()
   else response = NextResponse.next()
-  if (!setCookies.length) return response
-  // Response.redirect() and others have immutable headers: copy those first.
-  if (!tryAppend(response.headers, setCookies)) {
+  try {
+    for (const cookie of setCookies) response.headers.append("set-cookie", cookie)
+  } catch {
+    // Immutable headers (Response.redirect()): a copy takes them.
     response = new Response(response.body, response)
-    tryAppend(response.headers, setCookies)
+    for (const cookie of setCookies) response.headers.append("set-cookie", cookie)
   }
   return response
-}
-
-function tryAppend(headers: Headers, setCookies: string[]): boolean {
-  try {
-    for (const cookie of setCookies) headers.append("set-cookie", cookie)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** The request's headers, with `Host`/`X-Forwarded-Proto` from its URL where a caller left them out. */
