@@ -1,7 +1,8 @@
 /**
  * Browser-side calls to the HTTP endpoints, for any integration: sign-in, sign-out, and
  * reading or updating the session (`getSession`, `getSessionState`, `updateSession`,
- * `getCsrfToken`, `getProviders`).
+ * `getCsrfToken`, `getProviders`), and `onSessionChange` to keep a page's UI and its other
+ * tabs in step.
  *
  * Unlike Auth.js's framework clients, these keep CSRF protection on: each call fetches a
  * token from `<basePath>/csrf` and posts it with the form. Integrations re-export them with
@@ -55,8 +56,6 @@ export interface AuthResult {
  */
 export type SessionState = { session: Session | null } | { unavailable: true }
 
-/** Called after this tab changed the session: a credentials sign-in, a sign-out, an update. */
-export type SessionChangeListener = () => void
 
 export type AuthorizationParams = string | string[][] | Record<string, string> | URLSearchParams
 
@@ -65,11 +64,7 @@ export type AuthorizationParams = string | string[][] | Record<string, string> |
  * provider, goes to the provider; with credentials, posts them (and lands on the sign-in
  * page with `?error=CredentialsSignin` when they are refused).
  */
-export function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<AuthResult | undefined> {
-  return signInWith(undefined, provider, options, authorizationParams)
-}
-
-async function signInWith(onChange: SessionChangeListener | undefined, provider: string | undefined, options: SignInOptions, authorizationParams?: AuthorizationParams): Promise<AuthResult | undefined> {
+export async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<AuthResult | undefined> {
   const { basePath = "/auth", redirectTo, redirect = true, ...fields } = options
   const callbackUrl = redirectTo ?? window.location.href
   const base = trimSlash(basePath)
@@ -89,21 +84,15 @@ async function signInWith(onChange: SessionChangeListener | undefined, provider:
   for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) body.set(k, String(v))
   body.set("csrfToken", csrfToken)
   body.set("callbackUrl", callbackUrl)
-  // Only a credentials sign-in has changed the session by the time the answer arrives.
-  const changed = type === "credentials" ? onChange : undefined
-  return post(`${base}/${action}/${encodeURIComponent(provider)}${query}`, body, redirect, changed, type)
+  return post(`${base}/${action}/${encodeURIComponent(provider)}${query}`, body, redirect, type)
 }
 
 /** Signs out (the server deletes the session) and goes to `redirectTo` or reloads the page. */
-export function signOut(options: ClientOptions = {}): Promise<AuthResult | undefined> {
-  return signOutWith(undefined, options)
-}
-
-async function signOutWith(onChange: SessionChangeListener | undefined, options: ClientOptions): Promise<AuthResult | undefined> {
+export async function signOut(options: ClientOptions = {}): Promise<AuthResult | undefined> {
   const { basePath = "/auth", redirectTo, redirect = true } = options
   const base = trimSlash(basePath)
   const body = new URLSearchParams({ csrfToken: await fetchCsrfToken(base), callbackUrl: redirectTo ?? window.location.href })
-  return post(`${base}/signout`, body, redirect, onChange)
+  return post(`${base}/signout`, body, redirect)
 }
 
 /**
@@ -142,12 +131,8 @@ export async function getProviders(options: { basePath?: string } = {}): Promise
  * Sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`, CSRF-checked) and
  * returns the new session, or `null` when there is none or the server refused.
  */
-export function updateSession(data?: unknown, options: { basePath?: string } = {}): Promise<Session | null> {
-  return updateWith(undefined, data, options.basePath ?? "/auth")
-}
-
-async function updateWith(onChange: SessionChangeListener | undefined, data: unknown, basePath: string): Promise<Session | null> {
-  const base = trimSlash(basePath)
+export async function updateSession(data?: unknown, options: { basePath?: string } = {}): Promise<Session | null> {
+  const base = trimSlash(options.basePath ?? "/auth")
   try {
     const response = await fetch(`${base}/session`, {
       method: "POST",
@@ -156,7 +141,7 @@ async function updateWith(onChange: SessionChangeListener | undefined, data: unk
       body: JSON.stringify({ csrfToken: await fetchCsrfToken(base), data }),
     })
     const session = response.ok ? sessionOf(await response.json().catch(() => null)) : null
-    if (session) onChange?.()
+    if (session) sessionChanged()
     return session
   } catch {
     return null
@@ -168,7 +153,7 @@ function sessionOf(data: unknown): Session | null {
   return data && typeof data === "object" && Object.keys(data).length ? (data as Session) : null
 }
 
-async function post(path: string, body: URLSearchParams, redirect: boolean, onChange?: SessionChangeListener, providerType?: string): Promise<AuthResult | undefined> {
+async function post(path: string, body: URLSearchParams, redirect: boolean, providerType?: string): Promise<AuthResult | undefined> {
   const response = await fetch(path, {
     method: "POST",
     credentials: "same-origin",
@@ -180,8 +165,9 @@ async function post(path: string, body: URLSearchParams, redirect: boolean, onCh
   const params = new URL(url, window.location.href).searchParams
   const error = params.get("error") ?? undefined
   const ok = response.ok && !error
-  // Before navigating: other tabs may follow at once.
-  if (ok) onChange?.()
+  // Before navigating, so other tabs follow at once. Only a sign-out or a credentials
+  // sign-in has changed the session by now; other sign-ins have only started.
+  if (ok && (providerType === undefined || providerType === "credentials")) sessionChanged()
   if (redirect) {
     navigate(url)
     return undefined
@@ -213,30 +199,48 @@ function trimSlash(path: string): string {
   return path.replace(/\/+$/, "")
 }
 
-/** Options of {@link createAuthClient}. */
-export interface AuthClientDefaults {
-  /** Where the endpoints live, e.g. `/auth` or Next's `/api/auth`. */
-  basePath: string
-  /**
-   * Runs after this client changed the session: a credentials sign-in or sign-out that
-   * succeeded (before navigating), an update that returned a session. For keeping UI state
-   * or other tabs in step (Next's `SessionProvider` broadcasts it).
-   */
-  onSessionChange?: SessionChangeListener
+const listeners = new Set<() => void>()
+let channel: BroadcastChannel | null | undefined
+
+function broadcastChannel(): BroadcastChannel | undefined {
+  channel ??= typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel("portcullis.session")
+  return channel ?? undefined
 }
 
-/** The client calls with `basePath` defaulting to `defaults.basePath`. */
-export function createAuthClient(defaults: AuthClientDefaults) {
-  const { basePath, onSessionChange } = defaults
+function sessionChanged(): void {
+  for (const listener of listeners) listener()
+  // No data in the message: each tab asks the server for its own session.
+  broadcastChannel()?.postMessage({ event: "session" })
+}
+
+/**
+ * Runs `listener` whenever this page changed the session through this module (a
+ * credentials sign-in, a sign-out, an update that returned a session) or another tab of the
+ * site did (`BroadcastChannel` `portcullis.session`). For UI that shows the session: refetch
+ * it then. Returns the unsubscribe function.
+ */
+export function onSessionChange(listener: () => void): () => void {
+  const bc = broadcastChannel()
+  const onMessage = () => listener()
+  listeners.add(listener)
+  bc?.addEventListener("message", onMessage)
+  return () => {
+    listeners.delete(listener)
+    bc?.removeEventListener("message", onMessage)
+  }
+}
+
+/** The client calls with `basePath` defaulting to `defaults.basePath` (e.g. `/auth`, Next's `/api/auth`). */
+export function createAuthClient(defaults: { basePath: string }) {
+  const { basePath } = defaults
   return {
-    signIn: (provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams) =>
-      signInWith(onSessionChange, provider, { basePath, ...options }, authorizationParams),
-    signOut: (options: ClientOptions = {}) => signOutWith(onSessionChange, { basePath, ...options }),
+    signIn: (provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams) => signIn(provider, { basePath, ...options }, authorizationParams),
+    signOut: (options: ClientOptions = {}) => signOut({ basePath, ...options }),
     getSession: () => getSession({ basePath }),
     getSessionState: () => getSessionState({ basePath }),
     getCsrfToken: () => getCsrfToken({ basePath }),
     getProviders: () => getProviders({ basePath }),
-    updateSession: (data?: unknown) => updateWith(onSessionChange, data, basePath),
+    updateSession: (data?: unknown) => updateSession(data, { basePath }),
   }
 }
 

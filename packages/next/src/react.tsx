@@ -1,13 +1,13 @@
 "use client"
 /**
  * The React client, as `next-auth/react`: `SessionProvider`, `useSession`, and the browser
- * calls. Those are core's (`@portcullis/core/client`, CSRF-protected); this module adds the
- * base path `SessionProvider` sets, next-auth's option names and results, and tabs kept in
- * step (a `BroadcastChannel` message, without data: each tab refetches its own session).
+ * calls. Those are core's (`@portcullis/core/client`: CSRF-protected, other tabs told of
+ * sign-ins, sign-outs and updates); this module adds the base path `SessionProvider` sets
+ * and next-auth's option names and results.
  * @module
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react"
-import { createAuthClient, type AuthorizationParams, type AuthResult, type ClientOptions } from "@portcullis/core/client"
+import { createAuthClient, onSessionChange, type AuthorizationParams, type AuthResult, type ClientOptions } from "@portcullis/core/client"
 import type { PublicProvider, Session } from "@portcullis/core"
 
 export type { AuthorizationParams, SessionState } from "@portcullis/core/client"
@@ -20,30 +20,11 @@ export type SignInResponse = Pick<AuthResult, "error" | "code" | "status" | "ok"
 export type SignOutOptions = Omit<ClientOptions, "basePath"> & { callbackUrl?: string }
 
 let basePath = "/api/auth"
-let client = createAuthClient({ basePath, onSessionChange: notify })
-const listeners = new Set<() => void>()
-let channel: BroadcastChannel | null | undefined
+let client = createAuthClient({ basePath })
 
 function setBasePath(path: string): void {
   const trimmed = path.replace(/\/+$/, "")
-  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed), onSessionChange: notify })
-}
-
-function broadcast(): BroadcastChannel | undefined {
-  channel ??= typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel("portcullis.session")
-  return channel ?? undefined
-}
-
-function notify(): void {
-  for (const listener of listeners) listener()
-  broadcast()?.postMessage({ event: "session" })
-}
-
-function subscribe(listener: () => void): () => void {
-  const onMessage = () => listener()
-  listeners.add(listener)
-  broadcast()?.addEventListener("message", onMessage)
-  return () => void (listeners.delete(listener), broadcast()?.removeEventListener("message", onMessage))
+  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
 }
 
 /** The session, or `null` (also when the server could not be asked: see {@link getSessionState}). */
@@ -124,12 +105,8 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
     setLoading(false)
   }, [])
 
-  useEffect(() => {
-    if (initial === undefined) void refetch()
-    else setSession(initial)
-  }, [initial, refetch])
-
-  useEffect(() => subscribe(() => void refetch()), [refetch])
+  useEffect(() => (initial === undefined ? void refetch() : setSession(initial)), [initial, refetch])
+  useEffect(() => onSessionChange(() => void refetch()), [refetch])
 
   useEffect(() => {
     if (!refetchOnWindowFocus) return
@@ -167,15 +144,9 @@ export interface UseSessionOptions<R extends boolean> {
 }
 
 /**
- * The session and its status inside a {@link SessionProvider}. With `required: true`, a
- * signed-out user is sent to the sign-in page (`?error=SessionRequired&callbackUrl=…`) and
- * the status stays `"loading"` meanwhile, so the page never renders signed-out content.
- *
- * @example
- * ```tsx
- * const { data: session, status, update } = useSession({ required: true })
- * <button onClick={() => update({ name: "Ada" })}>Rename</button>
- * ```
+ * `{ data, status, update }` inside a {@link SessionProvider}. With `required: true`, a
+ * signed-out user is sent to `<basePath>/signin?error=SessionRequired&callbackUrl=…` and the
+ * status stays `"loading"` meanwhile, so the page never renders signed-out content.
  */
 export function useSession<R extends boolean = false>(options?: UseSessionOptions<R>): SessionContextValue<R> {
   const value = useContext(SessionContext)

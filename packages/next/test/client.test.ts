@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { NextRequest } from "next/server"
 import NextAuth from "@portcullis/next"
 import { getCsrfToken, getProviders, getSession, signIn, signOut } from "../src/react.js"
-import { createAuthClient } from "@portcullis/core/client"
+import { createAuthClient, onSessionChange } from "@portcullis/core/client"
 import { cookiePairs, origin, testConfig } from "./helpers.js"
 
 /**
@@ -87,10 +87,12 @@ describe("React client calls", () => {
 
   it("core's updateSession (useSession().update) sends data to the jwt callback and returns the new session", async () => {
     await signIn("credentials", { username: "ada", password: "lovelace", redirect: false })
-    const onSessionChange = vi.fn()
-    const { updateSession } = createAuthClient({ basePath: "/api/auth", onSessionChange })
+    const listener = vi.fn()
+    const stop = onSessionChange(listener)
+    const { updateSession } = createAuthClient({ basePath: "/api/auth" })
     expect((await updateSession({ name: "Augusta" }))?.user?.name).toBe("Augusta")
-    expect(onSessionChange).toHaveBeenCalledOnce()
+    stop()
+    expect(listener).toHaveBeenCalledOnce()
     expect((await getSession())?.user?.name).toBe("Augusta")
   })
 

@@ -75,8 +75,12 @@ async function currentSession(input: NextAuthConfigInput): Promise<Session | nul
 async function guard(input: NextAuthConfigInput, request: NextRequest, context: unknown, callback: NextAuthCallback | undefined): Promise<Response> {
   const app = await appFor(input, request)
   let outcome: Awaited<ReturnType<typeof readSession>>
+  let origin: string
   try {
     outcome = await readSession(withUrlHost(request), app)
+    // Behind a proxy the request URL names the internal host: AUTH_URL's origin wins.
+    const env = process.env.AUTH_URL || process.env.NEXTAUTH_URL
+    origin = (env && URL.canParse(env) && new URL(env).origin) || originOfUrl(request.url)
   } catch (error) {
     if (error instanceof InvalidRequest) return invalidRequestResponse(error)
     // No session means no decision: fail closed, as "try again", not as "sign in".
@@ -91,7 +95,7 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
   const verdict = authorized ? await authorized({ request, auth: session }) : true
   let response: Response
   if (verdict instanceof Response) response = verdict
-  else if (!verdict && !exempt(request, app)) response = redirectToSignIn(request, app)
+  else if (!verdict && !exempt(request, app)) response = redirectToSignIn(request, app, origin)
   else if (callback) response = (await callback(Object.assign(request, { auth: session }), context)) ?? NextResponse.next()
   else response = NextResponse.next()
   try {
@@ -123,17 +127,8 @@ function exempt(request: NextRequest, app: App): boolean {
 }
 
 /** 302 to the sign-in page, with the current path (never a foreign origin) as `callbackUrl`. */
-function redirectToSignIn(request: NextRequest, app: App): Response {
+function redirectToSignIn(request: NextRequest, app: App, origin: string): Response {
   const here = new URL(request.url)
-  let origin: string
-  try {
-    // Behind a proxy the request URL names the internal host: AUTH_URL's origin wins.
-    const env = process.env.AUTH_URL || process.env.NEXTAUTH_URL
-    origin = (env && URL.canParse(env) && new URL(env).origin) || originOfUrl(here)
-  } catch (error) {
-    if (error instanceof InvalidRequest) return invalidRequestResponse(error)
-    throw error
-  }
   const target = new URL(signInPage(app), origin)
   target.searchParams.set("callbackUrl", here.pathname + here.search)
   return new Response(null, { status: 302, headers: { Location: target.href } })

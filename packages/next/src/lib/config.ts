@@ -5,10 +5,7 @@ import type { NextRequest } from "next/server"
 /** The configuration of {@link NextAuth}: the core configuration, `basePath` defaulting to `/api/auth`. */
 export type NextAuthConfig = Omit<AuthConfig, "raw">
 
-/**
- * A config, or a function building one per request: it gets the request in route handlers,
- * the proxy and `auth(fn)`, and `undefined` in Server Components and Server Actions.
- */
+/** A config, or a function building one per request (`undefined` in Server Components and Server Actions). */
 export type NextAuthConfigInput = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>)
 
 /** An app config as core sees it: one object (env defaults applied), so one runtime serves every call. */
@@ -26,22 +23,19 @@ export async function appFor(input: NextAuthConfigInput, request: NextRequest | 
   let app = apps.get(config)
   if (!app) {
     // A copy, made once: setEnvDefaults writes into its argument, and the app's object is not ours.
-    const own = { ...config, callbacks: { ...config.callbacks } } as App["config"] & { callbacks: NonNullable<AuthConfig["callbacks"]> }
-    own.basePath = config.basePath || basePathFromEnv(env) || "/api/auth"
+    const basePath = config.basePath || basePathFromEnv(env) || "/api/auth"
+    const own = { ...config, basePath, callbacks: { ...config.callbacks, session: sessionCallback(config.callbacks?.session) } }
     setEnvDefaults(env, own, true)
-    own.callbacks.session = sessionCallback(config.callbacks?.session)
     app = { config: own, runtime: createAuth(own) }
     apps.set(config, app)
   }
   return app
 }
 
+/** The path of `AUTH_URL` beyond `/` (an unparsable one is reported by core, with the variable named). */
 function basePathFromEnv(env: Env): string | undefined {
-  try {
-    return new URL(env.AUTH_URL || env.NEXTAUTH_URL || "").pathname.replace(/\/+$/, "") || undefined
-  } catch {
-    return undefined // unset, or unparsable: core reports the latter with the variable named
-  }
+  const url = env.AUTH_URL || env.NEXTAUTH_URL
+  return (url && URL.canParse(url) && new URL(url).pathname.replace(/\/+$/, "")) || undefined
 }
 
 const serverSide = new AsyncLocalStorage<true>()
@@ -69,6 +63,5 @@ function sessionCallback(app: CallbacksOptions["session"] | undefined): Callback
 
 /** What core answers without a session callback: JWT sessions arrive in that shape; database ones carry the row and user. */
 function coreDefault({ session, user }: SessionCallbackParams): Session {
-  if (!user) return session
-  return { user: { name: user.name, email: user.email, image: user.image }, expires: session.expires }
+  return user ? { user: { name: user.name, email: user.email, image: user.image }, expires: session.expires } : session
 }
