@@ -19,13 +19,9 @@ export type SignInResponse = Pick<AuthResult, "error" | "code" | "status" | "ok"
 /** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page); `redirect: false` resolves to `{ url }`. */
 export type SignOutOptions = Omit<ClientOptions, "basePath"> & { callbackUrl?: string }
 
+// The base path of the last SessionProvider rendered; the client calls follow it.
 let basePath = "/api/auth"
 let client = createAuthClient({ basePath })
-
-function setBasePath(path: string): void {
-  const trimmed = path.replace(/\/+$/, "")
-  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
-}
 
 /** The session, or `null` (also when the server could not be asked: see {@link getSessionState}). */
 export const getSession = (): Promise<Session | null> => client.getSession()
@@ -59,11 +55,8 @@ export async function signOut(options: SignOutOptions = {}): Promise<{ url: stri
   return result && { url: result.url }
 }
 
-/** What {@link useSession} returns. */
-export type SessionContextValue<R extends boolean = false> = {
-  /** Sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`); resolves to the new session. */
-  update(data?: unknown): Promise<Session | null>
-} & (
+/** What {@link useSession} returns; `update(data)` sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`). */
+export type SessionContextValue<R extends boolean = false> = { update(data?: unknown): Promise<Session | null> } & (
   | { data: Session; status: "authenticated" }
   | { data: R extends true ? Session | null : null; status: "unauthenticated" | "loading" }
 )
@@ -89,8 +82,9 @@ const SessionContext = createContext<SessionContextValue<boolean> | undefined>(u
  * server passed it), when the tab becomes visible, every `refetchInterval` seconds, and when
  * any tab signs in, signs out or updates the session.
  */
-export function SessionProvider({ children, session: initial, basePath = "/api/auth", refetchInterval = 0, refetchOnWindowFocus = true, refetchWhenOffline = false }: SessionProviderProps) {
-  setBasePath(basePath)
+export function SessionProvider({ children, session: initial, basePath: base = "/api/auth", refetchInterval = 0, refetchOnWindowFocus = true, refetchWhenOffline = false }: SessionProviderProps) {
+  const trimmed = base.replace(/\/+$/, "")
+  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
   const [session, setSession] = useState<Session | null>(initial ?? null)
   const [loading, setLoading] = useState(initial === undefined)
   // Answers can arrive out of order (a slow focus refetch after an update); only the latest counts.

@@ -1,4 +1,5 @@
 import type { Session } from "@portcullis/core"
+import type { AuthorizationParams } from "@portcullis/core/client"
 import { InvalidCallbackUrl } from "@portcullis/core/errors"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { redirect as nextRedirect } from "next/navigation"
@@ -7,8 +8,7 @@ import { actionURL } from "./session.js"
 
 /** Options of the server {@link SignIn}: where to land, whether to redirect, provider fields; or the form itself. */
 export type SignInOptions = FormData | ({ redirectTo?: string; redirect?: boolean } & Record<string, unknown>)
-/** Extra parameters for the provider's authorization request (`prompt`, `login_hint`…). */
-export type AuthorizationParams = string | Record<string, string> | URLSearchParams | [string, string][]
+export type { AuthorizationParams } from "@portcullis/core/client"
 /** Options of the server {@link SignOut}: a path to land on (default: the calling page), `redirect: false` for the URL. */
 export type SignOutOptions = { redirectTo?: string; redirect?: boolean }
 
