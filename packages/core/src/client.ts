@@ -56,7 +56,6 @@ export interface AuthResult {
  */
 export type SessionState = { session: Session | null } | { unavailable: true }
 
-
 export type AuthorizationParams = string | string[][] | Record<string, string> | URLSearchParams
 
 /**

@@ -39,11 +39,8 @@ export interface NextAuthResult {
  * defaults to `/api/auth`), or a function returning it, possibly async, called on every use
  * with the `NextRequest` (route handlers, the proxy, `auth(fn)`) or `undefined` (Server
  * Components, Server Actions). Return the same object for the same settings: each config
- * object gets one runtime, resolved once, that serves every form of the result.
- *
- * Environment: `AUTH_SECRET` (or `NEXTAUTH_SECRET`; `AUTH_SECRET_1..3` for rotation),
- * `AUTH_URL` (its origin replaces the request's; a path in it sets `basePath`),
- * `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID`/`_SECRET`/`_ISSUER`.
+ * object gets one runtime, resolved once, that serves every form of the result. Environment:
+ * `AUTH_SECRET`, `AUTH_URL`, `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID`/`_SECRET` (`docs/next.md`).
  */
 export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
   const handler: AppRouteHandler = async (request) => (await appFor(config, request)).runtime.handle(request)

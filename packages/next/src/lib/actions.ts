@@ -45,11 +45,11 @@ export function createActions(input: NextAuthConfigInput): { signIn: SignIn; sig
     const headers = new Headers(incoming)
     const url = (action: string) => actionURL(action, headers, app.config)
     const callbackUrl = landing(redirectTo, headers.get("referer"), url("session").origin)
-    async function post(action: string, body: URLSearchParams | string) {
+    async function post(action: string | URL, body: URLSearchParams | string) {
       // Next's own headers describe the action call, not this request.
       for (const name of ["content-length", "next-action", "next-router-state-tree"]) headers.delete(name)
       headers.set("content-type", typeof body === "string" ? "application/json" : "application/x-www-form-urlencoded")
-      const request = new Request(action.includes("://") ? action : url(action), { method: "POST", headers, body })
+      const request = new Request(typeof action === "string" ? url(action) : action, { method: "POST", headers, body })
       const result = await onServer(() => app.runtime.handleInternal(request, { skipCSRF: true }))
       const jar = await nextCookies()
       for (const { name, value, options } of result.cookies ?? []) jar.set(name, value, options)
@@ -72,7 +72,7 @@ export function createActions(input: NextAuthConfigInput): { signIn: SignIn; sig
     if (authorizationParams) action.search = new URLSearchParams(authorizationParams).toString()
     const body = new URLSearchParams({ callbackUrl })
     for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) body.set(name, String(value))
-    return finish((await post(action.href, body)).redirect ?? callbackUrl, redirect)
+    return finish((await post(action, body)).redirect ?? callbackUrl, redirect)
   }
 
   async function signOut(options: SignOutOptions = {}): Promise<string> {
