@@ -1,4 +1,5 @@
 import NextAuth, { type NextAuthConfig } from "@portcullis/next"
+import GitHub from "@portcullis/next/providers/github"
 import { demoCredentials, demoOidc } from "@portcullis/example-kit"
 
 /** Whether the local demo OpenID provider is configured (the e2e test and `npm run dev:oidc` start one). */
@@ -19,6 +20,8 @@ function buildConfig(theme: keyof typeof themes): NextAuthConfig {
       demoCredentials(),
       // The local OpenID provider, when one runs (the e2e test starts one).
       ...demoOidc({ issuer: process.env.AUTH_DEMO_OIDC_ISSUER, clientId: process.env.AUTH_DEMO_OIDC_ID, clientSecret: process.env.AUTH_DEMO_OIDC_SECRET }),
+      // A real provider, as in next-auth: AUTH_GITHUB_ID and AUTH_GITHUB_SECRET from the environment.
+      ...(process.env.AUTH_GITHUB_ID ? [GitHub] : []),
     ],
     callbacks: {
       // Runs in proxy.ts and in route handlers wrapped with auth(fn).

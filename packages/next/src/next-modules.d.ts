@@ -1,8 +1,6 @@
-// Our code imports "next/server", "next/headers" and "next/navigation" without an extension,
-// because Next's bundlers alias exactly those names (a route handler gets the server-only
-// build of next/navigation; "next/navigation.js" would pull in the client router and break
-// the build). Under NodeNext resolution TypeScript only finds them with ".js"; these
-// declarations point the bare names at the same types.
+// We import "next/server", "next/headers" and "next/navigation" bare, as Next's bundlers alias
+// exactly those names (".js" would pull the client router into route handlers); NodeNext
+// resolution only finds them with ".js", so these point the bare names at the same types.
 declare module "next/server" {
   export * from "next/server.js"
 }

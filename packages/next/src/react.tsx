@@ -1,60 +1,77 @@
 "use client"
 /**
- * The React client of Portcullis for Next.js, as `next-auth/react`: `SessionProvider`,
- * `useSession`, and the browser calls `signIn`, `signOut`, `getSession`, `getCsrfToken`,
- * `getProviders`.
- *
- * @example
- * ```tsx
- * // app/layout.tsx
- * import { SessionProvider } from "@portcullis/next/react"
- * export default function Layout({ children }) {
- *   return <html><body><SessionProvider>{children}</SessionProvider></body></html>
- * }
- *
- * // a Client Component
- * "use client"
- * import { useSession, signIn } from "@portcullis/next/react"
- * export function Greeting() {
- *   const { data, status } = useSession()
- *   if (status === "loading") return null
- *   return data ? <p>Hi {data.user?.name}</p> : <button onClick={() => signIn()}>Sign in</button>
- * }
- * ```
+ * The React client, as `next-auth/react`: `SessionProvider`, `useSession`, and the browser
+ * calls. Those are core's (`@portcullis/core/client`: CSRF-protected, other tabs told of
+ * sign-ins, sign-outs and updates); this module adds the base path `SessionProvider` sets
+ * and next-auth's option names and results.
  * @module
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react"
-import type { Session } from "@portcullis/core"
-import { getBasePath, getSessionState, onSessionChange, setBasePath, updateSession } from "./client.js"
+import { createAuthClient, onSessionChange, type AuthorizationParams, type AuthResult, type ClientOptions } from "@portcullis/core/client"
+import type { PublicProvider, Session } from "@portcullis/core"
 
-export { getCsrfToken, getProviders, getSession, getSessionState, signIn, signOut } from "./client.js"
-export type { AuthorizationParams, SignInOptions, SignInResponse, SignOutOptions } from "./client.js"
+export type { AuthorizationParams, SessionState } from "@portcullis/core/client"
 export type { Session } from "@portcullis/core"
+/** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page), `redirect: false` (credentials, email) to stay, and credential fields. */
+export type SignInOptions = Record<string, unknown> & { redirectTo?: string; callbackUrl?: string; redirect?: boolean }
+/** What `signIn(…, { redirect: false })` resolves to; `ok` is `false` for a refused password, `url` `null` on error. */
+export type SignInResponse = Pick<AuthResult, "error" | "code" | "status" | "ok"> & { url: string | null }
+/** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page); `redirect: false` resolves to `{ url }`. */
+export type SignOutOptions = Omit<ClientOptions, "basePath"> & { callbackUrl?: string }
 
-/** What {@link useSession} returns. */
-export type SessionContextValue<R extends boolean = false> = {
-  /** Sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`); resolves to the new session. */
-  update(data?: unknown): Promise<Session | null>
-} & (
+// The base path of the last SessionProvider rendered; the client calls follow it.
+let basePath = "/api/auth"
+let client = createAuthClient({ basePath })
+
+/** The session, or `null` (also when the server could not be asked: see {@link getSessionState}). */
+export const getSession = (): Promise<Session | null> => client.getSession()
+/** `{ session }` (`null` when signed out), or `{ unavailable: true }` on a `503` or no answer: an outage is not a sign-out. */
+export const getSessionState = () => client.getSessionState()
+/** The CSRF token for a hand-built POST to the auth endpoints. */
+export const getCsrfToken = (): Promise<string> => client.getCsrfToken()
+/** The configured providers by id, as `GET <basePath>/providers` lists them. */
+export const getProviders = (): Promise<Record<string, PublicProvider> | null> => client.getProviders()
+
+/**
+ * Signs in from the browser: the sign-in page without a provider (or with an unknown one),
+ * the provider's page for OAuth/OIDC; credentials and email post the fields and navigate, or
+ * with `redirect: false` resolve to a {@link SignInResponse}.
+ */
+export async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<SignInResponse | undefined> {
+  const { redirectTo, callbackUrl, redirect = true, ...fields } = options
+  const result = await client.signIn(provider, { ...fields, redirectTo: redirectTo ?? callbackUrl, redirect: false }, authorizationParams)
+  if (!result) return undefined // it went to the sign-in page
+  const { error, code, status, ok, url, providerType } = result
+  if (!redirect && (providerType === "credentials" || providerType === "email")) return { error, code, status, ok, url: error ? null : url }
+  window.location.href = url
+  // A URL that differs only by its #fragment does not load the page.
+  if (url.includes("#")) window.location.reload()
+  return undefined
+}
+
+/** Signs out (CSRF-protected POST), tells the other tabs, and navigates, or with `redirect: false` resolves to `{ url }`. */
+export async function signOut(options: SignOutOptions = {}): Promise<{ url: string } | undefined> {
+  const result = await client.signOut({ redirectTo: options.redirectTo ?? options.callbackUrl, redirect: options.redirect !== false })
+  return result && { url: result.url }
+}
+
+/** What {@link useSession} returns; `update(data)` sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`). */
+export type SessionContextValue<R extends boolean = false> = { update(data?: unknown): Promise<Session | null> } & (
   | { data: Session; status: "authenticated" }
   | { data: R extends true ? Session | null : null; status: "unauthenticated" | "loading" }
 )
 
-/** Props of {@link SessionProvider}. */
+/**
+ * Props of {@link SessionProvider}: `session` from the server (`await auth()`; no fetch on
+ * load, `null` = signed out), `basePath` (default `/api/auth`), `refetchInterval` (seconds,
+ * 0 = never), `refetchOnWindowFocus` (default `true`), `refetchWhenOffline` (default `false`).
+ */
 export interface SessionProviderProps {
   children: ReactNode
-  /**
-   * The session from the server (`await auth()` in a Server Component): no fetch on load.
-   * `undefined` fetches it; `null` means known to be signed out.
-   */
   session?: Session | null
-  /** Where the auth routes are mounted. Default `/api/auth`. */
   basePath?: string
-  /** Seconds between background refetches; 0 (default) never. */
   refetchInterval?: number
-  /** Refetch when the tab becomes visible again. Default `true`. */
   refetchOnWindowFocus?: boolean
-  /** Also refetch on the interval while the browser is offline. Default `false`. */
   refetchWhenOffline?: boolean
 }
 
@@ -65,8 +82,9 @@ const SessionContext = createContext<SessionContextValue<boolean> | undefined>(u
  * server passed it), when the tab becomes visible, every `refetchInterval` seconds, and when
  * any tab signs in, signs out or updates the session.
  */
-export function SessionProvider({ children, session: initial, basePath = "/api/auth", refetchInterval = 0, refetchOnWindowFocus = true, refetchWhenOffline = false }: SessionProviderProps) {
-  setBasePath(basePath)
+export function SessionProvider({ children, session: initial, basePath: base = "/api/auth", refetchInterval = 0, refetchOnWindowFocus = true, refetchWhenOffline = false }: SessionProviderProps) {
+  const trimmed = base.replace(/\/+$/, "")
+  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
   const [session, setSession] = useState<Session | null>(initial ?? null)
   const [loading, setLoading] = useState(initial === undefined)
   // Answers can arrive out of order (a slow focus refetch after an update); only the latest counts.
@@ -81,34 +99,26 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
     setLoading(false)
   }, [])
 
-  useEffect(() => {
-    if (initial === undefined) void refetch()
-    else setSession(initial)
-  }, [initial, refetch])
-
+  useEffect(() => (initial === undefined ? void refetch() : setSession(initial)), [initial, refetch])
   useEffect(() => onSessionChange(() => void refetch()), [refetch])
 
   useEffect(() => {
     if (!refetchOnWindowFocus) return
-    const onVisible = () => {
-      if (document.visibilityState === "visible") void refetch()
-    }
+    const onVisible = () => document.visibilityState === "visible" && void refetch()
     document.addEventListener("visibilitychange", onVisible)
     return () => document.removeEventListener("visibilitychange", onVisible)
   }, [refetchOnWindowFocus, refetch])
 
   useEffect(() => {
     if (!refetchInterval) return
-    const timer = setInterval(() => {
-      if (refetchWhenOffline || navigator.onLine !== false) void refetch()
-    }, refetchInterval * 1000)
+    const timer = setInterval(() => (refetchWhenOffline || navigator.onLine !== false) && void refetch(), refetchInterval * 1000)
     return () => clearInterval(timer)
   }, [refetchInterval, refetchWhenOffline, refetch])
 
   const update = useCallback(async (data?: unknown) => {
     const mine = ++generation.current
     setLoading(true)
-    const fresh = await updateSession(data)
+    const fresh = await client.updateSession(data)
     if (mine === generation.current) {
       if (fresh) setSession(fresh)
       setLoading(false)
@@ -116,36 +126,21 @@ export function SessionProvider({ children, session: initial, basePath = "/api/a
     return fresh
   }, [])
 
-  const value = useMemo(
-    () =>
-      ({
-        data: session,
-        status: loading ? "loading" : session ? "authenticated" : "unauthenticated",
-        update,
-      }) as SessionContextValue<boolean>,
-    [session, loading, update],
-  )
+  const status = loading ? "loading" : session ? "authenticated" : "unauthenticated"
+  const value = useMemo(() => ({ data: session, status, update }) as SessionContextValue<boolean>, [session, status, update])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 
-/** Options of {@link useSession}. */
+/** Options of {@link useSession}: with `required`, signed-out users go to sign in, or `onUnauthenticated` runs. */
 export interface UseSessionOptions<R extends boolean> {
-  /** Signed-out users are sent away (to the sign-in page, or `onUnauthenticated`). */
   required?: R
-  /** Runs instead of the redirect when `required` and signed out. */
   onUnauthenticated?: () => void
 }
 
 /**
- * The session and its status inside a {@link SessionProvider}. With `required: true`, a
- * signed-out user is sent to the sign-in page (`?error=SessionRequired&callbackUrl=…`) and
- * the status stays `"loading"` meanwhile, so the page never renders signed-out content.
- *
- * @example
- * ```tsx
- * const { data: session, status, update } = useSession({ required: true })
- * <button onClick={() => update({ name: "Ada" })}>Rename</button>
- * ```
+ * `{ data, status, update }` inside a {@link SessionProvider}. With `required: true`, a
+ * signed-out user is sent to `<basePath>/signin?error=SessionRequired&callbackUrl=…` and the
+ * status stays `"loading"` meanwhile, so the page never renders signed-out content.
  */
 export function useSession<R extends boolean = false>(options?: UseSessionOptions<R>): SessionContextValue<R> {
   const value = useContext(SessionContext)
@@ -157,7 +152,7 @@ export function useSession<R extends boolean = false>(options?: UseSessionOption
     if (!mustLeave) return
     if (onUnauthenticated) return onUnauthenticated()
     const params = new URLSearchParams({ error: "SessionRequired", callbackUrl: window.location.href })
-    window.location.href = `${getBasePath()}/signin?${params}`
+    window.location.href = `${basePath}/signin?${params}`
   }, [mustLeave, onUnauthenticated])
 
   if (mustLeave) return { data: value.data, status: "loading", update: value.update } as SessionContextValue<R>

@@ -44,7 +44,7 @@ describe("auth()", () => {
     vi.stubEnv("AUTH_SECRET", "")
     vi.stubEnv("NEXTAUTH_SECRET", "")
     try {
-      await expect(auth()).rejects.toThrow(/session could not be read/)
+      await expect(auth()).rejects.toThrow(/problem with the server configuration/)
     } finally {
       vi.unstubAllEnvs()
     }
@@ -133,6 +133,23 @@ describe("auth()", () => {
     expect(session.userId).toBe(session.user.id)
     expect(JSON.stringify(session)).not.toContain(jar.get("authjs.session-token"))
     expect(session).not.toHaveProperty("sessionToken")
+  })
+
+  it("gives the browser core's session shape from the same runtime: no user id, no token, no row", async () => {
+    const { MemoryAdapter } = await import("@portcullis/memory-adapter")
+    for (const adapter of [undefined, MemoryAdapter()]) {
+      const { handlers, auth } = NextAuth(testConfig({ adapter }))
+      const jar = await signInThroughHandlers(handlers)
+      const browser = await (await handlers.GET(new NextRequest(`${origin}/api/auth/session`, { headers: { cookie: cookieHeader(jar) } }))).json()
+      expect(Object.keys(browser).sort()).toEqual(["expires", "user"])
+      expect(Object.keys(browser.user).filter((k) => !["name", "email", "image"].includes(k))).toEqual([])
+      nextRequestStore.reset({ cookie: cookieHeader(jar) })
+      // Concurrent server and browser reads do not leak the server shape into the browser's.
+      const [server, again] = await Promise.all([auth(), handlers.GET(new NextRequest(`${origin}/api/auth/session`, { headers: { cookie: cookieHeader(jar) } })).then((r) => r.json())])
+      expect(server).toMatchObject({ user: { name: "Ada" } })
+      if (adapter) expect(server).toMatchObject({ user: { id: expect.any(String) }, userId: expect.any(String) })
+      expect(again).toEqual(browser)
+    }
   })
 })
 

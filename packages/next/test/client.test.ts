@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { NextRequest } from "next/server"
 import NextAuth from "@portcullis/next"
-import { getCsrfToken, getProviders, getSession, signIn, signOut, updateSession } from "../src/client.js"
+import { getCsrfToken, getProviders, getSession, signIn, signOut } from "../src/react.js"
+import { createAuthClient, onSessionChange } from "@portcullis/core/client"
 import { cookiePairs, origin, testConfig } from "./helpers.js"
 
 /**
@@ -10,7 +11,7 @@ import { cookiePairs, origin, testConfig } from "./helpers.js"
  * `window` is the part of it these functions touch (location), and BroadcastChannel a
  * recorder, since Node's real one would keep the test process alive.
  */
-// client.ts opens its channel once per page load, so the recorder outlives each test's setup.
+// The client opens a channel per message; the recorder outlives each test's setup.
 const posted: unknown[] = []
 
 function browser() {
@@ -23,21 +24,36 @@ function browser() {
   posted.length = 0
   const location = { origin, href: `${origin}/shop`, reload: vi.fn() }
   vi.stubGlobal("window", { location })
+  // Delivers to every other open channel, as the browser's does (this page's listeners too).
+  const open = new Set<{ listeners: Set<() => void> }>()
   vi.stubGlobal(
     "BroadcastChannel",
     class {
+      listeners = new Set<() => void>()
+      constructor() {
+        open.add(this)
+      }
       postMessage(message: unknown) {
         posted.push(message)
+        for (const channel of open) if (channel !== this) for (const listener of channel.listeners) listener()
       }
-      addEventListener() {}
-      removeEventListener() {}
+      addEventListener(_type: string, listener: () => void) {
+        this.listeners.add(listener)
+      }
+      removeEventListener(_type: string, listener: () => void) {
+        this.listeners.delete(listener)
+      }
+      close() {
+        open.delete(this)
+      }
     },
   )
   vi.stubGlobal("fetch", async (input: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers)
     headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
     if (init.method === "POST") headers.set("origin", origin)
-    const request = new NextRequest(input, { ...init, headers })
+    // The client fetches paths, which a browser resolves against the page.
+    const request = new NextRequest(new URL(input, origin), { ...init, headers })
     const response = await (request.method === "POST" ? handlers.POST : handlers.GET)(request)
     for (const [name, value] of cookiePairs(response.headers.getSetCookie())) {
       if (value) jar.set(name, value)
@@ -80,12 +96,17 @@ describe("React client calls", () => {
     expect(b.location.href).toBe(`${origin}/shop`)
     expect(b.jar.has("authjs.session-token")).toBe(true)
     await signIn(undefined, { redirectTo: "/cart" })
-    expect(b.location.href).toBe(`${origin}/api/auth/signin?callbackUrl=%2Fcart`)
+    expect(b.location.href).toBe(`/api/auth/signin?callbackUrl=%2Fcart`)
   })
 
-  it("updateSession sends data to the jwt callback and returns the new session", async () => {
+  it("core's updateSession (useSession().update) sends data to the jwt callback and returns the new session", async () => {
     await signIn("credentials", { username: "ada", password: "lovelace", redirect: false })
+    const listener = vi.fn()
+    const stop = onSessionChange(listener)
+    const { updateSession } = createAuthClient({ basePath: "/api/auth" })
     expect((await updateSession({ name: "Augusta" }))?.user?.name).toBe("Augusta")
+    stop()
+    expect(listener).toHaveBeenCalledOnce()
     expect((await getSession())?.user?.name).toBe("Augusta")
   })
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { NextRequest } from "next/server"
 import NextAuth, { ServiceUnavailable } from "@portcullis/next"
-import { getSession, getSessionState, signOut } from "../src/client.js"
+import { getSession, getSessionState, signOut } from "../src/react.js"
 import { cookiePairs, nextRequestStore, origin } from "./helpers.js"
 import { outageFixture } from "../../core/test/outage-fixture.js"
 
@@ -73,7 +73,7 @@ describe("the React client while the session store is down", () => {
       const headers = new Headers(init.headers)
       headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
       if (init.method === "POST") headers.set("origin", origin)
-      const request = new NextRequest(input, { ...init, headers })
+      const request = new NextRequest(new URL(input, origin), { ...init, headers })
       const response = await (request.method === "POST" ? handlers.POST : handlers.GET)(request)
       for (const [name, value] of cookiePairs(response.headers.getSetCookie())) value ? jar.set(name, value) : jar.delete(name)
       return response

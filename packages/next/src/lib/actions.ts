@@ -1,35 +1,21 @@
-import { Auth, type AuthAction, type Cookie, type ResponseInternal, type Session } from "@portcullis/core"
+import type { Session } from "@portcullis/core"
+import type { AuthorizationParams } from "@portcullis/core/client"
+import { InvalidCallbackUrl } from "@portcullis/core/errors"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { redirect as nextRedirect } from "next/navigation"
-import { prepareConfig, type NextAuthConfigInput, type PreparedConfig } from "./config.js"
-import { actionURL, assertRelativePath, refererPath } from "./url.js"
+import { appFor, onServer, type NextAuthConfigInput } from "./config.js"
+import { actionURL } from "./session.js"
 
-/** Options of the server {@link SignIn}: where to land, whether to redirect, and provider fields (credentials). */
+/** Options of the server {@link SignIn}: where to land, whether to redirect, provider fields; or the form itself. */
 export type SignInOptions = FormData | ({ redirectTo?: string; redirect?: boolean } & Record<string, unknown>)
-
-/** Extra parameters for the provider's authorization request (`prompt`, `login_hint`…). */
-export type AuthorizationParams = string | Record<string, string> | URLSearchParams | [string, string][]
+export type { AuthorizationParams } from "@portcullis/core/client"
+/** Options of the server {@link SignOut}: a path to land on (default: the calling page), `redirect: false` for the URL. */
+export type SignOutOptions = { redirectTo?: string; redirect?: boolean }
 
 /**
- * Signs in from a Server Action. Redirects by default (to the provider, or back to
- * `redirectTo`, else the page the action was called from); with `redirect: false` it returns
- * that URL instead. Failures are thrown as `AuthError` subclasses, e.g. `CredentialsSignin`.
- *
- * @example
- * ```tsx
- * import { AuthError } from "@portcullis/next"
- * import { signIn } from "@/auth"
- *
- * <form action={async (form) => {
- *   "use server"
- *   try {
- *     await signIn("credentials", form) // form fields: username, password, redirectTo
- *   } catch (error) {
- *     if (error instanceof AuthError) redirect(`/signin?error=${error.type}`)
- *     throw error // the redirect itself travels as an error too
- *   }
- * }}>…</form>
- * ```
+ * Signs in from a Server Action: redirects (to the provider, or to `redirectTo`, else the
+ * calling page), or with `redirect: false` returns that URL. Failures are thrown as
+ * `AuthError` subclasses, e.g. `CredentialsSignin`.
  */
 export interface SignIn {
   (provider?: string, options?: SignInOptions & { redirect?: true }, authorizationParams?: AuthorizationParams): Promise<never>
@@ -37,136 +23,96 @@ export interface SignIn {
   (provider?: string, options?: SignInOptions, authorizationParams?: AuthorizationParams): Promise<string>
 }
 
-/** Options of the server {@link SignOut}. */
-export interface SignOutOptions {
-  /** Path to land on afterwards; default: the page the action was called from. */
-  redirectTo?: string
-  /** `false` returns the URL instead of redirecting. */
-  redirect?: boolean
-}
-
-/**
- * Signs out from a Server Action: ends the session (deletes the database row, if any) and
- * clears the cookie. Redirects by default; with `redirect: false` returns the URL.
- *
- * @example
- * ```tsx
- * <form action={async () => { "use server"; await signOut({ redirectTo: "/" }) }}>
- *   <button>Sign out</button>
- * </form>
- * ```
- */
+/** Signs out from a Server Action (the database row too): redirects, or with `redirect: false` returns the URL. */
 export interface SignOut {
   (options?: SignOutOptions & { redirect?: true }): Promise<never>
   (options: SignOutOptions & { redirect: false }): Promise<string>
   (options?: SignOutOptions): Promise<string>
 }
 
-/**
- * Updates the session from a Server Action or Route Handler, as `useSession().update(data)`
- * does from the browser: the `jwt` callback sees `trigger: "update"` and `session: data`
- * (JWT strategy), the `session` callback `newSession: data`. Returns the new session.
- *
- * @example
- * ```ts
- * "use server"
- * await unstable_update({ user: { name: "Ada" } })
- * ```
- */
+/** `useSession().update(data)` for Server Actions and Route Handlers (`trigger: "update"`); returns the new session. */
 export type Update = (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>
 
-/** Builds the server-side `signIn`, `signOut` and `unstable_update` of {@link NextAuth}. */
+/**
+ * The server-side `signIn`, `signOut` and `unstable_update`: each posts to the app's runtime
+ * in-process with the browser's headers (so `authorize` sees the real client), CSRF left to
+ * Next (Server Actions only accept same-origin POSTs), and writes cookies through `cookies()`.
+ */
 export function createActions(input: NextAuthConfigInput): { signIn: SignIn; signOut: SignOut; unstable_update: Update } {
+  async function context(redirectTo?: unknown) {
+    // Server Actions have no request object: the config function gets undefined, as in next-auth.
+    const [app, incoming] = await Promise.all([appFor(input, undefined), nextHeaders()])
+    const headers = new Headers(incoming)
+    const url = (action: string) => actionURL(action, headers, app.config)
+    const callbackUrl = landing(redirectTo, headers.get("referer"), url("session").origin)
+    async function post(action: string | URL, body: URLSearchParams | string) {
+      // Next's own headers describe the action call, not this request.
+      for (const name of ["content-length", "next-action", "next-router-state-tree"]) headers.delete(name)
+      headers.set("content-type", typeof body === "string" ? "application/json" : "application/x-www-form-urlencoded")
+      const request = new Request(typeof action === "string" ? url(action) : action, { method: "POST", headers, body })
+      const result = await onServer(() => app.runtime.handleInternal(request, { skipCSRF: true }))
+      const jar = await nextCookies()
+      for (const { name, value, options } of result.cookies ?? []) jar.set(name, value, options)
+      return result
+    }
+    return { app, url, callbackUrl, post }
+  }
+
   async function signIn(provider?: string, options: SignInOptions = {}, authorizationParams?: AuthorizationParams): Promise<string> {
-    const { config, headers } = await actionContext(input)
     const { redirectTo, redirect = true, ...fields } = options instanceof FormData ? formFields(options) : options
-    const callbackUrl = landing(redirectTo, headers, config)
-    const target = provider ? config.handler.providers.find((p) => typeof p !== "function" && p.id === provider) : undefined
+    const { app, url, callbackUrl, post } = await context(redirectTo)
+    const target = app.config.providers.find((p) => typeof p !== "function" && p.id === provider)
     if (!target || typeof target === "function") {
       // No (or an unknown) provider: the sign-in page, which lists the real ones.
-      const url = actionURL("signin", headers, config.handler)
-      url.searchParams.set("callbackUrl", callbackUrl)
-      return finish(url.href, redirect !== false)
+      const page = url("signin")
+      page.searchParams.set("callbackUrl", callbackUrl)
+      return finish(page.href, redirect)
     }
-    const action: AuthAction = target.type === "credentials" ? "callback" : "signin"
-    const url = actionURL(action, headers, config.handler)
-    url.pathname += `/${encodeURIComponent(target.id)}`
-    if (authorizationParams) url.search = new URLSearchParams(authorizationParams).toString()
+    const action = url(`${target.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(target.id)}`)
+    if (authorizationParams) action.search = new URLSearchParams(authorizationParams).toString()
     const body = new URLSearchParams({ callbackUrl })
     for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) body.set(name, String(value))
-    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", body.toString(), config)
-    return finish(result.redirect ?? callbackUrl, redirect !== false)
+    return finish((await post(action, body)).redirect ?? callbackUrl, redirect)
   }
 
   async function signOut(options: SignOutOptions = {}): Promise<string> {
-    const { config, headers } = await actionContext(input)
-    const callbackUrl = landing(options.redirectTo, headers, config)
-    const url = actionURL("signout", headers, config.handler)
-    const result = await callAuth(url, headers, "application/x-www-form-urlencoded", new URLSearchParams({ callbackUrl }).toString(), config)
-    return finish(result.redirect ?? callbackUrl, options.redirect !== false)
+    const { callbackUrl, post } = await context(options.redirectTo)
+    return finish((await post("signout", new URLSearchParams({ callbackUrl }))).redirect ?? callbackUrl, options.redirect)
   }
 
   async function unstable_update(data: Parameters<Update>[0]): Promise<Session | null> {
-    const { config, headers } = await actionContext(input)
-    const url = actionURL("session", headers, config.handler)
-    const result = await callAuth(url, headers, "application/json", JSON.stringify({ data }), config)
-    const session = result.body as Session | null | undefined
+    const { post } = await context()
+    const session = (await post("session", JSON.stringify({ data }))).body as Session | null | undefined
     return session && Object.keys(session).length ? session : null
   }
 
   return { signIn: signIn as SignIn, signOut: signOut as SignOut, unstable_update }
 }
 
-async function actionContext(input: NextAuthConfigInput): Promise<{ config: PreparedConfig; headers: Headers }> {
-  // Server Actions have no request object: the config function gets undefined, as in next-auth.
-  const [config, headers] = await Promise.all([prepareConfig(input, undefined), nextHeaders()])
-  return { config, headers: new Headers(headers) }
-}
-
 /**
- * Runs one action through `Auth()` with the app's cookies and request headers (so
- * `authorize(credentials, request)` sees the real client), CSRF left to Next: Server Actions
- * only accept same-origin POSTs. Cookies the action sets are written through `cookies()`.
+ * Where to land: `redirectTo`, which must be a path on this site (absolute URLs are refused
+ * rather than compared: the origin an action sees is only as good as its headers), else the
+ * calling page when on this origin, else `/`.
  */
-async function callAuth(url: URL, incoming: Headers, contentType: string, body: string, config: PreparedConfig): Promise<ResponseInternal> {
-  const headers = new Headers(incoming)
-  headers.set("content-type", contentType)
-  headers.delete("content-length")
-  // Next's own action headers describe the action call, not this internal request.
-  headers.delete("next-action")
-  headers.delete("next-router-state-tree")
-  const result = await Auth(new Request(url, { method: "POST", headers, body }), config.action)
-  if (result.cookies?.length) await writeCookies(result.cookies)
-  return result
+function landing(redirectTo: unknown, referer: string | null, origin: string): string {
+  if (redirectTo !== undefined && redirectTo !== null && redirectTo !== "") {
+    const path = String(redirectTo)
+    if (path.startsWith("/") && !path.startsWith("//") && !path.startsWith("/\\") && !/[\u0000-\u001f]/.test(path)) return path
+    throw new InvalidCallbackUrl(`redirectTo must be a path starting with "/", got ${JSON.stringify(path.slice(0, 100))}`)
+  }
+  const from = referer && URL.canParse(referer) ? new URL(referer) : undefined
+  return from?.origin === origin ? from.pathname + from.search + from.hash : "/"
 }
 
-async function writeCookies(list: Cookie[]): Promise<void> {
-  const jar = await nextCookies()
-  for (const { name, value, options } of list) jar.set(name, value, options)
-}
-
-/** Where to land afterwards: `redirectTo` (a path, checked), else the calling page, else `/`. */
-function landing(redirectTo: unknown, headers: Headers, config: PreparedConfig): string {
-  if (redirectTo !== undefined && redirectTo !== null && redirectTo !== "") return assertRelativePath(String(redirectTo))
-  const origin = actionURL("session", headers, config.handler).origin
-  return refererPath(headers.get("referer"), origin) ?? "/"
-}
-
-function finish(url: string, redirect: boolean): string {
-  if (redirect) nextRedirect(url)
+function finish(url: string, redirect: unknown): string {
+  if (redirect !== false) nextRedirect(url)
   return url
 }
 
-/**
- * A form's fields as options. Next adds `$ACTION_*` fields to progressively enhanced forms;
- * they are its bookkeeping, not credentials. `redirect` arrives as text.
- */
+/** A form's fields: without Next's `$ACTION_*` bookkeeping, `redirect` from text. */
 function formFields(form: FormData): Record<string, unknown> {
   const fields: Record<string, unknown> = {}
-  for (const [name, value] of form) {
-    if (name.startsWith("$ACTION") || typeof value !== "string") continue
-    fields[name] = value
-  }
+  for (const [name, value] of form) if (!name.startsWith("$ACTION") && typeof value === "string") fields[name] = value
   if (fields.redirect === "false") fields.redirect = false
   else delete fields.redirect
   return fields

@@ -1,83 +1,67 @@
-import { raw, setEnvDefaults, skipCSRFCheck, type AuthConfig, type Awaitable, type CallbacksOptions, type Session } from "@portcullis/core"
+import { AsyncLocalStorage } from "node:async_hooks"
+import { createAuth, setEnvDefaults, type AuthConfig, type AuthRuntime, type Awaitable, type CallbacksOptions, type Session, type SessionCallbackParams } from "@portcullis/core"
 import type { NextRequest } from "next/server"
 
 /** The configuration of {@link NextAuth}: the core configuration, `basePath` defaulting to `/api/auth`. */
 export type NextAuthConfig = Omit<AuthConfig, "raw">
 
-/**
- * What `NextAuth` accepts: a config, or a function building one per request. The function
- * gets the incoming request in route handlers and the proxy, and `undefined` where Next has
- * no request object (Server Components, Server Actions).
- */
+/** A config, or a function building one per request (`undefined` in Server Components and Server Actions). */
 export type NextAuthConfigInput = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>)
 
-/**
- * One app config seen three ways. Each variant is a stable object, so core resolves it once
- * (its cache is keyed by object identity) instead of on every request.
- */
-export interface PreparedConfig {
-  /** Env defaults applied; what the route handlers serve. */
-  handler: NextAuthConfig & { basePath: string }
-  /** For `auth()`: session callback shaped for server code. */
-  session: NextAuthConfig & { basePath: string }
-  /** For server actions: internal responses, AuthErrors rethrown, CSRF left to Next. */
-  action: AuthConfig & { basePath: string; raw: typeof raw }
+/** An app config as core sees it: one object (env defaults applied), so one runtime serves every call. */
+export interface App {
+  config: NextAuthConfig & { basePath: string }
+  runtime: AuthRuntime
 }
 
 type Env = Record<string, string | undefined>
+const apps = new WeakMap<NextAuthConfig, App>()
 
-const prepared = new WeakMap<NextAuthConfig, PreparedConfig>()
-
-/**
- * Resolves the app's config input for one call. A config function runs every time (it may
- * answer differently per request); when it returns an object it returned before, the
- * prepared variants are reused.
- */
-export async function prepareConfig(input: NextAuthConfigInput, request: NextRequest | undefined, env: Env = process.env): Promise<PreparedConfig> {
+/** The {@link App} of the config `input` gives for this call (a config function runs every time). */
+export async function appFor(input: NextAuthConfigInput, request: NextRequest | undefined, env: Env = process.env): Promise<App> {
   const config = typeof input === "function" ? await input(request) : input
-  let found = prepared.get(config)
-  if (!found) {
-    found = prepare(config, env)
-    prepared.set(config, found)
+  let app = apps.get(config)
+  if (!app) {
+    // A copy, made once: setEnvDefaults writes into its argument, and the app's object is not ours.
+    const basePath = config.basePath || basePathFromEnv(env) || "/api/auth"
+    const own = { ...config, basePath, callbacks: { ...config.callbacks, session: sessionCallback(config.callbacks?.session) } }
+    setEnvDefaults(env, own, true)
+    app = { config: own, runtime: createAuth(own) }
+    apps.set(config, app)
   }
-  return found
+  return app
 }
 
-function prepare(config: NextAuthConfig, env: Env): PreparedConfig {
-  // A copy: setEnvDefaults writes into its argument, and the app's object is not ours.
-  const handler = { ...config, callbacks: { ...config.callbacks } } as NextAuthConfig & { basePath: string }
-  handler.basePath = config.basePath || basePathFromEnv(env) || "/api/auth"
-  // Secrets (AUTH_SECRET_3..1, AUTH_SECRET, NEXTAUTH_SECRET), trustHost, provider
-  // credentials from AUTH_<ID>_*: the same rules as every other integration.
-  setEnvDefaults(env, handler, true)
-  const session = { ...handler, callbacks: { ...handler.callbacks, session: serverSessionCallback(handler.callbacks?.session) } }
-  return { handler, session, action: { ...session, raw, skipCSRFCheck } }
-}
-
-/** The path of `AUTH_URL` (or `NEXTAUTH_URL`) when it has one beyond `/`. */
+/** The path of `AUTH_URL` beyond `/` (an unparsable one is reported by core, with the variable named). */
 function basePathFromEnv(env: Env): string | undefined {
   const url = env.AUTH_URL || env.NEXTAUTH_URL
-  if (!url) return undefined
-  try {
-    const path = new URL(url).pathname.replace(/\/+$/, "")
-    return path || undefined
-  } catch {
-    // Core reports an unparsable AUTH_URL on the first request, with the variable named.
-    return undefined
-  }
+  return (url && URL.canParse(url) && new URL(url).pathname.replace(/\/+$/, "")) || undefined
+}
+
+const serverSide = new AsyncLocalStorage<true>()
+
+/** Runs a call of server code (`auth()`, the actions): the session callback then shapes the session for the server. */
+export function onServer<T>(fn: () => Promise<T>): Promise<T> {
+  return serverSide.run(true, fn)
 }
 
 /**
- * The session as server code sees it, as next-auth shapes it: the app's session callback
- * result, with `user` filled from the database user (or the token) when the callback left
- * it out. Unlike next-auth, the database row's `sessionToken` is dropped: a session handed
- * from a Server Component to a Client Component ends up in the HTML, and that value is the
- * bearer credential.
+ * Browsers get what the app's session callback (or core's default) makes. Server code gets
+ * next-auth's shape: that, with `user` filled from the database user (or the token) when the
+ * callback left it out, and without the database `sessionToken`: a session passed from a
+ * Server Component to `SessionProvider` ends up in the HTML, and that value is the bearer
+ * credential.
  */
-function serverSessionCallback(appCallback: CallbacksOptions["session"] | undefined): CallbacksOptions["session"] {
+function sessionCallback(app: CallbacksOptions["session"] | undefined): CallbacksOptions["session"] {
   return async (params) => {
+    if (!serverSide.getStore()) return app ? app(params) : coreDefault(params)
     const { sessionToken: _bearer, ...session } = params.session as Session & { sessionToken?: string }
-    const result = appCallback ? await appCallback(params) : session
+    const result = app ? await app(params) : session
     return { user: params.user ?? params.token, ...result } as Session
   }
+}
+
+/** What core answers without a session callback: JWT sessions arrive in that shape; database ones carry the row and user. */
+function coreDefault({ session, user }: SessionCallbackParams): Session {
+  return user ? { user: { name: user.name, email: user.email, image: user.image }, expires: session.expires } : session
 }

@@ -1,36 +1,28 @@
-import { Auth, AuthError, type Session } from "@portcullis/core"
-import { ServiceUnavailable } from "@portcullis/core/errors"
-import type { PreparedConfig } from "./config.js"
-import { actionURL } from "./url.js"
+import { createActionURL, type AuthAction, type Session } from "@portcullis/core"
+import { sessionFromResponse } from "@portcullis/core/integration"
+import { onServer, type App } from "./config.js"
 
-/** A session check's outcome: the session, and the `Set-Cookie` values that refresh it. */
-export interface SessionResult {
-  session: Session | null
-  setCookies: string[]
+/**
+ * The URL of an action for a request known only by its headers (Server Components and
+ * Actions have no URL): `AUTH_URL` wins, else `Host`/`X-Forwarded-*`, checked by core
+ * (`InvalidRequest` when malformed); whether to believe them is core's `trustHost` decision.
+ * Without `X-Forwarded-Proto`, plain http only on the loopback.
+ */
+export function actionURL(action: string, headers: Headers, config: { basePath: string }): URL {
+  const host = headers.get("x-forwarded-host") ?? headers.get("host") ?? ""
+  const protocol = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(host) ? "http" : "https"
+  return createActionURL(action as AuthAction, protocol, headers, process.env, config)
 }
 
 /**
- * Reads the session of the request whose headers are given, through `GET <basePath>/session`
- * answered by `Auth()` in-process. Only the cookie travels: the session depends on nothing
- * else, and callbacks then cannot be steered by other request headers.
- *
- * No session is `null`; a store outage (core's `503`) throws {@link ServiceUnavailable}, so
- * an app can tell "unavailable" from "signed out"; a configuration error (another 5xx from
- * core, already logged in full) throws, so a missing secret is loud instead of silently
- * signing everyone out. A malformed `Host` or `X-Forwarded-*` header throws
- * `InvalidRequest` before any URL is built.
+ * The session of the request whose headers are given: `GET <basePath>/session` answered by
+ * the app's runtime in-process, only the cookie forwarded, read by core's
+ * `sessionFromResponse`: `null` when signed out, `ServiceUnavailable` thrown while the store
+ * is down, an `Error` on a configuration error (loud, not everyone signed out).
  */
-export async function readSession(headers: Headers, config: PreparedConfig): Promise<SessionResult> {
-  const url = actionURL("session", headers, config.session)
+export async function readSession(headers: Headers, app: App): Promise<{ session: Session | null; setCookies: string[] }> {
   const cookie = headers.get("cookie")
-  const response = await Auth(new Request(url, { headers: cookie ? { cookie } : {} }), config.session)
-  const setCookies = response.headers.getSetCookie()
-  if (response.status >= 500) {
-    const body = (await response.json().catch(() => null)) as { error?: string; message?: string } | null
-    if (response.status === 503 && body?.error === "ServiceUnavailable") throw new ServiceUnavailable(body.message ?? "The session store is unavailable")
-    throw new AuthError(`The session could not be read: ${body?.message ?? `status ${response.status}`}`)
-  }
-  if (!response.ok) return { session: null, setCookies }
-  const data = (await response.json().catch(() => null)) as Session | null
-  return { session: data && Object.keys(data).length ? data : null, setCookies }
+  const request = new Request(actionURL("session", headers, app.config), { headers: cookie ? { cookie } : {} })
+  const response = await onServer(() => app.runtime.handle(request))
+  return { session: await sessionFromResponse(response), setCookies: response.headers.getSetCookie() }
 }

@@ -1,2 +1,0 @@
-/** `@portcullis/core/providers/presets`, re-exported so next-auth imports map one to one. @module */
-export * from "@portcullis/core/providers/presets"
