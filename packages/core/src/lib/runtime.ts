@@ -1,3 +1,4 @@
+import { createAuthClient, type AuthClient } from "../client.js"
 import { AuthError, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
@@ -44,6 +45,15 @@ export class AuthRuntime {
   /** The base path the actions are served under, e.g. `/auth`. */
   get basePath(): string {
     return this.config.basePath
+  }
+
+  /**
+   * The browser calls (`signIn`, `signOut`, `getSession`, …) for this configuration's base
+   * path: what an integration hands to its client-side code. They run in the browser and
+   * carry nothing of the configuration but the path.
+   */
+  browserClient(): AuthClient {
+    return createAuthClient({ basePath: this.basePath })
   }
 
   /** Answers one request with a `Response` (the fetch handler). */

@@ -75,3 +75,22 @@ describe("two configurations in one process", () => {
     expect(await check(second, token)).toBeNull()
   })
 })
+
+describe("the runtime's browser client", () => {
+  it("is bound to the configuration's base path", async () => {
+    const { createAuth } = await import("@portcullis/core")
+    const runtime = createAuth({ secret: SECRET, trustHost: true, basePath: "/api/auth", providers: [] })
+    const calls: string[] = []
+    const original = globalThis.fetch
+    globalThis.fetch = (async (input: string) => {
+      calls.push(String(input))
+      return new Response("null", { headers: { "content-type": "application/json" } })
+    }) as typeof fetch
+    try {
+      expect(await runtime.browserClient().getSession()).toBeNull()
+    } finally {
+      globalThis.fetch = original
+    }
+    expect(calls).toEqual(["/api/auth/session"])
+  })
+})

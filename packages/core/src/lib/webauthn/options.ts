@@ -9,6 +9,7 @@ import { issueChallenge, type ChallengeState } from "./challenge.js"
 import { browserCredentialId, stringToTransports } from "./encoding.js"
 import { relyingParty } from "./relying-party.js"
 import { store } from "../config/stores.js"
+import { AddressRefused, normalizeEmail } from "../email/normalize.js"
 
 /** Who is asking for options: the signed-in user, a user named by email, or nobody known. */
 interface Requester {
@@ -34,9 +35,12 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
   if (requested !== undefined && requested !== "register" && requested !== "authenticate") {
     return json(400, { error: "Invalid action" })
   }
-  const email = ctx.query.email === undefined || ctx.query.email === "" ? undefined : normaliseEmail(ctx.query.email)
+  const typed = ctx.query.email?.trim() || undefined
+  // One rule for addresses: the email provider's. A passkey sign-up stores the address that
+  // provider would store, so a later email link finds the same user.
+  const email = typed === undefined ? undefined : addressOf(typed)
   if (email === null) return json(400, { error: "Invalid email" })
-  const requester = await identify(ctx, email)
+  const requester = await identify(ctx, typed)
   const action = requested ?? (requester.signedIn || (email && !requester.byEmail) ? "register" : "authenticate")
   return action === "register" ? registration(ctx, provider, requester) : authentication(ctx, provider, requester)
 }
@@ -57,9 +61,8 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
     registrant = { userId: signedIn.id }
     user = signedIn
   } else if (email && !byEmail) {
-    // New accounts get the lower-cased address, as the email provider would store it.
-    registrant = { email: email.toLowerCase() }
-    user = { email: email.toLowerCase() }
+    registrant = { email: addressOf(email) ?? email }
+    user = { email: registrant.email }
   } else {
     return json(400, { error: "Invalid request" })
   }
@@ -105,14 +108,14 @@ function descriptor(a: AdapterAuthenticator) {
   return { id: browserCredentialId(a.credentialID), transports: stringToTransports(a.transports) as never }
 }
 
-/**
- * Trims an address, or `null` when it cannot be one (one `@`, no spaces or control
- * characters, at most 320 characters).
- */
-function normaliseEmail(value: string): string | null {
-  const email = value.trim()
-  if (email.length > 320 || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u.test(email)) return null
-  return email
+/** The address as the email provider normalises it (`lib/email/normalize.ts`), or `null` when it refuses it. */
+function addressOf(value: string): string | null {
+  try {
+    return normalizeEmail(value)
+  } catch (error) {
+    if (error instanceof AddressRefused) return null
+    throw error
+  }
 }
 
 /**
