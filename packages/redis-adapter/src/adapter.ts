@@ -14,7 +14,7 @@ import type {
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
 import { redisKeys } from "./keys.js"
 import { redisClientProblems } from "./client.js"
-import { consoleStoreLogger, type StoreLogger } from "./store-log.js"
+import { consoleStoreLogger, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {

@@ -4,7 +4,7 @@
  * @module
  */
 import { Redis, type RedisOptions } from "ioredis"
-import { consoleStoreLogger, failureReporter, type StoreLogger } from "./store-log.js"
+import { consoleStoreLogger, failureReporter, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link createRedisClient} (all times in milliseconds). */
 export interface RedisClientOptions {

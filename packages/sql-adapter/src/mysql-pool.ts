@@ -5,7 +5,7 @@
  * @module
  */
 import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from "kysely"
-import { consoleStoreLogger, failureReporter, type FailureReporter, type StoreLogger } from "./store-log.js"
+import { consoleStoreLogger, failureReporter, type FailureReporter, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link createMysqlPool} (all times in milliseconds). */
 export interface MysqlPoolOptions {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
-import { describeError, failureReporter, type StoreLogger } from "../src/store-log.js"
+import { describeError, failureReporter, type StoreLogger } from "@portcullis/core/store-log"
 
 describe("failureReporter", () => {
   beforeEach(() => vi.useFakeTimers())

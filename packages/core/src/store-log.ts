@@ -2,6 +2,7 @@
  * How the store clients report connection trouble. A database outage produces one error
  * per failed connection attempt and per broken connection; logging each would bury the
  * log, so a run of failures is reported once, then counted, then closed by a recovery line.
+ * Shared by the store clients of `@portcullis/sql-adapter` and `@portcullis/redis-adapter`.
  * @module
  */
 
