@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs"
-import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
 import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, launchChromium, startExample } from "./support.js"
+import { exchange } from "../packages/core/test/raw-http.js"
 
 const enabled = browserAvailable()
 
@@ -114,11 +114,11 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     const address = `victim-${Date.now()}@example.com`
     const port = new URL(demo.url).port
     // The attacker's script talks to the server directly, with a Host a browser would never send.
-    const csrf = await rawRequest(port, "GET", "/auth/csrf", { host: "evil.example" })
+    const csrf = await exchange(port, "GET", "/auth/csrf", { host: "evil.example" })
     const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
     const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
     const body = new URLSearchParams({ email: address, csrfToken }).toString()
-    const sent = await rawRequest(port, "POST", "/auth/signin/email", { host: "evil.example", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+    const sent = await exchange(port, "POST", "/auth/signin/email", { host: "evil.example", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
     expect(sent.status).toBe(302)
     expect(new URL(sent.headers.location as string).origin).toBe(demo.url)
     const printed = new RegExp(`\\[demo-smtp\\] sign-in link for ${address.replace(/[.]/g, "\\.")}: (\\S+)`)
@@ -149,16 +149,3 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     expect(await page.textContent("h1")).toBe("Private page")
   })
 })
-
-/** One HTTP/1.1 request with exactly these headers (fetch refuses to forge Host). */
-function rawRequest(port: string, method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; setCookie: string[]; body: string }>((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: Number(port), method, path, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks).toString("utf8") }))
-    })
-    req.on("error", reject)
-    req.end(body)
-  })
-}

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 
 /** An HTTP/1.1 answer as it came off the socket. */
@@ -54,4 +55,29 @@ function unchunk(body: string): string {
     out += rest.slice(eol + 2, eol + 2 + size)
     rest = rest.slice(eol + 2 + size + 2)
   }
+}
+
+/** An answer with its `Set-Cookie` lines apart. */
+export interface Exchange {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  setCookie: string[]
+  body: string
+}
+
+/**
+ * One request through `node:http` with the headers as given — `Host` included, which
+ * `fetch` will not forge — to a server on 127.0.0.1. For attacker's steps that need a body
+ * and the cookies back (a CSRF round trip under a forged host).
+ */
+export function exchange(port: string | number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: Number(port), method, path, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks).toString("utf8") }))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
 }

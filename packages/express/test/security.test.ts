@@ -4,7 +4,6 @@
  * own tests run the same attacks through `Auth()` (`packages/core/test/security/`); the
  * passkey pre-hijack runs through the Express demo in Chromium (`e2e/passkey-prehijack.test.ts`).
  */
-import { connect } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
@@ -12,47 +11,16 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { SECRET } from "../../core/test/helpers.js"
 import { emailConfig, startSmtp, type TestSmtp } from "../../core/test/email/support.js"
 import { FakeOP } from "../../core/test/oauth/fixtures/fake-op.js"
+import { exchange } from "../../core/test/raw-http.js"
 import { expressServer } from "./support.js"
 
-interface Answer {
-  status: number
-  headers: Record<string, string>
-  setCookies: string[]
-  body: string
-}
-
-/** One HTTP/1.1 request with exactly these header lines and body, read until the server closes. */
-function send(port: number, method: string, target: string, headers: Record<string, string>, body = ""): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1")
-    const chunks: Buffer[] = []
-    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${method} ${target}`)))
-    socket.on("data", (c) => chunks.push(c))
-    socket.on("error", reject)
-    socket.on("end", () => {
-      const text = Buffer.concat(chunks).toString("latin1")
-      const split = text.indexOf("\r\n\r\n")
-      const [statusLine = "", ...lines] = text.slice(0, split).split("\r\n")
-      const out: Answer = { status: Number(statusLine.split(" ")[1]), headers: {}, setCookies: [], body: text.slice(split + 4) }
-      for (const line of lines) {
-        const colon = line.indexOf(":")
-        const name = line.slice(0, colon).trim().toLowerCase()
-        const value = line.slice(colon + 1).trim()
-        if (name === "set-cookie") out.setCookies.push(value)
-        else out.headers[name] = value
-      }
-      resolve(out)
-    })
-    const lines = Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }).map(([k, v]) => `${k}: ${v}`)
-    socket.on("connect", () => socket.write([`${method} ${target} HTTP/1.1`, ...lines, "", body].join("\r\n")))
-  })
-}
+/** One request with exactly these headers (a forged `Host` included) and body. */
+const send = (port: number, method: string, target: string, headers: Record<string, string>, body?: string) => exchange(port, method, target, headers, body)
 
 /** The attacker's CSRF round trip under a forged Host: token and cookie header. */
 async function csrfUnder(port: number, headers: Record<string, string>): Promise<{ csrfToken: string; cookie: string }> {
   const answer = await send(port, "GET", "/auth/csrf", headers)
-  const body = answer.body.includes("{") ? answer.body.slice(answer.body.indexOf("{"), answer.body.lastIndexOf("}") + 1) : "{}"
-  return { csrfToken: (JSON.parse(body) as { csrfToken: string }).csrfToken, cookie: answer.setCookies.map((c) => c.split(";")[0]).join("; ") }
+  return { csrfToken: (JSON.parse(answer.body) as { csrfToken: string }).csrfToken, cookie: answer.setCookie.map((c) => c.split(";")[0]).join("; ") }
 }
 
 const form = "application/x-www-form-urlencoded"
@@ -88,7 +56,7 @@ describe("Express: magic links poisoned through the Host header", () => {
       const { csrfToken, cookie } = await csrfUnder(port, forged)
       const before = smtp.messages.length
       const answer = await send(port, "POST", "/auth/signin/email", { ...forged, Cookie: cookie, "Content-Type": form }, new URLSearchParams({ email: "victim@example.com", csrfToken }).toString())
-      expect(new URL(answer.headers.location!).searchParams.get("error")).toBe("Configuration")
+      expect(new URL(answer.headers.location as string).searchParams.get("error")).toBe("Configuration")
       expect(smtp.messages.length).toBe(before)
     } finally {
       await server.close()
@@ -135,9 +103,9 @@ describe("Express: the redirect proxy and a forged Host", () => {
         const { csrfToken, cookie } = await csrfUnder(port, forged)
         const answer = await send(port, "POST", "/auth/signin/fake", { ...forged, Cookie: cookie, "Content-Type": form }, new URLSearchParams({ csrfToken }).toString())
         expect(answer.status).toBe(302)
-        expect(new URL(answer.headers.location!).pathname).toBe("/auth/error")
+        expect(new URL(answer.headers.location as string).pathname).toBe("/auth/error")
         expect(answer.headers.location).not.toContain(op.issuer)
-        expect(answer.setCookies.some((c) => c.startsWith("authjs.state=") || c.startsWith("__Secure-authjs.state="))).toBe(false)
+        expect(answer.setCookie.some((c) => c.startsWith("authjs.state=") || c.startsWith("__Secure-authjs.state="))).toBe(false)
       }
     } finally {
       await server.close()
@@ -151,7 +119,7 @@ describe("Express: the redirect proxy and a forged Host", () => {
       const listed = { Host: "127.0.0.1", "X-Forwarded-Host": "preview-7.app.example", "X-Forwarded-Proto": "https" }
       const { csrfToken, cookie } = await csrfUnder(port, listed)
       const answer = await send(port, "POST", "/auth/signin/fake", { ...listed, Cookie: cookie, "Content-Type": form }, new URLSearchParams({ csrfToken }).toString())
-      const authorize = new URL(answer.headers.location!)
+      const authorize = new URL(answer.headers.location as string)
       expect(authorize.origin + authorize.pathname).toBe(`${op.issuer}/authorize`)
       expect(authorize.searchParams.get("redirect_uri")).toBe("https://auth.app.example/auth/callback/fake")
     } finally {
@@ -167,7 +135,7 @@ describe("Express: smaller hardening", () => {
       const port = Number(new URL(server.origin).port)
       const { csrfToken, cookie } = await csrfUnder(port, { Host: "localhost" })
       const answer = await send(port, "POST", "/auth/signout", { Host: "localhost", Cookie: cookie, "Content-Type": "text/plain;x=application/json" }, JSON.stringify({ csrfToken }))
-      expect(new URL(answer.headers.location!).searchParams.get("error")).toBe("MissingCSRF")
+      expect(new URL(answer.headers.location as string).searchParams.get("error")).toBe("MissingCSRF")
     } finally {
       await server.close()
     }
@@ -180,7 +148,7 @@ describe("Express: smaller hardening", () => {
       const answer = await send(port, "GET", "/auth/session", { Host: "localhost", Cookie: "authjs.session-token.0=aaa; authjs.session-token.2=ccc" })
       expect(answer.status).toBe(200)
       expect(answer.body).toContain("null")
-      const deleted = answer.setCookies.filter((c) => /Max-Age=0/i.test(c)).map((c) => c.split("=")[0])
+      const deleted = answer.setCookie.filter((c) => /Max-Age=0/i.test(c)).map((c) => c.split("=")[0])
       expect(deleted).toEqual(expect.arrayContaining(["authjs.session-token.0", "authjs.session-token.2"]))
     } finally {
       await server.close()

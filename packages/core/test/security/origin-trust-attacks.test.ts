@@ -6,7 +6,7 @@
  * fix; weaknesses left open are `it.fails` with the fix described; attacks that were
  * refused from the start are kept so they stay refused.
  */
-import { createServer, request as httpRequest, type Server } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
@@ -18,6 +18,7 @@ import { emailConfig, requestLink, startSmtp, type TestSmtp } from "../email/sup
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { atProvider, location, startSignIn } from "../oauth/flow.js"
 import { compileTrustedOrigins } from "../../src/lib/config/trusted-origins.js"
+import { exchange } from "../raw-http.js"
 
 /** The production site, as its proxy forwards it (trustHost, no AUTH_URL). */
 const PROD = "https://app.example"
@@ -97,12 +98,12 @@ describe("loopback origins on a production deployment (FIXED: loopback was trust
     const server = await httpServer(emailConfig(MemoryAdapter(), smtp.url))
     try {
       const port = new URL(server.origin).port
-      const csrf = await raw(port, "GET", "/auth/csrf", { host: "localhost:41234" })
+      const csrf = await exchange(port, "GET", "/auth/csrf", { host: "localhost:41234" })
       const csrfToken = (JSON.parse(csrf.body) as { csrfToken: string }).csrfToken
       const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
       const before = smtp.messages.length
       const body = new URLSearchParams({ email: "victim@example.com", csrfToken }).toString()
-      const response = await raw(port, "POST", "/auth/signin/email", { host: "localhost:41234", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+      const response = await exchange(port, "POST", "/auth/signin/email", { host: "localhost:41234", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
       expect(response.headers.location).toBe("http://localhost:41234/auth/error?error=Configuration")
       expect(smtp.messages.length).toBe(before)
     } finally {
@@ -315,13 +316,13 @@ describe("refused: host forms that must not match a trusted pattern", () => {
       const server = await httpServer(emailConfig(MemoryAdapter(), smtp.url, { trustHost: false, trustedOrigins: ["http://app.example", "http://*.app.example"] }))
       try {
         const port = new URL(server.origin).port
-        const csrf = await raw(port, "GET", "/auth/csrf", { host })
+        const csrf = await exchange(port, "GET", "/auth/csrf", { host })
         const before = smtp.messages.length
         if (csrf.status === 200) {
           const csrfToken = (JSON.parse(csrf.body) as { csrfToken: string }).csrfToken
           const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
           const body = new URLSearchParams({ email: "victim@example.com", csrfToken }).toString()
-          await raw(port, "POST", "/auth/signin/email", { host, cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+          await exchange(port, "POST", "/auth/signin/email", { host, cookie, "content-type": "application/x-www-form-urlencoded" }, body)
           // Only a host URL reads as app.example itself may get a link, and it is on app.example.
           for (const mail of smtp.messages.slice(before)) expect(new URL(mail.parsed.text!.match(/https?:\/\/\S+/)![0]).host).toMatch(/(^|\.)app\.example$/)
         } else {
@@ -406,16 +407,3 @@ describe("refused: web-cache poisoning with a forged Host", () => {
     }
   })
 })
-
-/** An HTTP/1.1 request with headers exactly as given (fetch will not send a forged Host). */
-function raw(port: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; setCookie: string[]; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: Number(port), method, path, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks).toString("utf8") }))
-    })
-    req.on("error", reject)
-    req.end(body)
-  })
-}

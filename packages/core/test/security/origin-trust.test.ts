@@ -4,7 +4,6 @@
  * trusted origin (`AUTH_URL`, `trustedOrigins`, loopback), never from a forgeable Host.
  * Each `it` is an attacker's steps; each ends with nothing leaving the trusted origin.
  */
-import { request as httpRequest } from "node:http"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
@@ -15,6 +14,7 @@ import { emailConfig, requestLink, startSmtp, type TestSmtp } from "../email/sup
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { atProvider, location, startSignIn } from "../oauth/flow.js"
 import { compileTrustedOrigins, envTrustedOrigins } from "../../src/lib/config/trusted-origins.js"
+import { exchange } from "../raw-http.js"
 
 const EVIL = "http://evil.example"
 
@@ -90,12 +90,12 @@ describe("magic links poisoned through the Host header", () => {
     try {
       // A real browser would not send this Host; an attacker's script does.
       const port = new URL(server.origin).port
-      const csrf = await raw(port, "GET", "/auth/csrf", { host: "evil.example" })
+      const csrf = await exchange(port, "GET", "/auth/csrf", { host: "evil.example" })
       const csrfToken = (JSON.parse(csrf.body) as { csrfToken: string }).csrfToken
       const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
       const before = smtp.messages.length
       const body = new URLSearchParams({ email: "victim@example.com", csrfToken }).toString()
-      const response = await raw(port, "POST", "/auth/signin/email", { host: "evil.example", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+      const response = await exchange(port, "POST", "/auth/signin/email", { host: "evil.example", cookie, "content-type": "application/x-www-form-urlencoded" }, body)
       expect(response.status).toBe(302)
       expect(response.headers.location).toBe(`${EVIL}/auth/error?error=Configuration`)
       expect(smtp.messages.length).toBe(before)
@@ -214,17 +214,4 @@ describe("trustedOrigins patterns", () => {
 async function Auth_(pattern: string, logger: ReturnType<typeof captureLogger>["logger"]): Promise<Response> {
   const { Auth } = await import("@portcullis/core")
   return Auth(new Request("https://app.example/auth/csrf"), { secret: SECRET, trustHost: true, trustedOrigins: [pattern], providers: [], logger })
-}
-
-/** An HTTP/1.1 request with headers exactly as given (fetch will not send a forged Host). */
-function raw(port: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; setCookie: string[]; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: Number(port), method, path, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks).toString("utf8") }))
-    })
-    req.on("error", reject)
-    req.end(body)
-  })
 }
