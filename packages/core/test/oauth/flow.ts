@@ -2,9 +2,12 @@
  * Drives an OAuth sign-in the way a browser does: the app's `Browser` (cookie jar) for the
  * app, plain `fetch` without redirect following for the provider's front channel.
  */
-import { expect } from "vitest"
+import { afterAll, beforeAll, beforeEach, expect } from "vitest"
+import type { AuthConfig } from "@portcullis/core"
 import type { Adapter } from "@portcullis/core/adapters"
-import type { Browser } from "../helpers.js"
+import type { OAuthConfig } from "@portcullis/core/providers/oauth"
+import { SECRET, type Browser } from "../helpers.js"
+import { FakeOP } from "./fixtures/fake-op.js"
 
 /** `POST /auth/signin/:id` with a CSRF token; returns the response (a redirect to the provider). */
 export async function startSignIn(browser: Browser, providerId: string, options: { callbackUrl?: string; query?: string } = {}): Promise<Response> {
@@ -69,4 +72,29 @@ export function recordWrites(adapter: Adapter): { adapter: Adapter; writes: stri
     }
   }
   return { adapter: wrapped as Adapter, writes }
+}
+
+/** A FakeOP for the enclosing `describe` (or file): started once, reset before each test. */
+export function useFakeOP(): { readonly op: FakeOP } {
+  const holder = {} as { op: FakeOP }
+  beforeAll(async () => {
+    holder.op = await FakeOP.start()
+  })
+  afterAll(() => holder.op.close())
+  beforeEach(() => holder.op.reset())
+  return holder
+}
+
+/** A preview deployment's origin and the stable redirect proxy's, for the proxy tests. */
+export const PREVIEW = "https://preview-123.app.example"
+export const PROXY = "https://auth.app.example"
+
+/**
+ * A deployment behind the redirect proxy (the previews' and the proxy's config are the
+ * same): the shared secret, `trustHost`, the previews in `trustedOrigins`, and the FakeOP
+ * as an OIDC provider `fake`.
+ */
+export function proxiedDeployment(op: FakeOP, extra: Partial<AuthConfig> = {}, providerExtra: Partial<OAuthConfig<any>> = {}): AuthConfig {
+  const provider = { id: "fake", name: "Fake", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true, ...providerExtra } as OAuthConfig<any>
+  return { secret: SECRET, trustHost: true, trustedOrigins: ["https://preview-*.app.example"], redirectProxyUrl: `${PROXY}/auth`, providers: [provider], ...extra }
 }

@@ -3,27 +3,14 @@
  * proxy deployment, the only redirect URI the provider knows, and ends signed in on the
  * preview origin. Both deployments share the secret; each runs `Auth()` in-process.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
 import { Browser, direct, SECRET } from "../helpers.js"
-import { FakeOP } from "./fixtures/fake-op.js"
-import { atProvider, location, startSignIn } from "./flow.js"
+import { atProvider, location, PREVIEW, PROXY, proxiedDeployment, startSignIn, useFakeOP } from "./flow.js"
 
-const PREVIEW = "https://preview-123.app.example"
-const PROXY = "https://auth.app.example"
-
-let op: FakeOP
-beforeAll(async () => {
-  op = await FakeOP.start()
-})
-afterAll(() => op.close())
-beforeEach(() => op.reset())
-
-function deployment(secret = SECRET): AuthConfig {
-  const provider = { id: "fake", name: "Fake", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
-  return { secret, trustHost: true, trustedOrigins: ["https://preview-*.app.example"], redirectProxyUrl: `${PROXY}/auth`, providers: [provider] }
-}
+const fake = useFakeOP()
+const deployment = (secret = SECRET): AuthConfig => proxiedDeployment(fake.op, { secret })
 
 describe("redirect proxy", () => {
   it("a sign-in started on a preview origin completes through the proxy and lands signed in on the preview", async () => {
@@ -44,12 +31,12 @@ describe("redirect proxy", () => {
     expect(back.origin + back.pathname).toBe(`${PREVIEW}/auth/callback/fake`)
     expect(back.searchParams.get("code")).toBe(atProxy.searchParams.get("code"))
     // The proxy redeemed nothing and set no session.
-    expect(op.requests("/token")).toHaveLength(0)
+    expect(fake.op.requests("/token")).toHaveLength(0)
     expect(bounce.headers.getSetCookie().some((c) => c.includes("session-token"))).toBe(false)
 
     const done = await preview.request(back.pathname + back.search)
     expect(done.headers.get("location")).toBe(`${PREVIEW}/dashboard`)
-    expect(op.requests("/token")[0]!.body.get("redirect_uri")).toBe(`${PROXY}/auth/callback/fake`)
+    expect(fake.op.requests("/token")[0]!.body.get("redirect_uri")).toBe(`${PROXY}/auth/callback/fake`)
     expect((await preview.session()).user.email).toBe("alice@example.com")
     expect(await proxy.session()).toBeNull()
   })
@@ -77,7 +64,7 @@ describe("redirect proxy", () => {
     const foreign = location(await startSignIn(otherSecret, "fake")).searchParams.get("state")!
     const proxy = new Browser(direct(deployment()), PROXY)
     for (const state of ["forged", foreign]) {
-      const response = await proxy.request(`/auth/callback/fake?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(op.issuer)}`)
+      const response = await proxy.request(`/auth/callback/fake?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(fake.op.issuer)}`)
       // Handled as a local callback: no state cookie here, so a failed check.
       expect(response.headers.get("location")).toBe(`${PROXY}/auth/error?error=Configuration`)
     }

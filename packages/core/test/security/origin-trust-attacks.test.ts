@@ -16,7 +16,7 @@ import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
 import { httpServer } from "../http-server.js"
 import { emailConfig, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
-import { atProvider, location, startSignIn } from "../oauth/flow.js"
+import { atProvider, location, PREVIEW, proxiedDeployment, PROXY, startSignIn, useFakeOP } from "../oauth/flow.js"
 import { compileTrustedOrigins } from "../../src/lib/config/trusted-origins.js"
 import { exchange } from "../raw-http.js"
 
@@ -336,19 +336,8 @@ describe("refused: host forms that must not match a trusted pattern", () => {
 })
 
 describe("refused: the redirect proxy", () => {
-  const PREVIEW = "https://preview-123.app.example"
-  const PROXY = "https://auth.app.example"
-  let op: FakeOP
-  beforeAll(async () => {
-    op = await FakeOP.start()
-  })
-  afterAll(() => op.close())
-  beforeEach(() => op.reset())
-
-  function deployment(extra: Partial<AuthConfig> = {}, providerExtra: Partial<OAuthConfig<any>> = {}): AuthConfig {
-    const provider = { id: "fake", name: "Fake", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true, ...providerExtra } as OAuthConfig<any>
-    return { secret: SECRET, trustHost: true, trustedOrigins: ["https://preview-*.app.example"], redirectProxyUrl: `${PROXY}/auth`, providers: [provider], ...extra }
-  }
+  const fake = useFakeOP()
+  const deployment = (extra: Partial<AuthConfig> = {}, providerExtra: Partial<OAuthConfig<any>> = {}) => proxiedDeployment(fake.op, extra, providerExtra)
 
   it("forging the proxy's own Host on the preview (onProxy) seals nothing the proxy would bounce: the code dies on the proxy", async () => {
     const attacker = new Browser(direct(deployment()), PROXY)
@@ -360,14 +349,14 @@ describe("refused: the redirect proxy", () => {
     const response = await new Browser(direct(deployment()), PROXY).request(atProxy.pathname + atProxy.search)
     expect(response.headers.get("location")).not.toContain("code=")
     expect(new URL(response.headers.get("location")!).origin).toBe(PROXY)
-    expect(op.requests("/token")).toHaveLength(0)
+    expect(fake.op.requests("/token")).toHaveLength(0)
   })
 
   it("a per-provider redirectProxyUrl changes nothing: a forged preview Host is refused before sealing", async () => {
     const config = deployment({ redirectProxyUrl: undefined }, { redirectProxyUrl: `${PROXY}/auth` })
     const response = await startSignIn(new Browser(direct(config), "https://evil.example"), "fake")
     expect(errorOf(response)).toBe("Configuration")
-    expect(op.requests("/authorize")).toHaveLength(0)
+    expect(fake.op.requests("/authorize")).toHaveLength(0)
   })
 
   it("X-Forwarded-Host naming a listed preview seals that preview: the code goes to the genuine preview, not to the attacker", async () => {
@@ -393,7 +382,7 @@ describe("refused: the redirect proxy", () => {
     const target = bounce.headers.get("location")!
     expect(target).not.toContain("code=")
     expect(new URL(target).pathname).toBe("/auth/error")
-    expect(op.requests("/token")).toHaveLength(0)
+    expect(fake.op.requests("/token")).toHaveLength(0)
   })
 })
 

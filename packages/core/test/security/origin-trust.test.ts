@@ -11,8 +11,7 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
 import { httpServer } from "../http-server.js"
 import { emailConfig, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
-import { FakeOP } from "../oauth/fixtures/fake-op.js"
-import { atProvider, location, startSignIn } from "../oauth/flow.js"
+import { atProvider, location, PREVIEW, PROXY, proxiedDeployment, startSignIn, useFakeOP } from "../oauth/flow.js"
 import { compileTrustedOrigins, envTrustedOrigins } from "../../src/lib/config/trusted-origins.js"
 import { exchange } from "../raw-http.js"
 
@@ -106,19 +105,8 @@ describe("magic links poisoned through the Host header", () => {
 })
 
 describe("the redirect proxy and a forged Host", () => {
-  const PREVIEW = "https://preview-123.app.example"
-  const PROXY = "https://auth.app.example"
-  let op: FakeOP
-  beforeAll(async () => {
-    op = await FakeOP.start()
-  })
-  afterAll(() => op.close())
-  beforeEach(() => op.reset())
-
-  function deployment(extra: Partial<AuthConfig> = {}): AuthConfig {
-    const provider = { id: "fake", name: "Fake", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
-    return { secret: SECRET, trustHost: true, trustedOrigins: ["https://preview-*.app.example"], redirectProxyUrl: `${PROXY}/auth`, providers: [provider], ...extra }
-  }
+  const fake = useFakeOP()
+  const deployment = (extra: Partial<AuthConfig> = {}) => proxiedDeployment(fake.op, extra)
 
   it("the preview refuses to seal a forged origin: no authorization request leaves it", async () => {
     const attacker = new Browser(direct(deployment()), EVIL)
@@ -149,7 +137,7 @@ describe("the redirect proxy and a forged Host", () => {
     expect(target).not.toContain("code=")
     expect(lines.join("\n")).toMatch(/refused to send an authorization code to http:\/\/evil\.example/)
     // Nothing was redeemed anywhere.
-    expect(op.requests("/token")).toHaveLength(0)
+    expect(fake.op.requests("/token")).toHaveLength(0)
   })
 
   it("the whole attack of the report ends with the victim's code never leaving the trusted origins", async () => {
