@@ -529,3 +529,38 @@ describe("custom userinfo requests (fake provider APIs)", () => {
     expect(api.calls[0]!.headers.get("user-agent")).toMatch(/portcullis/)
   })
 })
+
+describe("preset options Auth.js's presets take (issue 15, option parity)", () => {
+  async function authorizeUrl(provider: AnyConfig): Promise<URL> {
+    const { Browser, direct, SECRET } = await import("./helpers.js")
+    const browser = new Browser(direct({ secret: SECRET, trustHost: true, providers: [{ clientId: "client", clientSecret: "secret", ...provider } as never] }))
+    const csrfToken = await browser.csrfToken()
+    const response = await browser.request(`/auth/signin/${provider.id}`, { form: { csrfToken } })
+    expect(response.status).toBe(302)
+    return new URL(response.headers.get("location")!)
+  }
+
+  it("WorkOS: connection goes into every authorization request; issuer moves the API", async () => {
+    const url = await authorizeUrl(WorkOS({ connection: "conn_01E4ZCR3C56J083X43JQXF3JK5" }))
+    expect(url.origin + url.pathname).toBe("https://api.workos.com/sso/authorize")
+    expect(url.searchParams.get("connection")).toBe("conn_01E4ZCR3C56J083X43JQXF3JK5")
+    const moved = WorkOS({ issuer: "https://sso.example.com/" })
+    expect(urlsOf(moved)).toEqual(["https://sso.example.com/sso/authorize", "https://sso.example.com/sso/token", "https://sso.example.com/sso/profile"])
+    expect((moved as { options?: Record<string, unknown> }).options).not.toHaveProperty("issuer")
+  })
+
+  it("GitLab: baseUrl points every endpoint at a self-managed instance", async () => {
+    const gitlab = GitLab({ baseUrl: "https://gitlab.corp.example/" })
+    expect(urlsOf(gitlab)).toEqual(["https://gitlab.corp.example/oauth/authorize", "https://gitlab.corp.example/oauth/token", "https://gitlab.corp.example/api/v4/user"])
+    const url = await authorizeUrl(gitlab)
+    expect(url.origin).toBe("https://gitlab.corp.example")
+    expect(url.searchParams.get("scope")).toBe("read_user")
+  })
+
+  it("a string authorization URL replaces the preset's, its own query kept", async () => {
+    const url = await authorizeUrl(GitLab({ authorization: "https://gitlab.corp.example/oauth/authorize?scope=read_user+openid" }))
+    expect(url.origin + url.pathname).toBe("https://gitlab.corp.example/oauth/authorize")
+    expect(url.searchParams.get("scope")).toBe("read_user openid")
+    expect(url.searchParams.get("client_id")).toBe("client")
+  })
+})

@@ -23,23 +23,27 @@ export interface GitLabProfile {
  *
  * - Env: `AUTH_GITLAB_ID`, `AUTH_GITLAB_SECRET`.
  * - Redirect URI of the application: `[origin]/auth/callback/gitlab`.
- * - Scope `read_user`. For a self-managed instance, override `authorization.url`, `token`
- *   and `userinfo` with your instance's `/oauth/authorize`, `/oauth/token`, `/api/v4/user`.
+ * - Scope `read_user`. For a self-managed instance, set `baseUrl` (e.g.
+ *   `https://gitlab.example.com`): the endpoints become its `/oauth/authorize`,
+ *   `/oauth/token` and `/api/v4/user`. Explicit `authorization`, `token` or `userinfo`
+ *   options still win, and `authorization` may be a whole URL string.
  *
  * @example
  * ```ts
  * import GitLab from "@portcullis/core/providers/gitlab"
- * Auth(request, { providers: [GitLab()] })
+ * Auth(request, { providers: [GitLab(), GitLab({ id: "gitlab-corp", baseUrl: "https://gitlab.corp.example" })] })
  * ```
  */
-export default function GitLab(options: OAuthUserConfig<GitLabProfile> = {}): OAuthConfig<GitLabProfile> {
+export default function GitLab(options: OAuthUserConfig<GitLabProfile> & { baseUrl?: string } = {}): OAuthConfig<GitLabProfile> {
+  const { baseUrl = "https://gitlab.com", ...rest } = options
+  const base = baseUrl.replace(/\/+$/, "")
   return {
     id: "gitlab",
     name: "GitLab",
     type: "oauth",
-    authorization: { url: "https://gitlab.com/oauth/authorize", params: { scope: "read_user" } },
-    token: "https://gitlab.com/oauth/token",
-    userinfo: "https://gitlab.com/api/v4/user",
+    authorization: { url: `${base}/oauth/authorize`, params: { scope: "read_user" } },
+    token: `${base}/oauth/token`,
+    userinfo: `${base}/api/v4/user`,
     profile(profile) {
       return {
         id: String(profile.id),
@@ -49,6 +53,7 @@ export default function GitLab(options: OAuthUserConfig<GitLabProfile> = {}): OA
       }
     },
     style: { bg: "#FC6D26", text: "#fff" },
-    options,
+    // The factory's own options are not provider fields; the rest is the user's, untouched.
+    options: "baseUrl" in options ? rest : options,
   }
 }
