@@ -14,10 +14,10 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
-export const coreProviders = join(import.meta.dirname, "../packages/core/src/providers")
+const coreProviders = join(import.meta.dirname, "../packages/core/src/providers")
 
 /** The import specifier a generated module re-exports: core's module of the same id. */
-export const coreSpecifier = (id: string) => (id === "index" ? "@portcullis/core/providers" : `@portcullis/core/providers/${id}`)
+const coreSpecifier = (id: string) => (id === "index" ? "@portcullis/core/providers" : `@portcullis/core/providers/${id}`)
 
 /** The files to write for `packageName`, by name: `{ "github.js": "…", "github.d.ts": "…" }`. */
 export function providerModules(packageName: string, sources = coreProviders): Map<string, string> {
