@@ -13,9 +13,9 @@ export default defineConfig({
       { find: /^@portcullis\/core\/(.*)$/, replacement: pkg("core") + "$1.ts" },
       { find: /^@portcullis\/example-kit$/, replacement: fileURLToPath(new URL("./examples/kit/src/index.ts", import.meta.url)) },
       { find: /^@portcullis\/example-kit\/([\w-]+)$/, replacement: fileURLToPath(new URL("./examples/kit/src/", import.meta.url)) + "$1.ts" },
-      // Generated at build time (packages/next/scripts/providers.ts): core's modules under Next's name.
-      { find: /^@portcullis\/next\/providers$/, replacement: pkg("core") + "providers/index.ts" },
-      { find: /^@portcullis\/next\/providers\/([\w-]+)$/, replacement: pkg("core") + "providers/$1.ts" },
+      // Generated at build time (scripts/provider-modules.ts): core's modules under each framework package's name.
+      { find: /^@portcullis\/(next|express|sveltekit|solid-start|qwik)\/providers$/, replacement: pkg("core") + "providers/index.ts" },
+      { find: /^@portcullis\/(next|express|sveltekit|solid-start|qwik)\/providers\/([\w-]+)$/, replacement: pkg("core") + "providers/$2.ts" },
       { find: /^@portcullis\/([a-z-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/index.ts" },
       { find: /^@portcullis\/([a-z-]+)\/([\w/-]+)$/, replacement: fileURLToPath(new URL("./packages/", import.meta.url)) + "$1/src/$2.ts" },
     ],

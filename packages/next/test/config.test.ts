@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { appFor } from "../src/lib/config.js"
-import { providerModules } from "../scripts/providers.ts"
+import { providerModules } from "../../../scripts/provider-modules.ts"
 import { testConfig } from "./helpers.js"
 
 describe("environment defaults", () => {
@@ -45,7 +45,7 @@ describe("package surface", () => {
   const here = import.meta.dirname
   it("generates a module pair re-exporting every core provider under @portcullis/next/providers/*", () => {
     const core = readdirSync(join(here, "../../core/src/providers")).filter((f) => f.endsWith(".ts"))
-    const files = providerModules()
+    const files = providerModules("@portcullis/next")
     expect([...files.keys()].sort()).toEqual(core.flatMap((f) => [f.replace(/\.ts$/, ".d.ts"), f.replace(/\.ts$/, ".js")]).sort())
     for (const file of core) {
       const id = file.replace(/\.ts$/, "")
@@ -66,7 +66,7 @@ describe("package surface", () => {
   it("maps every export to a source file", () => {
     const pkg = JSON.parse(readFileSync(join(here, "../package.json"), "utf8")) as { exports: Record<string, string | { default: string }> }
     for (const [name, target] of Object.entries(pkg.exports)) {
-      // ./providers and ./providers/* are generated at build time (scripts/providers.ts).
+      // ./providers and ./providers/* are generated at build time (scripts/provider-modules.ts).
       if (typeof target === "string" || name.startsWith("./providers")) continue
       const source = target.default.replace("./dist/", "../src/").replace(/\.js$/, "")
       const exists = [".ts", ".tsx"].some((ext) => {
