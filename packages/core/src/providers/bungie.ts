@@ -74,7 +74,7 @@ export default function Bungie(options: BungieUserConfig = {}): OAuthConfig<Bung
     userinfo: {
       url: `${ORIGIN}/Platform/User/GetBungieAccount/{membershipId}/254/`,
       async request({ tokens, provider, fetch }) {
-        const apiKey = (provider as { apiKey?: string }).apiKey ?? envKey
+        const apiKey = (provider as { apiKey?: string }).apiKey ?? options.apiKey ?? envKey
         if (!apiKey) throw new Error("Bungie: no API key. Set AUTH_BUNGIE_KEY or pass apiKey to the provider")
         const membershipId = tokens.membership_id
         if (typeof membershipId !== "string" && typeof membershipId !== "number") {
