@@ -481,3 +481,236 @@ describe("foursquare", () => {
     expect(await mapped(Foursquare(), user)).toEqual({ id: "1", name: "Ada", email: null, image: null })
   })
 })
+
+// ---------------------------------------------------------------------------------------
+// Flows through Auth(), against local servers shaped like the providers (see the header).
+
+describe("battlenet flow (region-dependent issuer, Battle.net-shaped OP on loopback)", () => {
+  let bnet: BattleNetServer
+  beforeAll(async () => {
+    bnet = await startBattleNetServer()
+  })
+  afterAll(() => bnet.close())
+  beforeEach(() => {
+    bnet.log.length = 0
+    bnet.mintIssuer = undefined
+  })
+
+  function config(region: "eu" | "us", extra: Partial<AuthConfig> = {}): AuthConfig {
+    return {
+      secret: SECRET,
+      trustHost: true,
+      providers: [BattleNet({ issuer: bnet.issuer(region), clientId: bnet.clientId, clientSecret: bnet.clientSecret, allowInsecureLoopback: true })],
+      ...extra,
+    }
+  }
+
+  it("signs in through the configured region: discovery, openid scope, PKCE + nonce, Basic auth, BattleTag as name", async () => {
+    const seen: unknown[] = []
+    const browser = new Browser(direct(config("eu", {
+      callbacks: {
+        jwt({ token, account, profile, trigger }) {
+          if (trigger === "signIn") seen.push({ sub: token.sub, account, profile })
+          return token
+        },
+      },
+    })))
+    const authorize = location(await startSignIn(browser, "battlenet", { callbackUrl: "/armory" }))
+    expect(authorize.origin + authorize.pathname).toBe(`${bnet.issuer("eu")}/authorize`)
+    expect(authorize.searchParams.get("scope")).toBe("openid")
+    expect(authorize.searchParams.get("code_challenge_method")).toBe("S256")
+    expect(authorize.searchParams.get("nonce")).toBeTruthy()
+    expect(authorize.searchParams.get("redirect_uri")).toBe("http://localhost:3000/auth/callback/battlenet")
+
+    const back = new URL((await fetch(authorize, { redirect: "manual" })).headers.get("location")!)
+    const done = await browser.request(back.pathname + back.search)
+    expect(done.headers.get("location")).toBe("http://localhost:3000/armory")
+    for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
+
+    expect((await browser.session()).user).toEqual({ name: "Ada#1815" }) // no email or picture at Battle.net
+    expect(seen).toEqual([{
+      sub: "battlenet:123456789",
+      account: expect.objectContaining({ provider: "battlenet", type: "oidc", providerAccountId: "123456789", token_type: "bearer" }),
+      profile: expect.objectContaining({ sub: "123456789", battle_tag: "Ada#1815", iss: bnet.issuer("eu") }),
+    }])
+    // Only the EU region was asked; the token request used HTTP Basic; no userinfo call (ID token profile).
+    expect(new Set(bnet.log.map((r) => r.region))).toEqual(new Set(["eu"]))
+    expect(bnet.log.find((r) => r.path.endsWith("/token"))!.headers.authorization).toMatch(/^Basic /)
+    expect(bnet.log.some((r) => r.path.endsWith("/userinfo"))).toBe(false)
+  })
+
+  it("another region's issuer is another provider: the US server signs in too, with its own discovery", async () => {
+    const browser = new Browser(direct(config("us")))
+    expect((await signInThrough(browser, "battlenet")).headers.get("location")).toBe("http://localhost:3000")
+    expect(bnet.log.map((r) => r.region)).not.toContain("eu")
+    expect(bnet.log[0]!.path).toBe("/us/oauth/.well-known/openid-configuration")
+  })
+
+  it("an ID token issued by another region is refused (OAuthCallbackError, no session)", async () => {
+    bnet.mintIssuer = bnet.issuer("us")
+    const browser = new Browser(direct(config("eu")))
+    const response = await signInThrough(browser, "battlenet")
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=OAuthCallbackError")
+    expect(await browser.session()).toBeNull()
+  })
+
+  it("the issuer must be exactly the region's (a trailing slash is another issuer)", async () => {
+    const cfg = config("eu")
+    cfg.providers = [BattleNet({ issuer: `${bnet.issuer("eu")}/`, clientId: bnet.clientId, clientSecret: bnet.clientSecret, allowInsecureLoopback: true })]
+    const browser = new Browser(direct(cfg))
+    const response = await startSignIn(browser, "battlenet")
+    expect(response.headers.get("location")).toMatch(/\/auth\/(error|signin)\?error=/)
+  })
+})
+
+describe("bungie flow (API key header, Bungie.net-shaped server on loopback)", () => {
+  let bungie: BungieServer
+  beforeAll(async () => {
+    bungie = await startBungieServer()
+  })
+  afterAll(() => bungie.close())
+  beforeEach(() => {
+    bungie.log.length = 0
+  })
+
+  function provider(extra: Record<string, unknown> = {}) {
+    const base = bungie.origin
+    return Bungie({
+      clientId: bungie.clientId,
+      clientSecret: bungie.clientSecret,
+      apiKey: bungie.apiKey,
+      allowInsecureLoopback: true,
+      authorization: { url: `${base}/en/OAuth/Authorize` },
+      token: `${base}/Platform/App/OAuth/token/`,
+      userinfo: { url: `${base}/Platform/User/GetBungieAccount/{membershipId}/254/` },
+      ...extra,
+    })
+  }
+
+  it("signs in: reauth, Basic client auth, membership_id from the token, X-API-Key on the Platform call", async () => {
+    const adapter = MemoryAdapter()
+    const browser = new Browser(direct({ secret: SECRET, trustHost: true, adapter, providers: [provider()] }))
+    const authorize = location(await startSignIn(browser, "bungie", { callbackUrl: "/vault" }))
+    expect(authorize.origin + authorize.pathname).toBe(`${bungie.origin}/en/OAuth/Authorize`)
+    expect(authorize.searchParams.get("reauth")).toBe("true")
+    expect(authorize.searchParams.get("state")).toBeTruthy()
+
+    const back = new URL((await fetch(authorize, { redirect: "manual" })).headers.get("location")!)
+    const done = await browser.request(back.pathname + back.search)
+    expect(done.headers.get("location")).toBe("http://localhost:3000/vault")
+
+    expect((await browser.session()).user).toMatchObject({ name: "Ada", email: null, image: "https://www.bungie.net/img/profile/avatars/bungieday_27.jpg" })
+    const token = bungie.log.find((r) => r.path === "/Platform/App/OAuth/token/")!
+    expect(token.method).toBe("POST")
+    expect(token.headers.authorization).toMatch(/^Basic /)
+    const account = bungie.log.find((r) => r.path.startsWith("/Platform/User/"))!
+    expect(account.path).toBe(`/Platform/User/GetBungieAccount/${guardian.membershipId}/254/`)
+    expect(account.method).toBe("GET")
+    expect(account.headers["x-api-key"]).toBe(bungie.apiKey)
+    expect(account.headers.authorization).toMatch(/^Bearer CK/)
+
+    const user = await adapter.getUserByAccount!({ provider: "bungie", providerAccountId: guardian.membershipId })
+    expect(user).toMatchObject({ name: "Ada" })
+    expect(await adapter.getAccount!(guardian.membershipId, "bungie")).toMatchObject({ type: "oauth", token_type: "bearer" })
+  })
+
+  it("a wrong API key (ErrorCode 2101) fails the sign-in: OAuthCallbackError, no session", async () => {
+    const browser = new Browser(direct({ secret: SECRET, trustHost: true, providers: [provider({ apiKey: "not-the-key" })] }))
+    const response = await signInThrough(browser, "bungie")
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=OAuthCallbackError")
+    expect(await browser.session()).toBeNull()
+    expect(bungie.log.find((r) => r.path.startsWith("/Platform/User/"))!.headers["x-api-key"]).toBe("not-the-key")
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Forward Email: the sender against a local stand-in of its API.
+
+describe("forwardemail (sender, against a local stand-in for api.forwardemail.net)", () => {
+  interface Captured { url: string; path: string; method: string; headers: IncomingHttpHeaders; body: any }
+  const requests: Captured[] = []
+  const pending: string[] = []
+  let status = 200
+  let server: Server
+  let origin = ""
+  // Reroutes any https URL to the stand-in, remembering the original.
+  const reroute = (async (input: string | URL | Request, init?: RequestInit) => {
+    const target = new URL(input instanceof Request ? input.url : input)
+    pending.push(target.href)
+    return fetch(`${origin}${target.pathname}`, init)
+  }) as typeof fetch
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8")
+        requests.push({ url: pending.shift()!, path: req.url!, method: req.method!, headers: req.headers, body: text ? JSON.parse(text) : undefined })
+        const auth = req.headers.authorization ?? ""
+        const [user] = Buffer.from(auth.replace(/^Basic /, ""), "base64").toString().split(":")
+        if (!auth.startsWith("Basic ") || !user) {
+          res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ statusCode: 401, error: "Unauthorized", message: "Invalid API token." }))
+          return
+        }
+        res.writeHead(status, { "content-type": "application/json" })
+        res.end(JSON.stringify(status === 200 ? { id: "6505df0d5e0e6b2f9b1a8f9a", object: "email", status: "queued" } : { statusCode: status, error: "Bad Request", message: "Domain is not verified." }))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterEach(() => {
+    status = 200
+    vi.unstubAllEnvs()
+  })
+
+  function configFor(apiKey?: string) {
+    const log = captureLogger()
+    const config: AuthConfig = {
+      secret: SECRET, trustHost: true, adapter: MemoryAdapter(), logger: log.logger, [customFetch]: reroute,
+      providers: [ForwardEmail({ from: "Example <no-reply@example.com>", ...(apiKey && { apiKey }) })],
+    }
+    return { browser: newBrowser(direct(config)), log }
+  }
+
+  it("is an email provider named Forward Email", () => {
+    expect(ForwardEmail()).toMatchObject({ id: "forwardemail", name: "Forward Email", type: "email" })
+  })
+
+  it("POSTs /v1/emails with Basic auth (token as user, empty password) and JSON; the mailed link signs in", async () => {
+    const { browser } = configFor("fe_token_123")
+    const before = requests.length
+    const sent = await requestLink(browser, "Fe.User@Example.com", {}, "forwardemail")
+    expect(sent.headers.get("location")).toBe("http://localhost:3000/auth/verify-request?provider=forwardemail&type=email")
+    expect(requests).toHaveLength(before + 1)
+    const request = requests.at(-1)!
+    expect(request).toMatchObject({ url: "https://api.forwardemail.net/v1/emails", method: "POST" })
+    expect(request.headers.authorization).toBe(`Basic ${Buffer.from("fe_token_123:").toString("base64")}`)
+    expect(request.headers["content-type"]).toBe("application/json")
+    expect(request.body).toMatchObject({ from: "Example <no-reply@example.com>", to: "fe.user@example.com", subject: "Sign in to localhost:3000" })
+    expect(request.body.html).toContain("Sign in</a>")
+    await browser.request(extractLink(request.body.text))
+    expect((await browser.session()).user.email).toBe("fe.user@example.com")
+  })
+
+  it("reads the token from AUTH_FORWARDEMAIL_KEY; without one nothing is sent (EmailSignin)", async () => {
+    vi.stubEnv("AUTH_FORWARDEMAIL_KEY", "fe_from_env")
+    await requestLink(configFor().browser, "env@example.com", {}, "forwardemail")
+    expect(requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from("fe_from_env:").toString("base64")}`)
+    vi.unstubAllEnvs()
+    const before = requests.length
+    const { browser, log } = configFor()
+    expect(redirectOf(await requestLink(browser, "nokey@example.com", {}, "forwardemail"))).toMatchObject({ path: "/auth/signin", error: "EmailSignin" })
+    expect(requests).toHaveLength(before)
+    expect(log.lines.join("\n")).toContain("AUTH_FORWARDEMAIL_KEY")
+  })
+
+  it("a non-2xx answer is EmailSignin", async () => {
+    status = 400
+    const { browser, log } = configFor("fe_token_123")
+    expect(redirectOf(await requestLink(browser, "fail@example.com", {}, "forwardemail"))).toMatchObject({ path: "/auth/signin", error: "EmailSignin" })
+    expect(log.lines.join("\n")).toContain("Forward Email answered 400")
+  })
+})
