@@ -281,7 +281,7 @@ describe("bungie", () => {
 
   it("reads GetBungieAccount for the token's membership_id with the bearer token and X-API-Key", async () => {
     const api = fakeApi({ [endpoint]: account })
-    const profile = await fetchProfile({ ...Bungie(), apiKey: "key-1" } as AnyConfig, api.fetch, { membership_id: guardian.membershipId })
+    const profile = await fetchProfile({ ...Bungie(), apiKey: "key-1" } as unknown as AnyConfig, api.fetch, { membership_id: guardian.membershipId })
     expect(api.calls).toHaveLength(1)
     expect(api.calls[0]).toMatchObject({ url: endpoint, method: "GET" })
     expect(api.calls[0]!.headers.get("x-api-key")).toBe("key-1")
