@@ -50,7 +50,19 @@ export type AuthorizationEndpoint = string | { url?: string; params?: Record<str
 /** The token endpoint. `conform` may rewrite a provider's non-standard response. */
 export type TokenEndpoint<P> =
   | string
-  | (EndpointHandler<P, { provider: OAuthConfigInternal<P>; params: URLSearchParams; checks: Record<string, string | undefined> }, TokenSet> & {
+  | (EndpointHandler<
+      P,
+      {
+        provider: OAuthConfigInternal<P>
+        params: URLSearchParams
+        checks: Record<string, string | undefined>
+        /** The provider's fetch (honours `customFetch`; https only, bounded, no redirects). */
+        fetch: typeof fetch
+        /** The `redirect_uri` the authorization request carried (the redirect proxy's, behind one). */
+        redirectUri: string
+      },
+      TokenSet
+    > & {
       conform?: (response: Response) => Awaitable<Response | undefined>
     })
 

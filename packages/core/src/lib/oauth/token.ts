@@ -37,7 +37,7 @@ export async function exchangeCode(
   try {
     if (token?.request) {
       const checks = { code_verifier: expected.codeVerifier, state: expected.state, nonce: expected.nonce }
-      const tokens = await token.request({ provider: internalProvider(rt, metadata), params: callbackParams, checks })
+      const tokens = await token.request({ provider: internalProvider(rt, metadata), params: callbackParams, checks, fetch: rt.fetch, redirectUri: rt.redirectUri })
       response = Response.json(tokens)
     } else {
       if (!metadata.token_endpoint) throw new InvalidEndpoints(`Provider "${rt.id}" has no token endpoint`)
