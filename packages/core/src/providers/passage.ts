@@ -1,5 +1,6 @@
 /**
- * Passage by 1Password (passkey login) over OpenID Connect.
+ * Passage by 1Password (passkey login) over OpenID Connect. Retired by 1Password on
+ * 16 January 2026; see the deprecation note on the preset.
  * @module
  */
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
@@ -38,6 +39,10 @@ export interface PassageProfile {
  * import Passage from "@portcullis/core/providers/passage"
  * Passage({ issuer: "https://my-app-id.withpassage.com" })
  * ```
+ *
+ * @deprecated 1Password retired Passage on 16 January 2026 (the service was shut down). The
+ * preset is kept so configurations written for Auth.js still load. Move users to another
+ * provider, or to passkeys served by the app itself (`@portcullis/core/providers/passkey`).
  */
 export default function Passage(options: OAuthUserConfig<PassageProfile> = {}): OAuthConfig<PassageProfile> {
   return {

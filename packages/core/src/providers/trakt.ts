@@ -38,7 +38,8 @@ export type TraktUserConfig = OAuthUserConfig<TraktUser> & {
  *   OIDC default is not sent. Every API call needs the `trakt-api-key` (the client id) and
  *   `trakt-api-version: 2` headers, so the profile is read by the preset itself.
  * - Staging: `Trakt({ baseUrl: "https://staging.trakt.tv", apiUrl: "https://api-staging.trakt.tv" })`.
- * - id = `ids.slug`, as Auth.js. Trakt gives no email.
+ * - id = `ids.slug`, as Auth.js. Trakt gives no email, and does not allow hotlinking the
+ *   avatar URL it returns as `image`.
  *
  * @example
  * ```ts

@@ -25,6 +25,9 @@ export interface VippsProfile {
  * - Redirect URI in the Vipps portal (Login settings): `[origin]/auth/callback/vipps`.
  * - Issuer `https://api.vipps.no/access-management-1.0/access/` (production). The test
  *   environment is `issuer: "https://apitest.vipps.no/access-management-1.0/access/"`.
+ *   Auth.js's preset defaults to the *test* issuer although its docs present it as the
+ *   production one; apps that relied on that default must now pass the test issuer (or set
+ *   `AUTH_VIPPS_ISSUER`) to keep using test credentials.
  * - Scope `openid name email`. The ID token only carries `sub`, so the profile is read from
  *   the userinfo endpoint (`idToken: false`).
  *

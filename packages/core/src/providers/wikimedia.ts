@@ -29,6 +29,10 @@ export interface WikimediaProfile {
  * - Register an OAuth 2.0 consumer at `https://meta.wikimedia.org/wiki/Special:OAuthConsumerRegistration/propose/oauth2`
  *   with the callback `[origin]/auth/callback/wikimedia`; it can be used by its owner before
  *   it is approved.
+ * - Scope `#default`: MediaWiki's name for "every grant the consumer was registered with".
+ *   Auth.js sends an empty scope, which MediaWiki treats the same way; an empty scope is not
+ *   possible here (the core would send the OIDC `openid profile email`, which MediaWiki refuses
+ *   with `invalid_scope`). To ask for less, set `authorization.params.scope` to grant names.
  * - Name = `username`. Email only with the identity grant that includes email (`realname`
  *   too), and `confirmed_email` says whether it is confirmed.
  *
@@ -43,7 +47,7 @@ export default function Wikimedia(options: OAuthUserConfig<WikimediaProfile> = {
     id: "wikimedia",
     name: "Wikimedia",
     type: "oauth",
-    authorization: "https://meta.wikimedia.org/w/rest.php/oauth2/authorize",
+    authorization: { url: "https://meta.wikimedia.org/w/rest.php/oauth2/authorize", params: { scope: "#default" } },
     token: "https://meta.wikimedia.org/w/rest.php/oauth2/access_token",
     userinfo: "https://meta.wikimedia.org/w/rest.php/oauth2/resource/profile",
     profile(profile) {

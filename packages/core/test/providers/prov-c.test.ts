@@ -331,7 +331,7 @@ describe("webex", () => {
 })
 
 describe("wikimedia", () => {
-  itHasTheShape(Wikimedia, { id: "wikimedia", name: "Wikimedia", type: "oauth", endpoints: { authorization: "https://meta.wikimedia.org/w/rest.php/oauth2/authorize", token: "https://meta.wikimedia.org/w/rest.php/oauth2/access_token", userinfo: "https://meta.wikimedia.org/w/rest.php/oauth2/resource/profile" } })
+  itHasTheShape(Wikimedia, { id: "wikimedia", name: "Wikimedia", type: "oauth", scope: "#default", endpoints: { authorization: "https://meta.wikimedia.org/w/rest.php/oauth2/authorize", token: "https://meta.wikimedia.org/w/rest.php/oauth2/access_token", userinfo: "https://meta.wikimedia.org/w/rest.php/oauth2/resource/profile" } })
   it("maps the profile resource: username as name, email only with the grant", async () => {
     const profile = { sub: 12345678, username: "Ada Lovelace", editcount: 42, confirmed_email: true, blocked: false, registered: "20200101000000", groups: ["*", "user", "autoconfirmed"], rights: ["read", "edit"], grants: ["mwoauth-authonlyprivate"], realname: "Ada King", email: "ada@example.com" }
     expect(await mapped(Wikimedia(), profile)).toEqual({ id: "12345678", name: "Ada Lovelace", email: "ada@example.com", image: null })
