@@ -27,8 +27,10 @@ export interface TodoistProfile {
  * - OAuth redirect URL of the app (App Management Console): `[origin]/auth/callback/todoist`.
  * - Scope `data:read`; `client_secret_post`.
  * - The profile comes from the unified API v1 (`/api/v1/user`). Auth.js reads the user from
- *   the Sync API v9, which Todoist has deprecated; the fields it maps (`id`, `full_name`,
- *   `email`, `avatar_big`) are the same.
+ *   the Sync API v9, which Todoist has deprecated in favour of API v1 (its REST API v2 sibling
+ *   already answers `410 Gone`). The mapped fields (`id`, `full_name`, `email`, `avatar_big`)
+ *   keep their names, but API v1 uses a new id format: accounts Auth.js linked with a Sync v9
+ *   id may not match the v1 `id`, so compare a few before migrating stored accounts.
  *
  * @example
  * ```ts
