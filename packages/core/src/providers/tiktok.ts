@@ -4,8 +4,6 @@
  */
 import type { TokenSet } from "../base-types.js"
 import { processEnv } from "../lib/config/env.js"
-import { backChannelFetch } from "../lib/oauth/http.js"
-import { customFetch } from "../symbols.js"
 import type { OAuthConfig, OAuthConfigInternal, OAuthUserConfig } from "./oauth.js"
 
 /**
@@ -43,13 +41,6 @@ export type TiktokProfile = TikTokProfile
 const TOKEN = "https://open.tiktokapis.com/v2/oauth/token/"
 const USERINFO = "https://open.tiktokapis.com/v2/user/info/?fields=open_id,avatar_url,display_name,username"
 
-/** The core hands `token.request` no fetch: a context's, else the provider's `customFetch`, hardened like the core's. */
-function tokenFetch(context: object, provider: OAuthConfigInternal<any>): typeof fetch {
-  const given = (context as { fetch?: typeof fetch }).fetch
-  if (given) return given
-  const base = provider[customFetch] ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
-  return backChannelFetch(base, { timeout: provider.timeout, allowInsecureLoopback: provider.allowInsecureLoopback })
-}
 
 /**
  * Sign in with TikTok.
@@ -88,10 +79,11 @@ export default function TikTok(options: OAuthUserConfig<TikTokProfile> = {}): OA
           client_secret: provider.clientSecret ?? "",
           code: params.get("code") ?? "",
           grant_type: "authorization_code",
-          redirect_uri: provider.callbackUrl,
+          // The redirect_uri the authorization request carried (the proxy's, behind one).
+          redirect_uri: context.redirectUri,
         })
         if (checks.code_verifier) body.set("code_verifier", checks.code_verifier)
-        const res = await tokenFetch(context, provider)(provider.token?.url ?? TOKEN, {
+        const res = await context.fetch(provider.token?.url ?? TOKEN, {
           method: "POST",
           headers: { "Content-Type": "application/x-www-form-urlencoded", "Cache-Control": "no-cache" },
           body,

@@ -4,8 +4,6 @@
  */
 import type { TokenSet } from "../base-types.js"
 import { processEnv } from "../lib/config/env.js"
-import { backChannelFetch } from "../lib/oauth/http.js"
-import { customFetch } from "../symbols.js"
 import type { OAuthConfig, OAuthConfigInternal, OAuthUserConfig } from "./oauth.js"
 
 /**
@@ -53,17 +51,6 @@ export type WeChatUserConfig = OAuthUserConfig<WeChatProfile> & {
 const TOKEN = "https://api.weixin.qq.com/sns/oauth2/access_token"
 const USERINFO = "https://api.weixin.qq.com/sns/userinfo"
 
-/**
- * The fetch for the code exchange. A `token.request` is not handed the core's fetch, so this
- * takes one from the context if a core passes it, else the provider's `customFetch`, else the
- * runtime's, and applies the same back-channel rules (https only, timeout, no redirects).
- */
-function tokenFetch(context: object, provider: OAuthConfigInternal<any>): typeof fetch {
-  const given = (context as { fetch?: typeof fetch }).fetch
-  if (given) return given
-  const base = provider[customFetch] ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
-  return backChannelFetch(base, { timeout: provider.timeout, allowInsecureLoopback: provider.allowInsecureLoopback })
-}
 
 /**
  * Sign in with WeChat.
@@ -108,7 +95,7 @@ export default function WeChat(options: WeChatUserConfig = {}): OAuthConfig<WeCh
         url.searchParams.set("secret", provider.clientSecret ?? "")
         url.searchParams.set("code", params.get("code") ?? "")
         url.searchParams.set("grant_type", "authorization_code")
-        const res = await tokenFetch(context, provider)(url, { headers: { Accept: "application/json" } })
+        const res = await context.fetch(url, { headers: { Accept: "application/json" } })
         if (!res.ok) throw new Error(`WeChat /sns/oauth2/access_token failed with ${res.status}`)
         // WeChat answers errors with 200 and an errcode.
         const body = (await res.json()) as WeChatToken
