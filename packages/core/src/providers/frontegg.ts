@@ -56,6 +56,6 @@ export default function Frontegg(options: OAuthUserConfig<FronteggProfile> = {})
       return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: profile.profilePictureUrl ?? profile.picture ?? null }
     },
     style: { bg: "#4461F2", text: "#fff" },
-    options: issuer ? { ...options, issuer } : options,
+    options,
   }
 }

@@ -61,7 +61,7 @@ export type FusionAuthUserConfig = OAuthUserConfig<FusionAuthProfile> & {
  * ```
  */
 export default function FusionAuth(options: FusionAuthUserConfig = {}): OAuthConfig<FusionAuthProfile> {
-  const { tenantId, ...rest } = options
+  const { tenantId } = options
   const issuer = options.issuer?.replace(/\/+$/, "")
   return {
     id: "fusionauth",
@@ -74,6 +74,7 @@ export default function FusionAuth(options: FusionAuthUserConfig = {}): OAuthCon
       return { id: profile.sub, name: profile.name ?? profile.preferred_username ?? null, email: profile.email ?? null, image: profile.picture ?? null }
     },
     style: { bg: "#000", text: "#fff" },
-    options: rest,
+    // `tenantId` stays in the options untouched; the core ignores keys it does not know.
+    options,
   }
 }

@@ -38,6 +38,7 @@ export interface LineProfile {
  *   endpoint for `id_token_key_type=JWK`, as LINE's own SDKs do, so the ID token is signed
  *   with ES256 and checked against `https://api.line.me/oauth2/v2.1/certs` (the algorithm
  *   LINE's discovery document lists).
+ * - The token endpoint takes the channel id and secret in the body (`client_secret_post`).
  *
  * @example
  * ```ts
@@ -53,6 +54,8 @@ export default function Line(options: OAuthUserConfig<LineProfile> = {}): OAuthC
     issuer: "https://access.line.me",
     authorization: { params: { scope: "openid profile" } },
     token: { params: { id_token_key_type: "JWK" } },
+    // LINE's token endpoint documents client_id and client_secret as body parameters.
+    client: { token_endpoint_auth_method: "client_secret_post" },
     profile(profile) {
       return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: profile.picture ?? null }
     },

@@ -64,7 +64,7 @@ export function netSuiteHost(accountID: string): string {
  * ```
  */
 export default function NetSuite(options: NetSuiteUserConfig = {}): OAuthConfig<NetSuiteProfile> {
-  const { accountID, prompt, scope, ...rest } = options
+  const { accountID, prompt, scope } = options
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
   const account = accountID ?? env?.AUTH_NETSUITE_ACCOUNT_ID
   const host = account ? netSuiteHost(account) : undefined
@@ -84,6 +84,6 @@ export default function NetSuite(options: NetSuiteUserConfig = {}): OAuthConfig<
       return { id: String(profile.id), name: profile.name ?? null, email: profile.email ?? null, image: null }
     },
     style: { bg: "#24292f", text: "#fff" },
-    options: rest,
+    options,
   }
 }
