@@ -27,7 +27,8 @@ export interface KindeProfile {
  *   domain), without a trailing slash.
  * - Create a "Back-end web" application; Allowed callback URL
  *   `[origin]/auth/callback/kinde`.
- * - Scope `openid profile email offline`.
+ * - Scope `openid profile email`, the core's default, as Auth.js asks. Add `offline` for a
+ *   refresh token: `Kinde({ authorization: { params: { scope: "openid profile email offline" } } })`.
  *
  * @example
  * ```ts
@@ -41,12 +42,11 @@ export default function Kinde(options: OAuthUserConfig<KindeProfile> = {}): OAut
     name: "Kinde",
     type: "oidc",
     // No default issuer: each Kinde business has its own domain (options or AUTH_KINDE_ISSUER).
-    authorization: { params: { scope: "openid profile email offline" } },
     profile(profile) {
       const name = profile.name ?? ([profile.given_name, profile.family_name].filter(Boolean).join(" ") || null)
       return { id: profile.sub, name, email: profile.email ?? null, image: profile.picture ?? null }
     },
-    style: { bg: "#000", text: "#fff" },
+    style: { bg: "#fff", text: "#0F0F0F" },
     options,
   }
 }

@@ -28,6 +28,8 @@ export interface LogtoProfile {
  *   `https://<tenant>.logto.app/oidc`.
  * - Create a "Traditional web" application; Redirect URI `[origin]/auth/callback/logto`.
  * - Scope `offline_access openid email profile`.
+ * - Logto signs ID tokens with ES384 by default (RSA after a key rotation to RSA); the
+ *   algorithm is taken from its discovery document, so both work without configuration.
  *
  * @example
  * ```ts

@@ -50,7 +50,8 @@ async function conformToken(response: Response): Promise<Response | undefined> {
  * - The token endpoint takes the client secret in the body (`client_secret_post`); its answer
  *   is fixed up (see above). Tokens never expire.
  * - The profile is `/oauth2/metadata`, asked with Mailchimp's `Authorization: OAuth <token>`.
- *   The id is the login id; the name is the account name.
+ *   The id is the login id; the name is the account name. Mailchimp reports a bad token there
+ *   as a 200 with an `error` field, which fails the sign-in.
  *
  * @example
  * ```ts
@@ -71,7 +72,10 @@ export default function Mailchimp(options: OAuthUserConfig<MailchimpProfile> = {
       async request({ tokens, fetch }) {
         const res = await fetch(MAILCHIMP_METADATA, { headers: { Authorization: `OAuth ${tokens.access_token}`, Accept: "application/json" } })
         if (!res.ok) throw new Error(`Mailchimp GET /oauth2/metadata failed with ${res.status}`)
-        return (await res.json()) as MailchimpProfile
+        const body = (await res.json()) as MailchimpProfile & { error?: string }
+        // Mailchimp answers a bad token with 200 and an `error` field.
+        if (body.error) throw new Error(`Mailchimp GET /oauth2/metadata answered error ${body.error}`)
+        return body
       },
     },
     profile(profile) {

@@ -155,7 +155,7 @@ describe.each([
     expected: { id: "44386421", name: "Ada Lovelace", email: "ada@example.com", image: null },
   },
   {
-    factory: Kinde, id: "kinde", name: "Kinde", issuer: "https://example.kinde.com", scope: "openid profile email offline",
+    factory: Kinde, id: "kinde", name: "Kinde", issuer: "https://example.kinde.com", scope: undefined,
     sample: { at_hash: "Ye5jK8n4", aud: ["https://example.kinde.com"], auth_time: 1700000000, azp: "3b0b5c6c8fcc464fab397f4969b5f482", email: "ada@example.com", exp: 1700003600, family_name: "Lovelace", given_name: "Ada", iat: 1700000000, iss: "https://example.kinde.com", jti: "e7e18303", name: "Ada Lovelace", org_codes: ["org_123456789"], picture: "https://gravatar.com/avatar/ada", sub: "kp_0ba7c433e5d648cf992621ce99d42817", updated_at: 1700000000 },
     expected: { id: "kp_0ba7c433e5d648cf992621ce99d42817", name: "Ada Lovelace", email: "ada@example.com", image: "https://gravatar.com/avatar/ada" },
   },
@@ -369,6 +369,11 @@ describe("mailchimp", () => {
     const profile = await fetchProfile(Mailchimp(), api.fetch)
     expect(api.calls[0]!.headers.get("authorization")).toBe(`OAuth ${TOKEN}`)
     expect(await mapped(Mailchimp(), profile as any)).toEqual({ id: "2437134", name: "Example Co", email: "ada@example.com", image: null })
+  })
+
+  it("a 200 carrying error: invalid_token is a failure, not a profile", async () => {
+    const api = fakeApi({ "https://login.mailchimp.com/oauth2/metadata": { error: "invalid_token", error_description: "Invalid token" } })
+    await expect(fetchProfile(Mailchimp(), api.fetch)).rejects.toThrow(/invalid_token/)
   })
 })
 
