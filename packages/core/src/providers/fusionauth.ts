@@ -51,8 +51,9 @@ export type FusionAuthUserConfig = OAuthUserConfig<FusionAuthProfile> & {
  * - FusionAuth signs ID tokens with HMAC (HS256) by default, which Portcullis refuses. Create an
  *   RSA or EC key in Key Master and pick it as the application's "Id Token signing key"
  *   (JWT tab).
- * - Scope `openid offline_access email profile`; with `tenantId`, discovery and the
- *   authorization URL carry `tenantId=`.
+ * - Scope `openid offline_access email profile`; with `tenantId`, discovery
+ *   (`<issuer>/.well-known/openid-configuration?tenantId=…`) and the authorization URL carry
+ *   `tenantId=`.
  *
  * @example
  * ```ts
@@ -62,7 +63,8 @@ export type FusionAuthUserConfig = OAuthUserConfig<FusionAuthProfile> & {
  */
 export default function FusionAuth(options: FusionAuthUserConfig = {}): OAuthConfig<FusionAuthProfile> {
   const { tenantId } = options
-  const issuer = options.issuer?.replace(/\/+$/, "")
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+  const issuer = (options.issuer ?? env?.AUTH_FUSIONAUTH_ISSUER)?.replace(/\/+$/, "")
   return {
     id: "fusionauth",
     name: "FusionAuth",

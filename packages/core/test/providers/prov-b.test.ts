@@ -208,6 +208,15 @@ describe("fusionauth", () => {
     expect(FusionAuth({ issuer: "https://auth.example.com" }).wellKnown).toBeUndefined()
   })
 
+  it("builds the tenant's discovery URL on AUTH_FUSIONAUTH_ISSUER too", () => {
+    vi.stubEnv("AUTH_FUSIONAUTH_ISSUER", "https://login.example.org")
+    try {
+      expect(FusionAuth({ tenantId: "t1" }).wellKnown).toBe("https://login.example.org/.well-known/openid-configuration?tenantId=t1")
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
   it("prefers the name claim when a lambda adds one", async () => {
     expect((await mapped(FusionAuth(), { sub: "u1", name: "Richard Hendricks", preferred_username: "richard", picture: "https://auth.example.com/p.png" })).name).toBe("Richard Hendricks")
   })
@@ -367,6 +376,7 @@ describe("mailchimp", () => {
   it("asks /oauth2/metadata with Mailchimp's OAuth authorization scheme and maps the login", async () => {
     const api = fakeApi({ "https://login.mailchimp.com/oauth2/metadata": metadata })
     const profile = await fetchProfile(Mailchimp(), api.fetch)
+    expect(api.calls[0]!.method).toBe("GET")
     expect(api.calls[0]!.headers.get("authorization")).toBe(`OAuth ${TOKEN}`)
     expect(await mapped(Mailchimp(), profile as any)).toEqual({ id: "2437134", name: "Example Co", email: "ada@example.com", image: null })
   })
@@ -500,6 +510,7 @@ describe("nextcloud", () => {
     const config = Nextcloud({ issuer: "https://cloud.example.com" })
     const profile = await fetchProfile(config, api.fetch, { user_id: "frank" })
     const headers = api.calls[0]!.headers
+    expect(api.calls[0]!.method).toBe("GET")
     expect(headers.get("ocs-apirequest")).toBe("true")
     expect(headers.get("authorization")).toBe(`Bearer ${TOKEN}`)
     expect(await mapped(config, profile as any)).toEqual({ id: "frank", name: "Frank K.", email: "frank@domain.tld", image: "https://cloud.example.com/index.php/avatar/frank/64" })
