@@ -26,6 +26,7 @@ export interface HubSpotProfile {
   [key: string]: unknown
 }
 
+/** The v1 token metadata endpoint; the token is appended as the last path segment. */
 export const HUBSPOT_TOKEN_INFO = "https://api.hubapi.com/oauth/v1/access-tokens"
 
 /**

@@ -24,6 +24,7 @@ export interface MailchimpProfile {
   [key: string]: unknown
 }
 
+/** Who the token belongs to, and the data center of the account. */
 export const MAILCHIMP_METADATA = "https://login.mailchimp.com/oauth2/metadata"
 
 /**

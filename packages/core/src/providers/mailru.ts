@@ -22,6 +22,7 @@ export interface MailRuProfile {
   [key: string]: unknown
 }
 
+/** Mail.ru's userinfo endpoint (the token goes in its query). */
 export const MAILRU_USERINFO = "https://oauth.mail.ru/userinfo"
 
 /**
