@@ -546,9 +546,10 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
       })
     })
 
-    const unknown = Object.keys(limitations).filter((title) => !excused.has(title))
-    if (unknown.length) {
+    if (Object.keys(limitations).length) {
+      // Checked when it runs: vitest collects nested describes after this callback returns.
       vitestIt("declares known limitations only for specs that exist", () => {
+        const unknown = Object.keys(limitations).filter((title) => !excused.has(title))
         expect(unknown, "knownLimitations names specs that do not exist").toEqual([])
       })
     }

@@ -1,0 +1,333 @@
+/**
+ * Issue #15: Auth.js's own adapter packages, installed from npm and used unchanged, run
+ * through the conformance suite and through Portcullis's flows (`Auth()`): an email
+ * magic-link sign-in ending in a database session, a session read, a sign-out that
+ * deletes the row, and credentials with database sessions.
+ *
+ * The conformance specs an Auth.js adapter does not meet are declared as known
+ * limitations, with the reason; docs/adapters.md lists them.
+ */
+import { randomBytes } from "node:crypto"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createStorage, type Storage } from "unstorage"
+import memoryDriver from "unstorage/drivers/memory"
+import redisDriver from "unstorage/drivers/redis"
+import PostgresAdapter from "@auth/pg-adapter"
+import { UnstorageAdapter as AuthjsUnstorageAdapter } from "@auth/unstorage-adapter"
+import type { Adapter } from "@portcullis/core/adapters"
+import {
+  postgresService, redisAvailable, redisService, runAdapterConformance, serviceAvailable,
+} from "@portcullis/adapter-test"
+import { Browser, credentialsConfig, direct } from "../../core/test/helpers.js"
+import { emailConfig, requestLink } from "../../core/test/email/support.js"
+
+/** An Auth.js adapter under test: how to open it, and how to look at its storage directly. */
+interface Backend {
+  adapter: Adapter
+  /** The stored session row/record for a token, or null when there is none. */
+  rawSession(sessionToken: string): Promise<unknown>
+  close(): Promise<void>
+}
+
+/**
+ * Portcullis's flows through `Auth()` on a backend. Each test uses fresh addresses, so
+ * one backend serves them all.
+ */
+function flows(name: string, open: () => Promise<Backend>) {
+  describe(`${name} through Auth()`, () => {
+    let backend: Backend
+    beforeAll(async () => {
+      backend = await open()
+    })
+    afterAll(() => backend?.close())
+
+    it("email magic link: signs in with a database session, reads it, signs out deleting the row", async () => {
+      const links: string[] = []
+      const config = emailConfig(backend.adapter, "smtp://127.0.0.1:9", {}, {
+        sendVerificationRequest: ({ url }) => void links.push(url),
+      })
+      const browser = new Browser(direct(config))
+      const email = `grace.${randomBytes(4).toString("hex")}@example.com`
+
+      const requested = await requestLink(browser, email)
+      expect(requested.headers.get("location")).toMatch(/\/auth\/verify-request/)
+      expect(links).toHaveLength(1)
+
+      const link = new URL(links[0]!)
+      const callback = await browser.request(link.pathname + link.search)
+      expect(callback.headers.get("location")).toBe("http://localhost:3000/")
+      const token = browser.sessionCookie()
+      expect(token, "a session cookie").toBeTruthy()
+      // Database sessions: the cookie is the row's random token, not an encrypted JWT.
+      expect(token!.split(".")).toHaveLength(1)
+      expect(await backend.rawSession(token!)).not.toBeNull()
+
+      const session = await browser.session()
+      expect(session.user.email).toBe(email)
+      expect(new Date(session.expires).getTime()).toBeGreaterThan(Date.now())
+      const stored = await backend.adapter.getSessionAndUser!(token!)
+      expect(stored?.user.email).toBe(email)
+      expect(stored?.user.emailVerified).not.toBeNull()
+
+      // The link is single-use.
+      const again = await new Browser(direct(config)).request(link.pathname + link.search)
+      expect(again.headers.get("location")).toMatch(/error=Verification/)
+
+      const signedOut = await browser.signOut()
+      expect(signedOut.status).toBe(302)
+      expect(browser.sessionCookie()).toBeUndefined()
+      expect(await backend.rawSession(token!)).toBeNull()
+      expect(await backend.adapter.getSessionAndUser!(token!)).toBeNull()
+      expect(await browser.session()).toBeNull()
+    })
+
+    it("a returning user signs in by email to the same user", async () => {
+      const links: string[] = []
+      const config = emailConfig(backend.adapter, "smtp://127.0.0.1:9", {}, {
+        sendVerificationRequest: ({ url }) => void links.push(url),
+      })
+      const email = `ada.${randomBytes(4).toString("hex")}@example.com`
+      const ids: unknown[] = []
+      for (let i = 0; i < 2; i++) {
+        const browser = new Browser(direct(config))
+        await requestLink(browser, email)
+        const link = new URL(links.at(-1)!)
+        await browser.request(link.pathname + link.search)
+        ids.push((await backend.adapter.getSessionAndUser!(browser.sessionCookie()!))?.user.id)
+      }
+      expect(ids[0]).toBeDefined()
+      expect(ids[1]).toEqual(ids[0])
+    })
+
+    it("credentials with database sessions: signs in, reads the session, signs out deleting the row", async () => {
+      const config = credentialsConfig({ adapter: backend.adapter })
+      const browser = new Browser(direct(config))
+      const response = await browser.signIn()
+      expect(new URL(response.headers.get("location")!).pathname).toBe("/")
+      const token = browser.sessionCookie()
+      expect(token).toBeTruthy()
+      expect(token!.split(".")).toHaveLength(1)
+      expect(await backend.rawSession(token!)).not.toBeNull()
+
+      const session = await browser.session()
+      expect(session.user).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" })
+
+      // A second sign-in finds the user created by the first rather than creating another.
+      const second = new Browser(direct(config))
+      await second.signIn()
+      const [first, next] = await Promise.all([token!, second.sessionCookie()!].map((t) => backend.adapter.getSessionAndUser!(t)))
+      expect(next?.user.id).toEqual(first?.user.id)
+
+      await browser.signOut()
+      expect(browser.sessionCookie()).toBeUndefined()
+      expect(await backend.rawSession(token!)).toBeNull()
+      expect(await browser.session()).toBeNull()
+      // The other sign-in is untouched.
+      expect((await second.session())?.user.email).toBe("ada@example.com")
+    })
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// @auth/pg-adapter on a throwaway database with Auth.js's documented schema.
+
+/**
+ * Auth.js's PostgreSQL schema (authjs.dev, "PostgreSQL Adapter", Schema), as documented:
+ * serial integer ids, no unique constraints on email or on provider accounts.
+ */
+const AUTHJS_PG_SCHEMA = `
+  CREATE TABLE verification_token (
+    identifier TEXT NOT NULL,
+    expires TIMESTAMPTZ NOT NULL,
+    token TEXT NOT NULL,
+    PRIMARY KEY (identifier, token)
+  );
+  CREATE TABLE accounts (
+    id SERIAL,
+    "userId" INTEGER NOT NULL,
+    type VARCHAR(255) NOT NULL,
+    provider VARCHAR(255) NOT NULL,
+    "providerAccountId" VARCHAR(255) NOT NULL,
+    refresh_token TEXT,
+    access_token TEXT,
+    expires_at BIGINT,
+    id_token TEXT,
+    scope TEXT,
+    session_state TEXT,
+    token_type TEXT,
+    PRIMARY KEY (id)
+  );
+  CREATE TABLE sessions (
+    id SERIAL,
+    "userId" INTEGER NOT NULL,
+    expires TIMESTAMPTZ NOT NULL,
+    "sessionToken" VARCHAR(255) NOT NULL,
+    PRIMARY KEY (id)
+  );
+  CREATE TABLE users (
+    id SERIAL,
+    name VARCHAR(255),
+    email VARCHAR(255),
+    "emailVerified" TIMESTAMPTZ,
+    image TEXT,
+    PRIMARY KEY (id)
+  );
+`
+
+const pgService = postgresService()
+const postgres = await serviceAvailable(pgService, async () => {
+  const client = new pg.Client({ connectionString: pgService.url, connectionTimeoutMillis: 3_000 })
+  await client.connect()
+  await client.end()
+})
+
+/** Creates a database of its own on the test server, with Auth.js's schema; `close` drops it. */
+async function openAuthjsPostgres(): Promise<{ pool: pg.Pool; close(): Promise<void> }> {
+  const name = `portcullis_authjs_${randomBytes(4).toString("hex")}`
+  const admin = new pg.Client({ connectionString: pgService.url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(pgService.url)
+  url.pathname = `/${name}`
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 5 })
+  await pool.query(AUTHJS_PG_SCHEMA)
+  return {
+    pool,
+    async close() {
+      await pool.end()
+      const again = new pg.Client({ connectionString: pgService.url })
+      await again.connect()
+      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await again.end()
+    },
+  }
+}
+
+/** The conformance specs about passkeys: an adapter without authenticator methods fails them all. */
+const AUTHENTICATOR_SPECS = [
+  "creates and reads back an authenticator",
+  "keeps null transports and a false credentialBackedUp",
+  "returns null for an unknown credential",
+  "treats credential ids case-sensitively (they are base64)",
+  "throws on a duplicate credentialID",
+  "lists a user's authenticators",
+  "lists [] for an unknown user",
+  "updates the counter, up to the WebAuthn maximum (2^32 - 1)",
+  "throws when updating the counter of an unknown credential",
+  "removes the user with their accounts, sessions and authenticators",
+  "removes an unverified passkey sign-up completely: several sessions, its webauthn accounts and authenticators (T67)",
+]
+
+const NO_GET_ACCOUNT = "has no getAccount"
+
+/** What @auth/pg-adapter 1.11.3 with Auth.js's documented schema does not do (docs/adapters.md). */
+const PG_LIMITATIONS: Record<string, string> = {
+  "has every adapter method": "no getAccount and no authenticator methods (no passkeys)",
+  ...Object.fromEntries(AUTHENTICATOR_SPECS.map((title) => [title, "no authenticator methods"])),
+  "returns the created user with its fields": "ignores the id it is given: users.id is SERIAL, so ids are generated integers",
+  "rejects a second user with the same email": "the documented schema has no UNIQUE constraint on users.email",
+  "rejects linking a provider account that is already linked": "the documented schema has no UNIQUE constraint on (provider, providerAccountId)",
+  "round-trips every token field, expires_at as a number": NO_GET_ACCOUNT,
+  "leaves optional token fields absent (null or undefined) when not given": NO_GET_ACCOUNT,
+  "returns null for an unknown account": NO_GET_ACCOUNT,
+  "needs both provider and providerAccountId to match": NO_GET_ACCOUNT,
+  "keeps the same providerAccountId on different providers apart (distinct users)": NO_GET_ACCOUNT,
+  "removes the link but not the user": NO_GET_ACCOUNT,
+  "returns the merged session and persists it": "updateSession persists but returns undefined (UPDATE without RETURNING)",
+}
+
+postgres.describe("@auth/pg-adapter", () => {
+  const state = { db: undefined as Awaited<ReturnType<typeof openAuthjsPostgres>> | undefined }
+  runAdapterConformance("@auth/pg-adapter", {
+    setup: async () => {
+      state.db = await openAuthjsPostgres()
+    },
+    adapter: () => PostgresAdapter(state.db!.pool) as Adapter,
+    teardown: () => state.db!.close(),
+    knownLimitations: PG_LIMITATIONS,
+  })
+
+  flows("@auth/pg-adapter", async () => {
+    const db = await openAuthjsPostgres()
+    return {
+      adapter: PostgresAdapter(db.pool) as Adapter,
+      rawSession: async (token) => (await db.pool.query(`SELECT * FROM sessions WHERE "sessionToken" = $1`, [token])).rows[0] ?? null,
+      close: () => db.close(),
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// @auth/unstorage-adapter on unstorage's memory driver and on its Redis driver.
+
+/** What @auth/unstorage-adapter 2.11.2 does not do (docs/adapters.md). */
+const UNSTORAGE_LIMITATIONS: Record<string, string> = {
+  "returns the created user with its fields": "ignores the id it is given and stores a new crypto.randomUUID()",
+  "rejects a second user with the same email": "no uniqueness check: the email index is overwritten",
+  "moves the email lookup when the email changes": "updateUser leaves the old email index pointing at the user",
+  "rejects linking a provider account that is already linked": "no uniqueness check: the account is overwritten",
+  "throws on a duplicate credentialID": "no uniqueness check: the authenticator is overwritten",
+  "is atomic: of 25 concurrent uses exactly one gets the token": "useVerificationToken is getItem then removeItem, not atomic",
+  "removes the user with their accounts, sessions and authenticators": "deleteUser leaves authenticators behind",
+  "removes an unverified passkey sign-up completely: several sessions, its webauthn accounts and authenticators (T67)":
+    "deleteUser tracks one account and one session per user and leaves authenticators behind",
+  "leaves other users' records alone": "deleteUser throws (unstorage: Invalid key: null) for a user with no session or no account",
+  "frees the email for a new user": "deleteUser throws (unstorage: Invalid key: null) for a user with no session or no account",
+}
+
+/** Auth.js's default key for a session record (`sessionKeyPrefix` + token). */
+const authjsSessionKey = (token: string) => `user:session:${token}`
+
+describe("@auth/unstorage-adapter (memory driver)", () => {
+  const storage = createStorage({ driver: memoryDriver() })
+  runAdapterConformance("@auth/unstorage-adapter (memory)", {
+    adapter: () => AuthjsUnstorageAdapter(storage) as Adapter,
+    knownLimitations: UNSTORAGE_LIMITATIONS,
+  })
+
+  flows("@auth/unstorage-adapter (memory)", async () => {
+    const storage = createStorage({ driver: memoryDriver() })
+    return {
+      adapter: AuthjsUnstorageAdapter(storage) as Adapter,
+      rawSession: (token) => storage.getItem(authjsSessionKey(token)),
+      close: () => storage.dispose(),
+    }
+  })
+})
+
+const redis = await redisAvailable()
+const redisUrl = redisService().url
+
+/** A Redis-backed storage under a random base; `close` deletes every key under it. */
+function redisStorage(): Storage {
+  const base = `portcullis-test:authjs-unstorage:${randomBytes(4).toString("hex")}`
+  return createStorage({ driver: redisDriver({ url: redisUrl, base, maxRetriesPerRequest: 1 }) })
+}
+async function closeRedisStorage(storage: Storage) {
+  await storage.clear()
+  expect(await storage.getKeys()).toEqual([])
+  await storage.dispose()
+}
+
+redis.describe("@auth/unstorage-adapter (Redis driver)", () => {
+  const state = { storage: undefined as Storage | undefined }
+  runAdapterConformance("@auth/unstorage-adapter (redis)", {
+    setup: async () => {
+      state.storage = redisStorage()
+    },
+    adapter: () => AuthjsUnstorageAdapter(state.storage!) as Adapter,
+    teardown: () => closeRedisStorage(state.storage!),
+    knownLimitations: UNSTORAGE_LIMITATIONS,
+  })
+
+  flows("@auth/unstorage-adapter (redis)", async () => {
+    const storage = redisStorage()
+    return {
+      adapter: AuthjsUnstorageAdapter(storage) as Adapter,
+      rawSession: (token) => storage.getItem(authjsSessionKey(token)),
+      close: () => closeRedisStorage(storage),
+    }
+  })
+})
