@@ -244,7 +244,7 @@ postgres.describe("@auth/pg-adapter", () => {
     setup: async () => {
       state.db = await openAuthjsPostgres()
     },
-    adapter: () => PostgresAdapter(state.db!.pool) as Adapter,
+    adapter: () => PostgresAdapter(state.db!.pool),
     teardown: () => state.db!.close(),
     knownLimitations: PG_LIMITATIONS,
   })
@@ -252,7 +252,7 @@ postgres.describe("@auth/pg-adapter", () => {
   flows("@auth/pg-adapter", async () => {
     const db = await openAuthjsPostgres()
     return {
-      adapter: PostgresAdapter(db.pool) as Adapter,
+      adapter: PostgresAdapter(db.pool),
       rawSession: async (token) => (await db.pool.query(`SELECT * FROM sessions WHERE "sessionToken" = $1`, [token])).rows[0] ?? null,
       close: () => db.close(),
     }
@@ -283,14 +283,14 @@ const authjsSessionKey = (token: string) => `user:session:${token}`
 describe("@auth/unstorage-adapter (memory driver)", () => {
   const storage = createStorage({ driver: memoryDriver() })
   runAdapterConformance("@auth/unstorage-adapter (memory)", {
-    adapter: () => AuthjsUnstorageAdapter(storage) as Adapter,
+    adapter: () => AuthjsUnstorageAdapter(storage),
     knownLimitations: UNSTORAGE_LIMITATIONS,
   })
 
   flows("@auth/unstorage-adapter (memory)", async () => {
     const storage = createStorage({ driver: memoryDriver() })
     return {
-      adapter: AuthjsUnstorageAdapter(storage) as Adapter,
+      adapter: AuthjsUnstorageAdapter(storage),
       rawSession: (token) => storage.getItem(authjsSessionKey(token)),
       close: () => storage.dispose(),
     }
@@ -317,7 +317,7 @@ redis.describe("@auth/unstorage-adapter (Redis driver)", () => {
     setup: async () => {
       state.storage = redisStorage()
     },
-    adapter: () => AuthjsUnstorageAdapter(state.storage!) as Adapter,
+    adapter: () => AuthjsUnstorageAdapter(state.storage!),
     teardown: () => closeRedisStorage(state.storage!),
     knownLimitations: UNSTORAGE_LIMITATIONS,
   })
@@ -325,7 +325,7 @@ redis.describe("@auth/unstorage-adapter (Redis driver)", () => {
   flows("@auth/unstorage-adapter (redis)", async () => {
     const storage = redisStorage()
     return {
-      adapter: AuthjsUnstorageAdapter(storage) as Adapter,
+      adapter: AuthjsUnstorageAdapter(storage),
       rawSession: (token) => storage.getItem(authjsSessionKey(token)),
       close: () => closeRedisStorage(storage),
     }
