@@ -56,19 +56,24 @@ function parsed<T>(value: unknown): T | null {
   return value as T
 }
 
+/**
+ * The last queued task per key, shared by every adapter in this process (module scope):
+ * apps that build their config, and so the adapter and even the `Storage`, per request
+ * (Cloudflare Workers, Next.js lazy init) are still queued together. Entries are removed
+ * when their queue drains, so the map holds only keys in use.
+ */
+const tails = new Map<string, Promise<unknown>>()
+
 /** Runs `task` after every earlier task on the same key in this process has finished. */
-function keyedQueue() {
-  const tails = new Map<string, Promise<unknown>>()
-  return async function serialize<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = tails.get(key) ?? Promise.resolve()
-    const run = previous.then(task, task)
-    const tail = run.catch(() => {})
-    tails.set(key, tail)
-    try {
-      return await run
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key)
-    }
+async function serialize<T>(key: string, task: () => Promise<T>): Promise<T> {
+  const previous = tails.get(key) ?? Promise.resolve()
+  const run = previous.then(task, task)
+  const tail = run.catch(() => {})
+  tails.set(key, tail)
+  try {
+    return await run
+  } finally {
+    if (tails.get(key) === tail) tails.delete(key)
   }
 }
 
@@ -97,8 +102,9 @@ function atomicTake(storage: Storage, key: string): (() => Promise<unknown>) | u
  * Guarantees, and where they stop (a key-value store has no transactions):
  * - `useVerificationToken` hands a token out once. On the Redis driver it uses `GETDEL`,
  *   atomic across every process. On other drivers it reads then deletes; concurrent uses
- *   in one process are queued per token, so exactly one wins there, but two processes (or
- *   two Workers isolates on Cloudflare KV) racing on the same link can both win.
+ *   in one process are queued per token (across adapter instances), so exactly one wins
+ *   there, but two processes (or two Workers isolates on Cloudflare KV) racing on the same
+ *   link can both win.
  * - Uniqueness (one user per email, one link per provider account, one authenticator per
  *   credential id) is checked before writing, in the same process order; two processes
  *   creating the same email at the same instant can both succeed.
@@ -120,7 +126,6 @@ function atomicTake(storage: Storage, key: string): (() => Promise<unknown>) | u
 export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOptions = {}): Adapter {
   const k: UnstorageKeys = unstorageKeys(options.prefix)
   const useTtl = options.ttl ?? true
-  const serialize = keyedQueue()
 
   const read = async <T>(key: string): Promise<T | null> => parsed<T>(await storage.getItem(key))
   const write = (key: string, value: unknown, expires?: Date) => {

@@ -148,12 +148,22 @@ describe("UnstorageAdapter storage", () => {
   })
 })
 
-describe("filesystem driver: keys are file names", () => {
+describe("filesystem driver: file names and the per-process queue", () => {
   const dir = mkdtempSync(join(tmpdir(), "portcullis-unstorage-"))
   const storage = createStorage({ driver: fsDriver({ base: dir }) })
   afterAll(async () => {
     await storage.dispose()
     rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("queues uses of one token across adapter instances in one process (config built per request)", async () => {
+    // On the fs driver reads and deletes are real I/O, so without the queue several win.
+    const input = makeVerificationToken()
+    await UnstorageAdapter(storage).createVerificationToken!(input)
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => UnstorageAdapter(createStorage({ driver: fsDriver({ base: dir }) })).useVerificationToken!(input)),
+    )
+    expect(results.filter((r) => r != null)).toHaveLength(1)
   })
 
   it("stores emails and identifiers with `/`, `?` and `:` and a 250-character address", async () => {
