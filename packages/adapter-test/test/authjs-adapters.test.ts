@@ -1,5 +1,6 @@
 /**
- * Issue #15: Auth.js's own adapter packages, installed from npm and used unchanged, run
+ * Issue #15: Auth.js's own adapter packages (@auth/pg-adapter, @auth/unstorage-adapter,
+ * @auth/drizzle-adapter), installed from npm and used unchanged, run
  * through the conformance suite and through Portcullis's flows (`Auth()`): an email
  * magic-link sign-in ending in a database session, a session read, a sign-out that
  * deletes the row, and credentials with database sessions.
@@ -14,6 +15,10 @@ import { createStorage, type Storage } from "unstorage"
 import memoryDriver from "unstorage/drivers/memory"
 import redisDriver from "unstorage/drivers/redis"
 import PostgresAdapter from "@auth/pg-adapter"
+import { DrizzleAdapter } from "@auth/drizzle-adapter"
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres"
+import { drizzle as drizzleSqlJs } from "drizzle-orm/sql-js"
+import initSqlJs from "sql.js"
 import { UnstorageAdapter as AuthjsUnstorageAdapter } from "@auth/unstorage-adapter"
 import type { Adapter } from "@portcullis/core/adapters"
 import {
@@ -182,8 +187,8 @@ const postgres = await serviceAvailable(pgService, async () => {
   await client.end()
 })
 
-/** Creates a database of its own on the test server, with Auth.js's schema; `close` drops it. */
-async function openAuthjsPostgres(): Promise<{ pool: pg.Pool; close(): Promise<void> }> {
+/** Creates a database of its own on the test server, with `schema`; `close` drops it. */
+async function openAuthjsPostgres(schema = AUTHJS_PG_SCHEMA): Promise<{ pool: pg.Pool; close(): Promise<void> }> {
   const name = `portcullis_authjs_${randomBytes(4).toString("hex")}`
   const admin = new pg.Client({ connectionString: pgService.url })
   await admin.connect()
@@ -192,7 +197,7 @@ async function openAuthjsPostgres(): Promise<{ pool: pg.Pool; close(): Promise<v
   const url = new URL(pgService.url)
   url.pathname = `/${name}`
   const pool = new pg.Pool({ connectionString: url.toString(), max: 5 })
-  await pool.query(AUTHJS_PG_SCHEMA)
+  await pool.query(schema)
   return {
     pool,
     async close() {
@@ -328,6 +333,177 @@ redis.describe("@auth/unstorage-adapter (Redis driver)", () => {
       adapter: AuthjsUnstorageAdapter(storage),
       rawSession: (token) => storage.getItem(authjsSessionKey(token)),
       close: () => closeRedisStorage(storage),
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// @auth/drizzle-adapter with its default tables, on PostgreSQL (node-postgres) and on
+// SQLite (sql.js, SQLite compiled to WebAssembly, in memory).
+
+/** The default PostgreSQL tables of Auth.js's Drizzle adapter (authjs.dev, "Drizzle ORM Adapter"), as SQL. */
+const DRIZZLE_PG_SCHEMA = `
+  CREATE TABLE "user" (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    email TEXT UNIQUE,
+    "emailVerified" TIMESTAMP,
+    image TEXT
+  );
+  CREATE TABLE account (
+    "userId" TEXT NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    "providerAccountId" TEXT NOT NULL,
+    refresh_token TEXT,
+    access_token TEXT,
+    expires_at INTEGER,
+    token_type TEXT,
+    scope TEXT,
+    id_token TEXT,
+    session_state TEXT,
+    PRIMARY KEY (provider, "providerAccountId")
+  );
+  CREATE TABLE session (
+    "sessionToken" TEXT PRIMARY KEY,
+    "userId" TEXT NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+    expires TIMESTAMP NOT NULL
+  );
+  CREATE TABLE "verificationToken" (
+    identifier TEXT NOT NULL,
+    token TEXT NOT NULL,
+    expires TIMESTAMP NOT NULL,
+    PRIMARY KEY (identifier, token)
+  );
+  CREATE TABLE authenticator (
+    "credentialID" TEXT NOT NULL UNIQUE,
+    "userId" TEXT NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+    "providerAccountId" TEXT NOT NULL,
+    "credentialPublicKey" TEXT NOT NULL,
+    counter INTEGER NOT NULL,
+    "credentialDeviceType" TEXT NOT NULL,
+    "credentialBackedUp" BOOLEAN NOT NULL,
+    transports TEXT,
+    PRIMARY KEY ("userId", "credentialID")
+  );
+`
+
+/** The same tables for SQLite: dates are integers (milliseconds), booleans 0/1. */
+const DRIZZLE_SQLITE_SCHEMA = `
+  CREATE TABLE user (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    email TEXT UNIQUE,
+    emailVerified INTEGER,
+    image TEXT
+  );
+  CREATE TABLE account (
+    userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    providerAccountId TEXT NOT NULL,
+    refresh_token TEXT,
+    access_token TEXT,
+    expires_at INTEGER,
+    token_type TEXT,
+    scope TEXT,
+    id_token TEXT,
+    session_state TEXT,
+    PRIMARY KEY (provider, providerAccountId)
+  );
+  CREATE TABLE session (
+    sessionToken TEXT PRIMARY KEY,
+    userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+    expires INTEGER NOT NULL
+  );
+  CREATE TABLE verificationToken (
+    identifier TEXT NOT NULL,
+    token TEXT NOT NULL,
+    expires INTEGER NOT NULL,
+    PRIMARY KEY (identifier, token)
+  );
+  CREATE TABLE authenticator (
+    credentialID TEXT NOT NULL UNIQUE,
+    userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+    providerAccountId TEXT NOT NULL,
+    credentialPublicKey TEXT NOT NULL,
+    counter INTEGER NOT NULL,
+    credentialDeviceType TEXT NOT NULL,
+    credentialBackedUp INTEGER NOT NULL,
+    transports TEXT,
+    PRIMARY KEY (userId, credentialID)
+  );
+`
+
+/** What @auth/drizzle-adapter 1.11.3 with its default tables does not do (docs/adapters.md). */
+const DRIZZLE_SQLITE_LIMITATIONS: Record<string, string> = {
+  "returns the created user with its fields": "createUser drops the id it is given; the table default makes a new crypto.randomUUID()",
+}
+const DRIZZLE_PG_LIMITATIONS: Record<string, string> = {
+  ...DRIZZLE_SQLITE_LIMITATIONS,
+  "updates the counter, up to the WebAuthn maximum (2^32 - 1)": "authenticator.counter is INTEGER (int4), which stops at 2^31 - 1",
+}
+
+postgres.describe("@auth/drizzle-adapter (PostgreSQL)", () => {
+  const state = { db: undefined as Awaited<ReturnType<typeof openAuthjsPostgres>> | undefined }
+  runAdapterConformance("@auth/drizzle-adapter (pg)", {
+    setup: async () => {
+      state.db = await openAuthjsPostgres(DRIZZLE_PG_SCHEMA)
+    },
+    adapter: () => DrizzleAdapter(drizzlePg(state.db!.pool)),
+    teardown: () => state.db!.close(),
+    knownLimitations: DRIZZLE_PG_LIMITATIONS,
+  })
+
+  flows("@auth/drizzle-adapter (pg)", async () => {
+    const db = await openAuthjsPostgres(DRIZZLE_PG_SCHEMA)
+    return {
+      adapter: DrizzleAdapter(drizzlePg(db.pool)),
+      rawSession: async (token) => (await db.pool.query(`SELECT * FROM session WHERE "sessionToken" = $1`, [token])).rows[0] ?? null,
+      close: () => db.close(),
+    }
+  })
+})
+
+/** An in-memory SQLite database (sql.js) with the Drizzle adapter's tables. */
+async function openDrizzleSqlite() {
+  const SQL = await initSqlJs()
+  const database = new SQL.Database()
+  // SQLite enforces REFERENCES ... ON DELETE CASCADE only with foreign keys on; the
+  // adapter's deleteUser relies on the cascade.
+  database.exec("PRAGMA foreign_keys = ON")
+  database.exec(DRIZZLE_SQLITE_SCHEMA)
+  return {
+    database,
+    adapter: DrizzleAdapter(drizzleSqlJs(database)),
+    rawSession(token: string) {
+      const statement = database.prepare("SELECT * FROM session WHERE sessionToken = ?", [token])
+      try {
+        return statement.step() ? statement.getAsObject() : null
+      } finally {
+        statement.free()
+      }
+    },
+  }
+}
+
+describe("@auth/drizzle-adapter (SQLite)", () => {
+  const state = { db: undefined as Awaited<ReturnType<typeof openDrizzleSqlite>> | undefined }
+  runAdapterConformance("@auth/drizzle-adapter (sqlite)", {
+    setup: async () => {
+      state.db = await openDrizzleSqlite()
+    },
+    adapter: () => state.db!.adapter,
+    teardown: async () => state.db!.database.close(),
+    knownLimitations: DRIZZLE_SQLITE_LIMITATIONS,
+  })
+
+  flows("@auth/drizzle-adapter (sqlite)", async () => {
+    const db = await openDrizzleSqlite()
+    return {
+      adapter: db.adapter,
+      rawSession: async (token) => db.rawSession(token),
+      close: async () => db.database.close(),
     }
   })
 })
