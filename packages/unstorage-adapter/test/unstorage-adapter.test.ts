@@ -102,6 +102,35 @@ gate.describe("Redis driver", () => {
   })
 })
 
+gate.describe("Redis driver mounted under a base, next to another driver", () => {
+  const base = `portcullis-test:unstorage:${randomBytes(4).toString("hex")}`
+  const storage = createStorage({ driver: memoryDriver() })
+  storage.mount("auth", redisDriver({ url: redisUrl, base, maxRetriesPerRequest: 1 }))
+  afterAll(async () => {
+    await storage.clear("auth")
+    await storage.dispose()
+  })
+
+  it("finds the Redis key behind the mount for GETDEL, and the token is gone after one use", async () => {
+    const adapter = UnstorageAdapter(storage, { prefix: "auth:portcullis" }) as Required<Adapter>
+    const input = makeVerificationToken()
+    await adapter.createVerificationToken(input)
+    const key = await unstorageKeys("auth:portcullis").verificationToken(input.identifier, input.token)
+    type Client = { get(key: string): Promise<string | null>; getdel(key: string): Promise<string | null> }
+    const client = storage.getMount(key).driver.getInstance!() as Client
+    const redisKey = `${base}:${key.slice("auth:".length)}`
+    expect(await client.get(redisKey)).not.toBeNull()
+    const getdel = client.getdel.bind(client)
+    const taken: string[] = []
+    client.getdel = (k) => (taken.push(k), getdel(k))
+    const results = await Promise.all(Array.from({ length: 5 }, () => adapter.useVerificationToken(input)))
+    expect(taken).toEqual(Array(5).fill(redisKey))
+    expect(results.filter((r) => r != null)).toHaveLength(1)
+    expect(results.find((r) => r != null)?.expires).toEqual(input.expires)
+    expect(await client.get(redisKey)).toBeNull()
+  })
+})
+
 describe("UnstorageAdapter storage", () => {
   const storage = createStorage({ driver: memoryDriver() })
   const adapter = UnstorageAdapter(storage, { prefix: "app:auth:" }) as Required<Adapter>
