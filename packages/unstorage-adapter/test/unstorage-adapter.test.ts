@@ -12,6 +12,7 @@ import {
 } from "@portcullis/adapter-test"
 import type { Adapter } from "@portcullis/core/adapters"
 import { UnstorageAdapter, unstorageKeys } from "@portcullis/unstorage-adapter"
+import { flows } from "../../adapter-test/test/flows.js"
 
 /** Direct reads of the storage for the suite's "really gone" checks. */
 function rawStorage(storage: () => Storage, prefix: string) {
@@ -30,6 +31,18 @@ describe("memory driver", () => {
   runAdapterConformance("UnstorageAdapter (memory)", {
     adapter: () => UnstorageAdapter(storage),
     db: rawStorage(() => storage, "portcullis"),
+  })
+})
+
+describe("memory driver through Auth()", () => {
+  flows("UnstorageAdapter (memory)", async () => {
+    const storage = createStorage({ driver: memoryDriver() })
+    const keys = unstorageKeys()
+    return {
+      adapter: UnstorageAdapter(storage),
+      rawSession: async (token) => storage.getItem(await keys.session(token)),
+      close: () => storage.dispose(),
+    }
   })
 })
 
@@ -75,6 +88,16 @@ gate.describe("Redis driver", () => {
     adapter: () => UnstorageAdapter(redis.storage()),
     teardown: () => redis.close(),
     db: rawStorage(redis.storage, "portcullis"),
+  })
+
+  flows("UnstorageAdapter (redis)", async () => {
+    const flowRedis = redisStorage()
+    const keys = unstorageKeys()
+    return {
+      adapter: UnstorageAdapter(flowRedis.storage()),
+      rawSession: async (token) => flowRedis.storage().getItem(await keys.session(token)),
+      close: () => flowRedis.close(),
+    }
   })
 
   describe("single-use tokens across processes", () => {
