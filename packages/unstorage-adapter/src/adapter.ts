@@ -110,7 +110,8 @@ function atomicTake(storage: Storage, key: string): (() => Promise<unknown>) | u
  *   creating the same email at the same instant can both succeed.
  * - Per-user indexes (accounts, sessions, authenticators) are read-modify-write; a lost
  *   index entry only means `deleteUser` leaves an orphan record, which reads then ignore
- *   and delete (a session whose user is gone reads as no session).
+ *   (a session whose user is gone reads as no session and is deleted) and which does not
+ *   block a new user, account or credential with the same email or id.
  * - Expired sessions and tokens read as absent and are deleted on that read.
  *
  * @example
@@ -180,7 +181,11 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
     async createUser(user) {
       const emailKey = await k.userByEmail(user.email)
       return serialize(emailKey, async () => {
-        if (await storage.hasItem(emailKey)) throw new Error("UnstorageAdapter: a user with this email already exists")
+        const owner = await read<EmailIndex>(emailKey)
+        // An index entry whose user is gone (or has another email now) is stale: reuse it.
+        if (owner && (await getUser(owner.id))?.email === user.email) {
+          throw new Error("UnstorageAdapter: a user with this email already exists")
+        }
         await write(await k.user(user.id), store(user))
         await write(emailKey, { id: user.id } satisfies EmailIndex)
         return { ...user }
@@ -208,7 +213,9 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
       if (updated.email !== current.email) {
         const emailKey = await k.userByEmail(updated.email)
         const owner = await read<EmailIndex>(emailKey)
-        if (owner && owner.id !== updated.id) throw new Error("UnstorageAdapter: a user with this email already exists")
+        if (owner && owner.id !== updated.id && (await getUser(owner.id))?.email === updated.email) {
+          throw new Error("UnstorageAdapter: a user with this email already exists")
+        }
         await write(emailKey, { id: updated.id } satisfies EmailIndex)
         await remove(await k.userByEmail(current.email))
       }
@@ -241,7 +248,9 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
     async linkAccount(account) {
       const key = await k.account(account.provider, account.providerAccountId)
       await serialize(key, async () => {
-        if (await storage.hasItem(key)) throw new Error("UnstorageAdapter: this provider account is already linked")
+        const existing = await read<AdapterAccount>(key)
+        // An account left behind by a deleted user (a lost index entry) does not block.
+        if (existing && (await getUser(existing.userId))) throw new Error("UnstorageAdapter: this provider account is already linked")
         await write(key, store(account))
       })
       await addToList(await k.userAccounts(account.userId), [account.provider, account.providerAccountId])
@@ -320,7 +329,8 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
     async createAuthenticator(authenticator) {
       const key = await k.authenticator(authenticator.credentialID)
       await serialize(key, async () => {
-        if (await storage.hasItem(key)) throw new Error("UnstorageAdapter: this credential id is already registered")
+        const existing = await read<AdapterAuthenticator>(key)
+        if (existing && (await getUser(existing.userId))) throw new Error("UnstorageAdapter: this credential id is already registered")
         await write(key, store(authenticator))
       })
       await addToList(await k.userAuthenticators(authenticator.userId), authenticator.credentialID)

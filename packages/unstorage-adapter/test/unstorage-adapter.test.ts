@@ -8,7 +8,7 @@ import memoryDriver from "unstorage/drivers/memory"
 import fsDriver from "unstorage/drivers/fs"
 import redisDriver from "unstorage/drivers/redis"
 import {
-  daysFromNow, makeSession, makeUser, makeVerificationToken, redisAvailable, redisService, runAdapterConformance,
+  daysFromNow, makeAccount, makeAuthenticator, makeSession, makeUser, makeVerificationToken, redisAvailable, redisService, runAdapterConformance,
 } from "@portcullis/adapter-test"
 import type { Adapter } from "@portcullis/core/adapters"
 import { UnstorageAdapter, unstorageKeys } from "@portcullis/unstorage-adapter"
@@ -189,6 +189,24 @@ describe("UnstorageAdapter storage", () => {
   it("keeps ids that look like numbers as strings", async () => {
     const user = await adapter.createUser(makeUser({ id: "123" }))
     expect((await adapter.getUserByEmail(user.email))?.id).toBe("123")
+  })
+
+  it("does not let records left behind by a vanished user block a new user, account or passkey", async () => {
+    const gone = await adapter.createUser(makeUser())
+    const account = makeAccount(gone.id)
+    const passkey = makeAuthenticator(gone.id)
+    await adapter.linkAccount(account)
+    await adapter.createAuthenticator(passkey)
+    // As if deleteUser had missed its index entries: only the user record disappears.
+    await storage.removeItem(await unstorageKeys("app:auth").user(gone.id))
+    expect(await adapter.getUserByAccount(account)).toBeNull()
+
+    const next = await adapter.createUser(makeUser({ email: gone.email }))
+    expect((await adapter.getUserByEmail(gone.email))?.id).toBe(next.id)
+    await adapter.linkAccount({ ...account, userId: next.id })
+    expect((await adapter.getUserByAccount(account))?.id).toBe(next.id)
+    await adapter.createAuthenticator({ ...passkey, userId: next.id })
+    expect((await adapter.getAuthenticator(passkey.credentialID))?.userId).toBe(next.id)
   })
 
   it("reads a session whose user is gone as no session", async () => {
