@@ -3,7 +3,7 @@
  * Run it from any adapter's tests; each `describe` is one behaviour.
  * @module
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest"
 import type { Adapter, AdapterAccount, AdapterUser } from "@portcullis/core/adapters"
 import {
   daysFromNow,
@@ -36,6 +36,14 @@ export interface ConformanceFactory {
   /** Runs after the last test: drop what `setup` created, close clients. */
   teardown?(): Promise<void>
   db?: RawStorage
+  /**
+   * Specs this adapter is known not to meet, by exact spec title (e.g. `"is atomic: of 25
+   * concurrent uses exactly one gets the token"`), each with the reason. Those specs are
+   * registered as skipped, with the reason in their title, so the report shows what the
+   * adapter does not guarantee. Empty by default: every spec runs. A title that names no
+   * spec fails the suite, so a renamed spec cannot silently stop being excused.
+   */
+  knownLimitations?: Record<string, string>
 }
 
 type Method = keyof Adapter
@@ -76,6 +84,15 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
     // with the list when some are missing.
     const a = () => adapter as Required<Adapter>
     const raw = factory.db ?? {}
+    const limitations = factory.knownLimitations ?? {}
+    const excused = new Set<string>()
+    // Shadows vitest's \`it\` for every spec below: a declared limitation is skipped, with why.
+    const it = (title: string, body: () => Promise<void> | void) => {
+      const reason = limitations[title]
+      if (reason === undefined) return vitestIt(title, body)
+      excused.add(title)
+      return vitestIt.skip(`${title} (known limitation: ${reason})`, body)
+    }
 
     beforeAll(async () => {
       await factory.setup?.()
@@ -528,5 +545,13 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect((await a().getUserByEmail(user.email))?.id).toBe(again.id)
       })
     })
+
+    if (Object.keys(limitations).length) {
+      // Checked when it runs: vitest collects nested describes after this callback returns.
+      vitestIt("declares known limitations only for specs that exist", () => {
+        const unknown = Object.keys(limitations).filter((title) => !excused.has(title))
+        expect(unknown, "knownLimitations names specs that do not exist").toEqual([])
+      })
+    }
   })
 }
