@@ -42,6 +42,12 @@ export async function authorizationUrl(
     if (!reserved.has(key) && value !== undefined && value !== null) params.set(key, stringify(value))
   }
   for (const [key, value] of ctx.url.searchParams) if (!reservedForQuery.has(key)) params.set(key, value)
+  // A provider with a token exchange of its own may name the response type that exchange
+  // takes (Azure DevOps: "Assertion"). Never one that puts a token in the redirect URL.
+  const responseType = configured.params?.response_type
+  if (typeof responseType === "string" && typeof provider.token === "object" && provider.token.request && !/token/i.test(responseType)) {
+    params.set("response_type", responseType)
+  }
 
   // As Auth.js: a provider that names no scope asks for the OIDC basics.
   if (!params.get("scope")) params.set("scope", "openid profile email")
