@@ -50,7 +50,8 @@ export interface AppleProfile {
  *   callback from its own origin. Apple does not document PKCE for this flow, so the checks
  *   are `nonce` and `state`.
  * - The ID token never contains the name; Apple posts it once, as the `user` form field,
- *   on the first authorization. It is read from `profile.user` when present.
+ *   on the first authorization. The name is read from `profile.user` when present; the
+ *   email only ever from the ID token, as the `user` field is not signed.
  *
  * @example
  * ```ts
@@ -81,8 +82,12 @@ export default function Apple(options: OAuthUserConfig<AppleProfile> = {}): OAut
     client: { token_endpoint_auth_method: "client_secret_post" },
     checks: ["nonce", "state"],
     profile(profile) {
-      const name = [profile.user?.name?.firstName, profile.user?.name?.lastName].filter(Boolean).join(" ")
-      return { id: profile.sub, name: name || null, email: profile.email ?? profile.user?.email ?? null, image: null }
+      // The `user` field is unsigned form data: only strings are read from it, and only the
+      // name. The email comes from the signed id_token alone (Apple puts it there whenever
+      // the user shared one), so a forged `user` can never pick the account's address.
+      const parts = [profile.user?.name?.firstName, profile.user?.name?.lastName]
+      const name = parts.filter((part): part is string => typeof part === "string" && part.trim() !== "").join(" ")
+      return { id: profile.sub, name: name || null, email: typeof profile.email === "string" ? profile.email : null, image: null }
     },
     style: { bg: "#000", text: "#fff" },
     options,
