@@ -138,9 +138,12 @@ describe("account linking with an adapter", () => {
     expect((await memory.getUserByEmail!("bob@example.com"))!.emailVerified).toBeNull()
   })
 
+  // The string "true" counts as a yes (Apple sends its booleans as strings); nothing else does.
   it.each([
     ["false", false],
-    ["the string \"true\"", "true"],
+    ["the string \"false\"", "false"],
+    ["the string \"yes\"", "yes"],
+    ["1", 1],
   ])("T55: allowDangerousEmailAccountLinking still refuses when email_verified is %s", async (_name, verified) => {
     const memory = MemoryAdapter()
     await memory.createUser!({ id: "victim", email: "alice@example.com", emailVerified: null, name: "Victim" })

@@ -177,6 +177,22 @@ describe("apple: flow against a Sign in with Apple-shaped server", () => {
     expect(await adapter.getUserByAccount!({ provider: "apple", providerAccountId: appleUser.sub })).toBeNull()
   })
 
+  it("Apple's string booleans: email_verified \"true\" counts as verified (new users stored verified; linking allowed where configured)", async () => {
+    const adapter = MemoryAdapter()
+    const browser = new Browser(direct(flowConfig(await provider(), { adapter })))
+    const { action, fields } = await toApple(browser)
+    await post(browser, action, fields)
+    const stored = await adapter.getUserByEmail!(appleUser.email)
+    expect(stored?.emailVerified).toBeInstanceOf(Date)
+
+    const linking = MemoryAdapter()
+    await linking.createUser!({ id: "owner", email: appleUser.email, emailVerified: new Date(), name: "Owner" })
+    const second = new Browser(direct(flowConfig(await provider({ allowDangerousEmailAccountLinking: true }), { adapter: linking })))
+    const started = await toApple(second)
+    await post(second, started.action, started.fields)
+    expect((await linking.getUserByAccount!({ provider: "apple", providerAccountId: appleUser.sub }))?.id).toBe("owner")
+  })
+
   describe("fails closed", () => {
     it("without the state field", async () => {
       const { adapter, writes } = recordWrites(MemoryAdapter())

@@ -107,7 +107,16 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
 
 /** The provider says the address is verified (`email_verified: true`) and it is this one. */
 function vouches(profile: Profile, email: string): boolean {
-  return profile.email_verified === true && typeof profile.email === "string" && profile.email.toLowerCase() === email.toLowerCase()
+  return saysVerified(profile) && typeof profile.email === "string" && profile.email.toLowerCase() === email.toLowerCase()
+}
+
+/**
+ * `email_verified` is `true` — or the string `"true"`, which Apple sends in its id_tokens
+ * (its booleans are strings). Anything else, `"false"` included, is not a yes.
+ */
+function saysVerified(profile: Profile): boolean {
+  const said: unknown = profile.email_verified
+  return said === true || said === "true"
 }
 
 /**
@@ -142,7 +151,7 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
     ? "Another user has this email address; sign in with the method they use, then link"
     : // T55: linking on an address the provider itself calls unverified hands the existing
       // user to whoever registered that address at the provider.
-      identity.profile.email_verified !== undefined && identity.profile.email_verified !== true
+      identity.profile.email_verified !== undefined && !saysVerified(identity.profile)
       ? "The provider does not vouch for this email address (email_verified is not true)"
       : undefined
   // T67: neither side has proved the address, or only the provider has — joining them
