@@ -28,7 +28,7 @@ export interface DribbbleProfile {
  *
  * - Env: `AUTH_DRIBBBLE_ID`, `AUTH_DRIBBBLE_SECRET`.
  * - Callback URL of the application: `[origin]/auth/callback/dribbble`.
- * - Scope `public`. Dribbble's user object documents no email, so `email` is usually null.
+ * - Scope `public`, or `public upload` with `scope: "public upload"`. Dribbble's user object documents no email, so `email` is usually null.
  *
  * @example
  * ```ts
@@ -36,18 +36,24 @@ export interface DribbbleProfile {
  * Auth(request, { providers: [Dribbble()] })
  * ```
  */
-export default function Dribbble(options: OAuthUserConfig<DribbbleProfile> = {}): OAuthConfig<DribbbleProfile> {
+export default function Dribbble(
+  options: OAuthUserConfig<DribbbleProfile> & {
+    /** Scope requested at authorization (https://developer.dribbble.com/v2/oauth/#scopes): `public` (default) or `public upload`. */
+    scope?: "public" | "public upload"
+  } = {},
+): OAuthConfig<DribbbleProfile> {
+  const { scope = "public", ...rest } = options
   return {
     id: "dribbble",
     name: "Dribbble",
     type: "oauth",
-    authorization: { url: "https://dribbble.com/oauth/authorize", params: { scope: "public" } },
+    authorization: { url: "https://dribbble.com/oauth/authorize", params: { scope } },
     token: "https://dribbble.com/oauth/token",
     userinfo: "https://api.dribbble.com/v2/user",
     profile(profile) {
       return { id: String(profile.id), name: profile.name, email: profile.email ?? null, image: profile.avatar_url ?? null }
     },
     style: { bg: "#ea4c89", text: "#fff" },
-    options,
+    options: "scope" in options ? rest : options,
   }
 }

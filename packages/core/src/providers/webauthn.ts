@@ -63,8 +63,8 @@ export interface WebAuthnFormField {
   autocomplete?: string
 }
 
-/** A WebAuthn provider, as resolved from {@link WebAuthn}'s defaults and your options. */
-export interface WebAuthnConfig extends CommonProviderOptions {
+/** The named fields of {@link WebAuthnConfig}, without its index signature. */
+export interface WebAuthnFields extends CommonProviderOptions {
   type: "webauthn"
   /** Relying party; every part defaults from the site URL. (Spelled as in Auth.js.) */
   relayingParty?: RelyingParty
@@ -85,11 +85,19 @@ export interface WebAuthnConfig extends CommonProviderOptions {
   verifyAuthenticationOptions?: Pick<Partial<VerifyAuthenticationResponseOpts>, "requireUserVerification">
   /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself and ignores it. */
   simpleWebAuthnBrowserVersion?: string
+}
+
+/** A WebAuthn provider, as resolved from {@link WebAuthn}'s defaults and your options. */
+export interface WebAuthnConfig extends WebAuthnFields {
   [key: string]: unknown
 }
 
-/** What you pass to {@link WebAuthn}: any field of {@link WebAuthnConfig} but `type`. */
-export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, "type" | "options">>
+/**
+ * What you pass to {@link WebAuthn}: any field of {@link WebAuthnConfig} but `type`. Built
+ * from the named fields: `Omit` over a type with an index signature keeps only the index
+ * signature, which left every option untyped.
+ */
+export type WebAuthnUserConfig = Partial<Omit<WebAuthnFields, "type" | "options">> & { [key: string]: unknown }
 
 /**
  * Creates a WebAuthn provider (id `webauthn` unless you set one). Your options are merged
