@@ -538,3 +538,11 @@ describe("brand colour validation", () => {
     expect(styled({ bg: "x;y:z", text: "#fff", brandColor: "url(a)" })).toBeUndefined()
   })
 })
+
+describe("the pages' CSP", () => {
+  it("has only valid source expressions in form-action (no bracketed IPv6 host, which browsers drop with an error)", async () => {
+    const { pageHeaders } = await import("../src/lib/http/response.js")
+    const formAction = /form-action ([^;]+)/.exec(pageHeaders["Content-Security-Policy"]!)![1]!.split(" ")
+    expect(formAction).toEqual(["'self'", "https:", "http://localhost:*", "http://127.0.0.1:*"])
+  })
+})

@@ -42,6 +42,12 @@ describe("environment defaults", () => {
 })
 
 describe("package surface", () => {
+  it("peers on React 18 as well as 19, as next-auth does (the React client uses only React 18 APIs)", async () => {
+    const { satisfies } = await import("semver")
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../package.json"), "utf8")) as { peerDependencies: Record<string, string> }
+    for (const version of ["18.2.0", "18.3.1", "19.0.0", "19.2.0"]) expect(satisfies(version, pkg.peerDependencies.react!), version).toBe(true)
+  })
+
   const here = import.meta.dirname
   it("generates a module pair re-exporting every core provider under @portcullis/next/providers/*", () => {
     const core = readdirSync(join(here, "../../core/src/providers")).filter((f) => f.endsWith(".ts"))

@@ -6,11 +6,13 @@ const noStore = "private, no-cache, no-store, max-age=0"
 /**
  * Headers every built-in page sends: no framing, no sniffing, no caching. `form-action`
  * also governs the redirects a form post leads to (a sign-in button → the provider), so it
- * allows any https origin, plus plain http on loopback for local providers in development.
+ * allows any https origin, plus plain http on loopback for local providers in development
+ * (`localhost` and `127.0.0.1`: a bracketed IPv6 host is not valid CSP source syntax, and
+ * Chromium drops the token with a console error).
  */
 export const pageHeaders: Record<string, string> = {
   "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; script-src 'self' 'unsafe-inline'; connect-src 'self'; form-action 'self' https: http://localhost:* http://127.0.0.1:* http://[::1]:*; frame-ancestors 'none'; base-uri 'none'",
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; script-src 'self' 'unsafe-inline'; connect-src 'self'; form-action 'self' https: http://localhost:* http://127.0.0.1:*; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   // Not "no-referrer": with it, browsers send `Origin: null` on the page's own form posts,
