@@ -214,7 +214,7 @@ describe("a JWT session with the mark, checked against the adapter", () => {
     expect(payload).not.toHaveProperty("pcl_unverified")
   })
 
-  it("answers null but keeps the cookie when the adapter fails (an outage signs nobody out)", async () => {
+  it("answers ServiceUnavailable (503) and keeps the cookie when the adapter fails (an outage signs nobody out)", async () => {
     const memory = MemoryAdapter()
     let down = false
     const flaky: Adapter = {
@@ -227,7 +227,9 @@ describe("a JWT session with the mark, checked against the adapter", () => {
     const { browser } = markedSession(flaky)
     await browser.register(new SoftCredential(ORIGIN, "localhost"), { email: "outage@example.com" })
     down = true
-    expect(await browser.session()).toBeNull()
+    const during = await browser.request("/auth/session")
+    expect(during.status).toBe(503)
+    expect(await during.json()).toMatchObject({ error: "ServiceUnavailable" })
     expect(browser.sessionCookie()).toBeDefined()
     down = false
     expect((await browser.session()).user.email).toBe("outage@example.com")

@@ -1,4 +1,4 @@
-import { JWTSessionError } from "../../errors.js"
+import { AdapterError, JWTSessionError } from "../../errors.js"
 import type { JWT } from "../jwt/types.js"
 import type { Cookie, ResponseInternal, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
@@ -42,7 +42,6 @@ export const jwtStrategy: SessionStrategy = {
       // T67: a session issued while its user was unverified is confirmed with the adapter.
       const mark = await checkUnverifiedMark(ctx, payload)
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
-      if (mark === "unknown") return { body: null }
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
@@ -81,6 +80,8 @@ export const jwtStrategy: SessionStrategy = {
       if (config.events.session !== noopEvent) await config.events.session({ session, token })
       return { body: session, cookies }
     } catch (error) {
+      // The store behind a marked token failed: an outage, not a bad token (the cookie stays).
+      if (error instanceof AdapterError) throw error
       config.logger.error(new JWTSessionError("The session token could not be used", error as Error))
       return { body: null, cookies: clearSession(ctx) }
     }

@@ -1,5 +1,4 @@
 import type { AdapterUser } from "../../adapters.js"
-import { SessionTokenError } from "../../errors.js"
 import type { JWT } from "../jwt/types.js"
 import type { RequestContext } from "../context.js"
 import type { SignInResult } from "./strategy.js"
@@ -37,22 +36,18 @@ export type MarkCheck =
   | "verified"
   /** The user is gone (replaced by a verified one) or was verified before issue: refuse. */
   | "revoked"
-  /** The adapter failed: answer no session but keep the cookie (an outage signs nobody out). */
-  | "unknown"
 
-/** Confirms a marked token with `getUser(sub)`; unmarked tokens answer at once. */
+/**
+ * Confirms a marked token with `getUser(sub)`; unmarked tokens answer at once. A failing
+ * store throws its `AdapterError`: the session check then answers `ServiceUnavailable` (503,
+ * cookie kept), as database sessions do — an outage is neither a sign-out nor a session.
+ */
 export async function checkUnverifiedMark(ctx: RequestContext, payload: JWT): Promise<MarkCheck> {
   const mark = payload[UNVERIFIED_CLAIM]
   if (mark === undefined) return "valid"
   const adapter = ctx.config.adapter
   if (typeof mark !== "number" || typeof payload.sub !== "string" || !adapter?.getUser) return "revoked"
-  let user: AdapterUser | null
-  try {
-    user = await adapter.getUser(payload.sub)
-  } catch (error) {
-    ctx.config.logger.error(new SessionTokenError("The user of an unverified session could not be read", error as Error))
-    return "unknown"
-  }
+  const user: AdapterUser | null = await adapter.getUser(payload.sub)
   if (!user) return "revoked"
   if (user.emailVerified == null) return "valid"
   return new Date(user.emailVerified).getTime() >= mark * 1000 ? "verified" : "revoked"
