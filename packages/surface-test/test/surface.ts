@@ -77,15 +77,21 @@ export function typesFile(spec: string): string | undefined {
   return ts.resolveModuleName(spec, importer, options, ts.sys).resolvedModule?.resolvedFileName
 }
 
+/** A module's exported names: all of them, and those that exist at run time (not only as types). */
+export interface Exported {
+  all: string[]
+  values: string[]
+}
+
 /**
  * The exported names of each specifier, values and types alike (`undefined` when the specifier
  * does not resolve to types). One program serves every specifier, so shared files load once.
  */
-export function exportedNames(specs: string[]): Map<string, string[] | undefined> {
+export function exportedNames(specs: string[]): Map<string, Exported | undefined> {
   const files = new Map(specs.map((spec) => [spec, typesFile(spec)]))
   const program = ts.createProgram([...new Set([...files.values()].filter((f) => f !== undefined))], options)
   const checker = program.getTypeChecker()
-  const result = new Map<string, string[] | undefined>()
+  const result = new Map<string, Exported | undefined>()
   for (const [spec, file] of files) {
     const source = file && program.getSourceFile(file)
     if (!source) {
@@ -93,7 +99,9 @@ export function exportedNames(specs: string[]): Map<string, string[] | undefined
       continue
     }
     const symbol = checker.getSymbolAtLocation(source)
-    result.set(spec, symbol ? checker.getExportsOfModule(symbol).map((s) => s.name).sort() : [])
+    const exported = symbol ? checker.getExportsOfModule(symbol) : []
+    const isValue = (s: ts.Symbol) => !!((s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s).flags & ts.SymbolFlags.Value)
+    result.set(spec, { all: exported.map((s) => s.name).sort(), values: exported.filter(isValue).map((s) => s.name).sort() })
   }
   return result
 }
