@@ -87,6 +87,18 @@ export function SessionProvider({ children, session: initial, basePath: base = "
   if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
   const [session, setSession] = useState<Session | null>(initial ?? null)
   const [loading, setLoading] = useState(initial === undefined)
+  // A new session from the server (a Server Action signed in or out, and the layout
+  // re-rendered) is taken during this render, not in an effect: children's effects run
+  // first, so `useSession({ required: true })` would otherwise act on the stale session —
+  // send a just-signed-in user back to sign in.
+  const [taken, setTaken] = useState(initial)
+  if (initial !== taken) {
+    setTaken(initial)
+    if (initial !== undefined) {
+      setSession(initial)
+      setLoading(false)
+    }
+  }
   // Answers can arrive out of order (a slow focus refetch after an update); only the latest counts.
   const generation = useRef(0)
 
@@ -99,7 +111,9 @@ export function SessionProvider({ children, session: initial, basePath: base = "
     setLoading(false)
   }, [])
 
-  useEffect(() => (initial === undefined ? void refetch() : setSession(initial)), [initial, refetch])
+  useEffect(() => {
+    if (initial === undefined) void refetch()
+  }, [initial, refetch])
   useEffect(() => onSessionChange(() => void refetch()), [refetch])
 
   useEffect(() => {
