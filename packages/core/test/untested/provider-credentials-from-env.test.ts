@@ -44,6 +44,12 @@ describe("AUTH_GITHUB_ID and AUTH_GITHUB_SECRET", () => {
     expect(authorize.searchParams.get("client_id")).toBe("github-id-from-env")
   })
 
+  it("configure a preset passed uncalled (providers: [GitHub]), as next-auth's examples do", async () => {
+    vi.stubEnv("AUTH_GITHUB_ID", "github-id-from-env")
+    const authorize = location(await startSignIn(new Browser(direct(app([GitHub]))), "github"))
+    expect(authorize.searchParams.get("client_id")).toBe("github-id-from-env")
+  })
+
   it("are the client credentials of the code exchange: the sign-in completes", async () => {
     vi.stubEnv("AUTH_GITHUB_ID", github.clientId)
     vi.stubEnv("AUTH_GITHUB_SECRET", github.clientSecret)

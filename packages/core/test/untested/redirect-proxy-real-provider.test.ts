@@ -10,12 +10,14 @@
  * Then the attacker's side: a state naming an origin the proxy does not trust is refused,
  * and the authorization code goes nowhere.
  */
+import type { Server } from "node:http"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { Browser, direct, SECRET } from "../helpers.js"
 import { location, startSignIn } from "../oauth/flow.js"
-import { clientId, clientSecret, demoProvider, throughProvider } from "../oauth/real-op.js"
+import { authListener } from "../http-server.js"
+import { clientId, clientSecret, demoProvider, listen, throughProvider } from "../oauth/real-op.js"
 
 const PROXY = "https://auth.app.example"
 const PREVIEW = "https://preview-42.app.example"
@@ -23,10 +25,21 @@ const PREVIEW = "https://preview-42.app.example"
 const PROXY_CALLBACK = `${PROXY}/auth/callback/demo-oidc`
 
 let op: DemoOidcProvider
+/** Two real servers, the proxy deployment and a preview deployment, each on its own port (origin). */
+let proxyServer: { origin: string; server: Server }
+let previewServer: { origin: string; server: Server }
 beforeAll(async () => {
-  op = await startDemoOidcProvider({ port: 0, clientId, clientSecret, redirectUris: [PROXY_CALLBACK] })
+  proxyServer = await listen()
+  previewServer = await listen()
+  op = await startDemoOidcProvider({ port: 0, clientId, clientSecret, redirectUris: [PROXY_CALLBACK, `${proxyServer.origin}/auth/callback/demo-oidc`] })
 })
-afterAll(() => op.close())
+afterAll(async () => {
+  for (const { server } of [proxyServer, previewServer]) {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+  await op.close()
+})
 afterEach(() => {
   vi.unstubAllEnvs()
 })
@@ -86,6 +99,34 @@ describe.each(["AUTH_REDIRECT_PROXY_URL", "provider.redirectProxyUrl"] as const)
     const done = await proxy.request(callback.pathname + callback.search)
     expect(done.headers.get("location")).toBe(PROXY)
     expect((await proxy.session()).user.email).toBe("demo@portcullis.dev")
+  })
+})
+
+describe("the redirect proxy behind two real HTTP servers", () => {
+  it("the preview's sign-in bounces off the proxy's server and completes on the preview's", async () => {
+    const deploymentAt = (): AuthConfig => ({
+      secret: SECRET,
+      trustHost: true,
+      trustedOrigins: [proxyServer.origin, previewServer.origin],
+      redirectProxyUrl: `${proxyServer.origin}/auth`,
+      providers: [demoProvider(op.issuer)],
+    })
+    proxyServer.server.on("request", authListener(deploymentAt()))
+    previewServer.server.on("request", authListener(deploymentAt()))
+    const transport = (request: Request) => fetch(request, { redirect: "manual" })
+    const preview = new Browser(transport, previewServer.origin)
+
+    const authorize = location(await startSignIn(preview, "demo-oidc", { callbackUrl: "/dashboard" }))
+    expect(authorize.searchParams.get("redirect_uri")).toBe(`${proxyServer.origin}/auth/callback/demo-oidc`)
+    const atProxy = await throughProvider(authorize, proxyServer.origin)
+    // The browser arrives at the proxy with no cookies of its own there.
+    const bounce = await fetch(atProxy, { redirect: "manual" })
+    expect(bounce.status).toBe(302)
+    const back = new URL(bounce.headers.get("location")!)
+    expect(back.origin + back.pathname).toBe(`${previewServer.origin}/auth/callback/demo-oidc`)
+    const done = await preview.request(back.pathname + back.search)
+    expect(done.headers.get("location")).toBe(`${previewServer.origin}/dashboard`)
+    expect((await preview.session()).user.email).toBe("demo@portcullis.dev")
   })
 })
 
