@@ -1,8 +1,8 @@
 /**
  * The `signOut` event's message, as in Auth.js (`lib/actions/signout.ts`): with database
  * sessions `{ session }`, the row the adapter's `deleteSession` removed; with JWT sessions
- * `{ token }`, the decoded session token (`null` when it does not open). No session cookie:
- * no event.
+ * `{ token }`, what the decoder returned — fired only when decoding did not fail, so an
+ * unreadable cookie fires nothing. No session cookie: no event.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
@@ -64,10 +64,24 @@ describe("signOut event with JWT sessions", () => {
     expect(message.token).toMatchObject({ sub: "user-ada", name: "Ada Lovelace", email: "ada@example.com", exp: expect.any(Number), iat: expect.any(Number), jti: expect.any(String) })
   })
 
-  it("gets { token: null } for a session cookie that does not open, and the cookie is cleared", async () => {
+  it("is not fired for a session cookie that does not open (Auth.js's decoder throws there), and the cookie is cleared", async () => {
     const signOut = vi.fn()
     const browser = new Browser(direct(credentialsConfig({ events: { signOut } })))
-    browser.jar.set("authjs.session-token", { value: "not-a-token", attributes: {} })
+    await browser.signIn()
+    const [header, iv, ciphertext, , tag] = browser.sessionCookie()!.split(".")
+    for (const value of ["not-a-token", `${header}..${iv}.${ciphertext}.${tag}x`]) {
+      browser.jar.set("authjs.session-token", { value, attributes: {} })
+      const response = await browser.signOut()
+      expect(response.status).toBe(302)
+      expect(browser.jar.has("authjs.session-token")).toBe(false)
+    }
+    expect(signOut).not.toHaveBeenCalled()
+  })
+
+  it("gets { token: null } when the app's own decoder answers null, as Auth.js passes on what decode returns", async () => {
+    const signOut = vi.fn()
+    const browser = new Browser(direct(credentialsConfig({ events: { signOut }, jwt: { encode: async () => "opaque", decode: async () => null } })))
+    browser.jar.set("authjs.session-token", { value: "opaque", attributes: {} })
     await browser.signOut()
     expect(signOut).toHaveBeenCalledWith({ token: null })
     expect(browser.jar.has("authjs.session-token")).toBe(false)
