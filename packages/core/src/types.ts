@@ -80,6 +80,11 @@ export interface CallbacksOptions {
 /** Audit hooks. They never change the flow; a throwing handler is logged. */
 export interface EventCallbacks {
   signIn(message: { user: User; account?: Account | null; profile?: Profile; isNewUser?: boolean }): Awaitable<void>
+  /**
+   * A session cookie was signed out: with database sessions `{ session }`, the row
+   * `deleteSession` removed; with JWT sessions `{ token }`, what `jwt.decode` returned (not
+   * fired for a cookie that does not open). No session cookie, no event.
+   */
   signOut(message: { session: AdapterSession | null | undefined | void } | { token: JWT | null }): Awaitable<void>
   createUser(message: { user: User }): Awaitable<void>
   updateUser(message: { user: User }): Awaitable<void>
