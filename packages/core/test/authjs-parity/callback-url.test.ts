@@ -66,3 +66,18 @@ describe("the custom sign-out page gets no parameters, as in Auth.js", () => {
     expect(signOut.headers.get("location")).toBe("http://localhost:3000/goodbye")
   })
 })
+
+describe("a sign-in POST for a provider that signs in on the page goes to the page as it is, as in Auth.js", () => {
+  it("POST /signin/credentials → the built-in sign-in page, which reads the remembered callbackUrl", async () => {
+    const config = (): AuthConfig => ({ secret: SECRET, trustHost: true, providers: [Credentials({ credentials: { username: {}, password: {} }, authorize })], logger: silent })
+    const ours = new Browser((r) => Auth(r, config()))
+    const theirs = new Browser((r) => AuthJs(r, { ...config(), basePath: "/auth", providers: [AuthJsCredentials({ credentials: { username: {}, password: {} }, authorize })] } as any))
+    const post = async (b: Browser) => b.request("/auth/signin/credentials", { form: { csrfToken: await b.csrfToken(), callbackUrl: "/dash" } })
+    const a = await post(ours)
+    const b = await post(theirs)
+    expect(a.headers.get("location")).toBe(b.headers.get("location"))
+    expect(ours.jar.get("authjs.callback-url")?.value).toBe(theirs.jar.get("authjs.callback-url")?.value)
+    const page = await (await ours.request("/auth/signin")).text()
+    expect(page).toContain('value="http://localhost:3000/dash"')
+  })
+})
