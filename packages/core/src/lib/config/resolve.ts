@@ -23,6 +23,8 @@ import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { checkOAuthConfig } from "../oauth/config-check.js"
+import { checkWebAuthnConfig } from "../webauthn/config-check.js"
+import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
@@ -124,6 +126,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   checkOAuthProviders(providers, env, config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL, logger, fail)
+  const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
+  if (webauthnProblem) fail(webauthnProblem)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
