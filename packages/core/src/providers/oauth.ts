@@ -23,7 +23,12 @@ export type OAuthChecks = "pkce" | "state" | "nonce" | "none"
 
 /** Client settings (RFC 7591 names), e.g. `token_endpoint_auth_method`. */
 export interface OAuthClientSettings {
-  token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
+  /**
+   * How the client authenticates at the token endpoint. `client_secret_jwt` signs an
+   * assertion with `clientSecret`; `private_key_jwt` with `token.clientPrivateKey` (its
+   * audience is the issuer and the token endpoint, as Auth.js sends it).
+   */
+  token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none"
   id_token_signed_response_alg?: string
   userinfo_signed_response_alg?: string
   [key: string]: unknown
@@ -64,6 +69,8 @@ export type TokenEndpoint<P> =
       TokenSet
     > & {
       conform?: (response: Response) => Awaitable<Response | undefined>
+      /** The key `private_key_jwt` signs client assertions with (a `CryptoKey`, or `{ key, kid }`). */
+      clientPrivateKey?: CryptoKey | { key: CryptoKey; kid?: string }
     })
 
 /** The userinfo endpoint, or a custom request that returns the profile. */
@@ -113,9 +120,10 @@ export interface OAuth2Config<P> extends CommonProviderOptions {
    */
   timeout?: number
   /**
-   * Development only: allow `http://` endpoints on loopback hosts (`localhost`,
-   * `127.0.0.0/8`, `[::1]`), e.g. a local test identity provider. Plain-http endpoints on
-   * any other host are always refused.
+   * Allow `http://` endpoints on loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) in
+   * production too, e.g. a sidecar identity provider. Outside production
+   * (`NODE_ENV !== "production"`) plain http is allowed on any host, with a warning, as in
+   * Auth.js; in production it is a configuration error everywhere else.
    */
   allowInsecureLoopback?: boolean
   /** OIDC: read the profile from the id_token (default) rather than userinfo. */

@@ -71,7 +71,7 @@ describe.each([
     for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
 
     const session = await browser.session()
-    expect(session.user).toEqual({ name: "Demo User", email: "demo@portcullis.dev" })
+    expect(session.user).toEqual({ name: "Demo User", email: "demo@portcullis.dev", image: null })
 
     expect((await browser.signOut()).status).toBe(302)
     expect(await browser.session()).toBeNull()

@@ -71,7 +71,8 @@ export const jwtStrategy: SessionStrategy = {
         expiresAt = (typeof token.iat === "number" ? token.iat : now) * 1000 + config.session.maxAge * 1000
       }
       const defaultSession: Session = {
-        user: { name: token.name ?? undefined, email: token.email ?? undefined, image: token.picture ?? undefined },
+        // As Auth.js: a claim that is null stays null in the answer; an absent one is left out.
+        user: { name: token.name, email: token.email, image: token.picture },
         expires: new Date(expiresAt).toISOString(),
       }
       const session = config.callbacks.session
