@@ -86,7 +86,7 @@ describe.each(["AUTH_REDIRECT_PROXY_URL", "provider.redirectProxyUrl"] as const)
     const done = await preview.request(back.pathname + back.search)
     expect(done.status).toBe(302)
     expect(done.headers.get("location")).toBe(`${PREVIEW}/dashboard`)
-    expect((await preview.session()).user).toEqual({ name: "Demo User", email: "demo@portcullis.dev" })
+    expect((await preview.session()).user).toEqual({ name: "Demo User", email: "demo@portcullis.dev", image: null })
     expect(await proxy.session()).toBeNull()
   })
 
