@@ -77,7 +77,7 @@ function appConfig(env: ScenarioEnv): AuthConfig {
 }
 
 /** A cookie jar and `Request` builder: enough of a browser to walk the flows. */
-class Browser {
+export class Browser {
   readonly jar = new Map<string, string>()
   private readonly send: (request: Request) => Promise<Response>
   readonly origin: string
@@ -124,7 +124,8 @@ class Browser {
   }
 }
 
-function redirectTarget(response: Response, base: string): URL {
+/** Where a 302 sends the browser (a failed check otherwise). */
+export function redirectTarget(response: Response, base: string): URL {
   const location = response.headers.get("location")
   check(response.status === 302 && location, `a 302 redirect, got ${response.status}`)
   return new URL(location, base)
@@ -134,7 +135,7 @@ function redirectTarget(response: Response, base: string): URL {
  * Walks the provider's development login and consent pages from the authorization URL
  * until it redirects back to the app; returns that callback URL.
  */
-async function throughProvider(authorization: URL, appOrigin: string): Promise<URL> {
+export async function throughProvider(authorization: URL, appOrigin: string): Promise<URL> {
   const provider = new Browser((request) => fetch(request), authorization.origin)
   let url = authorization
   let response = await provider.request(url.href)

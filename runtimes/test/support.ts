@@ -57,26 +57,29 @@ export function useOidcProvider(): ScenarioEnv {
 }
 
 /**
- * Registers the suite of one runtime. `available` says whether the runtime is there; when
- * it is not, CI gets a failing test naming what is missing, a laptop a skipped suite.
+ * Registers `body` under `title` when the runtime is there. When it is not, CI gets a
+ * failing test naming what is missing (CI=true requires every runtime of the matrix), a
+ * laptop a skipped suite and one line saying so.
+ */
+export function describeWhere(available: { missing: string } | { path: string }, title: string, body: () => void): void {
+  if (!("missing" in available)) return describe(title, body)
+  if (!isCI()) {
+    console.log(`skipping ${title}: ${available.missing}`)
+    return describe.skip(title, body)
+  }
+  describe(title, () => {
+    it("has its runtime installed (CI=true requires every runtime of the matrix)", () => {
+      throw new Error(`${title}: ${available.missing}`)
+    })
+  })
+}
+
+/**
+ * Registers the suite of one runtime (see {@link describeWhere} for a missing one).
  * `run` starts the runtime with the scenarios and returns the driver's report.
  */
 export function describeRuntime(title: string, available: { missing: string } | { path: string }, run: (env: ScenarioEnv) => Promise<DriverReport>): void {
-  if ("missing" in available) {
-    if (!isCI()) {
-      console.log(`skipping ${title}: ${available.missing}`)
-      describe.skip(title, () => it("runs the shared scenarios", () => {}))
-      return
-    }
-    describe(title, () => {
-      it("is installed (CI=true requires every runtime of the matrix)", () => {
-        throw new Error(`${title}: ${available.missing}`)
-      })
-    })
-    return
-  }
-
-  describe(title, () => {
+  describeWhere(available, title, () => {
     const env = useOidcProvider()
     let report: DriverReport | undefined
     let failure: unknown
