@@ -62,10 +62,14 @@ export function useOidcProvider(): ScenarioEnv {
  * laptop a skipped suite and one line saying so.
  */
 export function describeWhere(available: { missing: string } | { path: string }, title: string, body: () => void): void {
-  if (!("missing" in available)) return describe(title, body)
+  if (!("missing" in available)) {
+    describe(title, body)
+    return
+  }
   if (!isCI()) {
     console.log(`skipping ${title}: ${available.missing}`)
-    return describe.skip(title, body)
+    describe.skip(title, body)
+    return
   }
   describe(title, () => {
     it("has its runtime installed (CI=true requires every runtime of the matrix)", () => {

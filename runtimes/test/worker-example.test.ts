@@ -27,7 +27,8 @@ async function toWorker(request: Request): Promise<Response> {
 
 /** The keys in the Worker's KV namespace under `auth:<kind>:`. */
 async function kvKeys(kind: string): Promise<string[]> {
-  const kv = await mf.getKVNamespace("AUTH_KV")
+  // miniflare types its KV with @cloudflare/workers-types, which the repository does not install.
+  const kv = (await mf.getKVNamespace("AUTH_KV")) as unknown as { list(options: { prefix: string }): Promise<{ keys: { name: string }[] }> }
   const { keys } = await kv.list({ prefix: `auth:${kind}:` })
   return keys.map((key) => key.name)
 }
