@@ -60,7 +60,7 @@ describe("core's entries bundle for a Worker without a Node built-in", () => {
 })
 
 describe("the entries an edge app uses bundle for Vercel's edge runtime without a Node built-in", () => {
-  it.each(["@portcullis/core", "@portcullis/core/jwt", "@portcullis/core/providers/credentials", "@portcullis/core/providers/google", "@portcullis/core/providers/resend"])("%s", async (entry) => {
+  it.each(["@portcullis/core", "@portcullis/core/jwt", "@portcullis/core/providers/credentials", "@portcullis/core/providers/google", "@portcullis/core/providers/resend", "@portcullis/unstorage-adapter"])("%s", async (entry) => {
     expect(await nodeImportsOf(entry, "edge-light")).toEqual([])
   })
 })
