@@ -121,7 +121,7 @@ export function describeRuntime(title: string, available: { missing: string } | 
  * last line it printed, parsed. Rejects with its stderr when it exits non-zero, prints
  * no report, or runs longer than `timeoutMs`.
  */
-export function runDriver(command: string, args: string[], env: ScenarioEnv, timeoutMs = 90_000): Promise<DriverReport> {
+export function runDriver(command: string, args: string[], env: unknown, timeoutMs = 90_000): Promise<DriverReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args, JSON.stringify(env)], {
       env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
