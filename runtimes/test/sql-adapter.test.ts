@@ -1,8 +1,8 @@
 /**
- * Database sessions on PostgreSQL through `@portcullis/sql-adapter`, on Bun: the package
- * must load on a runtime without `node:sqlite` (it used to import it at the top, so
- * `import { SqlAdapter }` failed on Bun even for PostgreSQL apps), and `pg` must carry a
- * real session flow there. A fresh database on the local PostgreSQL per run.
+ * Database sessions on PostgreSQL through `@portcullis/sql-adapter`, on Bun and Deno: the
+ * package must load on a runtime without `node:sqlite` (it used to import it at the top,
+ * so `import { SqlAdapter }` failed on Bun even for PostgreSQL apps), and `pg` must carry a
+ * real session flow there. A fresh database on the local PostgreSQL per runtime and run.
  */
 import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -13,8 +13,9 @@ import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { sqlScenarioNames } from "../sql-scenarios.ts"
 import { describeWhere, locate, runDriver, type DriverReport } from "./support.ts"
 
-const driver = fileURLToPath(new URL("../drivers/bun-sql.ts", import.meta.url))
 const bun = locate({ pkg: "@oven/bun-linux-x64", file: "bin/bun" })
+const deno = locate({ pkg: "@deno/linux-x64-glibc", file: "deno" })
+const driver = (name: string) => fileURLToPath(new URL(`../drivers/${name}`, import.meta.url))
 const service = postgresService()
 const postgres = await serviceAvailable(service, async () => {
   const client = new pg.Client(service.url)
@@ -32,9 +33,10 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-describeWhere(bun, "Bun keeps database sessions in PostgreSQL through the SQL adapter", () => {
+/** The database-session scenarios, run by one runtime's driver against a fresh database. */
+function databaseSessionSuite(command: () => string, args: string[]): void {
   postgres.describe("on the local PostgreSQL", () => {
-    const database = `portcullis_bun_${randomBytes(4).toString("hex")}`
+    const database = `portcullis_rt_${randomBytes(4).toString("hex")}`
     let report: DriverReport | undefined
     let failure: unknown
 
@@ -43,7 +45,7 @@ describeWhere(bun, "Bun keeps database sessions in PostgreSQL through the SQL ad
       const url = new URL(service.url)
       url.pathname = `/${database}`
       try {
-        report = await runDriver("path" in bun ? bun.path : "bun", [driver], { databaseUrl: url.toString() })
+        report = await runDriver(command(), args, { databaseUrl: url.toString() })
       } catch (error) {
         failure = error
       }
@@ -62,6 +64,14 @@ describeWhere(bun, "Bun keeps database sessions in PostgreSQL through the SQL ad
       expect(result?.ok).toBe(true)
     })
   })
+}
+
+describeWhere(deno, "Deno keeps database sessions in PostgreSQL through the SQL adapter", () => {
+  databaseSessionSuite(() => ("path" in deno ? deno.path : "deno"), ["run", "--no-lock", "--allow-net=127.0.0.1,localhost", "--allow-env", "--allow-read", driver("deno-sql.ts")])
+})
+
+describeWhere(bun, "Bun keeps database sessions in PostgreSQL through the SQL adapter", () => {
+  databaseSessionSuite(() => ("path" in bun ? bun.path : "bun"), [driver("bun-sql.ts")])
 
   describe("SQLite where the runtime has no node:sqlite", () => {
     it("createSqliteKysely throws InvalidConfig naming the way out, instead of the package failing to load", () => {
