@@ -21,7 +21,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts", "runtimes/test/**/*.test.ts"],
     testTimeout: 30_000,
     // Browser tests poll for what a page shows; on 2 busy cores a password hash (PBKDF2 at
     // 600,000 iterations) plus a round trip can outlast vitest's 1 s default.

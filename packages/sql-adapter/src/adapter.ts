@@ -5,7 +5,6 @@
  * supports.
  * @module
  */
-import { randomUUID } from "node:crypto"
 import { CompiledQuery, type Kysely } from "kysely"
 import type { Adapter } from "@portcullis/core/adapters"
 import { resolveTables, type TableNames } from "./tables.js"
@@ -124,7 +123,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
 
     async linkAccount(account) {
-      await db.insertInto(t.accounts).values(accountRow(randomUUID(), account)).execute()
+      await db.insertInto(t.accounts).values(accountRow(crypto.randomUUID(), account)).execute()
       return account
     },
     async unlinkAccount({ provider, providerAccountId }) {
@@ -140,7 +139,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
 
     async createSession(session) {
-      const id = randomUUID()
+      const id = crypto.randomUUID()
       await db.insertInto(t.sessions).values({
         id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires,
       }).execute()

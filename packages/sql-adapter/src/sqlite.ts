@@ -2,10 +2,27 @@
  * SQLite through Node's built-in `node:sqlite`, so SQLite needs no native addon.
  * Kysely's SqliteDialect expects the better-sqlite3 shape; this is a thin shim over
  * `DatabaseSync` that provides it.
+ *
+ * `node:sqlite` is looked up when a SQLite database is opened, never imported: the
+ * package's entry must load on runtimes without it (Bun; Workers with `nodejs_compat`)
+ * for apps on PostgreSQL or MySQL.
  * @module
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite"
 import { Kysely, SqliteDialect, type KyselyConfig, type SqliteDatabase, type SqliteStatement } from "kysely"
+import { InvalidConfig } from "@portcullis/core/errors"
+
+type NodeSqlite = typeof import("node:sqlite")
+
+/** `node:sqlite` of this runtime; an `InvalidConfig` naming the way out when it has none. */
+function nodeSqlite(): NodeSqlite {
+  const lookup = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule
+  const module = lookup?.("node:sqlite") as NodeSqlite | undefined
+  if (!module?.DatabaseSync) {
+    throw new InvalidConfig("SQLite through createSqliteKysely needs node:sqlite (Node 22.13+), which this runtime does not have. Use PostgreSQL or MySQL, or build Kysely on this runtime's own SQLite driver and pass it to SqlAdapter.")
+  }
+  return module
+}
 
 /**
  * `node:sqlite` binds only null, numbers, bigints, strings and bytes. Dates become ISO
@@ -88,7 +105,7 @@ const STATEMENT_CACHE_LIMIT = 256
  * ```
  */
 export function createSqliteKysely(filename: string, config: Omit<KyselyConfig, "dialect"> = {}): Kysely<any> {
-  const database = new DatabaseSync(filename)
+  const database = new (nodeSqlite().DatabaseSync)(filename)
   database.exec("PRAGMA foreign_keys = ON")
   database.exec("PRAGMA busy_timeout = 5000")
   if (filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL")

@@ -3,9 +3,8 @@
  * @module
  */
 import { postJson, requireApiKey } from "../lib/email/http.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
-import { DEFAULT_FROM } from "./nodemailer.js"
 
 /** Forward Email's outbound SMTP-over-API endpoint (forwardemail.net/email-api#outbound-emails-create-email). */
 export const FORWARDEMAIL_API = "https://api.forwardemail.net/v1/emails"

@@ -3,10 +3,9 @@
  * @module
  */
 import { requireApiKey } from "../lib/email/http.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import { customFetch } from "../symbols.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
-import { DEFAULT_FROM } from "./nodemailer.js"
 
 /** Mailgun's API hosts by region (documentation.mailgun.com/docs/mailgun/api-reference). */
 export const MAILGUN_HOSTS = { US: "https://api.mailgun.net", EU: "https://api.eu.mailgun.net" } as const

@@ -3,7 +3,7 @@
  * @module
  */
 import { InvalidConfig } from "../errors.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "../lib/email/provider-types.js"
 
 /** Nodemailer SMTP transport options (see nodemailer.com/smtp); passed through unchanged. */
@@ -28,8 +28,7 @@ export interface NodemailerConfig extends EmailConfig {
 /** What you pass to {@link Nodemailer}. `server` is required. */
 export type NodemailerUserConfig = Omit<EmailUserConfig, "server"> & { server: NodemailerServer }
 
-/** Sender used when `from` is not set. Use an address of your own domain in production. */
-export const DEFAULT_FROM = "Portcullis <no-reply@portcullis.dev>"
+export { DEFAULT_FROM }
 
 /**
  * Sign in with a link sent over SMTP. `nodemailer` is an optional peer dependency,

@@ -3,9 +3,8 @@
  * @module
  */
 import { postJson, requireApiKey } from "../lib/email/http.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
-import { DEFAULT_FROM } from "./nodemailer.js"
 
 /** Postmark's single-email endpoint (postmarkapp.com/developer/api/email-api). */
 export const POSTMARK_API = "https://api.postmarkapp.com/email"

@@ -3,9 +3,8 @@
  * @module
  */
 import { postJson, requireApiKey } from "../lib/email/http.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
-import { DEFAULT_FROM } from "./nodemailer.js"
 
 /** Resend's send endpoint (resend.com/docs/api-reference/emails/send-email). */
 export const RESEND_API = "https://api.resend.com/emails"

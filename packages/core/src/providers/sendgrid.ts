@@ -3,9 +3,8 @@
  * @module
  */
 import { postJson, requireApiKey } from "../lib/email/http.js"
-import { renderVerificationEmail } from "../lib/email/template.js"
+import { DEFAULT_FROM, renderVerificationEmail } from "../lib/email/template.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js"
-import { DEFAULT_FROM } from "./nodemailer.js"
 
 /** SendGrid's v3 Mail Send endpoint (docs.sendgrid.com/api-reference/mail-send/mail-send). */
 export const SENDGRID_API = "https://api.sendgrid.com/v3/mail/send"

@@ -6,6 +6,14 @@ import type { Theme } from "../../base-types.js"
 import { cssColor } from "../pages/color.js"
 import { html } from "../pages/html.js"
 
+/**
+ * Sender used when a provider's `from` is not set. Use an address of your own domain in
+ * production. Here, not in the Nodemailer provider, so the HTTP-API email providers
+ * (Resend, SendGrid, …) never import the module that loads `nodemailer`: an edge bundle
+ * of them must not contain Node's SMTP client.
+ */
+export const DEFAULT_FROM = "Portcullis <no-reply@portcullis.dev>"
+
 /** What {@link renderVerificationEmail} needs. */
 export interface VerificationEmailInput {
   /** The sign-in link. */
