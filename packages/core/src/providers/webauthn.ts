@@ -134,7 +134,7 @@ export interface WebAuthnFields extends CommonProviderOptions {
    * registration is refused for an address that has an account, whatever this returns.
    */
   getUserInfo?: (options: WebAuthnHookOptions, request: WebAuthnHookRequest) => Awaitable<WebAuthnUserInfo | null>
-  /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself and ignores it. */
+  /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself, so the value is only checked (a semver-like version, at configuration time) and otherwise unused. */
   simpleWebAuthnBrowserVersion?: string
 }
 
