@@ -28,19 +28,27 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /**
- * Which provider endpoints may be plain `http:`. Outside production (`NODE_ENV` is not
- * `"production"`) any host may, as in Auth.js (a local Keycloak on `http://keycloak:8080`);
- * in production only loopback hosts of a provider that opts in with `allowInsecureLoopback`.
+ * Which provider endpoints may be plain `http:`. In development (`NODE_ENV` is
+ * `"development"` or `"test"`, as `next dev`, Vite and Vitest set it) any host may, as in
+ * Auth.js (a local Keycloak on `http://keycloak:8080`); otherwise only loopback hosts of a
+ * provider that opts in with `allowInsecureLoopback`.
+ *
+ * An unset or unrecognised `NODE_ENV` counts as production: a Worker has no `process.env`
+ * at all, and `node server.js` in a container rarely sets it, so "not production" would
+ * open plain http on exactly the deployments that forgot to say what they are.
  */
 export interface HttpPolicy {
-  /** Not in production: `http:` is allowed on any host (a warning is logged per provider). */
+  /** In development: `http:` is allowed on any host (a warning is logged per provider). */
   development: boolean
   allowInsecureLoopback: boolean | undefined
 }
 
+/** `NODE_ENV` values that say "this is not a deployment". */
+const developmentEnvs: ReadonlySet<string | undefined> = new Set(["development", "test"])
+
 /** The policy of a provider in an environment. */
 export function httpPolicy(env: { NODE_ENV?: string | undefined }, allowInsecureLoopback: boolean | undefined): HttpPolicy {
-  return { development: env.NODE_ENV !== "production", allowInsecureLoopback }
+  return { development: developmentEnvs.has(env.NODE_ENV), allowInsecureLoopback }
 }
 
 /** Whether `policy` lets any `http:` endpoint through (oauth4webapi's `allowInsecureRequests`). */
@@ -58,7 +66,7 @@ export function assertSecureUrl(url: URL, policy: HttpPolicy, what: string): voi
   if (policy.development) return
   if (policy.allowInsecureLoopback && isLoopback(url.hostname)) return
   throw new InvalidEndpoints(
-    `The ${what} ${url.origin} is not https. In production (NODE_ENV=production) providers must use https; only a provider on this machine (localhost, 127.0.0.1, [::1]) may use http, with allowInsecureLoopback: true.`,
+    `The ${what} ${url.origin} is not https. Outside development (NODE_ENV=development or test; unset counts as production) providers must use https; only a provider on this machine (localhost, 127.0.0.1, [::1]) may use http, with allowInsecureLoopback: true.`,
   )
 }
 
