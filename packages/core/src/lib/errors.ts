@@ -72,17 +72,19 @@ export function requestErrorResponse(error: unknown): ResponseInternal | undefin
  * when the app has one, else the built-in page (500) — and everything else a JSON 500.
  * A `callbackUrl` that points back at `pages.error` means that page itself requires
  * sign-in: redirecting there would loop, so the built-in page answers and `ErrorPageLoop`
- * is logged.
+ * is logged. So does a request for `pages.error` itself (an error page set to one of the
+ * actions, `/auth/error` or `/auth/signin`): it would answer the same redirect forever,
+ * where Auth.js loops until the browser gives up.
  */
 export function configErrorResponse(
   config: ResolvedConfig,
-  request: { action: string | undefined; method: string; origin: string | undefined; callbackUrl?: string | null },
+  request: { action: string | undefined; method: string; origin: string | undefined; callbackUrl?: string | null; pathname?: string },
 ): ResponseInternal {
   const { action, method, origin } = request
   const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request")
   if (isPage) {
     const errorPage = config.pages.error
-    const loops = !!errorPage && !!request.callbackUrl?.startsWith(errorPage)
+    const loops = !!errorPage && (!!request.callbackUrl?.startsWith(errorPage) || isErrorPageItself(errorPage, origin, request.pathname))
     if (loops) config.logger.error(new ErrorPageLoop(`The error page ${errorPage} should not require authentication`))
     if (errorPage && origin && !loops) {
       const url = new URL(errorPage, origin)
@@ -96,6 +98,17 @@ export function configErrorResponse(
     status: 500,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
     body: { message: "There was a problem with the server configuration. Check the server logs for more information." },
+  }
+}
+
+/** Whether the request being answered is for `errorPage` (redirecting would loop). */
+function isErrorPageItself(errorPage: string, origin: string | undefined, pathname: string | undefined): boolean {
+  if (pathname === undefined) return false
+  try {
+    const page = new URL(errorPage, origin ?? "http://localhost")
+    return (origin === undefined || page.origin === origin) && page.pathname.replace(/\/+$/, "") === pathname.replace(/\/+$/, "")
+  } catch {
+    return false
   }
 }
 

@@ -87,6 +87,7 @@ export class AuthRuntime {
           method: request.method.toUpperCase(),
           origin: resolved.siteUrl?.origin ?? url?.origin,
           callbackUrl: url?.searchParams.get("callbackUrl"),
+          pathname: url?.pathname,
         }),
       )
     }
