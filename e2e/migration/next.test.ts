@@ -1,0 +1,146 @@
+/**
+ * Issue #16: an Auth.js Next.js app (App Router, React 18, proxy.ts, Server Actions,
+ * SessionProvider) moved to Portcullis by changing its import specifiers only, installed
+ * from `npm pack` tarballs outside the workspace, built with `next build` (which type-checks)
+ * and driven in Chromium against its production server and a local OpenID provider over http.
+ */
+import { randomBytes } from "node:crypto"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
+import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+
+const enabled = browserAvailable()
+
+describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to Portcullis by its imports", () => {
+  let app: MigratedApp
+  let migration: unknown
+  let server: AppServer | undefined
+  let oidc: { issuer: string; close(): Promise<void> } | undefined
+  let browser: Browser | undefined
+  let buildOutput = ""
+
+  beforeAll(async () => {
+    let start = performance.now()
+    app = migrateFixture("next", await packPortcullis())
+    migration = migrationProblem(app)
+    console.log(`[migration/next] packed and migrated in ${seconds(start)} (${app.dir})`)
+    start = performance.now()
+    await npmInstall(app.dir)
+    console.log(`[migration/next] npm install: ${seconds(start)}`)
+    start = performance.now()
+    buildOutput = await run(process.execPath, [join(app.dir, "node_modules", "next", "dist", "bin", "next"), "build"], { cwd: app.dir, timeout: 420_000 })
+    console.log(`[migration/next] next build (with its type check): ${seconds(start)}`)
+
+    const port = await freePort()
+    const clientSecret = randomBytes(16).toString("hex")
+    oidc = await startDemoOidcProvider({ port: 0, clientId: "next-app", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/keycloak`] })
+    server = await startServer(process.execPath, [join(app.dir, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+      cwd: app.dir,
+      ready: /Ready in/,
+      url: `http://127.0.0.1:${port}`,
+      // The environment an Auth.js app reads: the secret, its URL and the Keycloak provider's AUTH_KEYCLOAK_*.
+      env: {
+        AUTH_SECRET: randomBytes(32).toString("hex"),
+        AUTH_URL: `http://127.0.0.1:${port}/api/auth`,
+        AUTH_KEYCLOAK_ID: "next-app",
+        AUTH_KEYCLOAK_SECRET: clientSecret,
+        AUTH_KEYCLOAK_ISSUER: oidc.issuer,
+      },
+    })
+    browser = await launchChromium()
+  }, 900_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    await oidc?.close()
+    app?.remove()
+  })
+
+  const url = (path: string) => `${server!.url}${path}`
+
+  async function signInWithPassword(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage()
+    await page.goto(url("/"))
+    await page.fill('input[name="username"]', "alice")
+    await page.fill('input[name="password"]', "wonderland")
+    await page.click("#sign-in-credentials")
+    await expect.poll(() => page.textContent("#server-session")).toBe("Signed in as Alice <alice@example.com>")
+    return page
+  }
+
+  it("changed nothing but import specifiers and the Auth.js dependencies", () => {
+    if (migration) throw migration
+    expect(app.changed).toEqual(expect.arrayContaining(["auth.ts", "package.json", "app/client-example/client-example.tsx"]))
+  })
+
+  it("builds with next build, its TypeScript check included", () => {
+    expect(buildOutput).not.toMatch(/Skipping validation of types/i)
+    expect(buildOutput).toMatch(/Compiled successfully|Finished TypeScript|Generating static pages/)
+  })
+
+  it("redirects a signed-out visitor of the page the proxy guards (callbacks.authorized reads request.nextUrl) to sign in", async () => {
+    const page = await browser!.newPage()
+    await page.goto(url("/middleware-example"))
+    await page.waitForURL(/\/api\/auth\/signin\?/)
+    expect(new URL(page.url()).searchParams.get("callbackUrl")).toContain("/middleware-example")
+    await page.close()
+  })
+
+  it("answers the route handler wrapped in auth() with 401 when signed out", async () => {
+    const response = await fetch(url("/api/protected"))
+    expect(response.status).toBe(401)
+    expect(await response.json()).toEqual({ message: "Not authenticated" })
+  })
+
+  it("signs in with credentials through a Server Action and shows the session in the server component, the route handler and the guarded page", async () => {
+    const context = await browser!.newContext()
+    const page = await signInWithPassword(context)
+    const api = await context.request.get(url("/api/protected"))
+    expect(api.status()).toBe(200)
+    // The session callback's user.id (token.sub) is there too.
+    expect(await api.json()).toEqual({ user: { id: "alice", name: "Alice", email: "alice@example.com" } })
+    await page.goto(url("/middleware-example"))
+    expect(await page.textContent("#protected")).toContain("alice@example.com")
+    await context.close()
+  })
+
+  it("shows the session in useSession() under SessionProvider and changes it with update()", async () => {
+    const context = await browser!.newContext()
+    const page = await signInWithPassword(context)
+    await page.goto(url("/client-example"))
+    await expect.poll(() => page.textContent("#client-status")).toBe("authenticated")
+    expect(await page.textContent("#client-name")).toBe("Alice")
+    await page.fill("#new-name", "Alice Liddell")
+    await page.click("#update")
+    await expect.poll(() => page.textContent("#client-name")).toBe("Alice Liddell")
+    // The jwt callback (trigger "update") wrote the name into the session cookie.
+    await page.goto(url("/"))
+    expect(await page.textContent("#server-session")).toBe("Signed in as Alice Liddell <alice@example.com>")
+    await context.close()
+  })
+
+  it("signs out through a Server Action", async () => {
+    const context = await browser!.newContext()
+    const page = await signInWithPassword(context)
+    await page.click("#sign-out")
+    await expect.poll(() => page.textContent("#server-session")).toBe("Not signed in")
+    await expectSignedOut(page, "#server-session")
+    expect((await context.request.get(url("/api/protected"))).status()).toBe(401)
+    await context.close()
+  })
+
+  it("signs in with the Keycloak provider against a local OpenID provider over http (like Auth.js's example's local Keycloak)", async () => {
+    const context = await browser!.newContext()
+    const page = await context.newPage()
+    await page.goto(url("/"))
+    await signInAtIssuer(page, "#sign-in-keycloak", oidc!.issuer, url("/"), server!)
+    await expect.poll(() => page.textContent("#server-session")).toBe("Signed in as Demo User <demo@portcullis.dev>")
+    const api = await context.request.get(url("/api/protected"))
+    expect(await api.json()).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" } })
+    await context.close()
+  })
+})
