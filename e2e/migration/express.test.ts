@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
-import { migrateFixture, migrationProblem, npmInstall, packPortcullis, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
 
 const enabled = browserAvailable()
 
@@ -80,17 +80,17 @@ describe.runIf(enabled)("an Auth.js Express app moved to Portcullis by its impor
   })
 
   it("sends a signed-out visitor of the protected page to sign in, and answers the API with 401", async () => {
-    const page = await browser!.newPage()
+    const page = await (await newContext(browser!)).newPage()
     await page.goto(url("/protected"))
     await page.waitForURL(/\/auth\/signin\?/)
     expect(new URL(page.url()).searchParams.get("callbackUrl")).toBe("/protected")
-    await page.close()
+    await page.context().close()
     const api = await fetch(url("/api/protected"))
     expect(api.status).toBe(401)
   })
 
   it("signs in with credentials on the built-in page and shows the session to getSession on pages and the API", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context, "/protected")
     await page.waitForURL(url("/protected"))
     expect(await page.textContent("#protected")).toBe("Protected content for bob@example.com")
@@ -103,7 +103,7 @@ describe.runIf(enabled)("an Auth.js Express app moved to Portcullis by its impor
   })
 
   it("signs out on the built-in page", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     await page.waitForURL((u) => !u.pathname.startsWith("/auth/"))
     await page.goto(url("/auth/signout"))
@@ -115,7 +115,7 @@ describe.runIf(enabled)("an Auth.js Express app moved to Portcullis by its impor
   })
 
   it("signs in with a generic OIDC provider against a local issuer over http", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await context.newPage()
     await page.goto(url("/auth/signin?callbackUrl=%2F"))
     await signInAtIssuer(page, 'form[action$="/auth/signin/local-oidc"] button[type="submit"]', oidc!.issuer, url("/"), server!)

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative } from "node:path"
-import type { Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { expect } from "vitest"
 import { completeDemoOidcLogin } from "../support.js"
 
@@ -341,6 +341,16 @@ export async function signInAtIssuer(page: Page, button: string, issuer: string,
     throw new Error(`not sent to the OpenID provider ${issuer}: at ${page.url()}\npage: ${body.trim().slice(0, 500)}\nserver: ${server.output.join("").slice(-2000)}`)
   }
   await completeDemoOidcLogin(page, issuer, returnTo)
+}
+
+/**
+ * A fresh browser context whose waits give up after 10 s: a missing element fails its test
+ * quickly, with the assertion's message, rather than at vitest's 30 s test timeout.
+ */
+export async function newContext(browser: Browser): Promise<BrowserContext> {
+  const context = await browser.newContext()
+  context.setDefaultTimeout(10_000)
+  return context
 }
 
 /** Seconds since `start`, for the timing lines the tests print. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
-import { migrateFixture, migrationProblem, npmInstall, packPortcullis, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
 
 const enabled = browserAvailable()
 
@@ -83,11 +83,11 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("redirects a signed-out visitor of the page the proxy guards (callbacks.authorized reads request.nextUrl) to sign in", async () => {
-    const page = await browser!.newPage()
+    const page = await (await newContext(browser!)).newPage()
     await page.goto(url("/middleware-example"))
     await page.waitForURL(/\/api\/auth\/signin\?/)
     expect(new URL(page.url()).searchParams.get("callbackUrl")).toContain("/middleware-example")
-    await page.close()
+    await page.context().close()
   })
 
   it("answers the route handler wrapped in auth() with 401 when signed out", async () => {
@@ -97,7 +97,7 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("signs in with credentials through a Server Action and shows the session in the server component, the route handler and the guarded page", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     const api = await context.request.get(url("/api/protected"))
     expect(api.status()).toBe(200)
@@ -109,7 +109,7 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("shows the session in useSession() under SessionProvider and changes it with update()", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     await page.goto(url("/client-example"))
     await expect.poll(() => page.textContent("#client-status")).toBe("authenticated")
@@ -124,7 +124,7 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("signs out through a Server Action", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     await page.click("#sign-out")
     await expect.poll(() => page.textContent("#server-session")).toBe("Not signed in")
@@ -134,7 +134,7 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("signs in with the Keycloak provider against a local OpenID provider over http (like Auth.js's example's local Keycloak)", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await context.newPage()
     await page.goto(url("/"))
     await signInAtIssuer(page, "#sign-in-keycloak", oidc!.issuer, url("/"), server!)

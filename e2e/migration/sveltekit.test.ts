@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
-import { migrateFixture, migrationProblem, npmInstall, packPortcullis, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
 
 const enabled = browserAvailable()
 
@@ -75,6 +75,7 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
     const page = await context.newPage()
     await page.goto(url("/"))
     const form = page.locator("form:has(#sign-in-credentials)")
+    expect(await form.count(), "<SignIn> rendered its submitButton slot").toBe(1)
     await form.locator('input[name="username"]').fill("carol")
     await form.locator('input[name="password"]').fill("sveltekit")
     await page.click("#sign-in-credentials")
@@ -94,27 +95,28 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
   })
 
   it("renders what the slots give the sign-in and sign-out buttons (class and text)", async () => {
-    const page = await browser!.newPage()
+    const page = await (await newContext(browser!)).newPage()
     await page.goto(url("/"))
     const credentials = page.locator("form button[type=submit] > div#sign-in-credentials")
+    expect(await credentials.count(), `the submitButton slot in <SignIn>'s button:\n${await page.innerHTML("body")}`).toBe(1)
     expect(await credentials.getAttribute("class")).toContain("button button-primary")
     expect(await credentials.textContent()).toBe("Sign in with password")
     // The credentials slot's inputs are inside the same form.
     expect(await page.locator('form:has(#sign-in-credentials) input[name="password"][type="password"]').count()).toBe(1)
     expect(await page.locator("form button[type=submit] > div#sign-in-oidc").textContent()).toBe("Sign in with Local OIDC")
-    await page.close()
+    await page.context().close()
   })
 
   it("sends a signed-out visitor of the protected page (a load reading event.locals.auth()) to sign in", async () => {
-    const page = await browser!.newPage()
+    const page = await (await newContext(browser!)).newPage()
     await page.goto(url("/protected"))
     await page.waitForURL(/\/auth\/signin\?/)
     expect(new URL(page.url()).searchParams.get("callbackUrl")).toBe("/protected")
-    await page.close()
+    await page.context().close()
   })
 
   it("signs in with credentials through the slotted <SignIn> and shows the session in load functions", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     await page.goto(url("/protected"))
     expect(await page.textContent("#protected")).toBe("Protected content for carol@example.com")
@@ -122,7 +124,7 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
   })
 
   it("signs out through the slotted <SignOut>", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await signInWithPassword(context)
     const signOut = page.locator("form button[type=submit] > div#sign-out")
     expect(await signOut.getAttribute("class")).toContain("button button-secondary")
@@ -133,7 +135,7 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
   })
 
   it("signs in with a generic OIDC provider against a local issuer over http", async () => {
-    const context = await browser!.newContext()
+    const context = await newContext(browser!)
     const page = await context.newPage()
     await page.goto(url("/"))
     await signInAtIssuer(page, "#sign-in-oidc", oidc!.issuer, url("/"), server!)
