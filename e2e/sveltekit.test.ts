@@ -40,6 +40,17 @@ describe.runIf(enabled)("SvelteKit demo in Chromium", () => {
     await page.close()
   })
 
+  it("fills Auth.js's named slots (<div slot=\"submitButton\">, slot=\"credentials\") and snippets alike", async () => {
+    const page = await site.signedOutHome()
+    // The page fills the credentials form through slots, the OIDC form through a snippet.
+    const styled = page.locator("#credentials-form button[type=submit] > div.buttonPrimary")
+    expect(await styled.textContent()).toBe("Sign in with password")
+    expect(await styled.evaluate((div) => getComputedStyle(div).backgroundColor)).toBe("rgb(37, 99, 235)")
+    expect(await page.locator("#credentials-form input[name=username]").count()).toBe(1)
+    expect(await page.locator("#credentials-form button[type=submit]").count()).toBe(1)
+    await page.close()
+  })
+
   it("refuses a component form whose CSRF token was tampered with", async () => {
     const page = await site.signedOutHome()
     await page.locator("#credentials-form input[name=csrfToken]").evaluate((input: HTMLInputElement) => {

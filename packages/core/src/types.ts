@@ -3,7 +3,8 @@
  * keeps its type imports by changing the import specifier.
  * @module
  */
-import type { Adapter, AdapterSession, AdapterUser } from "./adapters.js"
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server"
+import type { Adapter, AdapterAuthenticator, AdapterSession, AdapterUser } from "./adapters.js"
 import type { AuthError } from "./errors.js"
 import type { JWT, JWTOptions } from "./lib/jwt/types.js"
 import type { Provider } from "./providers/index.js"
@@ -155,3 +156,42 @@ export interface AuthConfig {
 }
 
 export type { AuthError, JWT, Provider }
+
+/** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
+export type DefaultUser = User
+
+/** The value a promise resolves to (Auth.js's own `Awaited`, kept for its importers). */
+export type Awaited<T> = T extends Promise<infer U> ? U : T
+
+/** The `?error=` codes of the error page. */
+export type ErrorPageParam = "Configuration" | "AccessDenied" | "Verification"
+
+/** The `?error=` codes the sign-in page shows a message for. */
+export type SignInPageErrorParam =
+  | "Signin"
+  | "OAuthSignin"
+  | "OAuthCallbackError"
+  | "OAuthCreateAccount"
+  | "EmailCreateAccount"
+  | "Callback"
+  | "OAuthAccountNotLinked"
+  | "EmailSignin"
+  | "CredentialsSignin"
+  | "SessionRequired"
+
+/** A passkey as the app sees it: an {@link AdapterAuthenticator} whose `userId` may not be known yet. */
+export type Authenticator = Omit<AdapterAuthenticator, "userId"> & { userId?: string }
+
+/**
+ * What `GET <basePath>/webauthn-options/<provider>` answers: the ceremony to run and its
+ * options, for `startAuthentication` / `startRegistration` of `@simplewebauthn/browser`.
+ *
+ * @example
+ * ```ts
+ * const body: WebAuthnOptionsResponseBody = await (await fetch("/auth/webauthn-options/passkey")).json()
+ * if (body.action === "register") await startRegistration({ optionsJSON: body.options })
+ * ```
+ */
+export type WebAuthnOptionsResponseBody =
+  | { action: "authenticate"; options: PublicKeyCredentialRequestOptionsJSON }
+  | { action: "register"; options: PublicKeyCredentialCreationOptionsJSON }

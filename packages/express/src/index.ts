@@ -29,8 +29,12 @@ import type { AuthConfig, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
 import { invalidRequestResponse, originFromHeaders, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
 
-export type { Session } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+
+/** What {@link getSession} resolves to, as `@auth/express` names it. */
+export type GetSessionResult = Promise<Session | null>
 
 /** Configuration of {@link ExpressAuth}: the core configuration. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">

@@ -21,6 +21,7 @@ export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, Pag
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { customFetch } from "@portcullis/core"
 
 /** A route handler of the App Router. */
 export type AppRouteHandler = (request: NextRequest) => Promise<Response>

@@ -12,19 +12,84 @@ import type { PublicProvider, Session } from "@portcullis/core"
 
 export type { AuthorizationParams, SessionState } from "@portcullis/core/client"
 export type { Session } from "@portcullis/core"
+/** next-auth's name for the third argument of {@link signIn}: extra parameters for the provider's authorization URL. */
+export type SignInAuthorizationParams = AuthorizationParams
 /** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page), `redirect: false` (credentials, email) to stay, and credential fields. */
 export type SignInOptions = Record<string, unknown> & { redirectTo?: string; callbackUrl?: string; redirect?: boolean }
 /** What `signIn(…, { redirect: false })` resolves to; `ok` is `false` for a refused password, `url` `null` on error. */
 export type SignInResponse = Pick<AuthResult, "error" | "code" | "status" | "ok"> & { url: string | null }
 /** Where to land (`redirectTo`, or v4's `callbackUrl`; default: this page); `redirect: false` resolves to `{ url }`. */
 export type SignOutOptions = Omit<ClientOptions, "basePath"> & { callbackUrl?: string }
+/** next-auth's name for {@link SignOutOptions}; `R` is the type of `redirect`. */
+export type SignOutParams<R extends boolean = true> = Omit<SignOutOptions, "redirect"> & { redirect?: R }
+/** `update(data)` of {@link useSession}: sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`), resolves to the new session. */
+export type UpdateSession = (data?: any) => Promise<Session | null>
+/**
+ * Accepted by {@link getSession} for next-auth compatibility. `event` and `triggerEvent` only
+ * named next-auth's internal polling; other tabs are told of sign-ins, sign-outs and updates
+ * when they happen, so a plain read does not broadcast (`broadcast` is ignored).
+ */
+export interface GetSessionParams {
+  event?: "storage" | "timer" | "hidden" | string
+  triggerEvent?: boolean
+  broadcast?: boolean
+}
 
-// The base path of the last SessionProvider rendered; the client calls follow it.
+/**
+ * The client's settings and last known session, as next-auth's `__NEXTAUTH`: `basePath` (set
+ * by the last `SessionProvider` rendered, or assigned here; the client calls follow it),
+ * `baseUrl`/`baseUrlServer`/`basePathServer` from `AUTH_URL`/`NEXTAUTH_URL`(`_INTERNAL`) where
+ * the bundle has them, `_session` and `_lastSync` (seconds) of the mounted provider, and
+ * `_getSession()`, which makes it refetch (or just fetches the session without one).
+ */
+export interface AuthClientConfig {
+  baseUrl: string
+  basePath: string
+  baseUrlServer: string
+  basePathServer: string
+  _session?: Session | null | undefined
+  _lastSync: number
+  _getSession: (...args: any[]) => any
+}
+
+type EnvName = "AUTH_URL" | "NEXTAUTH_URL" | "NEXTAUTH_URL_INTERNAL" | "VERCEL_URL"
+/** An environment variable where the bundle has one (`process.env` exists in Next's browser bundles, mostly empty). */
+const env = (name: EnvName): string | undefined => (typeof process === "undefined" ? undefined : process.env?.[name]) || undefined
+/** Origin and path of a configured URL (`VERCEL_URL` comes without a scheme); none → `""`, `/api/auth`. */
+function parsed(url: string | undefined): { origin: string; path: string } {
+  const full = url && (url.includes("://") ? url : `https://${url}`)
+  if (!full || !URL.canParse(full)) return { origin: "", path: "/api/auth" }
+  const { origin, pathname } = new URL(full)
+  return { origin, path: pathname.replace(/\/+$/, "") || "/api/auth" }
+}
+
+// The base path of the last SessionProvider rendered (or assigned to __NEXTAUTH.basePath); the client calls follow it.
 let basePath = "/api/auth"
 let client = createAuthClient({ basePath })
+function followBasePath(path: string): void {
+  const trimmed = path.replace(/\/+$/, "")
+  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
+}
+// The mounted SessionProvider's refetch, which __NEXTAUTH._getSession calls.
+let refetchMounted: (() => Promise<unknown>) | undefined
+
+export const __NEXTAUTH: AuthClientConfig = {
+  baseUrl: parsed(env("AUTH_URL") ?? env("NEXTAUTH_URL") ?? env("VERCEL_URL")).origin,
+  get basePath() {
+    return basePath
+  },
+  set basePath(path: string) {
+    followBasePath(path)
+  },
+  baseUrlServer: parsed(env("NEXTAUTH_URL_INTERNAL") ?? env("AUTH_URL") ?? env("NEXTAUTH_URL") ?? env("VERCEL_URL")).origin,
+  basePathServer: parsed(env("NEXTAUTH_URL_INTERNAL") ?? env("AUTH_URL") ?? env("NEXTAUTH_URL")).path,
+  _session: undefined,
+  _lastSync: 0,
+  _getSession: () => (refetchMounted ? refetchMounted() : getSession()),
+}
 
 /** The session, or `null` (also when the server could not be asked: see {@link getSessionState}). */
-export const getSession = (): Promise<Session | null> => client.getSession()
+export const getSession = (_params?: GetSessionParams): Promise<Session | null> => client.getSession()
 /** `{ session }` (`null` when signed out), or `{ unavailable: true }` on a `503` or no answer: an outage is not a sign-out. */
 export const getSessionState = () => client.getSessionState()
 /** The CSRF token for a hand-built POST to the auth endpoints. */
@@ -56,7 +121,7 @@ export async function signOut(options: SignOutOptions = {}): Promise<{ url: stri
 }
 
 /** What {@link useSession} returns; `update(data)` sends `data` to the `jwt`/`session` callbacks (`trigger: "update"`). */
-export type SessionContextValue<R extends boolean = false> = { update(data?: unknown): Promise<Session | null> } & (
+export type SessionContextValue<R extends boolean = false> = { update: UpdateSession } & (
   | { data: Session; status: "authenticated" }
   | { data: R extends true ? Session | null : null; status: "unauthenticated" | "loading" }
 )
@@ -75,7 +140,11 @@ export interface SessionProviderProps {
   refetchWhenOffline?: boolean
 }
 
-const SessionContext = createContext<SessionContextValue<boolean> | undefined>(undefined)
+/**
+ * The context {@link SessionProvider} fills and {@link useSession} reads, as next-auth exports
+ * it: `useContext(SessionContext)` is `undefined` outside a provider, where `useSession` throws.
+ */
+export const SessionContext = createContext<SessionContextValue<boolean> | undefined>(undefined)
 
 /**
  * Holds the session for the components below it and keeps it fresh: on load (unless the
@@ -83,8 +152,7 @@ const SessionContext = createContext<SessionContextValue<boolean> | undefined>(u
  * any tab signs in, signs out or updates the session.
  */
 export function SessionProvider({ children, session: initial, basePath: base = "/api/auth", refetchInterval = 0, refetchOnWindowFocus = true, refetchWhenOffline = false }: SessionProviderProps) {
-  const trimmed = base.replace(/\/+$/, "")
-  if (trimmed !== basePath) client = createAuthClient({ basePath: (basePath = trimmed) })
+  followBasePath(base)
   const [session, setSession] = useState<Session | null>(initial ?? null)
   const [loading, setLoading] = useState(initial === undefined)
   // Answers can arrive out of order (a slow focus refetch after an update); only the latest counts.
@@ -95,11 +163,26 @@ export function SessionProvider({ children, session: initial, basePath: base = "
     const fresh = await getSessionState()
     if (mine !== generation.current) return
     // An outage is not a sign-out: keep what we knew rather than flip to "unauthenticated".
-    if ("session" in fresh) setSession(fresh.session)
+    if ("session" in fresh) {
+      setSession(fresh.session)
+      __NEXTAUTH._session = fresh.session
+      __NEXTAUTH._lastSync = Math.floor(Date.now() / 1000)
+    }
     setLoading(false)
   }, [])
 
-  useEffect(() => (initial === undefined ? void refetch() : setSession(initial)), [initial, refetch])
+  useEffect(() => {
+    refetchMounted = refetch
+    return () => {
+      if (refetchMounted === refetch) refetchMounted = undefined
+    }
+  }, [refetch])
+
+  useEffect(() => {
+    if (initial === undefined) return void refetch()
+    setSession(initial)
+    __NEXTAUTH._session = initial
+  }, [initial, refetch])
   useEffect(() => onSessionChange(() => void refetch()), [refetch])
 
   useEffect(() => {
@@ -120,7 +203,7 @@ export function SessionProvider({ children, session: initial, basePath: base = "
     setLoading(true)
     const fresh = await client.updateSession(data)
     if (mine === generation.current) {
-      if (fresh) setSession(fresh)
+      if (fresh) setSession((__NEXTAUTH._session = fresh))
       setLoading(false)
     }
     return fresh

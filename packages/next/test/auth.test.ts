@@ -77,6 +77,14 @@ describe("auth()", () => {
     expect(authorized).toHaveBeenCalledTimes(4)
   })
 
+  it("as the proxy: authorized gets a NextRequest (request.nextUrl), also when auth() was handed a plain Request", async () => {
+    const seen: string[] = []
+    const { auth } = NextAuth(testConfig({ callbacks: { authorized: ({ request }) => (seen.push(request.nextUrl.pathname), request.nextUrl.pathname === "/open") } }))
+    expect((await auth(new Request(`${origin}/open`))).headers.get("x-middleware-next")).toBe("1")
+    expect((await auth(new NextRequest(`${origin}/closed`))).status).toBe(302)
+    expect(seen).toEqual(["/open", "/closed"])
+  })
+
   it("as the proxy: a Response returned by authorized is the answer", async () => {
     const { auth } = NextAuth(testConfig({ callbacks: { authorized: ({ auth }) => (auth ? true : Response.json({ error: "nope" }, { status: 401 })) } }))
     const response = await auth(new NextRequest(`${origin}/api/data`))

@@ -26,13 +26,14 @@
  */
 import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
-import type { AuthConfig, Cookie, Session } from "@portcullis/core"
+import { setEnvDefaults as applyEnv, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
 import { invalidRequestResponse, originOfUrl, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
-export type { Session } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
 export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
@@ -45,6 +46,30 @@ export interface SessionData {
   /** `Set-Cookie` values from the session check (a refreshed JWT, a cleared stale cookie). */
   cookie: string[]
   data: Session | null
+}
+
+/** What {@link getSessionData} resolves to, as `@auth/qwik` names it. */
+export type GetSessionResult = Promise<SessionData>
+
+/**
+ * Fills `config` from the environment Qwik City hands a request (`ev.env`, which also sees
+ * Vite's `.env` files and platform bindings), as `@auth/qwik`'s `setEnvDefaults` does:
+ * `AUTH_SECRET` (and `AUTH_SECRET_1..3`), `AUTH_URL`'s path as `basePath`,
+ * `AUTH_TRUST_HOST`, `AUTH_REDIRECT_PROXY_URL`, and `AUTH_<PROVIDER>_ID`/`_SECRET`/`_ISSUER`
+ * for providers that left them out. Values the config sets win.
+ *
+ * @example
+ * ```ts
+ * export const { onRequest, useSession } = QwikAuth$((ev) => {
+ *   const config = { providers: [GitHub] }
+ *   setEnvDefaults(ev.env, config)
+ *   return config
+ * })
+ * ```
+ */
+export function setEnvDefaults(env: { get(name: string): string | undefined }, config: AuthConfig): void {
+  const read = new Proxy({} as Record<string, string | undefined>, { get: (_, name) => (typeof name === "string" ? env.get(name) : undefined) })
+  applyEnv(read, config)
 }
 
 const SESSION_KEY = "portcullis.session"

@@ -14,6 +14,12 @@
  */
 import { createAuthClient } from "@portcullis/core/client"
 
+import type { AuthorizationParams, AuthResult, ClientOptions } from "@portcullis/core/client"
+
 export type { AuthorizationParams, AuthResult, ClientOptions, SignInOptions } from "@portcullis/core/client"
+/** Auth.js's name for the third argument of `signIn`: extra parameters for the provider's authorization URL. */
+export type SignInAuthorizationParams = AuthorizationParams
+/** Auth.js's name for what `signIn(…, { redirect: false })` resolves to. */
+export type SignInResponse = AuthResult
 
 export const { signIn, signOut } = createAuthClient({ basePath: "/api/auth" })

@@ -27,7 +27,8 @@
 import type { AuthConfig, Session } from "@portcullis/core"
 import { originOfUrl, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
 
-export type { Session } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
@@ -40,6 +41,9 @@ export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
 }
 
 /** The part of SolidStart's `APIEvent` the handlers read. */
+/** What {@link getSession} resolves to, as `@auth/solid-start` names it. */
+export type GetSessionResult = Promise<Session | null>
+
 export interface SolidAuthEvent {
   request: Request
 }

@@ -1,4 +1,4 @@
-import type { Component, Snippet } from "svelte"
+import type { Snippet, SvelteComponent } from "svelte"
 
 /** Props of {@link SignIn}. */
 export interface SignInProps {
@@ -13,11 +13,20 @@ export interface SignInProps {
   /** Parameters for the provider's authorization URL (`authorizationParams-<name>` fields). */
   authorizationParams?: string | string[][] | Record<string, string> | URLSearchParams
   className?: string
-  /** Extra inputs inside the form, e.g. username and password for credentials. */
+  /** Extra inputs inside the form, e.g. username and password for credentials (or the `credentials` slot). */
   credentials?: Snippet
-  /** Content of the submit button. */
+  /** Replaces the email field shown for email providers (or the `email` slot). */
+  email?: Snippet
+  /** Content of the submit button (or the `submitButton` slot). */
   submitButton?: Snippet
   [attribute: string]: unknown
+}
+
+/** The named slots of {@link SignIn}, as Auth.js's component has them; each can be a snippet of the same name instead. */
+export interface SignInSlots {
+  credentials: {}
+  email: {}
+  submitButton: {}
 }
 
 /** Props of {@link SignOut}. */
@@ -28,12 +37,34 @@ export interface SignOutProps {
   csrfToken?: string
   options?: { redirectTo?: string }
   className?: string
-  /** Content of the submit button. */
+  /** Content of the submit button (or the `submitButton` slot). */
   submitButton?: Snippet
   [attribute: string]: unknown
 }
 
-/** A form posting to the app's sign-in form action. */
-export declare const SignIn: Component<SignInProps>
-/** A form posting to the app's sign-out form action. */
-export declare const SignOut: Component<SignOutProps>
+/** The named slot of {@link SignOut}, as Auth.js's component has it; a `submitButton` snippet works too. */
+export interface SignOutSlots {
+  submitButton: {}
+}
+
+/**
+ * A form posting to the app's sign-in form action. A class type (not `Component`) because
+ * only that lets an app fill named slots, as with Auth.js; snippets work as well.
+ *
+ * @example
+ * ```svelte
+ * <SignIn provider="github" csrfToken={data.csrfToken}>
+ *   <div slot="submitButton" class="buttonPrimary">Sign in with GitHub</div>
+ * </SignIn>
+ * ```
+ */
+export declare class SignIn extends SvelteComponent<SignInProps, Record<string, CustomEvent<unknown>>, SignInSlots> {}
+/**
+ * A form posting to the app's sign-out form action.
+ *
+ * @example
+ * ```svelte
+ * <SignOut csrfToken={data.csrfToken}>{#snippet submitButton()}Leave{/snippet}</SignOut>
+ * ```
+ */
+export declare class SignOut extends SvelteComponent<SignOutProps, Record<string, CustomEvent<unknown>>, SignOutSlots> {}

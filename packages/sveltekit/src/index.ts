@@ -30,7 +30,8 @@ import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
 import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
 
-export type { Session } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
 
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */

@@ -19,7 +19,7 @@ function compileTo(name: string, source: string): string {
 let Harness: any
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true })
-  for (const name of ["SignIn.svelte", "SignOut.svelte"]) compileTo(name, readFileSync(join(componentsDir, name), "utf8"))
+  for (const name of ["SignIn.svelte", "SignOut.svelte", "Render.svelte"]) compileTo(name, readFileSync(join(componentsDir, name), "utf8"))
   const harness = compileTo(
     "Harness.svelte",
     `<script>
@@ -34,6 +34,20 @@ beforeAll(async () => {
   </SignIn>
 {:else if which === "oauth"}
   <SignIn provider="github" signInPage="/auth-pages/login" authorizationParams={{ prompt: "consent" }} className="big" />
+{:else if which === "slots"}
+  <SignIn provider="credentials" id="s">
+    <div slot="credentials"><input name="username" /></div>
+    <div slot="submitButton" class="buttonPrimary">Slotted</div>
+  </SignIn>
+  <SignOut id="o"><span slot="submitButton" class="out">Leave</span></SignOut>
+{:else if which === "email"}
+  <SignIn provider="resend" id="default-email" />
+  <SignIn provider="nodemailer" id="own-email"><input slot="email" name="email" class="mine" /></SignIn>
+  <SignIn provider="github" id="no-email" />
+{:else if which === "snippet-prop"}
+  {#snippet button()}<em>From a prop</em>{/snippet}
+  <SignIn provider="github" submitButton={button} />
+  <SignOut submitButton={button} />
 {:else}
   <SignOut signOutPage="bye" options={{ redirectTo: "/" }} />
 {/if}`,
@@ -66,5 +80,27 @@ describe("SignIn and SignOut components", () => {
     expect(body).toMatch(/<form method="POST" action="\/bye" class="signOutButton">/)
     expect(body).toContain('<input type="hidden" name="redirectTo" value="/"/>')
     expect(body).toMatch(/Sign out/)
+  })
+
+  it("fill Auth.js's named slots: submitButton, credentials (SignIn) and submitButton (SignOut)", () => {
+    const { body } = render(Harness, { props: { which: "slots" } })
+    expect(body).toMatch(/<form method="POST" action="\/signin" class="signInButton" id="s">[^]*<div slot="credentials"><input name="username"\/><\/div>[^]*<button type="submit">[^]*<div slot="submitButton" class="buttonPrimary">Slotted<\/div>[^]*<\/button>/)
+    expect(body).not.toMatch(/Sign in with credentials/)
+    expect(body).toMatch(/<button type="submit">[^]*<span slot="submitButton" class="out">Leave<\/span>[^]*<\/button>/)
+    expect(body).not.toMatch(/>Sign out</)
+  })
+
+  it("show an email field for email providers, which the email slot replaces, and none for others", () => {
+    const { body } = render(Harness, { props: { which: "email" } })
+    const form = (id: string) => body.match(new RegExp(`<form[^>]*id="${id}">[^]*?</form>`))![0]
+    expect(form("default-email")).toMatch(/<input id="input-email-for-resend-provider" type="email" name="email" placeholder="email@example.com" required=""\/>/)
+    expect(form("own-email")).toMatch(/<input slot="email" name="email" class="mine"\/>/)
+    expect(form("own-email")).not.toMatch(/type="email"/)
+    expect(form("no-email")).not.toMatch(/name="email"/)
+  })
+
+  it("render a snippet passed as a prop (not only as a child block)", () => {
+    const { body } = render(Harness, { props: { which: "snippet-prop" } })
+    expect(body.match(/<button type="submit">[^]*?<em>From a prop<\/em>[^]*?<\/button>/g)).toHaveLength(2)
   })
 })

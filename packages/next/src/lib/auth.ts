@@ -3,7 +3,7 @@ import type { Awaitable, Session } from "@portcullis/core"
 import { InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
 import { invalidRequestResponse, originOfUrl, underBasePath } from "@portcullis/core/integration"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
-import { NextResponse, type NextRequest } from "next/server"
+import { NextRequest, NextResponse } from "next/server"
 import { appFor, type App, type NextAuthConfigInput } from "./config.js"
 import { readSession } from "./session.js"
 
@@ -44,9 +44,9 @@ export interface AuthFunction {
 export function createAuth(input: NextAuthConfigInput): AuthFunction {
   function auth(first?: unknown, second?: unknown): unknown {
     if (first === undefined) return currentSession(input)
-    if (typeof first === "function") return (request: NextRequest, context: unknown) => guard(input, request, context, first as NextAuthCallback)
+    if (typeof first === "function") return (request: Request, context: unknown) => guard(input, nextRequest(request), context, first as NextAuthCallback)
     if (first instanceof Request || (typeof (first as Request).url === "string" && typeof (first as Request).headers?.get === "function")) {
-      return guard(input, first as NextRequest, second, undefined)
+      return guard(input, nextRequest(first as Request), second, undefined)
     }
     const pages = first as Partial<PagesContext>
     if (typeof pages.req === "object" && typeof pages.res === "object") return pagesSession(input, pages.req, pages.res)
@@ -106,6 +106,11 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
     for (const cookie of setCookies) response.headers.append("set-cookie", cookie)
   }
   return response
+}
+
+/** `request` as a `NextRequest` (`nextUrl`, `cookies`), as `authorized` and wrapped functions are typed to get, even when a caller passed a plain `Request`. */
+function nextRequest(request: Request): NextRequest {
+  return request instanceof NextRequest ? request : new NextRequest(request)
 }
 
 /** The request's headers, with `Host`/`X-Forwarded-Proto` from its URL where a caller left them out. */

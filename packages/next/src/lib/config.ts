@@ -2,8 +2,27 @@ import { AsyncLocalStorage } from "node:async_hooks"
 import { createAuth, setEnvDefaults, type AuthConfig, type AuthRuntime, type Awaitable, type CallbacksOptions, type Session, type SessionCallbackParams } from "@portcullis/core"
 import type { NextRequest } from "next/server"
 
-/** The configuration of {@link NextAuth}: the core configuration, `basePath` defaulting to `/api/auth`. */
-export type NextAuthConfig = Omit<AuthConfig, "raw">
+/**
+ * The configuration of {@link NextAuth}: the core configuration, `basePath` defaulting to
+ * `/api/auth`, with `callbacks.authorized` seeing a `NextRequest` (`request.nextUrl`, `request.cookies`).
+ *
+ * @example
+ * ```ts
+ * const config = {
+ *   providers: [GitHub],
+ *   callbacks: { authorized: ({ request, auth }) => !!auth || request.nextUrl.pathname === "/" },
+ * } satisfies NextAuthConfig
+ * ```
+ */
+export interface NextAuthConfig extends Omit<AuthConfig, "raw" | "callbacks"> {
+  callbacks?: Omit<NonNullable<AuthConfig["callbacks"]>, "authorized"> & {
+    /**
+     * Run by the proxy (`export { auth as proxy }`) and `auth(fn)` for each request: `true`
+     * lets it through, falsy sends the user to sign in, a `Response` is the answer.
+     */
+    authorized?: (params: { request: NextRequest; auth: Session | null }) => Awaitable<unknown>
+  }
+}
 
 /** A config, or a function building one per request (`undefined` in Server Components and Server Actions). */
 export type NextAuthConfigInput = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>)
