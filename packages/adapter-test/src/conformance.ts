@@ -111,6 +111,40 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         const missing = ALL_METHODS.filter((m) => typeof adapter[m] !== "function")
         expect(missing).toEqual([])
       })
+
+      it("answers every call with a promise: a failure is a rejection, never a synchronous throw", async () => {
+        // Callers chain `.catch()` on every call (Auth.js's core does too); a synchronous
+        // throw escapes that and surfaces as a 500 instead of the store error it is.
+        const user = await newUser()
+        const hostile: Record<Method, unknown[]> = {
+          createUser: [makeUser({ email: user.email })],
+          getUser: [crypto.randomUUID()],
+          getUserByEmail: ["nobody@example.invalid"],
+          getUserByAccount: [{ provider: "none", providerAccountId: "none" }],
+          updateUser: [{ id: crypto.randomUUID(), name: "ghost" }],
+          deleteUser: [crypto.randomUUID()],
+          linkAccount: [{ userId: crypto.randomUUID(), type: "oauth", provider: "none", providerAccountId: crypto.randomUUID() }],
+          unlinkAccount: [{ provider: "none", providerAccountId: "none" }],
+          getAccount: ["none", "none"],
+          createSession: [makeSession(user.id)],
+          getSessionAndUser: [crypto.randomUUID()],
+          updateSession: [{ sessionToken: crypto.randomUUID() }],
+          deleteSession: [crypto.randomUUID()],
+          createVerificationToken: [{ identifier: crypto.randomUUID(), token: crypto.randomUUID(), expires: daysFromNow(1) }],
+          useVerificationToken: [{ identifier: "none", token: "none" }],
+          createAuthenticator: [{ credentialID: crypto.randomUUID(), userId: crypto.randomUUID(), providerAccountId: "x", credentialPublicKey: "x", counter: 0, credentialDeviceType: "singleDevice", credentialBackedUp: false }],
+          getAuthenticator: [crypto.randomUUID()],
+          listAuthenticatorsByUserId: [crypto.randomUUID()],
+          updateAuthenticatorCounter: [crypto.randomUUID(), 1],
+        }
+        // A missing method is the spec above's finding, not this one's.
+        for (const method of ALL_METHODS.filter((m) => typeof adapter[m] === "function")) {
+          let result: unknown
+          expect(() => (result = (a()[method] as (...args: unknown[]) => unknown)(...hostile[method])), `${method} threw synchronously`).not.toThrow()
+          expect(result, `${method} did not return a promise`).toBeInstanceOf(Promise)
+          await (result as Promise<unknown>).catch(() => {})
+        }
+      })
     })
 
     describe("createUser and getUser", () => {
@@ -298,6 +332,14 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect(found?.session.expires.getTime()).toBe(input.expires.getTime())
         expect(found?.user).toMatchObject({ id: user.id, email: user.email, name: user.name })
         expect(found?.user.emailVerified).toBeInstanceOf(Date)
+      })
+
+      it("returns the session as createSession returned it, with the row's id when the store gives rows one", async () => {
+        // Auth.js's database adapters return the whole row; the session callback sees it.
+        const user = await newUser()
+        const created = await a().createSession(makeSession(user.id))
+        const found = await a().getSessionAndUser(created.sessionToken)
+        expect(present(found?.session)).toEqual(present(created))
       })
 
       it("returns null for an unknown token", async () => {

@@ -173,6 +173,7 @@ export type WarningCode =
   | "short-secret"
   | "host-derived-redirect-uri"
   | "session-cookie-unreadable"
+  | "insecure-provider-endpoint"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

@@ -59,6 +59,29 @@ export type ErrorType =
   | "MethodNotAllowed"
   | "InvalidRequest"
 
+/**
+ * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
+ * reference (`https://errors.authjs.dev#<type>`) explains their causes and fixes.
+ */
+const sharedWithAuthJs: ReadonlySet<string> = new Set<ErrorType>([
+  "AccessDenied", "AccountNotLinked", "AdapterError", "CallbackRouteError", "CredentialsSignin",
+  "DuplicateConditionalUI", "EmailSignInError", "ErrorPageLoop", "EventError", "ExperimentalFeatureNotEnabled",
+  "InvalidCallbackUrl", "InvalidCheck", "InvalidEndpoints", "InvalidProvider", "JWTSessionError", "MissingAdapter",
+  "MissingAdapterMethods", "MissingAuthorize", "MissingCSRF", "MissingSecret", "MissingWebAuthnAutocomplete",
+  "OAuthAccountNotLinked", "OAuthCallbackError", "OAuthProfileParseError", "OAuthSignInError", "SessionTokenError",
+  "SignOutError", "UnknownAction", "UnsupportedStrategy", "UntrustedHost", "Verification", "WebAuthnVerificationError",
+])
+
+/**
+ * Where to read more about an error type, appended to every error's message as Auth.js
+ * does (`… Read more at <url>`): Auth.js's reference for the types both libraries share;
+ * none for Portcullis's own types (`InvalidConfig`, `ServiceUnavailable`, …), whose
+ * messages say what to do themselves.
+ */
+function errorDocsUrl(type: string): string | undefined {
+  return sharedWithAuthJs.has(type) ? `https://errors.authjs.dev#${type.toLowerCase()}` : undefined
+}
+
 /** Where an error sends the user: back to the sign-in page, or to the error page. */
 export type ErrorKind = "signIn" | "error"
 
@@ -87,7 +110,7 @@ export class AuthError extends Error {
     let text: string | undefined
     let cause: ErrorCause | undefined
     if (message instanceof Error) {
-      cause = { err: message, ...(message.cause as object | undefined) }
+      cause = { err: message, ...(message.cause as object | undefined), ...(errorOptions as object | undefined) }
     } else if (typeof message === "string") {
       text = message
       if (errorOptions instanceof Error) cause = { err: errorOptions, ...(errorOptions.cause as object | undefined) }
@@ -95,8 +118,10 @@ export class AuthError extends Error {
     } else if (message) {
       cause = message
     }
-    super(text ?? "")
     const ctor = new.target as unknown as typeof AuthError
+    const docs = errorDocsUrl(ctor.type)
+    // As in Auth.js, the message ends with where to read more, so logs point at the fix.
+    super(docs ? `${text ? `${text}. ` : ""}Read more at ${docs}` : (text ?? ""))
     this.name = ctor.name
     this.type = ctor.type
     this.kind = ctor.kind

@@ -47,19 +47,21 @@ export function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): Promise
 }
 
 /**
- * Decrypts a token. Returns `null` for a missing, malformed, tampered, expired or
- * foreign token (any secret in the list may open it), and for any `alg` other than
- * `dir` or `enc` other than `A256CBC-HS512`/`A256GCM`.
+ * Decrypts a token, as Auth.js's `decode`: resolves `null` only for a missing token and
+ * rejects for one no secret in the list opens, or a malformed, tampered or expired one,
+ * or any `alg` other than `dir` or `enc` other than `A256CBC-HS512`/`A256GCM`.
+ * {@link getToken} turns those rejections into `null`.
+ *
+ * @example
+ * ```ts
+ * const payload = await decode({ token, secret: process.env.AUTH_SECRET!, salt: "authjs.session-token" }).catch(() => null)
+ * ```
  */
-export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
-  try {
-    return await decodeWith<Payload>(new KeyRing(), params)
-  } catch {
-    return null
-  }
+export function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  return decodeWith<Payload>(new KeyRing(), params)
 }
 
-/** Like {@link decode} but throws the reason; for logging inside the library. */
+/** The same as {@link decode} (which now rejects too); kept for callers of earlier versions. */
 export function decodeOrThrow<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   return decodeWith<Payload>(new KeyRing(), params)
 }

@@ -25,7 +25,9 @@ const tokenKey = (identifier: string, token: string) => JSON.stringify([identifi
 /**
  * Creates an in-memory adapter. Each call has its own empty store.
  *
- * Absent optional fields stay absent: what you store is what you read back.
+ * Absent optional fields stay absent: what you store is what you read back. Every method
+ * is `async`: a failure (a duplicate email, an unknown id) is a rejected promise, never a
+ * synchronous throw, as from a real database.
  * Expired sessions and verification tokens are not returned and are removed when read.
  *
  * @example
@@ -61,33 +63,33 @@ export function MemoryAdapter(): Adapter {
   }
 
   return {
-    createUser(user) {
+    async createUser(user) {
       // Mirrors the unique index of the SQL adapter, so code tested here behaves the same there.
       if (findUserByEmail(user.email)) throw new Error(`a user with email ${user.email} already exists`)
       users.set(user.id, copy(user))
       return copy(user)
     },
-    getUser(id) {
+    async getUser(id) {
       const user = users.get(id)
       return user ? copy(user) : null
     },
-    getUserByEmail(email) {
+    async getUserByEmail(email) {
       const user = findUserByEmail(email)
       return user ? copy(user) : null
     },
-    getUserByAccount({ provider, providerAccountId }) {
+    async getUserByAccount({ provider, providerAccountId }) {
       const account = accounts.get(accountKey(provider, providerAccountId))
       const user = account && users.get(account.userId)
       return user ? copy(user) : null
     },
-    updateUser(patch) {
+    async updateUser(patch) {
       const user = users.get(patch.id)
       if (!user) throw new Error(`no user with id ${patch.id}`)
       const merged = { ...user, ...copy(patch) }
       users.set(user.id, merged)
       return copy(merged)
     },
-    deleteUser(userId) {
+    async deleteUser(userId) {
       const user = users.get(userId)
       users.delete(userId)
       removeWhere(accounts, (a) => a.userId === userId)
@@ -96,73 +98,74 @@ export function MemoryAdapter(): Adapter {
       return user ? copy(user) : null
     },
 
-    linkAccount(account) {
+    async linkAccount(account) {
       const key = accountKey(account.provider, account.providerAccountId)
       // A provider account belongs to one user, as the SQL unique index enforces.
       if (accounts.has(key)) throw new Error(`account ${account.provider}/${account.providerAccountId} is already linked`)
       accounts.set(key, copy(account))
       return copy(account)
     },
-    unlinkAccount({ provider, providerAccountId }) {
+    async unlinkAccount({ provider, providerAccountId }) {
       const key = accountKey(provider, providerAccountId)
       const account = accounts.get(key)
       accounts.delete(key)
       return account ? copy(account) : undefined
     },
-    getAccount(providerAccountId, provider) {
+    async getAccount(providerAccountId, provider) {
       const account = accounts.get(accountKey(provider, providerAccountId))
       return account ? copy(account) : null
     },
 
-    createSession(session) {
+    async createSession(session) {
       sessions.set(session.sessionToken, copy(session))
       return copy(session)
     },
-    getSessionAndUser(sessionToken) {
+    async getSessionAndUser(sessionToken) {
       const session = liveSession(sessionToken)
       const user = session && users.get(session.userId)
       return session && user ? { session: copy(session), user: copy(user) } : null
     },
-    updateSession(patch) {
+    async updateSession(patch) {
       const session = liveSession(patch.sessionToken)
       if (!session) return null
       const merged = { ...session, ...copy(patch) }
       sessions.set(session.sessionToken, merged)
       return copy(merged)
     },
-    deleteSession(sessionToken) {
+    async deleteSession(sessionToken) {
       const session = sessions.get(sessionToken)
       sessions.delete(sessionToken)
       return session ? copy(session) : null
     },
 
-    createVerificationToken(verificationToken) {
+    async createVerificationToken(verificationToken) {
       verificationTokens.set(tokenKey(verificationToken.identifier, verificationToken.token), copy(verificationToken))
       return copy(verificationToken)
     },
-    // Atomic by construction: get and delete run in one synchronous turn of the event loop.
-    useVerificationToken({ identifier, token }) {
+    // Atomic by construction: get and delete run in one synchronous turn of the event loop
+    // (nothing is awaited between them).
+    async useVerificationToken({ identifier, token }) {
       const key = tokenKey(identifier, token)
       const found = verificationTokens.get(key)
       verificationTokens.delete(key)
       return found && !isExpired(found.expires) ? copy(found) : null
     },
 
-    createAuthenticator(authenticator) {
+    async createAuthenticator(authenticator) {
       if (authenticators.has(authenticator.credentialID)) {
         throw new Error(`authenticator ${authenticator.credentialID} already exists`)
       }
       authenticators.set(authenticator.credentialID, copy(authenticator))
       return copy(authenticator)
     },
-    getAuthenticator(credentialID) {
+    async getAuthenticator(credentialID) {
       const authenticator = authenticators.get(credentialID)
       return authenticator ? copy(authenticator) : null
     },
-    listAuthenticatorsByUserId(userId) {
+    async listAuthenticatorsByUserId(userId) {
       return [...authenticators.values()].filter((a) => a.userId === userId).map((a) => copy(a))
     },
-    updateAuthenticatorCounter(credentialID, newCounter) {
+    async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = authenticators.get(credentialID)
       if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)
       authenticator.counter = newCounter

@@ -24,3 +24,20 @@ describe("MemoryAdapter isolation", () => {
     expect(await MemoryAdapter().getUser!(user.id)).toBeNull()
   })
 })
+
+describe("MemoryAdapter failures are rejected promises", () => {
+  it("a duplicate email, an unknown user or authenticator reject instead of throwing synchronously", async () => {
+    const adapter = MemoryAdapter()
+    const user = await adapter.createUser!(makeUser())
+    const calls = [
+      () => adapter.createUser!(makeUser({ email: user.email })),
+      () => adapter.updateUser!({ id: "missing", name: "x" }),
+      () => adapter.updateAuthenticatorCounter!("missing", 1),
+    ]
+    for (const call of calls) {
+      let result: unknown
+      expect(() => (result = call())).not.toThrow()
+      await expect(result).rejects.toThrow()
+    }
+  })
+})

@@ -52,7 +52,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     db.selectFrom(`${t.sessions} as s`)
       .innerJoin(`${t.users} as u`, "u.id", "s.userId")
       .selectAll("u")
-      .select(["s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
+      .select(["s.id as s_id", "s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
       .where("s.sessionToken", "=", sessionToken)
   let sessionAndUserSql: string | undefined
   const supportsReturning = db.getExecutor().adapter.supportsReturning
@@ -140,10 +140,11 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
 
     async createSession(session) {
+      const id = randomUUID()
       await db.insertInto(t.sessions).values({
-        id: randomUUID(), sessionToken: session.sessionToken, userId: session.userId, expires: session.expires,
+        id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires,
       }).execute()
-      return { sessionToken: session.sessionToken, userId: session.userId, expires: session.expires }
+      return { id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires }
     },
     async getSessionAndUser(sessionToken) {
       // The hottest query of all (every session check): built and compiled once, then run
@@ -153,7 +154,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       const row = rows[0]
       if (!row) return null
       return {
-        session: sessionFromRow({ sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires }),
+        session: sessionFromRow({ id: row.s_id, sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires }),
         user: userFromRow(row),
       }
     },

@@ -82,8 +82,14 @@ export function accountRow(id: string, account: AdapterAccount): Row {
   return row
 }
 
+/** A session row as the adapter answers it, with the row's `id` (as Auth.js's database adapters return it). */
 export function sessionFromRow(row: Row): AdapterSession {
-  return { sessionToken: String(row.sessionToken), userId: String(row.userId), expires: toDate(row.expires) }
+  return {
+    ...(row.id != null && { id: String(row.id) }),
+    sessionToken: String(row.sessionToken),
+    userId: String(row.userId),
+    expires: toDate(row.expires),
+  }
 }
 
 export function verificationTokenFromRow(row: Row): VerificationToken {

@@ -126,6 +126,16 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       expect(found?.session.expires.getTime()).toBe(expires.getTime())
     })
 
+    it("returns the session row's id from getSessionAndUser, as Auth.js's SQL adapters do", async () => {
+      const adapter = database.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const sessionToken = `tok-${crypto.randomUUID()}`
+      await adapter.createSession!({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3_600_000) })
+      const row = await database.db.selectFrom(database.tables.sessions).select("id").where("sessionToken", "=", sessionToken).executeTakeFirstOrThrow()
+      const found = await adapter.getSessionAndUser!(sessionToken)
+      expect((found?.session as { id?: string } | undefined)?.id).toBe(String(row.id))
+    })
+
     it("cascades a user's deletion to their rows through foreign keys", async () => {
       const adapter = database.adapter()
       const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })

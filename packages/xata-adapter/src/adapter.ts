@@ -126,8 +126,10 @@ function toAccount(record: XRecord): AdapterAccount {
   return account
 }
 
+/** A session record with its `id`, as Auth.js's Xata adapter returns it. */
 function toSession(record: XRecord, userId?: string): AdapterSession {
   return {
+    ...(typeof record.id === "string" && { id: record.id }),
     sessionToken: text(record.sessionToken) ?? "",
     userId: userId ?? linkId(record.user) ?? "",
     expires: toDate(record.expires) ?? new Date(0),
@@ -442,7 +444,7 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
           },
           { insert: { table: t.usersSessions, record: { id: newRecordId(), user: session.userId, session: id }, createOnly: true } },
         ])
-        return { sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) }
+        return { id, sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) }
       }),
 
     getSessionAndUser: (sessionToken) =>

@@ -2,6 +2,7 @@ import {
   AdapterError,
   AuthError,
   CredentialsSignin,
+  ErrorPageLoop,
   InvalidRequest,
   isClientError,
   MethodNotAllowed,
@@ -65,12 +66,26 @@ export function requestErrorResponse(error: unknown): ResponseInternal | undefin
   return undefined
 }
 
-/** A configuration problem: the built-in error page for page requests, else a JSON 500. */
-export function configErrorResponse(config: ResolvedConfig, action: string | undefined, method: string, origin: string | undefined): ResponseInternal {
+/**
+ * A configuration problem, as Auth.js answers it: a `GET` of a page (`signin`, `signout`,
+ * `error`, `verify-request`) gets the error page — a 302 to `pages.error?error=Configuration`
+ * when the app has one, else the built-in page (500) — and everything else a JSON 500.
+ * A `callbackUrl` that points back at `pages.error` means that page itself requires
+ * sign-in: redirecting there would loop, so the built-in page answers and `ErrorPageLoop`
+ * is logged.
+ */
+export function configErrorResponse(
+  config: ResolvedConfig,
+  request: { action: string | undefined; method: string; origin: string | undefined; callbackUrl?: string | null },
+): ResponseInternal {
+  const { action, method, origin } = request
   const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request")
   if (isPage) {
-    if (config.pages.error && origin) {
-      const url = new URL(config.pages.error, origin)
+    const errorPage = config.pages.error
+    const loops = !!errorPage && !!request.callbackUrl?.startsWith(errorPage)
+    if (loops) config.logger.error(new ErrorPageLoop(`The error page ${errorPage} should not require authentication`))
+    if (errorPage && origin && !loops) {
+      const url = new URL(errorPage, origin)
       url.searchParams.set("error", "Configuration")
       return { redirect: url.href }
     }
@@ -80,7 +95,7 @@ export function configErrorResponse(config: ResolvedConfig, action: string | und
   return {
     status: 500,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
-    body: { message: "There is a problem with the server configuration. Check the server logs for more information." },
+    body: { message: "There was a problem with the server configuration. Check the server logs for more information." },
   }
 }
 

@@ -10,6 +10,8 @@ const warnings: Record<WarningCode, string> = {
   "short-secret": "The secret is shorter than 32 characters. Generate one with `npx portcullis secret`.",
   "host-derived-redirect-uri":
     "An OAuth redirect_uri was built from the request's Host header (trustHost without AUTH_URL or trustedOrigins). The provider's list of registered redirect URIs is then the only check: set AUTH_URL or trustedOrigins.",
+  "insecure-provider-endpoint":
+    "An OAuth/OIDC provider uses a plain-http endpoint. Allowed outside production only: with NODE_ENV=production it is a configuration error unless the host is loopback and the provider sets allowInsecureLoopback: true.",
   "session-cookie-unreadable":
     "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
 }
@@ -24,34 +26,42 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
       ((code, details) => {
         if (details) {
           // Warnings with details come rate-limited already (LogLimiter) and carry counts.
-          console.warn(`[portcullis][warn][${code}] ${warnings[code] ?? ""}`, safeJson(details))
+          console.warn(`[auth][warn][${code}] ${warnings[code] ?? ""}`, safeJson(details))
           return
         }
         // One line per code per process is enough: a warning on every request drowns logs.
         if (warned.has(code)) return
         warned.add(code)
-        console.warn(`[portcullis][warn][${code}] ${warnings[code] ?? ""}`)
+        console.warn(`[auth][warn][${code}] ${warnings[code] ?? ""}`)
       }),
     debug:
       custom?.debug?.bind(custom) ??
-      (debug ? (message, metadata) => console.debug(`[portcullis][debug] ${message}`, metadata ?? "") : () => {}),
+      (debug ? (message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)) : () => {}),
   }
 }
 
+/**
+ * Auth.js's log shape, so log searches and alerts carry over: `[auth][error] <Type>:
+ * <message>. Read more at <url>`, then the cause's stack and details, or the error's own
+ * stack when it has no cause.
+ */
 function logError(error: Error) {
   const name = error instanceof AuthError ? error.type : error.name
-  console.error(`[portcullis][error] ${name}: ${error.message}`)
+  console.error(`[auth][error] ${name}: ${error.message}`)
   const cause = (error as AuthError).cause
-  if (cause && typeof cause === "object") {
+  if (cause && typeof cause === "object" && (cause as Record<string, unknown>).err instanceof Error) {
     const { err, ...details } = cause as Record<string, unknown>
-    if (err instanceof Error) console.error("[portcullis][cause]:", err.stack ?? err.message)
-    if (Object.keys(details).length) console.error("[portcullis][details]:", safeJson(details))
+    console.error("[auth][cause]:", (err as Error).stack ?? (err as Error).message)
+    if (Object.keys(details).length) console.error("[auth][details]:", safeJson(details, 2))
+  } else {
+    if (error.stack) console.error(error.stack.replace(/.*/, "").substring(1))
+    if (cause && typeof cause === "object" && Object.keys(cause).length) console.error("[auth][details]:", safeJson(cause, 2))
   }
 }
 
-function safeJson(value: unknown) {
+function safeJson(value: unknown, indent?: number) {
   try {
-    return JSON.stringify(value)
+    return JSON.stringify(value, null, indent)
   } catch {
     return "[unserialisable]"
   }

@@ -80,8 +80,15 @@ export class AuthRuntime {
 
     if (resolved.error) {
       logger.error(resolved.error)
-      const action = safeAction(request.url, resolved.basePath)
-      return finish(configErrorResponse(resolved, action, request.method.toUpperCase(), safeOrigin(request.url, resolved.siteUrl)))
+      const url = safeUrl(request.url)
+      return finish(
+        configErrorResponse(resolved, {
+          action: url && actionOf(url, resolved.basePath),
+          method: request.method.toUpperCase(),
+          origin: resolved.siteUrl?.origin ?? url?.origin,
+          callbackUrl: url?.searchParams.get("callbackUrl"),
+        }),
+      )
     }
 
     let ctx
@@ -89,7 +96,7 @@ export class AuthRuntime {
       ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF)
     } catch (error) {
       logger.error(error as Error)
-      const response = requestErrorResponse(error) ?? configErrorResponse(resolved, undefined, "POST", undefined)
+      const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
       return finish(response)
     }
 
@@ -139,20 +146,15 @@ export function runtimeFor(config: AuthConfig | AuthRuntime): AuthRuntime {
   return runtime
 }
 
-function safeAction(url: string, basePath: string): string | undefined {
+function safeUrl(url: string): URL | undefined {
   try {
-    const path = new URL(url).pathname
-    return path.startsWith(basePath) ? path.slice(basePath.length).split("/").filter(Boolean)[0] : undefined
+    return new URL(url)
   } catch {
     return undefined
   }
 }
 
-function safeOrigin(url: string, siteUrl: URL | undefined): string | undefined {
-  if (siteUrl) return siteUrl.origin
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
-  }
+function actionOf(url: URL, basePath: string): string | undefined {
+  const path = url.pathname
+  return path.startsWith(basePath) ? path.slice(basePath.length).split("/").filter(Boolean)[0] : undefined
 }

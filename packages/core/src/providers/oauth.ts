@@ -113,9 +113,10 @@ export interface OAuth2Config<P> extends CommonProviderOptions {
    */
   timeout?: number
   /**
-   * Development only: allow `http://` endpoints on loopback hosts (`localhost`,
-   * `127.0.0.0/8`, `[::1]`), e.g. a local test identity provider. Plain-http endpoints on
-   * any other host are always refused.
+   * Allow `http://` endpoints on loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) in
+   * production too, e.g. a sidecar identity provider. Outside production
+   * (`NODE_ENV !== "production"`) plain http is allowed on any host, with a warning, as in
+   * Auth.js; in production it is a configuration error everywhere else.
    */
   allowInsecureLoopback?: boolean
   /** OIDC: read the profile from the id_token (default) rather than userinfo. */

@@ -37,7 +37,8 @@ import type {
   VerifyAuthenticationResponseOpts,
   VerifyRegistrationResponseOpts,
 } from "@simplewebauthn/server"
-import type { CommonProviderOptions } from "../base-types.js"
+import type { Adapter, AdapterUser } from "../adapters.js"
+import type { Awaitable, CommonProviderOptions } from "../base-types.js"
 
 /** How long the browser may take for a ceremony, and how long its challenge stays valid: 5 minutes. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
@@ -54,6 +55,42 @@ export interface RelyingParty {
   name?: string | string[]
   /** Origins a response may come from, exactly, e.g. `https://example.com`. With a list, any of them is accepted. */
   origin?: string | string[]
+}
+
+/** What the WebAuthn hooks get about the configuration (a subset of Auth.js's internal options). */
+export interface WebAuthnHookOptions {
+  /** This provider, resolved. */
+  provider: WebAuthnConfig
+  /** The site's auth URL (origin plus base path, e.g. `https://app.example/auth`), from `AUTH_URL` or the trusted host. */
+  url: URL
+  basePath: string
+  /** The configuration's adapter (wrapped: failures are `AdapterError`s). */
+  adapter: Adapter | undefined
+}
+
+/** What the WebAuthn hooks get about the request. */
+export interface WebAuthnHookRequest {
+  /** The request URL, with the site's origin. */
+  url: URL
+  method: string
+  headers: Headers
+  query: Record<string, string>
+  body: Record<string, unknown> | undefined
+  cookies: Record<string, string>
+}
+
+/** The relying party of one ceremony, as {@link WebAuthnFields.getRelayingParty} returns it. */
+export interface RelayingPartyOfRequest {
+  id: string
+  name: string
+  origin: string
+}
+
+/** Who asks for passkey options, as {@link WebAuthnFields.getUserInfo} returns it. */
+export interface WebAuthnUserInfo {
+  user: Partial<AdapterUser> & { email: string }
+  /** Whether the user is stored already (then: authenticate; else: register). */
+  exists: boolean
 }
 
 /** One input of the built-in sign-in form's passkey section. */
@@ -83,6 +120,20 @@ export interface WebAuthnFields extends CommonProviderOptions {
   verifyRegistrationOptions?: Pick<Partial<VerifyRegistrationResponseOpts>, "requireUserVerification" | "supportedAlgorithmIDs">
   /** Only `requireUserVerification` is read; the expected challenge, origin, RP id and credential always come from Portcullis. */
   verifyAuthenticationOptions?: Pick<Partial<VerifyAuthenticationResponseOpts>, "requireUserVerification">
+  /**
+   * The relying party of a ceremony, as in Auth.js: `{ id, name, origin }` for this
+   * request. Default: {@link relayingParty}, else the site's URL (`options.url`). Its
+   * `id` and `origin` are what every response must match — derive them from trusted
+   * configuration, never from request headers a phishing proxy controls.
+   */
+  getRelayingParty?: (options: WebAuthnHookOptions, request: WebAuthnHookRequest) => Awaitable<RelayingPartyOfRequest>
+  /**
+   * Who asks for options when nobody is signed in, as in Auth.js: `null` for nobody known,
+   * else the user (an email at least) and whether they are stored. Default: the `email`
+   * query parameter, looked up by the adapter. Portcullis still checks the store: a
+   * registration is refused for an address that has an account, whatever this returns.
+   */
+  getUserInfo?: (options: WebAuthnHookOptions, request: WebAuthnHookRequest) => Awaitable<WebAuthnUserInfo | null>
   /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself and ignores it. */
   simpleWebAuthnBrowserVersion?: string
 }

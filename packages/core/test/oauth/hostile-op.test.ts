@@ -535,18 +535,38 @@ describe("provider metadata (T28, T29)", () => {
     expect([...writes, ...fresh.writes]).toEqual([])
   })
 
-  it("T29: http endpoints are refused unless loopback and opted in", async () => {
-    const loopbackNoOptIn = setup({ allowInsecureLoopback: false })
-    const a = await startSignIn(loopbackNoOptIn.browser, "fake")
-    expect(a.headers.get("location")).toBe("http://localhost:3000/auth/error?error=Configuration")
+  describe("T29: in production, http endpoints are refused unless loopback and opted in", () => {
+    beforeEach(() => {
+      vi.stubEnv("NODE_ENV", "production")
+    })
+    afterEach(() => {
+      vi.unstubAllEnvs()
+    })
+    // In production the loopback test origin must be configured, or OAuth refuses it (T05).
+    const site = { trustedOrigins: ["http://localhost:3000"] }
+    const configError = async (response: Response) => {
+      expect(response.status).toBe(500)
+      expect(await response.json()).toEqual({ message: "There was a problem with the server configuration. Check the server logs for more information." })
+    }
 
-    const remote = setup({ issuer: "http://op.example.test", allowInsecureLoopback: true })
-    const b = await startSignIn(remote.browser, "fake")
-    expect(b.headers.get("location")).toBe("http://localhost:3000/auth/error?error=Configuration")
+    it("a loopback http issuer without allowInsecureLoopback is a configuration error on every request", async () => {
+      const { browser } = setup({ allowInsecureLoopback: false }, site)
+      await configError(await browser.request("/auth/providers"))
+      await configError(await browser.request("/auth/signin/fake", { form: { csrfToken: "x" } }))
+    })
 
-    // Metadata pointing the key set at plain http: a configuration error, not a fetch.
-    op.behaviour.discovery = (d) => ({ ...d, jwks_uri: "http://keys.example.test/jwks" })
-    await expectRejected("error", "Configuration")
+    it("a remote http issuer is a configuration error even with allowInsecureLoopback", async () => {
+      const { browser } = setup({ issuer: "http://op.example.test", allowInsecureLoopback: true }, site)
+      await configError(await browser.request("/auth/session"))
+    })
+
+    it("discovered metadata pointing the key set at plain http fails the sign-in closed, without a fetch", async () => {
+      op.behaviour.discovery = (d) => ({ ...d, jwks_uri: "http://keys.example.test/jwks" })
+      const { browser, writes } = setup({}, site)
+      const response = await signInThrough(browser, "fake")
+      expectFailedClosed(browser, response, "error", "Configuration")
+      expect(writes).toEqual([])
+    })
   })
 
   it("an unreachable provider at sign-in is OAuthSignin", async () => {

@@ -50,14 +50,11 @@ const NOT_SUPPORTED: Record<string, Record<string, string>> = {
       id,
       {
         type: "the preset fixes the provider kind",
-        // Relying party id and origin come from `relayingParty` or the trusted site origin,
-        // never from a per-request function that could read them off untrusted headers.
-        getRelayingParty: "the relying party comes from relayingParty or the trusted origin, not per request",
-        // Which user a registration belongs to is Portcullis's own lookup (with its email
-        // verification rules); a hook could bind a passkey to an account without proof.
-        getUserInfo: "the user of a registration is decided by Portcullis's own lookup",
-        // Auth.js lets you inject the @simplewebauthn/server module; Portcullis imports it.
-        simpleWebAuthn: "Portcullis imports @simplewebauthn/server itself",
+        // Auth.js lets you inject the @simplewebauthn/server module (its default is v9's
+        // functions). Portcullis reads the result shapes of the major it is built against
+        // (v13); a module of another major would be misread — a verification that looks
+        // passed or a crash — so the module is Portcullis's own.
+        simpleWebAuthn: "Portcullis reads @simplewebauthn/server v13's result shapes; an injected module of another major would be misread",
       },
     ]),
   ),

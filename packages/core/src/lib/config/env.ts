@@ -2,6 +2,7 @@ import type { AuthAction } from "../../base-types.js"
 import type { AuthConfig } from "../../types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { originFromHeaders } from "../http/host.js"
+import { createLogger } from "../logger.js"
 
 /** Environment variables as a plain record (`process.env`, `import.meta.env`, a Worker's `env`). */
 export type Env = Record<string, string | undefined>
@@ -85,7 +86,7 @@ export function setEnvDefaults(env: Env, config: AuthConfig, suppressBasePathWar
     if (url) {
       const path = new URL(url).pathname
       if (config.basePath) {
-        if (!suppressBasePathWarning && path !== "/") config.logger?.warn?.("env-url-basepath-redundant")
+        if (!suppressBasePathWarning) createLogger(config.logger, !!config.debug).warn("env-url-basepath-redundant")
       } else if (path !== "/") {
         config.basePath = path.replace(/\/+$/, "")
       }
@@ -104,9 +105,17 @@ export function setEnvDefaults(env: Env, config: AuthConfig, suppressBasePathWar
 }
 
 /**
- * The absolute URL of an action, as integrations need it for server-side calls.
- * Uses `AUTH_URL` when set, else the (forwarded) host and protocol of the request; whether
- * those may be believed is decided by `Auth()` (`trustHost`) when the URL reaches it.
+ * The absolute URL of an action, as integrations need it for server-side calls, as
+ * Auth.js builds it. With `AUTH_URL` set, its origin — and its path too when `basePath` is
+ * unset (or `/`), so `AUTH_URL=https://app.example/api/auth` gives
+ * `https://app.example/api/auth/session`; when both name a path and they differ (a trailing
+ * slash counts), `basePath` wins and `env-url-basepath-mismatch` is logged. Without
+ * `AUTH_URL`, the (forwarded) host and protocol of the request, then `basePath`; whether
+ * those headers may be believed is decided by `Auth()` (`trustHost`) when the URL reaches it.
+ *
+ * @example
+ * createActionURL("session", "https", request.headers, process.env, { basePath: "/api/auth" })
+ * // → URL("https://app.example/api/auth/session")
  *
  * @throws InvalidRequest when the host or protocol headers are malformed.
  */
@@ -115,16 +124,19 @@ export function createActionURL(
   protocol: string,
   headers: Headers,
   env: Env,
-  config: Pick<AuthConfig, "basePath" | "logger">,
+  config: Pick<AuthConfig, "basePath" | "logger" | "debug">,
 ): URL {
-  const basePath = config.basePath ?? "/auth"
-  let base = envUrl(env)
-  if (base) {
-    const { origin, pathname } = new URL(base)
-    if (basePath !== "/" && pathname !== "/") {
-      if (pathname.replace(/\/+$/, "") !== basePath) config.logger?.warn?.("env-url-basepath-mismatch")
+  const basePath = config.basePath
+  const fromEnv = envUrl(env)
+  let base: string
+  if (fromEnv) {
+    const url = new URL(fromEnv)
+    let path = url.pathname
+    if (basePath && basePath !== "/" && path !== "/") {
+      if (path !== basePath) createLogger(config.logger, !!config.debug).warn("env-url-basepath-mismatch")
+      path = "/"
     }
-    base = origin
+    base = `${url.origin}${path}`.replace(/\/+$/, "")
   } else {
     // Checked before any URL is built: a hostile header is an InvalidRequest (400), never
     // a TypeError, a `null` origin or a path smuggled into the base.
@@ -136,7 +148,7 @@ export function createActionURL(
       trustForwarded: true,
     })
   }
-  const path = basePath.replace(/^\/+|\/+$/g, "")
+  const path = (basePath ?? "").replace(/^\/+|\/+$/g, "")
   return new URL(`${base}${path ? `/${path}` : ""}/${action}`)
 }
 

@@ -22,6 +22,7 @@ import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
+import { checkOAuthConfig } from "../oauth/config-check.js"
 import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
@@ -122,6 +123,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapterTimeout = resolveAdapterTimeout(config.adapterTimeout, fail)
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
+  checkOAuthProviders(providers, env, config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL, logger, fail)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
@@ -169,6 +171,20 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
+
+/**
+ * OAuth/OIDC providers are checked now, like Auth.js's `assertConfig`, so a broken one is a
+ * configuration error on every request rather than a failure at its first sign-in; a
+ * plain-http endpoint allowed outside production is one warning per provider.
+ */
+function checkOAuthProviders(providers: ProviderConfig[], env: Env, redirectProxyUrl: string | undefined, logger: LoggerInstance, fail: Fail) {
+  for (const p of providers) {
+    if (p.type !== "oauth" && p.type !== "oidc") continue
+    const { error, insecureUrl } = checkOAuthConfig(p, env, redirectProxyUrl)
+    if (error) fail(error)
+    else if (insecureUrl) logger.warn("insecure-provider-endpoint", { provider: p.id, url: insecureUrl })
+  }
+}
 
 /** `AUTH_URL` (or `NEXTAUTH_URL`): the site's own origin and path, which wins over headers. */
 function resolveSiteUrl(env: Env, fail: Fail): URL | undefined {

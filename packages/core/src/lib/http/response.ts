@@ -21,10 +21,13 @@ export const pageHeaders: Record<string, string> = {
   "Cache-Control": noStore,
 }
 
-/** Headers of personalised JSON (session, CSRF token): never cached by a shared cache. */
+/**
+ * Headers of personalised JSON (session, CSRF token): never cached by a shared cache.
+ * `Cache-Control`, `Expires` and `Pragma` are exactly Auth.js's; `Vary: Cookie` is ours.
+ */
 export const privateJsonHeaders: Record<string, string> = {
   "Content-Type": "application/json",
-  "Cache-Control": noStore,
+  "Cache-Control": "private, no-cache, no-store",
   Pragma: "no-cache",
   Expires: "0",
   Vary: "Cookie",

@@ -38,7 +38,7 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const opened = await openChallenge(ctx, provider.id, "register")
   const registrant = opened.state.registrant
   if (!registrant) throw new WebAuthnVerificationError("The registration challenge names nobody")
-  const authenticator = await verifyRegistration(response, { challenge: opened.challenge, rp: relyingParty(ctx, provider), provider })
+  const authenticator = await verifyRegistration(response, { challenge: opened.challenge, rp: await relyingParty(ctx, provider), provider })
   // Claimed only now that the attestation verified, and before anything is written.
   await claimChallenge(ctx, opened)
 
@@ -85,7 +85,7 @@ async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Prom
   if (!authenticator || (opened.state.expectedUserId !== undefined && authenticator.userId !== opened.state.expectedUserId)) {
     throw new WebAuthnVerificationError("Unknown credential")
   }
-  const { newCounter } = await verifyAuthentication(response, authenticator, { challenge: opened.challenge, rp: relyingParty(ctx, provider), provider })
+  const { newCounter } = await verifyAuthentication(response, authenticator, { challenge: opened.challenge, rp: await relyingParty(ctx, provider), provider })
   // The challenge is claimed only after the signature verified (a failed attempt leaves it
   // to the genuine response), and atomically, so a valid assertion signs in exactly once.
   await claimChallenge(ctx, opened)

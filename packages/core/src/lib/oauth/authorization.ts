@@ -34,7 +34,7 @@ export async function authorizationUrl(
   const endpoint = configured.url ?? metadata.authorization_endpoint
   if (!endpoint) throw new InvalidEndpoints(`Provider "${rt.id}" has no authorization endpoint`)
   const url = new URL(endpoint)
-  assertSecureUrl(url, provider.allowInsecureLoopback, "authorization endpoint")
+  assertSecureUrl(url, rt.policy, "authorization endpoint")
 
   const params = new URLSearchParams({ response_type: "code", client_id: rt.client.client_id, redirect_uri: rt.redirectUri })
   for (const [key, value] of url.searchParams) if (!reserved.has(key)) params.set(key, value)

@@ -60,7 +60,7 @@ async function discover(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
   } else {
     const url = parseUrl(issuer!, "issuer", rt.id)
     // oauth4webapi refuses http on its own, but with a less telling error.
-    assertSecureUrl(url, rt.provider.allowInsecureLoopback, "issuer")
+    assertSecureUrl(url, rt.policy, "issuer")
     response = await o.discoveryRequest(url, { ...rt.http, algorithm: "oidc" })
   }
   // With only `wellKnown`, the document names the issuer; the URL was configured, and the

@@ -23,18 +23,43 @@ export class BackChannelError extends Error {
 }
 
 /** Whether `hostname` (as `URL.hostname` spells it) is this machine. */
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)
 }
 
 /**
- * Provider endpoints must be https (RFC 6749 §3.1). Plain http is allowed only on loopback
- * and only when the provider opts in with `allowInsecureLoopback` (local development).
+ * Which provider endpoints may be plain `http:`. Outside production (`NODE_ENV` is not
+ * `"production"`) any host may, as in Auth.js (a local Keycloak on `http://keycloak:8080`);
+ * in production only loopback hosts of a provider that opts in with `allowInsecureLoopback`.
  */
-export function assertSecureUrl(url: URL, allowInsecureLoopback: boolean | undefined, what: string): void {
+export interface HttpPolicy {
+  /** Not in production: `http:` is allowed on any host (a warning is logged per provider). */
+  development: boolean
+  allowInsecureLoopback: boolean | undefined
+}
+
+/** The policy of a provider in an environment. */
+export function httpPolicy(env: { NODE_ENV?: string | undefined }, allowInsecureLoopback: boolean | undefined): HttpPolicy {
+  return { development: env.NODE_ENV !== "production", allowInsecureLoopback }
+}
+
+/** Whether `policy` lets any `http:` endpoint through (oauth4webapi's `allowInsecureRequests`). */
+export function allowsHttp(policy: HttpPolicy): boolean {
+  return policy.development || !!policy.allowInsecureLoopback
+}
+
+/**
+ * Provider endpoints must be https (RFC 6749 §3.1), except as {@link HttpPolicy} allows;
+ * any other scheme is refused outright. Throws `InvalidEndpoints` saying what to do.
+ */
+export function assertSecureUrl(url: URL, policy: HttpPolicy, what: string): void {
   if (url.protocol === "https:") return
-  if (url.protocol === "http:" && allowInsecureLoopback && isLoopback(url.hostname)) return
-  throw new InvalidEndpoints(`The ${what} ${url.origin} is not https. Only loopback hosts may use http, with allowInsecureLoopback: true.`)
+  if (url.protocol !== "http:") throw new InvalidEndpoints(`The ${what} must be an https URL, got the scheme ${JSON.stringify(url.protocol)}`)
+  if (policy.development) return
+  if (policy.allowInsecureLoopback && isLoopback(url.hostname)) return
+  throw new InvalidEndpoints(
+    `The ${what} ${url.origin} is not https. In production (NODE_ENV=production) providers must use https; only a provider on this machine (localhost, 127.0.0.1, [::1]) may use http, with allowInsecureLoopback: true.`,
+  )
 }
 
 /**
@@ -45,12 +70,12 @@ export function assertSecureUrl(url: URL, allowInsecureLoopback: boolean | undef
  */
 export function backChannelFetch(
   base: typeof fetch,
-  options: { timeout?: number; allowInsecureLoopback?: boolean },
+  options: { timeout?: number; policy: HttpPolicy },
 ): typeof fetch {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input))
-    assertSecureUrl(url, options.allowInsecureLoopback, "endpoint")
+    assertSecureUrl(url, options.policy, "endpoint")
     const deadline = AbortSignal.timeout(timeout)
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline
     const response = await base(input, { ...init, redirect: "manual", signal })

@@ -1,23 +1,12 @@
 import * as o from "oauth4webapi"
 import { InvalidConfig } from "../../errors.js"
-import type { OAuthChecks, OAuthConfig } from "../../providers/oauth.js"
+import type { OAuthConfig } from "../../providers/oauth.js"
 import { customFetch } from "../../symbols.js"
 import { envProviderId } from "../config/env.js"
 import { providerUrls, type RequestContext } from "../context.js"
 import type { DiscoveryCache } from "./discovery-cache.js"
-import { backChannelFetch } from "./http.js"
-
-/** A check that binds a round trip to the browser that started it. */
-export type Check = Exclude<OAuthChecks, "none">
-
-/**
- * Default checks. Auth.js uses only `pkce`; state and nonce cost nothing and close login
- * CSRF and code-injection holes on providers that ignore PKCE.
- */
-const defaultChecks: Record<"oauth" | "oidc", Check[]> = {
-  oauth: ["pkce", "state"],
-  oidc: ["pkce", "state", "nonce"],
-}
+import { resolveChecks, type Check } from "./config-check.js"
+import { allowsHttp, backChannelFetch, httpPolicy, type HttpPolicy } from "./http.js"
 
 /** Where the provider redirects the browser, when a redirect proxy is in use. */
 export interface RedirectProxy {
@@ -26,6 +15,8 @@ export interface RedirectProxy {
   /** Whether this deployment is the proxy itself. */
   onProxy: boolean
 }
+
+export type { Check }
 
 /** Everything the OAuth steps need about one provider, for one request. */
 export interface OAuthRuntime {
@@ -45,6 +36,8 @@ export interface OAuthRuntime {
   discovery: DiscoveryCache
   /** The provider's fetch (its `customFetch`, else the app's), hardened for the back channel. */
   fetch: typeof fetch
+  /** Which endpoints may be plain http (see `HttpPolicy`). */
+  policy: HttpPolicy
   /** The same fetch and http policy in the form oauth4webapi takes. */
   http: { [o.customFetch]: (url: string, init: any) => Promise<Response>; [o.allowInsecureRequests]?: boolean }
   client: o.Client
@@ -61,7 +54,8 @@ export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): O
   const proxy = formPost ? undefined : redirectProxy(ctx, provider)
   const checks = resolveChecks(provider, proxy !== undefined)
   const base = provider[customFetch] ?? ctx.config.fetch
-  const fetch = backChannelFetch(base, { timeout: provider.timeout, allowInsecureLoopback: provider.allowInsecureLoopback })
+  const policy = httpPolicy(ctx.config.env, provider.allowInsecureLoopback)
+  const fetch = backChannelFetch(base, { timeout: provider.timeout, policy })
   return {
     provider,
     id: provider.id,
@@ -74,30 +68,11 @@ export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): O
     proxy,
     discovery: ctx.config.discovery,
     fetch,
-    http: { [o.customFetch]: fetch, ...(provider.allowInsecureLoopback && { [o.allowInsecureRequests]: true }) },
+    policy,
+    http: { [o.customFetch]: fetch, ...(allowsHttp(policy) && { [o.allowInsecureRequests]: true }) },
     client: { ...provider.client, client_id: provider.clientId },
     clientAuth: clientAuthentication(provider),
   }
-}
-
-function resolveChecks(provider: OAuthConfig<any>, proxied: boolean): Set<Check> {
-  const configured = provider.checks ?? defaultChecks[provider.type]
-  if (!Array.isArray(configured)) throw new InvalidConfig(`checks of provider "${provider.id}" must be an array`)
-  const checks = new Set<Check>()
-  for (const check of configured) {
-    if (check === "none") continue
-    if (check !== "pkce" && check !== "state" && check !== "nonce") {
-      throw new InvalidConfig(`Provider "${provider.id}" has an unknown check ${JSON.stringify(check)}`)
-    }
-    checks.add(check)
-  }
-  // "none" switches everything off, as in Auth.js; listing it with others is a contradiction.
-  if (configured.includes("none") && checks.size) {
-    throw new InvalidConfig(`Provider "${provider.id}" lists "none" together with other checks`)
-  }
-  // The state carries the origin to return to, so a proxied sign-in always has one.
-  if (proxied) checks.add("state")
-  return checks
 }
 
 function redirectProxy(ctx: RequestContext, provider: OAuthConfig<any>): RedirectProxy | undefined {

@@ -25,8 +25,7 @@ export const databaseStrategy: SessionStrategy = {
       const key = await storageKey(ctx, sessionToken)
       const found = await lookup(ctx, adapter, key)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
-      let { session } = found
-      const { user } = found
+      const { session, user } = found
       const now = Date.now()
       if (session.expires.getTime() <= now) {
         // The session is over whether or not the row goes now; a failed delete is only logged.
@@ -38,22 +37,25 @@ export const databaseStrategy: SessionStrategy = {
       const extended = isDue(ctx, session, now)
         ? await extend(ctx, session, now).catch((e) => (config.logger.error(new SessionTokenError("The session could not be extended", e as Error)), null))
         : null
-      if (extended) {
-        session = extended
-        cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
-      }
+      if (extended) cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
+      // As in Auth.js, the callback gets the row as the adapter returned it (`expires` its
+      // `Date`, from before this check's extension) with the user, and the answer's
+      // `expires` is that date: an extension moves it at most once per `updateAge`.
       const defaultSession: Session = {
         user: { name: user.name, email: user.email, image: user.image },
         expires: session.expires.toISOString(),
       }
-      const body = config.callbacks.session
+      const answered = config.callbacks.session
         ? await config.callbacks.session({
-            session: { ...session, ...defaultSession, user } as any,
+            session: { ...session, user } as any,
             user,
             newSession: update?.data,
             ...(update ? { trigger: "update" as const } : {}),
           } as any)
         : defaultSession
+      // The row carries the session token; a callback that returns `session` as it came
+      // would hand the httpOnly cookie's secret to page scripts (Auth.js does). Not here.
+      const body = withoutToken(answered)
       if (config.events.session !== noopEvent) await config.events.session({ session: body, token: undefined as never })
       return { body, cookies }
     } catch (error) {
@@ -175,4 +177,11 @@ async function extend(ctx: RequestContext, session: AdapterSession, now: number)
     inFlight.set(token, pending)
   }
   return pending
+}
+
+/** The callback's answer without a top-level `sessionToken` (copied, never mutated). */
+function withoutToken<T>(answer: T): T {
+  if (!answer || typeof answer !== "object" || !("sessionToken" in answer)) return answer
+  const { sessionToken: _token, ...rest } = answer as T & { sessionToken?: unknown }
+  return rest as T
 }

@@ -7,7 +7,7 @@ import { privateJsonHeaders } from "../http/response.js"
 import { sessionStrategy } from "../session/index.js"
 import { issueChallenge, type ChallengeState } from "./challenge.js"
 import { browserCredentialId, stringToTransports } from "./encoding.js"
-import { relyingParty } from "./relying-party.js"
+import { hookOptions, hookRequest, relyingParty } from "./relying-party.js"
 import { store } from "../config/stores.js"
 import { AddressRefused, normalizeEmail } from "../email/normalize.js"
 
@@ -35,23 +35,34 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
   if (requested !== undefined && requested !== "register" && requested !== "authenticate") {
     return json(400, { error: "Invalid action" })
   }
-  const typed = ctx.query.email?.trim() || undefined
-  // One rule for addresses: the email provider's. A passkey sign-up stores the address that
-  // provider would store, so a later email link finds the same user.
-  const email = typed === undefined ? undefined : addressOf(typed)
-  if (email === null) return json(400, { error: "Invalid email" })
-  const requester = await identify(ctx, typed)
-  const action = requested ?? (requester.signedIn || (email && !requester.byEmail) ? "register" : "authenticate")
-  return action === "register" ? registration(ctx, provider, requester) : authentication(ctx, provider, requester)
-}
-
-async function identify(ctx: RequestContext, email: string | undefined): Promise<Requester> {
   const adapter = store(ctx.config.stores, "webauthn")
   const userId = await sessionStrategy(ctx).currentUserId(ctx)
   // A session whose user is not stored (e.g. a JWT from a credentials provider) cannot own a passkey.
   const signedIn = userId ? await adapter.getUser(userId) : null
-  const byEmail = email ? await findUserByEmail(ctx, email) : null
-  return { signedIn, email, byEmail }
+  // Who asks, when nobody is signed in: the app's getUserInfo (Auth.js's hook), else `?email=`.
+  const info = signedIn ? undefined : await userInfo(ctx, provider)
+  const typed = (info ? info.email : ctx.query.email)?.trim() || undefined
+  // One rule for addresses: the email provider's. A passkey sign-up stores the address that
+  // provider would store, so a later email link finds the same user.
+  const email = typed === undefined ? undefined : addressOf(typed)
+  if (email === null) return json(400, { error: "Invalid email" })
+  // The store decides whether the address is taken, whatever a hook said.
+  const byEmail = (info?.id ? await adapter.getUser(info.id) : null) ?? (typed ? await findUserByEmail(ctx, typed) : null)
+  const requester: Requester = { signedIn, email: typed, byEmail }
+  const action = requested ?? (requester.signedIn || (email && !requester.byEmail) ? "register" : "authenticate")
+  return action === "register" ? registration(ctx, provider, requester) : authentication(ctx, provider, requester)
+}
+
+/** The app's `getUserInfo` answer, reduced to what is used: an email, and a stored user's id. */
+async function userInfo(ctx: RequestContext, provider: WebAuthnConfig): Promise<{ email: string | undefined; id?: string } | undefined> {
+  if (typeof provider.getUserInfo !== "function") return undefined
+  const answer = await provider.getUserInfo(hookOptions(ctx, provider), hookRequest(ctx))
+  if (!answer || typeof answer !== "object") return { email: undefined }
+  const user = (answer.user ?? {}) as { email?: unknown; id?: unknown }
+  return {
+    email: typeof user.email === "string" ? user.email : undefined,
+    ...(answer.exists && typeof user.id === "string" && { id: user.id }),
+  }
 }
 
 async function registration(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, email, byEmail }: Requester): Promise<ResponseInternal> {
@@ -66,7 +77,7 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
   } else {
     return json(400, { error: "Invalid request" })
   }
-  const rp = relyingParty(ctx, provider)
+  const rp = await relyingParty(ctx, provider)
   const existing = user.id ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(user.id) : []
   const timeout = provider.registrationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
   const options = await generateRegistrationOptions({
@@ -88,7 +99,7 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
 
 async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, byEmail }: Requester): Promise<ResponseInternal> {
   const known = signedIn ?? byEmail
-  const rp = relyingParty(ctx, provider)
+  const rp = await relyingParty(ctx, provider)
   const allow = known ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(known.id) : []
   const timeout = provider.authenticationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
   const options = await generateAuthenticationOptions({
