@@ -5,6 +5,7 @@
  * and driven in Chromium against its production server and a local OpenID provider over http.
  */
 import { randomBytes } from "node:crypto"
+import { appendFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
@@ -31,13 +32,24 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     await npmInstall(app.dir)
     console.log(`[migration/next] npm install: ${seconds(start)}`)
     start = performance.now()
-    buildOutput = await run(process.execPath, [join(app.dir, "node_modules", "next", "dist", "bin", "next"), "build"], { cwd: app.dir, timeout: 420_000 })
+    const next = join(app.dir, "node_modules", "next", "dist", "bin", "next")
+    try {
+      buildOutput = await run(process.execPath, [next, "build"], { cwd: app.dir, timeout: 420_000 })
+    } catch (error) {
+      buildOutput = (error as Error).message
+      // Only the type check failed: the "builds with next build" test below fails with
+      // its errors; the app is built again without it, so the browser tests still say
+      // whether the migrated app works at run time.
+      if (!/Failed to type check/.test(buildOutput)) throw error
+      appendFileSync(join(app.dir, "next.config.js"), "\n// Added by the test after a failed type check (reported as a failure).\nmodule.exports.typescript = { ignoreBuildErrors: true }\n")
+      await run(process.execPath, [next, "build"], { cwd: app.dir, timeout: 420_000 })
+    }
     console.log(`[migration/next] next build (with its type check): ${seconds(start)}`)
 
     const port = await freePort()
     const clientSecret = randomBytes(16).toString("hex")
     oidc = await startDemoOidcProvider({ port: 0, clientId: "next-app", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/keycloak`] })
-    server = await startServer(process.execPath, [join(app.dir, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+    server = await startServer(process.execPath, [next, "start", "-H", "127.0.0.1", "-p", String(port)], {
       cwd: app.dir,
       ready: /Ready in/,
       url: `http://127.0.0.1:${port}`,
@@ -78,8 +90,8 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   })
 
   it("builds with next build, its TypeScript check included", () => {
-    expect(buildOutput).not.toMatch(/Skipping validation of types/i)
-    expect(buildOutput).toMatch(/Compiled successfully|Finished TypeScript|Generating static pages/)
+    expect(buildOutput).not.toMatch(/Failed to type check|Skipping validation of types/i)
+    expect(buildOutput).toMatch(/Finished TypeScript/)
   })
 
   it("redirects a signed-out visitor of the page the proxy guards (callbacks.authorized reads request.nextUrl) to sign in", async () => {
