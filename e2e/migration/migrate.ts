@@ -10,8 +10,8 @@ import { createHash } from "node:crypto"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative } from "node:path"
-import type { Browser, BrowserContext, Page } from "playwright-core"
-import { expect } from "vitest"
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core"
+import { afterEach, expect } from "vitest"
 import { completeDemoOidcLogin } from "../support.js"
 
 export const root = join(import.meta.dirname, "..", "..")
@@ -347,10 +347,28 @@ export async function signInAtIssuer(page: Page, button: string, issuer: string,
  * A fresh browser context whose waits give up after 10 s: a missing element fails its test
  * quickly, with the assertion's message, rather than at vitest's 30 s test timeout.
  */
-export async function newContext(browser: Browser): Promise<BrowserContext> {
-  const context = await browser.newContext()
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options)
   context.setDefaultTimeout(10_000)
   return context
+}
+
+/**
+ * A throwaway self-signed certificate for 127.0.0.1 (openssl), for an https OpenID provider
+ * that a production app trusts through NODE_EXTRA_CA_CERTS=`certFile`.
+ */
+export async function loopbackCertificate(): Promise<{ key: string; cert: string; certFile: string; remove(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "portcullis-migration-tls-"))
+  const [keyFile, certFile] = [join(dir, "key.pem"), join(dir, "cert.pem")]
+  await run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyFile, "-out", certFile], { cwd: dir, timeout: 30_000 })
+  return { key: readFileSync(keyFile, "utf8"), cert: readFileSync(certFile, "utf8"), certFile, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** After a failed test, prints the end of the app server's output (what the server said about it). */
+export function printServerOutputOnFailure(server: () => AppServer | undefined): void {
+  afterEach((context) => {
+    if (context.task.result?.state === "fail") console.log(`--- server output (last 4000 chars) ---\n${server()?.output.join("").slice(-4000) ?? "(no server)"}`)
+  })
 }
 
 /** Seconds since `start`, for the timing lines the tests print. */

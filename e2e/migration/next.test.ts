@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
-import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, loopbackCertificate, printServerOutputOnFailure, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
 
 const enabled = browserAvailable()
 
@@ -22,6 +22,10 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   let oidc: { issuer: string; close(): Promise<void> } | undefined
   let browser: Browser | undefined
   let buildOutput = ""
+  let next = ""
+  let tls: Awaited<ReturnType<typeof loopbackCertificate>> | undefined
+  const secret = randomBytes(32).toString("hex")
+  const clientSecret = randomBytes(16).toString("hex")
 
   beforeAll(async () => {
     let start = performance.now()
@@ -32,7 +36,7 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     await npmInstall(app.dir)
     console.log(`[migration/next] npm install: ${seconds(start)}`)
     start = performance.now()
-    const next = join(app.dir, "node_modules", "next", "dist", "bin", "next")
+    next = join(app.dir, "node_modules", "next", "dist", "bin", "next")
     try {
       buildOutput = await run(process.execPath, [next, "build"], { cwd: app.dir, timeout: 420_000 })
     } catch (error) {
@@ -46,31 +50,42 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     }
     console.log(`[migration/next] next build (with its type check): ${seconds(start)}`)
 
+    // `next start` runs with NODE_ENV=production, where Portcullis accepts only https
+    // providers (see the last test): the provider here serves https with a throwaway
+    // certificate that the app's process trusts, as a real Keycloak behind TLS would.
+    tls = await loopbackCertificate()
     const port = await freePort()
-    const clientSecret = randomBytes(16).toString("hex")
-    oidc = await startDemoOidcProvider({ port: 0, clientId: "next-app", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/keycloak`] })
-    server = await startServer(process.execPath, [next, "start", "-H", "127.0.0.1", "-p", String(port)], {
+    oidc = await startDemoOidcProvider({ port: 0, clientId: "next-app", clientSecret, redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/keycloak`], tls })
+    server = await startNext(port, oidc.issuer)
+    browser = await launchChromium()
+  }, 900_000)
+
+  /** `next start` on `port`, with the environment an Auth.js app reads: its secret and URL, and the Keycloak provider's AUTH_KEYCLOAK_*. */
+  function startNext(port: number, issuer: string): Promise<AppServer> {
+    return startServer(process.execPath, [next, "start", "-H", "127.0.0.1", "-p", String(port)], {
       cwd: app.dir,
       ready: /Ready in/,
       url: `http://127.0.0.1:${port}`,
-      // The environment an Auth.js app reads: the secret, its URL and the Keycloak provider's AUTH_KEYCLOAK_*.
       env: {
-        AUTH_SECRET: randomBytes(32).toString("hex"),
+        AUTH_SECRET: secret,
         AUTH_URL: `http://127.0.0.1:${port}/api/auth`,
         AUTH_KEYCLOAK_ID: "next-app",
         AUTH_KEYCLOAK_SECRET: clientSecret,
-        AUTH_KEYCLOAK_ISSUER: oidc.issuer,
+        AUTH_KEYCLOAK_ISSUER: issuer,
+        NODE_EXTRA_CA_CERTS: tls!.certFile,
       },
     })
-    browser = await launchChromium()
-  }, 900_000)
+  }
 
   afterAll(async () => {
     await browser?.close()
     await server?.stop()
     await oidc?.close()
+    tls?.remove()
     app?.remove()
   })
+
+  printServerOutputOnFailure(() => server)
 
   const url = (path: string) => `${server!.url}${path}`
 
@@ -145,8 +160,8 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     await context.close()
   })
 
-  it("signs in with the Keycloak provider against a local OpenID provider over http (like Auth.js's example's local Keycloak)", async () => {
-    const context = await newContext(browser!)
+  it("signs in with the Keycloak provider (AUTH_KEYCLOAK_* from the environment) against a local OpenID provider", async () => {
+    const context = await newContext(browser!, { ignoreHTTPSErrors: true })
     const page = await context.newPage()
     await page.goto(url("/"))
     await signInAtIssuer(page, "#sign-in-keycloak", oidc!.issuer, url("/"), server!)
@@ -154,5 +169,23 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     const api = await context.request.get(url("/api/protected"))
     expect(await api.json()).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" } })
     await context.close()
+  })
+
+  // A deliberate difference from Auth.js (docs/security.md): with NODE_ENV=production a
+  // plain-http provider is a configuration error unless it is on loopback and sets
+  // allowInsecureLoopback: true, which an Auth.js app does not. In development (Express and
+  // SvelteKit tests: no NODE_ENV=production) the http issuer works unchanged.
+  it("refuses, in production, a Keycloak issuer over plain http, saying what to change (a deliberate difference from Auth.js)", async () => {
+    const http = await startDemoOidcProvider({ port: 0, clientId: "next-app", clientSecret, redirectUris: [] })
+    const port = await freePort()
+    const other = await startNext(port, http.issuer)
+    try {
+      const response = await fetch(`${other.url}/api/auth/providers`)
+      expect(response.status).toBeGreaterThanOrEqual(400)
+      await expect.poll(() => other.output.join("")).toMatch(/allowInsecureLoopback/)
+    } finally {
+      await other.stop()
+      await http.close()
+    }
   })
 })

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { browserAvailable, expectSignedOut, freePort, launchChromium } from "../support.js"
-import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
+import { migrateFixture, migrationProblem, npmInstall, packPortcullis, newContext, printServerOutputOnFailure, run, seconds, signInAtIssuer, startServer, type AppServer, type MigratedApp } from "./migrate.js"
 
 const enabled = browserAvailable()
 
@@ -70,6 +70,8 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
     await oidc?.close()
     app?.remove()
   })
+
+  printServerOutputOnFailure(() => server)
 
   const url = (path: string) => `${server!.url}${path}`
 
