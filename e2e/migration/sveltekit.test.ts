@@ -52,8 +52,6 @@ describe.runIf(enabled)("an Auth.js SvelteKit app moved to Portcullis by its imp
         HOST: "127.0.0.1",
         PORT: String(port),
         ORIGIN: `http://127.0.0.1:${port}`,
-        // Auth.js on SvelteKit (adapter-node) refuses every request as UntrustedHost without it.
-        AUTH_TRUST_HOST: "true",
         AUTH_SECRET: randomBytes(32).toString("hex"),
         AUTH_URL: `http://127.0.0.1:${port}/auth`,
         OIDC_ISSUER: oidc.issuer,
