@@ -216,6 +216,82 @@ describe.runIf(enabled)("Next.js example in Chromium", () => {
     await day.close()
   })
 
+  describe("useSession({ required: true })", () => {
+    it("renders a signed-out visitor's page as loading, then sends them to sign in with callbackUrl of the page", async () => {
+      // The server-rendered HTML already says "loading": no signed-out content, even before hydration.
+      const html = await (await fetch(`${server.url}/required?from=html`)).text()
+      expect(html).toMatch(/id="required-status">loading</)
+
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      const visited = `${server.url}/required?tab=3`
+      await page.goto(visited)
+      // Through /api/auth/signin to the app's sign-in page (pages.signIn), as next-auth does.
+      await page.waitForURL(/\/signin\?/)
+      const landed = new URL(page.url())
+      expect(landed.pathname).toBe("/signin")
+      expect(landed.searchParams.get("error")).toBe("SessionRequired")
+      expect(landed.searchParams.get("callbackUrl")).toBe(visited)
+
+      // Signing in there brings the visitor back to the page, now signed in.
+      await signInWithPassword(page)
+      await page.waitForURL(visited)
+      await expect.poll(() => page.textContent("#required-status")).toBe("authenticated")
+      expect(await page.textContent("#required-user")).toBe("Demo User")
+      await context.close()
+    })
+
+    it("the sign-in page keeps an absolute callbackUrl on this site: one naming another origin lands on its path here", async () => {
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      await page.goto(`${server.url}/signin?callbackUrl=${encodeURIComponent("https://evil.example/protected?x=1")}`)
+      await signInWithPassword(page)
+      await page.waitForURL(`${server.url}/protected?x=1`)
+      await context.close()
+    })
+
+    it("calls onUnauthenticated instead, once, and navigates nowhere; the status stays loading", async () => {
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      const visited = `${server.url}/required?on=callback`
+      await page.goto(visited)
+      await page.waitForSelector('section[data-hydrated="true"]')
+      await expect.poll(() => page.textContent("#required-calls")).toBe("1")
+      // Give a navigation, had one been started, the time to happen.
+      await page.waitForTimeout(500)
+      expect(page.url()).toBe(visited)
+      expect(await page.textContent("#required-calls")).toBe("1")
+      expect(await page.textContent("#required-status")).toBe("loading")
+      expect((await page.textContent("#required-seen"))!.split(" ")).not.toContain("unauthenticated")
+      expect(await page.textContent("#required-user")).toBe("")
+      await context.close()
+    })
+
+    it("gives a signed-in user the session, without calling onUnauthenticated or navigating", async () => {
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      await page.goto(`${server.url}/signin?callbackUrl=/required?on=callback`)
+      await signInWithPassword(page)
+      await page.waitForURL(`${server.url}/required?on=callback`)
+      await page.waitForSelector('section[data-hydrated="true"]')
+      expect(await page.textContent("#required-status")).toBe("authenticated")
+      expect(await page.textContent("#required-user")).toBe("Demo User")
+      await page.waitForTimeout(300)
+      expect(await page.textContent("#required-calls")).toBe("0")
+      expect(page.url()).toBe(`${server.url}/required?on=callback`)
+      // Signed out in another tab: the hook reacts on the next refetch, with the callback.
+      await context.request.post(`${server.url}/api/auth/signout`, {
+        form: { csrfToken: (await (await context.request.get(`${server.url}/api/auth/csrf`)).json()).csrfToken },
+      })
+      await page.bringToFront()
+      await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))
+      await expect.poll(() => page.textContent("#required-calls")).toBe("1")
+      expect(await page.textContent("#required-status")).toBe("loading")
+      expect(page.url()).toBe(`${server.url}/required?on=callback`)
+      await context.close()
+    })
+  })
+
   it("signs in with the demo OpenID provider", async () => {
     const context = await browser.newContext()
     const page = await context.newPage()

@@ -47,6 +47,29 @@ describe.runIf(enabled)("Qwik City demo in Chromium", () => {
     await page.close()
   })
 
+  it("getSession in an endpoint returns the session of a signed-in request, and null otherwise", async () => {
+    const signedOut = await fetch(`${site.demo.url}/api/session`)
+    expect(signedOut.status).toBe(200)
+    expect(await signedOut.json()).toEqual({ session: null })
+
+    const page = await site.signedOutHome()
+    expect(await (await page.request.get(`${site.demo.url}/api/session`)).json()).toEqual({ session: null })
+    await page.getByLabel("Username").fill("demo")
+    await page.getByLabel("Password").fill("portcullis")
+    await page.getByRole("button", { name: "Sign in with password" }).click()
+    await page.waitForURL(site.demo.url + "/")
+    const { session } = await (await page.request.get(`${site.demo.url}/api/session`)).json()
+    expect(session).toMatchObject({ user: { name: "Demo User", email: "demo@portcullis.dev" }, expires: expect.any(String) })
+    expect(Date.parse(session.expires)).toBeGreaterThan(Date.now())
+
+    // A session cookie that does not open is no session.
+    const forged = await fetch(`${site.demo.url}/api/session`, { headers: { cookie: "authjs.session-token=forged" } })
+    expect(await forged.json()).toEqual({ session: null })
+    await signOut(page)
+    expect(await (await page.request.get(`${site.demo.url}/api/session`)).json()).toEqual({ session: null })
+    await page.close()
+  })
+
   it("sends a wrong password back to the sign-in page with an error code", async () => {
     const page = await site.signedOutHome()
     await page.getByLabel("Username").fill("demo")

@@ -121,7 +121,7 @@ export class AuthError extends Error {
     const ctor = new.target as unknown as typeof AuthError
     const docs = errorDocsUrl(ctor.type)
     // As in Auth.js, the message ends with where to read more, so logs point at the fix.
-    super(docs ? `${text ? `${text}. ` : ""}Read more at ${docs}` : (text ?? ""))
+    super(docs ? `${text ? `${text}${/[.!?]$/.test(text) ? "" : "."} ` : ""}Read more at ${docs}` : (text ?? ""))
     this.name = ctor.name
     this.type = ctor.type
     this.kind = ctor.kind

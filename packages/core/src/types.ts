@@ -49,16 +49,20 @@ export interface JWTCallbackParams {
   session?: any
 }
 
-/** Parameters of the `session` callback. */
-export type SessionCallbackParams = ({
-  session: Session
-  token: JWT
-  user?: undefined
-} | {
-  session: Session & AdapterSession
+/**
+ * Parameters of the `session` callback. Typed as Auth.js types them, with every field
+ * present, because migrated apps destructure `{ session, token }` or `{ session, user }`
+ * without narrowing; a union would fail their type check. At run time only the fields of
+ * the configured strategy are set.
+ */
+export type SessionCallbackParams = {
+  /** With database sessions the stored row and its user; with JWT sessions the default session. */
+  session: Session & AdapterSession & { user: AdapterUser }
+  /** Database sessions only (at run time `undefined` with JWT sessions). */
   user: AdapterUser
-  token?: undefined
-}) & {
+  /** JWT sessions only (at run time `undefined` with database sessions). */
+  token: JWT
+  /** The data the client sent with `update()` (JWT sessions). */
   newSession?: any
   trigger?: "update"
 }
@@ -80,6 +84,11 @@ export interface CallbacksOptions {
 /** Audit hooks. They never change the flow; a throwing handler is logged. */
 export interface EventCallbacks {
   signIn(message: { user: User; account?: Account | null; profile?: Profile; isNewUser?: boolean }): Awaitable<void>
+  /**
+   * A session cookie was signed out: with database sessions `{ session }`, the row
+   * `deleteSession` removed; with JWT sessions `{ token }`, what `jwt.decode` returned (not
+   * fired for a cookie that does not open). No session cookie, no event.
+   */
   signOut(message: { session: AdapterSession | null | undefined | void } | { token: JWT | null }): Awaitable<void>
   createUser(message: { user: User }): Awaitable<void>
   updateUser(message: { user: User }): Awaitable<void>

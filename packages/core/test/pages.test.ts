@@ -446,7 +446,8 @@ describe("error page statuses", () => {
 
 describe("documents", () => {
   it("are complete HTML5 documents", () => {
-    const titles = ["Sign in", "Sign out", "Link no longer valid", "Check your email"]
+    // The <title>s are Auth.js's (apps' browser tests look for them); the headings are ours.
+    const titles = ["Sign In", "Sign Out", "Error", "Verify Request"]
     allPages().forEach((page, i) => {
       const { elements } = parse(page)
       expect(elements[0]).toMatchObject({ name: "html", attrs: { lang: "en" } })

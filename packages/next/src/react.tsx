@@ -155,6 +155,18 @@ export function SessionProvider({ children, session: initial, basePath: base = "
   followBasePath(base)
   const [session, setSession] = useState<Session | null>(initial ?? null)
   const [loading, setLoading] = useState(initial === undefined)
+  // A new session from the server (a Server Action signed in or out, and the layout
+  // re-rendered) is taken during this render, not in an effect: children's effects run
+  // first, so `useSession({ required: true })` would otherwise act on the stale session —
+  // send a just-signed-in user back to sign in.
+  const [taken, setTaken] = useState(initial)
+  if (initial !== taken) {
+    setTaken(initial)
+    if (initial !== undefined) {
+      setSession(initial)
+      setLoading(false)
+    }
+  }
   // Answers can arrive out of order (a slow focus refetch after an update); only the latest counts.
   const generation = useRef(0)
 
@@ -180,7 +192,7 @@ export function SessionProvider({ children, session: initial, basePath: base = "
 
   useEffect(() => {
     if (initial === undefined) return void refetch()
-    setSession(initial)
+    // The state itself was taken during render (above); the global mirror follows here.
     __NEXTAUTH._session = initial
   }, [initial, refetch])
   useEffect(() => onSessionChange(() => void refetch()), [refetch])

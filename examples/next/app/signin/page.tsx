@@ -4,7 +4,17 @@ import { ClientSignIn } from "./client-sign-in"
 
 /** Only a path on this site is a place to return to; anything else lands on the home page. */
 function safePath(value: string | undefined): string {
-  return value && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/"
+  if (!value) return "/"
+  if (value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\")) return value
+  // An absolute URL (useSession({ required: true }) sends the page's href) keeps only its
+  // path: wherever it pointed, the user stays on this site.
+  try {
+    const url = new URL(value)
+    if (url.protocol === "http:" || url.protocol === "https:") return url.pathname + url.search + url.hash
+  } catch {
+    // Not a URL: fall through.
+  }
+  return "/"
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {

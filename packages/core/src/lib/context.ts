@@ -55,15 +55,22 @@ export async function resolveCallbackUrl(ctx: RequestContext, opts: { remember?:
   const cookieName = ctx.cookieOptions.callbackUrl.name
   const candidate = fromRequest ?? ctx.cookies[cookieName]
   let url = baseUrl
+  let usable = false
   if (candidate !== undefined) {
     const parsed = sameOriginUrl(candidate, baseUrl) ?? (isAbsoluteHttpUrl(candidate) ? candidate : undefined)
     if (parsed !== undefined) url = await callbacks.redirect({ url: parsed, baseUrl })
+    usable = parsed !== undefined
   }
   if (typeof url !== "string" || /[\r\n]/.test(url)) url = baseUrl
-  if (opts.remember && fromRequest !== undefined && ctx.cookies[cookieName] !== url) {
+  if (opts.remember && usable && fromRequest !== undefined && ctx.cookies[cookieName] !== url && !ctx.setCookies.some((c) => c.name === cookieName)) {
     ctx.setCookies.push({ name: cookieName, value: url, options: ctx.cookieOptions.callbackUrl.options })
   }
   return url
+}
+
+/** Whether the request names a `callbackUrl` (query or body). */
+export function carriesCallbackUrl(ctx: RequestContext): boolean {
+  return pickString(ctx.body?.callbackUrl) !== undefined || pickString(ctx.query.callbackUrl) !== undefined
 }
 
 function pickString(value: unknown): string | undefined {

@@ -7,7 +7,7 @@ import { session } from "./actions/session.js"
 import { signin } from "./actions/signin.js"
 import { signout } from "./actions/signout.js"
 import { webauthnOptions } from "./actions/webauthn-options.js"
-import type { RequestContext } from "./context.js"
+import { carriesCallbackUrl, resolveCallbackUrl, type RequestContext } from "./context.js"
 
 const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInternal>> = {
   callback,
@@ -21,7 +21,15 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   "webauthn-options": webauthnOptions,
 }
 
-/** Act: one handler per action; each checks what it needs (CSRF on state changes). */
-export function dispatch(ctx: RequestContext): Promise<ResponseInternal> {
+/**
+ * Act: one handler per action; each checks what it needs (CSRF on state changes).
+ *
+ * As in Auth.js, a `callbackUrl` on any request (passed through the `redirect` callback) is
+ * remembered in the callback-url cookie, so a later step that carries none — a custom
+ * sign-in form posting only its fields — still lands where the user was going.
+ */
+export async function dispatch(ctx: RequestContext): Promise<ResponseInternal> {
+  // Best effort: a throwing redirect callback fails the step that redirects, not this one.
+  if (carriesCallbackUrl(ctx)) await resolveCallbackUrl(ctx, { remember: true }).catch((e) => ctx.config.logger.error(e as Error))
   return handlers[ctx.action](ctx)
 }

@@ -34,9 +34,8 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
         warned.add(code)
         console.warn(`[auth][warn][${code}] ${warnings[code] ?? ""}`)
       }),
-    debug:
-      custom?.debug?.bind(custom) ??
-      (debug ? (message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)) : () => {}),
+    // As Auth.js: nothing is debug-logged unless `debug: true`, not even to the app's logger.
+    debug: !debug ? () => {} : (custom?.debug?.bind(custom) ?? ((message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)))),
   }
 }
 

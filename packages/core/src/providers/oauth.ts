@@ -23,7 +23,12 @@ export type OAuthChecks = "pkce" | "state" | "nonce" | "none"
 
 /** Client settings (RFC 7591 names), e.g. `token_endpoint_auth_method`. */
 export interface OAuthClientSettings {
-  token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
+  /**
+   * How the client authenticates at the token endpoint. `client_secret_jwt` signs an
+   * assertion with `clientSecret`; `private_key_jwt` with `token.clientPrivateKey` (its
+   * audience is the issuer and the token endpoint, as Auth.js sends it).
+   */
+  token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "client_secret_jwt" | "private_key_jwt" | "none"
   id_token_signed_response_alg?: string
   userinfo_signed_response_alg?: string
   [key: string]: unknown
@@ -64,6 +69,8 @@ export type TokenEndpoint<P> =
       TokenSet
     > & {
       conform?: (response: Response) => Awaitable<Response | undefined>
+      /** The key `private_key_jwt` signs client assertions with (a `CryptoKey`, or `{ key, kid }`). */
+      clientPrivateKey?: CryptoKey | { key: CryptoKey; kid?: string }
     })
 
 /** The userinfo endpoint, or a custom request that returns the profile. */

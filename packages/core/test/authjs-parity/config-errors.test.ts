@@ -112,6 +112,21 @@ describe("errors are logged in Auth.js's shape", () => {
     expect(lines[1]).toMatch(/^\[auth\]\[cause\]: Error: factory broke/)
   })
 
+  it("a message that ends with a full stop gets no second one before `Read more`", () => {
+    expect(new MissingSecret("Set AUTH_SECRET.").message).toBe("Set AUTH_SECRET. Read more at https://errors.authjs.dev#missingsecret")
+  })
+
+  it("the app's debug logger is called only with debug: true, as in Auth.js", async () => {
+    const calls: string[] = []
+    const logger = { debug: (message: string) => void calls.push(message), error: () => {}, warn: () => {} }
+    const adapter = (await import("@portcullis/memory-adapter")).MemoryAdapter()
+    const request = () => new Request("http://localhost:3000/auth/session", { headers: { cookie: "authjs.session-token=abc" } })
+    await Auth(request(), { secret: SECRET, trustHost: true, providers: [], adapter, logger })
+    expect(calls).toEqual([])
+    await Auth(request(), { secret: SECRET, trustHost: true, providers: [], adapter, logger, debug: true })
+    expect(calls.length).toBeGreaterThan(0)
+  })
+
   it("warnings are `[auth][warn][<code>]`", async () => {
     await Auth(get("/auth/session"), { secret: "short", trustHost: true, providers: [] })
     expect(lines.some((l) => l.startsWith("[auth][warn][short-secret]"))).toBe(true)

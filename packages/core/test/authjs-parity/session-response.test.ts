@@ -97,3 +97,16 @@ describe("a database session's callback gets the row as the adapter returned it"
     expect(ours.body.userId).toBe("u1")
   })
 })
+
+describe("a JWT session answers the token's claims as Auth.js does", () => {
+  it("a claim that is null stays null; an absent one is left out", async () => {
+    const { encode } = await import("@portcullis/core/jwt")
+    const token = await encode({ token: { sub: "1", name: null, email: "ada@example.com" }, secret: SECRET, salt: "authjs.session-token" })
+    const request = () => new Request(`${origin}/auth/session`, { headers: { cookie: `authjs.session-token=${token}` } })
+    const config = (): AuthConfig => ({ secret: SECRET, trustHost: true, providers: [], logger: silent })
+    const ours = await (await Auth(request(), config())).json()
+    const theirs = await (await AuthJs(request(), config() as any)).json()
+    expect(ours.user).toEqual(theirs.user)
+    expect(ours.user).toStrictEqual({ name: null, email: "ada@example.com" })
+  })
+})

@@ -100,3 +100,34 @@ describe("getUserInfo says who asks for options when nobody is signed in, as in 
     expect(await authenticators(adapter, "victim@example.com")).toHaveLength(0)
   })
 })
+
+describe("WebAuthn providers are checked with the configuration, as in Auth.js", () => {
+  const answer = async (providers: AuthConfig["providers"]) => {
+    const log = captureLogger()
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter: MemoryAdapter(), experimental: { enableWebAuthn: true }, providers, logger: log.logger }
+    const response = await new PasskeyBrowser(direct(config), ORIGIN).request("/auth/providers")
+    return { status: response.status, log: log.lines.join("\n") }
+  }
+
+  it("two providers asking for conditional UI: DuplicateConditionalUI on every request", async () => {
+    const { status, log } = await answer([Passkey, Passkey({ id: "second" })])
+    expect(status).toBe(500)
+    expect(log).toContain("DuplicateConditionalUI")
+  })
+
+  it("conditional UI without a webauthn autocomplete field: MissingWebAuthnAutocomplete", async () => {
+    const { status, log } = await answer([Passkey({ formFields: { email: { label: "Email", autocomplete: "username" } } })])
+    expect(status).toBe(500)
+    expect(log).toContain("MissingWebAuthnAutocomplete")
+  })
+
+  it("hostile: a simpleWebAuthnBrowserVersion that is not a version (it once went into a script URL) is refused", async () => {
+    const { status } = await answer([Passkey({ simpleWebAuthnBrowserVersion: 'v9"><script>alert(1)</script>' })])
+    expect(status).toBe(500)
+  })
+
+  it("one conditional-UI provider beside one without is fine", async () => {
+    const { status } = await answer([Passkey, Passkey({ id: "second", enableConditionalUI: false })])
+    expect(status).toBe(200)
+  })
+})

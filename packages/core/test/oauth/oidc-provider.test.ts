@@ -3,65 +3,15 @@
  * `startDemoOidcProvider`) on a loopback port, driven over HTTP the way a browser does,
  * login and consent forms included. Run through `Auth()` and behind a real HTTP server.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
-import type { OAuthConfig } from "@portcullis/core/providers/oauth"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { Browser, direct, SECRET, type Transport } from "../helpers.js"
 import { authListener } from "../http-server.js"
-import { checkCookies, location, recordWrites, startSignIn } from "./flow.js"
-
-const clientId = "portcullis-test"
-const clientSecret = "portcullis-test-secret"
-
-function demoProvider(issuer: string): OAuthConfig<any> {
-  return { id: "demo-oidc", name: "Demo OIDC", type: "oidc", issuer, clientId, clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
-}
-
-/**
- * Walks the provider's pages from the authorization URL until it redirects back to the
- * app: follows redirects, fills the login form (any login works on the dev screens) and
- * submits the consent form. The provider gets its own cookie jar, as in a browser.
- */
-async function throughProvider(authorizationUrl: URL, appOrigin: string): Promise<URL> {
-  const browser = new Browser((request) => fetch(request, { redirect: "manual" }), authorizationUrl.origin)
-  let response = await browser.request(authorizationUrl.href)
-  let url = authorizationUrl
-  for (let step = 0; step < 20; step++) {
-    if (response.status >= 300 && response.status < 400) {
-      url = new URL(response.headers.get("location")!, url)
-      if (url.origin === appOrigin) return url
-      response = await browser.request(url.href)
-      continue
-    }
-    const html = await response.text()
-    expect(response.status, html.slice(0, 1000)).toBe(200)
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
-    expect(action, "a form on the provider's page").toBeTruthy()
-    const form: Record<string, string> = {}
-    for (const [, name, value] of html.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) form[name!] = value!
-    if (/name="login"/.test(html)) Object.assign(form, { login: "demo", password: "any password" })
-    url = new URL(action!.replace(/&amp;/g, "&"), url)
-    response = await browser.request(url.href, { form })
-  }
-  throw new Error("the provider never redirected back")
-}
-
-async function signIn(browser: Browser, callbackUrl?: string): Promise<Response> {
-  const start = await startSignIn(browser, "demo-oidc", { callbackUrl })
-  const callback = await throughProvider(location(start), browser.origin)
-  return browser.request(callback.pathname + callback.search)
-}
-
-/** A real HTTP server on a port known before the provider starts (its redirect URI names it). */
-async function listen(): Promise<{ origin: string; server: Server }> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
-}
+import { checkCookies, recordWrites } from "./flow.js"
+import { clientId, clientSecret, demoProvider, listen, signInAtOP } from "./real-op.js"
 
 let op: DemoOidcProvider
 let realServer: { origin: string; server: Server }
@@ -115,13 +65,13 @@ describe.each([
 
   it("signs in through the login and consent pages, shows the profile, signs out", async () => {
     const browser = new Browser(transport, origin)
-    const response = await signIn(browser, "/welcome")
+    const response = await signInAtOP(browser, "demo-oidc", "/welcome")
     expect(response.status).toBe(302)
     expect(response.headers.get("location")).toBe(`${origin}/welcome`)
     for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
 
     const session = await browser.session()
-    expect(session.user).toEqual({ name: "Demo User", email: "demo@portcullis.dev" })
+    expect(session.user).toEqual({ name: "Demo User", email: "demo@portcullis.dev", image: null })
 
     expect((await browser.signOut()).status).toBe(302)
     expect(await browser.session()).toBeNull()
@@ -129,8 +79,8 @@ describe.each([
 
   it("keeps the user id stable across sign-ins without an adapter, and gives jwt the account and profile", async () => {
     jwtCalls.length = 0
-    await signIn(new Browser(transport, origin))
-    await signIn(new Browser(transport, origin))
+    await signInAtOP(new Browser(transport, origin))
+    await signInAtOP(new Browser(transport, origin))
     expect(jwtCalls).toHaveLength(2)
     for (const call of jwtCalls) {
       expect(call).toEqual({ trigger: "signIn", provider: "demo-oidc", sub: "demo-oidc:demo", email: "demo@portcullis.dev" })
@@ -151,7 +101,7 @@ describe("sign-in with oidc-provider and the memory adapter (database sessions)"
       callbacks: { jwt: ({ token, trigger }) => (trigger && triggers.push(trigger), token) },
     }
     const browser = new Browser(direct(config))
-    expect((await signIn(browser)).headers.get("location")).toBe("http://localhost:3000")
+    expect((await signInAtOP(browser)).headers.get("location")).toBe("http://localhost:3000")
     expect(writes).toEqual(["createUser", "linkAccount", "createSession"])
     expect(triggers).toEqual(["signUp"])
 
@@ -167,7 +117,7 @@ describe("sign-in with oidc-provider and the memory adapter (database sessions)"
 
     writes.length = 0
     const again = new Browser(direct(config))
-    await signIn(again)
+    await signInAtOP(again)
     expect(writes).toEqual(["createSession"])
     expect((await again.session()).user.email).toBe("demo@portcullis.dev")
   })
@@ -178,7 +128,7 @@ describe("sign-in with oidc-provider and the memory adapter (database sessions)"
     const { adapter, writes } = recordWrites(memory)
     const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [demoProvider(op.issuer)] }
     const browser = new Browser(direct(config))
-    const response = await signIn(browser)
+    const response = await signInAtOP(browser)
     expect(response.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=OAuthAccountNotLinked")
     expect(writes).toEqual([])
     expect(await memory.getUserByAccount!({ provider: "demo-oidc", providerAccountId: "demo" })).toBeNull()

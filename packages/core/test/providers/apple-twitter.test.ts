@@ -322,7 +322,7 @@ describe("twitter: flow against an X-shaped OAuth 2.0 server", () => {
     for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
 
     const session = await browser.session()
-    expect(session.user).toEqual({ name: xUser.name, image: xUser.profile_image_url })
+    expect(session.user).toEqual({ name: xUser.name, email: null, image: xUser.profile_image_url })
     const user = await adapter.getUserByAccount!({ provider: "twitter", providerAccountId: xUser.id })
     expect(user).toMatchObject({ name: xUser.name, email: null, image: xUser.profile_image_url })
     expect(tokens).toEqual([{ sub: user!.id, trigger: "signUp", account: expect.objectContaining({ provider: "twitter", type: "oauth", providerAccountId: xUser.id, token_type: "bearer", scope: "users.read tweet.read offline.access" }) }])

@@ -527,7 +527,7 @@ describe("battlenet flow (region-dependent issuer, Battle.net-shaped OP on loopb
     expect(done.headers.get("location")).toBe("http://localhost:3000/armory")
     for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
 
-    expect((await browser.session()).user).toEqual({ name: "Ada#1815" }) // no email or picture at Battle.net
+    expect((await browser.session()).user).toEqual({ name: "Ada#1815", email: null, image: null }) // no email or picture at Battle.net
     expect(seen).toEqual([{
       sub: "battlenet:123456789",
       account: expect.objectContaining({ provider: "battlenet", type: "oidc", providerAccountId: "123456789", token_type: "bearer" }),

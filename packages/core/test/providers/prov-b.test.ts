@@ -610,7 +610,7 @@ describe("flows against provider-shaped local servers", () => {
     expect(done.headers.get("location")).toBe("http://localhost:3000/dashboard")
     for (const name of checkCookies) expect(browser.jar.has(name)).toBe(false)
 
-    expect((await browser.session()).user).toEqual({ name: "Taro Line", image: lineUser.picture })
+    expect((await browser.session()).user).toEqual({ name: "Taro Line", email: null, image: lineUser.picture })
     const token = server.seen.find((r) => r.route === "api.line.me/oauth2/v2.1/token")!
     expect(token.form.get("id_token_key_type")).toBe("JWK")
     expect(token.headers.authorization).toBeUndefined()
@@ -662,7 +662,7 @@ describe("flows against provider-shaped local servers", () => {
     expect(authorize.origin + authorize.pathname).toBe("https://app.hubspot.com/oauth/authorize")
     expect(authorize.searchParams.get("scope")).toBe("oauth")
     expect(done.headers.get("location")).toBe("http://localhost:3000/dashboard")
-    expect((await browser.session()).user).toEqual({ name: "Ada@Example.com", email: "ada@example.com" })
+    expect((await browser.session()).user).toEqual({ name: "Ada@Example.com", email: "ada@example.com", image: null })
 
     const token = server.seen.find((r) => r.route === "api.hubapi.com/oauth/v1/token")!
     expect(token.form.get("client_secret")).toBe(hubspot.clientSecret)
@@ -693,7 +693,7 @@ describe("flows against provider-shaped local servers", () => {
     expect(authorize.origin + authorize.pathname).toBe(`${server.origin}/oauth/authorize`)
     expect(authorize.searchParams.get("scope")).toBe("read")
     expect(done.headers.get("location")).toBe("http://localhost:3000/dashboard")
-    expect((await browser.session()).user).toEqual({ name: "ada", image: mastodonAccount.avatar_static })
+    expect((await browser.session()).user).toEqual({ name: "ada", email: null, image: mastodonAccount.avatar_static })
     const token = server.seen.find((r) => r.route === "oauth/token")!
     expect(token.headers.authorization).toMatch(/^Basic /)
     expect(token.form.get("code_verifier")).toBeTruthy()

@@ -264,7 +264,8 @@ describe("refusals", () => {
   })
 
   it("a challenge for one provider does not serve another", async () => {
-    const two = setup({ providers: [Passkey, WebAuthn({ id: "key" })] })
+    // One conditional-UI provider per configuration (Auth.js's DuplicateConditionalUI rule).
+    const two = setup({ providers: [Passkey, WebAuthn({ id: "key", enableConditionalUI: false })] })
     const c = two.browser()
     const { body } = await c.options({ email: "new@example.com" }, "key")
     const response = await c.callback("register", new SoftCredential(ORIGIN, "localhost").register(body.options), {}, "passkey")

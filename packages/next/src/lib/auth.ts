@@ -110,7 +110,9 @@ async function guard(input: NextAuthConfigInput, request: NextRequest, context: 
 
 /** `request` as a `NextRequest` (`nextUrl`, `cookies`), as `authorized` and wrapped functions are typed to get, even when a caller passed a plain `Request`. */
 function nextRequest(request: Request): NextRequest {
-  return request instanceof NextRequest ? request : new NextRequest(request)
+  // Next hands its own NextRequest (possibly another copy of the class than ours): keep it.
+  if (request instanceof NextRequest || "nextUrl" in request) return request as NextRequest
+  return new NextRequest(request)
 }
 
 /** The request's headers, with `Host`/`X-Forwarded-Proto` from its URL where a caller left them out. */

@@ -47,9 +47,11 @@ export async function signinPage(ctx: RequestContext): Promise<ResponseInternal>
 
 /** `GET /signout`. */
 export async function signoutPage(ctx: RequestContext): Promise<ResponseInternal> {
-  const callbackUrl = await resolveCallbackUrl(ctx)
-  const custom = customPage(ctx, ctx.config.pages.signOut, { callbackUrl })
+  // As Auth.js: a custom sign-out page gets no parameters; a `callbackUrl` the request
+  // carried is remembered in the callback-url cookie (dispatch) for the sign-out POST.
+  const custom = customPage(ctx, ctx.config.pages.signOut, {})
   if (custom) return { redirect: custom }
+  const callbackUrl = await resolveCallbackUrl(ctx)
   return { headers: pageHeaders, body: renderSignOut({ ...(await base(ctx)), callbackUrl }) }
 }
 

@@ -1,6 +1,6 @@
 import { InvalidProvider } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
-import { findProvider, resolveCallbackUrl, type RequestContext } from "../context.js"
+import { findProvider, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { kindFor } from "../kinds/index.js"
 import { signinPage } from "./pages.js"
@@ -18,11 +18,8 @@ export async function signin(ctx: RequestContext): Promise<ResponseInternal> {
     throw new InvalidProvider(`No provider with id ${JSON.stringify(ctx.providerId)}`)
   }
   const start = provider && kindFor(provider)?.signin
-  if (!provider || !start) {
-    const callbackUrl = await resolveCallbackUrl(ctx)
-    const page = new URL(`${ctx.authUrl}/signin`)
-    page.searchParams.set("callbackUrl", callbackUrl)
-    return { redirect: page.href }
-  }
+  // As Auth.js: to the sign-in page as it is; a `callbackUrl` the POST carried is in the
+  // callback-url cookie by now (dispatch), and the page reads it from there.
+  if (!provider || !start) return { redirect: `${ctx.authUrl}/signin` }
   return start(ctx)
 }

@@ -23,6 +23,8 @@ import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { checkOAuthConfig } from "../oauth/config-check.js"
+import { checkWebAuthnConfig } from "../webauthn/config-check.js"
+import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import { LogLimiter } from "../log-limiter.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
@@ -124,6 +126,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   checkOAuthProviders(providers, env, config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL, logger, fail)
+  const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
+  if (webauthnProblem) fail(webauthnProblem)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
@@ -294,15 +298,19 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
  * Provider objects may be factories, and carry the user's `options`. Layers, weakest
  * first: the preset's defaults, the environment (`AUTH_<ID>_ID`, `_SECRET`, `_ISSUER`,
  * `_KEY`), then the options the app passed — so an env issuer beats a preset's default
- * issuer, and an explicit option beats both.
+ * issuer, and an explicit option beats both. A provider object the app wrote out itself
+ * (no preset, so no `options`) is all explicit: the environment only fills its gaps.
  */
 function normaliseProvider(p: AuthConfig["providers"][number], env: Env): ProviderConfig {
   const base = typeof p === "function" ? p() : p
   const { options, ...defaults } = base as ProviderConfig & { options?: Record<string, unknown> }
   const id = (options?.id as string | undefined) ?? defaults.id
   const type = (options?.type as ProviderConfig["type"] | undefined) ?? defaults.type
-  const fromEnv = applyProviderEnv({ id, type } as ProviderConfig, env) as unknown as Record<string, unknown>
-  const withEnv = deepMerge(defaults as Record<string, unknown>, { ...fromEnv, id: undefined, type: undefined })
+  const fromEnv = { ...(applyProviderEnv({ id, type } as ProviderConfig, env) as unknown as Record<string, unknown>), id: undefined, type: undefined }
+  // A provider object with no `options` is no preset: the app wrote every field of it, so
+  // what it sets beats the environment (as Auth.js's `clientId ??= AUTH_<ID>_ID`).
+  const explicit = typeof p !== "function" && options === undefined
+  const withEnv = explicit ? deepMerge(fromEnv, defaults as Record<string, unknown>) : deepMerge(defaults as Record<string, unknown>, fromEnv)
   return (options ? deepMerge(withEnv, options) : withEnv) as ProviderConfig
 }
 

@@ -3,6 +3,9 @@ import type { OAuthChecks, OAuthConfig } from "../../providers/oauth.js"
 import type { Env } from "../config/env.js"
 import { assertSecureUrl, httpPolicy } from "./http.js"
 
+/** The client authentication methods at the token endpoint (Auth.js's set). */
+const authMethods: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none"])
+
 /** What checking one OAuth/OIDC provider's configuration found. */
 export interface OAuthConfigCheck {
   /** The first problem: answered as a configuration error on every request, as in Auth.js. */
@@ -55,6 +58,13 @@ function checkOrThrow(provider: OAuthConfig<any>, env: Env, redirectProxyUrl: st
     if (url.protocol === "http:") insecure ??= url.origin
   }
   resolveChecks(provider, false)
+  const method = provider.client?.token_endpoint_auth_method
+  if (method !== undefined && !authMethods.has(method)) {
+    throw new InvalidConfig(`Provider "${id}": token_endpoint_auth_method ${JSON.stringify(method)} is not supported (use one of ${[...authMethods].join(", ")})`)
+  }
+  if (method === "private_key_jwt" && !(typeof provider.token === "object" && provider.token.clientPrivateKey)) {
+    throw new InvalidConfig(`Provider "${id}" uses private_key_jwt but has no token.clientPrivateKey`)
+  }
   const proxy = configuredUrl(provider.redirectProxyUrl ?? redirectProxyUrl, "redirectProxyUrl", id)
   if (proxy && proxy.protocol !== "https:" && proxy.protocol !== "http:") throw new InvalidConfig(`Provider "${id}": redirectProxyUrl must be an http(s) URL`)
   return insecure

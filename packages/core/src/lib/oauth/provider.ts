@@ -91,12 +91,25 @@ function redirectProxy(ctx: RequestContext, provider: OAuthConfig<any>): Redirec
 function clientAuthentication(provider: OAuthConfig<any>): o.ClientAuth {
   const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
   if (method === "none") return o.None()
-  if (method !== "client_secret_basic" && method !== "client_secret_post") {
+  if (method === "private_key_jwt") {
+    const key = typeof provider.token === "object" ? provider.token.clientPrivateKey : undefined
+    if (!key) throw new InvalidConfig(`The provider "${provider.id}" uses private_key_jwt but has no token.clientPrivateKey`)
+    // As Auth.js: the assertion's audience is both the issuer and the token endpoint, which
+    // providers set up for Auth.js expect.
+    return (as, client, body, headers) =>
+      o.PrivateKeyJwt(key, {
+        [o.modifyAssertion](_header, payload) {
+          payload.aud = [as.issuer, as.token_endpoint].filter((v): v is string => typeof v === "string")
+        },
+      })(as, client, body, headers)
+  }
+  if (method !== "client_secret_basic" && method !== "client_secret_post" && method !== "client_secret_jwt") {
     throw new InvalidConfig(`Provider "${provider.id}": token_endpoint_auth_method ${JSON.stringify(method)} is not supported`)
   }
   if (!provider.clientSecret) {
     throw new InvalidConfig(`The provider "${provider.id}" uses ${method} but has no clientSecret (set it, or AUTH_${envProviderId(provider.id)}_SECRET)`)
   }
+  if (method === "client_secret_jwt") return o.ClientSecretJwt(provider.clientSecret)
   return method === "client_secret_post" ? o.ClientSecretPost(provider.clientSecret) : o.ClientSecretBasic(provider.clientSecret)
 }
 

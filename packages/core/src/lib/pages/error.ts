@@ -40,5 +40,5 @@ export function renderError(page: ErrorPageOptions): { status: number; html: str
 <p class="center">${errorPageMessages[code]}</p>
 ${shownCode ? html`<p class="center muted code">Error code: <code>${shownCode}</code></p>` : undefined}
 ${signin ? html`<p class="actions"><a class="button" href="${signin}">${code === "Verification" ? "Sign in again" : code === "ServiceUnavailable" ? "Try again" : "Sign in"}</a></p>` : undefined}`
-  return { status, html: renderDocument({ title: heading, theme: page.theme, body }) }
+  return { status, html: renderDocument({ title: "Error", theme: page.theme, body }) }
 }

@@ -10,7 +10,7 @@ import { resolveTheme } from "./theme.js"
 
 /** Input of {@link renderDocument}. */
 export interface DocumentOptions {
-  /** Plain text for `<title>`. */
+  /** Plain text for `<title>`: Auth.js's titles (`Sign In`, `Sign Out`, `Verify Request`, `Error`), which apps' browser tests look for. */
   title: string
   theme: Theme | undefined
   /** The card's content. */

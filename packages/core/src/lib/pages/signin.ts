@@ -45,7 +45,7 @@ ${block}`))
 ${alert}
 ${separated.length > 0 ? separated : html`<p class="muted center">No sign-in methods are available.</p>`}
 ${page.providers.some((p) => p.type === "webauthn") ? webauthnScripts() : undefined}`
-  return renderDocument({ title: "Sign in", theme: page.theme, body })
+  return renderDocument({ title: "Sign In", theme: page.theme, body })
 }
 
 /**

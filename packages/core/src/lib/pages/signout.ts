@@ -25,5 +25,5 @@ export function renderSignOut(page: SignOutPageOptions): string {
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 <button type="submit">Sign out</button>
 </form>`
-  return renderDocument({ title: "Sign out", theme: page.theme, body })
+  return renderDocument({ title: "Sign Out", theme: page.theme, body })
 }

@@ -19,7 +19,7 @@ export function renderVerifyRequest(page: VerifyRequestPageOptions): string {
 <p class="center">We have sent you a sign-in link. Open it on this device to finish signing in.</p>
 <p class="center muted">The link can only be used once and expires after a while.</p>
 ${home ? html`<p class="center actions"><a href="${home}">Back to ${siteLabel(home)}</a></p>` : undefined}`
-  return renderDocument({ title: "Check your email", theme: page.theme, body })
+  return renderDocument({ title: "Verify Request", theme: page.theme, body })
 }
 
 // The host reads better than a full URL ("Back to example.com").

@@ -56,7 +56,7 @@ export const databaseStrategy: SessionStrategy = {
       // The row carries the session token; a callback that returns `session` as it came
       // would hand the httpOnly cookie's secret to page scripts (Auth.js does). Not here.
       const body = withoutToken(answered)
-      if (config.events.session !== noopEvent) await config.events.session({ session: body, token: undefined as never })
+      if (config.events.session !== noopEvent) await config.events.session({ session: body } as Parameters<typeof config.events.session>[0])
       return { body, cookies }
     } catch (error) {
       // An outage is neither "signed out" (null would sign everyone out in the UI) nor the

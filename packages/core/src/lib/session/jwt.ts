@@ -71,7 +71,8 @@ export const jwtStrategy: SessionStrategy = {
         expiresAt = (typeof token.iat === "number" ? token.iat : now) * 1000 + config.session.maxAge * 1000
       }
       const defaultSession: Session = {
-        user: { name: token.name ?? undefined, email: token.email ?? undefined, image: token.picture ?? undefined },
+        // As Auth.js: a claim that is null stays null in the answer; an absent one is left out.
+        user: { name: token.name, email: token.email, image: token.picture },
         expires: new Date(expiresAt).toISOString(),
       }
       const session = config.callbacks.session
@@ -110,8 +111,11 @@ export const jwtStrategy: SessionStrategy = {
   async destroy(ctx) {
     const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
     if (raw) {
-      const opened = await openToken(ctx, raw).catch(() => null)
-      await ctx.config.events.signOut({ token: opened?.payload ?? null })
+      const opened = await openToken(ctx, raw).catch(() => undefined)
+      // As Auth.js: the event fires when the decoder did not fail. Its built-in decoder
+      // throws on a token it cannot open (ours answers null), so an unreadable cookie ended
+      // no session and fires nothing; an app decoder answering null fires `{ token: null }`.
+      if (opened || (opened === null && !ctx.config.jwt.builtin)) await ctx.config.events.signOut({ token: opened?.payload ?? null })
     }
     return clearSession(ctx)
   },
