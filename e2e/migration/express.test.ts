@@ -76,14 +76,9 @@ describe.runIf(enabled)("an Auth.js Express app moved to Portcullis by its impor
     expect(app.changed.sort()).toEqual(["package.json", "src/app.ts", "src/config/auth.config.ts", "src/middleware/auth.middleware.ts"])
   })
 
-  // KNOWN FAILURE until `surface` fixes it: Portcullis types the session callback's params
-  // as a union, so `token` and `session.user` are possibly undefined; Auth.js types them as
-  // an intersection and this Auth.js code type-checks there. When fixed, empty this list.
-  const knownTypeErrors = [/^src\/config\/auth\.config\.ts\(31,\d+\): error TS18048: '(token|session\.user)' is possibly 'undefined'\.$/]
-
   it("type-checks with tsc (strict, moduleResolution nodenext)", async () => {
     const output = await run(process.execPath, [join(app.dir, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: app.dir, timeout: 180_000 }).catch((error: Error) => error.message)
-    expectOnlyKnownTypeErrors(output, knownTypeErrors)
+    expectOnlyKnownTypeErrors(output, [])
   })
 
   it("sends a signed-out visitor of the protected page to sign in, and answers the API with 401", async () => {

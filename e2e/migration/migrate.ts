@@ -183,7 +183,9 @@ export function migrateFixture(name: string, tarballs: Readonly<Record<string, s
       changed.push(file)
     }
   }
-  return { original, dir, changed, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  // MIGRATION_KEEP=1 keeps the migrated app (its path is logged) to look into a failure.
+  const remove = () => (process.env.MIGRATION_KEEP === "1" ? undefined : rmSync(dir, { recursive: true, force: true }))
+  return { original, dir, changed, remove }
 }
 
 const authjsSpecifier = /(["'])(?:next-auth|@auth\/[\w-]+)(?:\/[^"'\n]*)?\1/g
