@@ -133,6 +133,11 @@ export async function packPortcullis(): Promise<Record<string, string>> {
       rmSync(staging, { recursive: true, force: true })
       if (!existsSync(target)) throw error
     }
+    // Tarballs of earlier builds: kept a day (a run in progress may still install them).
+    for (const entry of readdirSync(cache)) {
+      const path = join(cache, entry)
+      if (path !== target && Date.now() - statSync(path).mtimeMs > 86_400_000) rmSync(path, { recursive: true, force: true })
+    }
   }
   const tarballs: Record<string, string> = {}
   for (const name of Object.keys(workspacePackages)) {
