@@ -174,9 +174,9 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
     // redirect to /api/auth/signin?callbackUrl=/middleware-example, which (in Auth.js too)
     // remembers that callbackUrl in a cookie. Let that prefetch land first, or landing after
     // the sign-in's own cookie it sends the user there instead of to redirectTo.
-    const prefetched = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/auth/signin" && r.status() === 200, { timeout: 5_000 }).catch(() => undefined)
     await page.goto(url("/"))
-    await prefetched
+    const remembered = async () => decodeURIComponent((await context.cookies()).find((c) => c.name.endsWith("callback-url"))?.value ?? "")
+    await expect.poll(remembered, "the prefetch's callback-url cookie").toMatch(/\/middleware-example$/)
     await signInAtIssuer(page, "#sign-in-keycloak", oidc!.issuer, url("/"), server!)
     await expect.poll(() => page.textContent("#server-session")).toBe("Signed in as Demo User <demo@portcullis.dev>")
     await page.goto(url("/middleware-example"))
