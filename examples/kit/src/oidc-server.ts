@@ -27,6 +27,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
+import { createServer as createTlsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { exportJWK, generateKeyPair } from "jose"
 import Provider from "oidc-provider"
@@ -47,23 +48,29 @@ export interface DemoOidcOptions {
   clientSecret: string
   /** The app's callback URLs, `[origin]/<basePath>/callback/<provider id>`. */
   redirectUris: string[]
+  /**
+   * PEM key and certificate to serve https instead (the issuer is then
+   * `https://127.0.0.1:<port>`), for an app running with NODE_ENV=production, which accepts
+   * only https providers; the app's process must trust the certificate (NODE_EXTRA_CA_CERTS).
+   */
+  tls?: { key: string; cert: string }
 }
 
 export interface DemoOidcProvider {
-  /** The issuer to configure: `http://127.0.0.1:<port>`. */
+  /** The issuer to configure: `http://127.0.0.1:<port>` (`https://` with `tls`). */
   issuer: string
   close(): Promise<void>
 }
 
 /** Starts the demo provider and resolves once it accepts connections. */
 export async function startDemoOidcProvider(options: DemoOidcOptions): Promise<DemoOidcProvider> {
-  const server: Server = createServer()
+  const server: Server = options.tls ? createTlsServer(options.tls) : createServer()
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
     server.listen(options.port, "127.0.0.1", () => resolve())
   })
   const { port } = server.address() as AddressInfo
-  const issuer = `http://127.0.0.1:${port}`
+  const issuer = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`
 
   // A fresh signing key per start: tokens of an earlier run never verify.
   const { privateKey } = await generateKeyPair("RS256", { extractable: true })
