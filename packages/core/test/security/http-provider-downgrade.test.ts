@@ -100,6 +100,29 @@ describe("attack: a deployment that never said NODE_ENV=production gets plain ht
     expect((await providers(keycloak("http://keycloak.internal:8080/realms/app"))).status).toBe(200)
   })
 
+  it.each([undefined, "staging"])("NODE_ENV=%j: an http issuer on this machine (a local Keycloak on localhost) is allowed, with a warning, as Auth.js allows it", async (value) => {
+    vi.stubEnv("NODE_ENV", value)
+    const warnings: unknown[] = []
+    const config = { ...keycloak("http://localhost:8080/realms/app"), logger: { ...silent(), warn: (code: unknown) => void warnings.push(code) } }
+    expect((await providers(config)).status).toBe(200)
+    expect(warnings).toContain("insecure-provider-endpoint")
+  })
+
+  it("NODE_ENV=production: an http issuer on this machine still needs allowInsecureLoopback", async () => {
+    vi.stubEnv("NODE_ENV", "production")
+    expect((await providers(keycloak("http://localhost:8080/realms/app"))).status).toBe(500)
+    const optedIn = keycloak("http://127.0.0.1:8080/realms/app")
+    ;(optedIn.providers[0] as OAuthConfig<any>).allowInsecureLoopback = true
+    expect((await providers(optedIn)).status).toBe(200)
+  })
+
+  it("NODE_ENV unset: a host that only looks local (localhost.evil.example, 127.0.0.1.nip.io) is not loopback", async () => {
+    vi.stubEnv("NODE_ENV", undefined)
+    for (const issuer of ["http://localhost.evil.example/realms/app", "http://127.0.0.1.nip.io/realms/app", "http://[::ffff:7f00:1]/realms/app"]) {
+      expect((await providers(keycloak(issuer))).status, issuer).toBe(500)
+    }
+  })
+
   it("an https issuer is fine with NODE_ENV unset", async () => {
     vi.stubEnv("NODE_ENV", undefined)
     expect((await providers(keycloak("https://keycloak.example/realms/app"))).status).toBe(200)

@@ -30,16 +30,22 @@ export function isLoopback(hostname: string): boolean {
 /**
  * Which provider endpoints may be plain `http:`. In development (`NODE_ENV` is
  * `"development"` or `"test"`, as `next dev`, Vite and Vitest set it) any host may, as in
- * Auth.js (a local Keycloak on `http://keycloak:8080`); otherwise only loopback hosts of a
- * provider that opts in with `allowInsecureLoopback`.
+ * Auth.js (a local Keycloak on `http://keycloak:8080`). Loopback hosts may whenever
+ * `NODE_ENV` is not `"production"` (unset included: `node server.js` on a laptop against
+ * a local Keycloak, as Auth.js's examples do), because traffic to this machine never
+ * crosses a network an attacker could sit on; in production only with
+ * `allowInsecureLoopback`.
  *
- * An unset or unrecognised `NODE_ENV` counts as production: a Worker has no `process.env`
- * at all, and `node server.js` in a container rarely sets it, so "not production" would
- * open plain http on exactly the deployments that forgot to say what they are.
+ * An unset or unrecognised `NODE_ENV` counts as production for every other host: a Worker
+ * has no `process.env` at all, and `node server.js` in a container rarely sets it, so "not
+ * production" would open plain http on exactly the deployments that forgot to say what
+ * they are.
  */
 export interface HttpPolicy {
   /** In development: `http:` is allowed on any host (a warning is logged per provider). */
   development: boolean
+  /** `http:` is allowed on loopback hosts (a warning is logged per provider). */
+  loopback: boolean
   allowInsecureLoopback: boolean | undefined
 }
 
@@ -48,12 +54,12 @@ const developmentEnvs: ReadonlySet<string | undefined> = new Set(["development",
 
 /** The policy of a provider in an environment. */
 export function httpPolicy(env: { NODE_ENV?: string | undefined }, allowInsecureLoopback: boolean | undefined): HttpPolicy {
-  return { development: developmentEnvs.has(env.NODE_ENV), allowInsecureLoopback }
+  return { development: developmentEnvs.has(env.NODE_ENV), loopback: !!allowInsecureLoopback || env.NODE_ENV !== "production", allowInsecureLoopback }
 }
 
 /** Whether `policy` lets any `http:` endpoint through (oauth4webapi's `allowInsecureRequests`). */
 export function allowsHttp(policy: HttpPolicy): boolean {
-  return policy.development || !!policy.allowInsecureLoopback
+  return policy.development || policy.loopback
 }
 
 /**
@@ -64,9 +70,9 @@ export function assertSecureUrl(url: URL, policy: HttpPolicy, what: string): voi
   if (url.protocol === "https:") return
   if (url.protocol !== "http:") throw new InvalidEndpoints(`The ${what} must be an https URL, got the scheme ${JSON.stringify(url.protocol)}`)
   if (policy.development) return
-  if (policy.allowInsecureLoopback && isLoopback(url.hostname)) return
+  if (policy.loopback && isLoopback(url.hostname)) return
   throw new InvalidEndpoints(
-    `The ${what} ${url.origin} is not https. Outside development (NODE_ENV=development or test; unset counts as production) providers must use https; only a provider on this machine (localhost, 127.0.0.1, [::1]) may use http, with allowInsecureLoopback: true.`,
+    `The ${what} ${url.origin} is not https. Outside development (NODE_ENV=development or test; unset counts as production) providers must use https; only a provider on this machine (localhost, 127.0.0.1, [::1]) may use http, and in production only with allowInsecureLoopback: true.`,
   )
 }
 
