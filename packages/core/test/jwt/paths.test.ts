@@ -60,6 +60,7 @@ describe("the tag comparison is constant-time", () => {
     const crypto = {
       ...(nodeCrypto as unknown as NodeCryptoLike),
       createHmac: nodeCrypto.createHmac,
+      createSecretKey: nodeCrypto.createSecretKey,
       createDecipheriv: nodeCrypto.createDecipheriv,
       createCipheriv: nodeCrypto.createCipheriv,
       randomFillSync: nodeCrypto.randomFillSync,

@@ -23,6 +23,7 @@ import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { LogLimiter } from "../log-limiter.js"
+import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -68,6 +69,8 @@ export interface ResolvedConfig {
   trustedOrigins: TrustedOrigins
   /** Origin and path from `AUTH_URL`, which wins over request headers. */
   siteUrl: URL | undefined
+  /** Request origins already worked out (bounded; speed only, see `OriginMemo`). */
+  origins: OriginMemo
   useSecureCookies: boolean | undefined
   redirectProxyUrl: string | undefined
   experimental: { enableWebAuthn: boolean }
@@ -155,6 +158,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     trustHost,
     trustedOrigins,
     siteUrl,
+    origins: new OriginMemo(),
     useSecureCookies: config.useSecureCookies,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },

@@ -59,17 +59,22 @@ export const webCryptoJwe: JweCodec = {
 
 /** The part of `node:crypto` the Node path uses (typed here, so no `node:` type import either). */
 export interface NodeCryptoLike {
-  createHmac(algorithm: string, key: Uint8Array): { update(data: Uint8Array): unknown; digest(): Uint8Array }
-  createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array, options?: { authTagLength: number }): NodeCipherLike & {
+  createSecretKey(key: Uint8Array): NodeKeyObject
+  createHmac(algorithm: string, key: NodeKeyObject): { update(data: Uint8Array): unknown; digest(): Uint8Array }
+  createDecipheriv(algorithm: string, key: NodeKeyObject, iv: Uint8Array, options?: { authTagLength: number }): NodeCipherLike & {
     setAAD(data: Uint8Array): unknown
     setAuthTag(tag: Uint8Array): unknown
   }
-  createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array, options?: { authTagLength: number }): NodeCipherLike & {
+  createCipheriv(algorithm: string, key: NodeKeyObject, iv: Uint8Array, options?: { authTagLength: number }): NodeCipherLike & {
     setAAD(data: Uint8Array): unknown
     getAuthTag(): Uint8Array
   }
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean
   randomFillSync<T extends Uint8Array>(buffer: T): T
+}
+/** A `node:crypto` `KeyObject` (opaque here). */
+export interface NodeKeyObject {
+  readonly type: string
 }
 interface NodeCipherLike {
   update(data: Uint8Array): Uint8Array
@@ -144,6 +149,25 @@ export interface ContentCipher {
 
 /** Content encryption over `crypto`; the caller checks key, IV and tag lengths ({@link SHAPES}). */
 export function nodeContentCipher(crypto: NodeCryptoLike, buffer: NodeBufferLike): ContentCipher {
+  /**
+   * `KeyObject`s of each key, made once: handed raw bytes, every `createHmac` and
+   * `createDecipheriv` first probes whether they are a KeyObject or a CryptoKey, which costs
+   * more than the decryption itself. Keyed by the key's bytes object (a key ring keeps one
+   * per derived key, and never changes its bytes), weakly, so keys dropped by their ring
+   * are dropped here too.
+   */
+  const keyObjects = new WeakMap<Uint8Array, { for: ContentEncryption; mac: NodeKeyObject; enc: NodeKeyObject }>()
+  function keyObjectsOf(enc: ContentEncryption, key: Uint8Array) {
+    let objects = keyObjects.get(key)
+    if (objects?.for !== enc) {
+      // A256CBC-HS512: MAC_KEY is the first half, ENC_KEY the second (RFC 7518 §5.2.2.1).
+      objects = enc === "A256CBC-HS512"
+        ? { for: enc, mac: crypto.createSecretKey(buffer.from(key.subarray(0, 32))), enc: crypto.createSecretKey(buffer.from(key.subarray(32))) }
+        : { for: enc, mac: crypto.createSecretKey(buffer.from(key)), enc: crypto.createSecretKey(buffer.from(key)) }
+      keyObjects.set(key, objects)
+    }
+    return objects
+  }
   /** 64-bit big-endian bit length of the AAD (RFC 7518 §5.2.2.1 "AL"). */
   function aadBits(aad: Uint8Array): Uint8Array {
     const al = buffer.alloc(8)
@@ -154,7 +178,7 @@ export function nodeContentCipher(crypto: NodeCryptoLike, buffer: NodeBufferLike
   }
 
   /** RFC 7518 §5.2.2.1: T = the first 32 bytes of HMAC-SHA-512(MAC_KEY, AAD || IV || C || AL). */
-  function cbcTag(macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
+  function cbcTag(macKey: NodeKeyObject, aad: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
     const hmac = crypto.createHmac("sha512", macKey)
     hmac.update(aad)
     hmac.update(iv)
@@ -165,24 +189,25 @@ export function nodeContentCipher(crypto: NodeCryptoLike, buffer: NodeBufferLike
 
   return {
     encrypt(enc, key, iv, aad, plaintext) {
+      const keys = keyObjectsOf(enc, key)
       if (enc === "A256CBC-HS512") {
-        // MAC_KEY is the first half of the key, ENC_KEY the second (§5.2.2.1).
-        const cipher = crypto.createCipheriv("aes-256-cbc", key.subarray(32), iv)
+        const cipher = crypto.createCipheriv("aes-256-cbc", keys.enc, iv)
         const ciphertext = buffer.concat([cipher.update(plaintext), cipher.final()])
-        return { ciphertext, tag: cbcTag(key.subarray(0, 32), aad, iv, ciphertext) }
+        return { ciphertext, tag: cbcTag(keys.mac, aad, iv, ciphertext) }
       }
-      const cipher = crypto.createCipheriv("aes-256-gcm", key, iv, { authTagLength: 16 })
+      const cipher = crypto.createCipheriv("aes-256-gcm", keys.enc, iv, { authTagLength: 16 })
       cipher.setAAD(aad)
       const ciphertext = buffer.concat([cipher.update(plaintext), cipher.final()])
       return { ciphertext, tag: cipher.getAuthTag() }
     },
     decrypt(enc, key, iv, aad, ciphertext, tag) {
+      const keys = keyObjectsOf(enc, key)
       if (enc === "A256CBC-HS512") {
-        const expected = cbcTag(key.subarray(0, 32), aad, iv, ciphertext)
+        const expected = cbcTag(keys.mac, aad, iv, ciphertext)
         // Lengths first (timingSafeEqual needs equal ones), then a constant-time comparison.
         if (expected.length !== tag.length || !crypto.timingSafeEqual(expected, tag)) throw new errors.JWEDecryptionFailed()
         try {
-          const decipher = crypto.createDecipheriv("aes-256-cbc", key.subarray(32), iv)
+          const decipher = crypto.createDecipheriv("aes-256-cbc", keys.enc, iv)
           return buffer.concat([decipher.update(ciphertext), decipher.final()])
         } catch {
           throw new errors.JWEDecryptionFailed()
@@ -191,7 +216,7 @@ export function nodeContentCipher(crypto: NodeCryptoLike, buffer: NodeBufferLike
       // GCM compares the tag inside OpenSSL (constant time); its length is fixed to 16 bytes.
       if (tag.length !== 16) throw new errors.JWEDecryptionFailed()
       try {
-        const decipher = crypto.createDecipheriv("aes-256-gcm", key, iv, { authTagLength: 16 })
+        const decipher = crypto.createDecipheriv("aes-256-gcm", keys.enc, iv, { authTagLength: 16 })
         decipher.setAAD(aad)
         decipher.setAuthTag(tag)
         return buffer.concat([decipher.update(ciphertext), decipher.final()])
@@ -284,7 +309,7 @@ export function defaultJwe(host: { process?: { getBuiltinModule?: (id: string) =
   try {
     const crypto = get.call(host.process, "node:crypto") as NodeCryptoLike | undefined
     const buffer = (get.call(host.process, "node:buffer") as { Buffer?: NodeBufferLike } | undefined)?.Buffer
-    if (!crypto || !buffer || typeof crypto.createDecipheriv !== "function" || typeof crypto.timingSafeEqual !== "function") return webCryptoJwe
+    if (!crypto || !buffer || typeof crypto.createDecipheriv !== "function" || typeof crypto.createSecretKey !== "function" || typeof crypto.timingSafeEqual !== "function") return webCryptoJwe
     return nodeCryptoJwe(crypto, buffer)
   } catch {
     return webCryptoJwe

@@ -12,6 +12,12 @@ export class VerifiedTokenCache<T extends { payload: object }> {
   constructor(readonly limit = 10_000) {}
 
   get(scope: string, key: string): T | undefined {
+    const hit = this.peek(scope, key)
+    return hit && this.clone(hit)
+  }
+
+  /** Like `get`, but the cache's own value, not a clone: for callers that never change it. */
+  peek(scope: string, key: string): T | undefined {
     const entries = this.#scopes.get(scope)
     const hit = entries?.get(key)
     if (!hit) return undefined
@@ -20,7 +26,7 @@ export class VerifiedTokenCache<T extends { payload: object }> {
       this.#size--
       return undefined
     }
-    return this.clone(hit.value)
+    return hit.value
   }
 
   set(scope: string, key: string, value: T, expiresAt: number): void {
