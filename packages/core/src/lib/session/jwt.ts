@@ -173,8 +173,9 @@ async function openToken(ctx: RequestContext, raw: string, shared = false): Prom
   // A token opened by an older secret is re-issued under the newest one (rotation).
   const rotated = readJweHeader(raw).kid !== primary.kid
   const entry = { payload, rotated }
-  // The cache keeps its own copy; this freshly decrypted payload is the caller's alone.
-  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000)
+  // The cache keeps its own copy, and this freshly decrypted payload is the caller's alone;
+  // a `shared` caller changes nothing, so one object serves both.
+  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000, !shared)
   return entry
 }
 

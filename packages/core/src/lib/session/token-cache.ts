@@ -29,14 +29,15 @@ export class VerifiedTokenCache<T extends { payload: object }> {
     return hit.value
   }
 
-  set(scope: string, key: string, value: T, expiresAt: number): void {
+  /** Remembers `value` (a copy of it, unless `copy` is false: then the caller gives it up and never changes it). */
+  set(scope: string, key: string, value: T, expiresAt: number, copy = true): void {
     let entries = this.#scopes.get(scope)
     if (!entries) {
       entries = new Map()
       this.#scopes.set(scope, entries)
     }
     if (!entries.has(key)) this.#size++
-    entries.set(key, { value: this.clone(value), expiresAt })
+    entries.set(key, { value: copy ? this.clone(value) : value, expiresAt })
     if (this.#size > this.limit) this.#evict()
   }
 
