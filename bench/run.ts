@@ -13,9 +13,12 @@
  *   Auth.js's, so both libraries get the very same cookies).
  * - Database rows: N session rows, in each server's own `MemoryAdapter` (seeded at start),
  *   or in one SQLite / PostgreSQL database shared by both libraries through `SqlAdapter`.
- * - Express rows: `GET /page` calling the integration's `getSession(req, config)`.
- * - Sign-in row: the credentials `POST /callback/credentials` (with `X-Auth-Return-Redirect`,
- *   so success is a `200 {url}`; the response must also set the session cookie).
+ * - Express rows: `GET /page` calling the integration's `getSession(req, config)`
+ *   (@portcullis/express vs @auth/express); Next.js rows: `GET /page` calling the Pages
+ *   Router's `auth(req, res)` (@portcullis/next vs next-auth 5).
+ * - Sign-in rows: the credentials `POST /callback/credentials`, and the OAuth callback
+ *   against a local provider (`bench/provider.ts`), both with `X-Auth-Return-Redirect` so
+ *   success is a `200 {url}`; the response must also set the session cookie.
  *
  * Measured per row and round: req/s, latency, and the server process's CPU time per request
  * (from /proc; the same figure `process.cpuUsage()` gives inside it), which does not count
@@ -23,10 +26,10 @@
  * as MET / NOT MET; missing one does not fail the run (exit 1 is for broken servers and
  * tripped correctness guards only).
  *
- * Usage: `npm run bench` (about 5 minutes), `npm run bench -- --quick` (about 1 minute: the
- * rows the targets need, one short round).
+ * Usage: `npm run bench` (about 5 minutes), `npm run bench -- --quick` (about 1.5 minutes:
+ * the rows the targets need, one round).
  *
- * Knobs (env): BENCH_DURATION (s per round, default 3; quick 2), BENCH_WARMUP (s, default 1),
+ * Knobs (env): BENCH_DURATION (s per round, default 2), BENCH_WARMUP (s, default 1),
  * BENCH_ROUNDS (default 2; quick 1), BENCH_CONNECTIONS (default 10), BENCH_PG_URL,
  * BENCH_PROFILE=<dir> (run the Portcullis servers with --cpu-prof into <dir>),
  * BENCH_ONLY=<comma-separated row ids, e.g. jwt-20000,db-memory-20000>, BENCH_JSON=<file>.
@@ -38,18 +41,19 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { createBenchDatabase, PG_URL, probePostgres, type BenchDatabase, type BenchDialect } from "./db.ts"
 import { getSession, isBenchSession, startServer, type RunningServer } from "./harness.ts"
+import { startLocalProvider, type LocalProvider } from "./provider.ts"
 import { databaseCookies, mintJwtCookies, newRunId, Rotation, SESSION_COOKIE } from "./sessions.ts"
-import { BASE_PATH, BENCH_CREDENTIALS, DB_ENV, DB_TARGETS, EXPRESS_PAGE, EXPRESS_TARGETS, MEMORY_TARGETS, SESSIONS_ENV, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_CREDENTIALS, DB_ENV, OAUTH_ENV, OAUTH_PROVIDER_ID, DB_TARGETS, EXPRESS_PAGE, EXPRESS_TARGETS, MEMORY_TARGETS, NEXT_TARGETS, SESSIONS_ENV, type Target } from "./shared.ts"
 
 const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
-const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 3))
+const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 2)))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
 
-type Scenario = "baseline" | "jwt" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "signin"
+type Scenario = "baseline" | "jwt" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "next" | "signin" | "oauth"
 type Library = "node:http + adapter" | "Portcullis" | "@auth/core"
 
 interface Case {
@@ -68,7 +72,9 @@ const SCENARIO_TITLES: Record<Scenario, string> = {
   "db-sqlite": "database session, SQLite",
   "db-postgres": "database session, PostgreSQL",
   express: "Express getSession(req) per page",
+  next: "Next.js auth(req, res) per page (Pages Router)",
   signin: "credentials sign-in POST",
+  oauth: "OAuth callback, local provider",
 }
 
 const N_CURVE = [1, 1_000, 20_000, 100_000]
@@ -90,7 +96,9 @@ function allCases(): Case[] {
   for (const n of QUICK ? [COLD] : [1, COLD]) cases.push(...pair("db-sqlite", "portcullis-sqlite", "authjs-sqlite", n))
   if (!QUICK) cases.push(...pair("db-postgres", "portcullis-postgres", "authjs-postgres", 1_000))
   cases.push(...pair("express", "express-portcullis", "express-authjs", COLD))
+  cases.push(...pair("next", "next-portcullis", "next-authjs", COLD))
   cases.push(...pair("signin", "portcullis", "authjs"))
+  cases.push(...pair("oauth", "portcullis", "authjs"))
   return cases
 }
 
@@ -212,13 +220,15 @@ interface Inputs {
   databases: Partial<Record<BenchDialect, BenchDatabase>>
   /** One rotation per case, kept across its warm-up and rounds. */
   rotations: Map<Case, Rotation>
+  /** The local OAuth provider of the OAuth callback rows. */
+  provider: LocalProvider | undefined
 }
 
 function rotationOf(c: Case, inputs: Inputs): Rotation {
   let rotation = inputs.rotations.get(c)
   if (!rotation) {
     const n = c.sessions ?? 1
-    const cookies = c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express"
+    const cookies = c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next"
       ? inputs.jwtCookies.slice(0, n)
       : databaseCookies(inputs.runId, n)
     rotation = new Rotation(cookies)
@@ -248,9 +258,64 @@ async function credentialsLoad(server: RunningServer): Promise<Load> {
       headers,
       body,
       onResponse(_status, _body, _context, responseHeaders) {
-        const entry = Object.entries(responseHeaders).find(([name]) => name.toLowerCase() === "set-cookie")?.[1]
-        const cookies = Array.isArray(entry) ? entry : entry ? [entry] : []
-        if (!cookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`) && !c.startsWith(`${SESSION_COOKIE}=;`))) extraBad.count++
+        if (!setsSession(responseHeaders)) extraBad.count++
+      },
+    },
+    verifyBody: signedIn,
+    extraBad,
+  }
+}
+
+/** `name=value` pairs of a response's cookies that set something (deletions left out). */
+function setCookiePairs(response: Response): string[] {
+  return response.headers.getSetCookie().map((c) => c.slice(0, c.indexOf(";") === -1 ? c.length : c.indexOf(";"))).filter((pair) => !pair.endsWith("="))
+}
+
+/** Whether response headers (autocannon's record) set a non-empty session cookie. */
+function setsSession(responseHeaders: Record<string, string | string[]>): boolean {
+  const entry = Object.entries(responseHeaders).find(([name]) => name.toLowerCase() === "set-cookie")?.[1]
+  const cookies = Array.isArray(entry) ? entry : entry ? [entry] : []
+  return cookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`) && !c.startsWith(`${SESSION_COOKIE}=;`))
+}
+
+/**
+ * The OAuth callback as the provider's redirect brings the browser back: signs in once
+ * (`POST /signin/local` with the CSRF token) for the state and PKCE cookies, then the row
+ * replays `GET /callback/local?code&state` with them; each must exchange the code, read
+ * the profile and set the session cookie. (Neither library keeps used states server-side:
+ * the check cookies carry them, as in Auth.js.)
+ */
+async function oauthLoad(server: RunningServer): Promise<Load> {
+  const csrfResponse = await fetch(`${server.url}${BASE_PATH}/csrf`)
+  const { csrfToken } = (await csrfResponse.json()) as { csrfToken?: string }
+  if (csrfResponse.status !== 200 || typeof csrfToken !== "string") throw new Error(`GET ${BASE_PATH}/csrf answered ${csrfResponse.status}`)
+  const csrfCookies = setCookiePairs(csrfResponse)
+  const start = await fetch(`${server.url}${BASE_PATH}/signin/${OAUTH_PROVIDER_ID}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies.join("; "), "x-auth-return-redirect": "1" },
+    body: new URLSearchParams({ csrfToken, callbackUrl: `${server.url}/` }).toString(),
+  })
+  const { url: authorizeUrl } = (await start.json().catch(() => ({}))) as { url?: string }
+  const state = authorizeUrl ? new URL(authorizeUrl).searchParams.get("state") : null
+  if (start.status !== 200 || !state) throw new Error(`POST ${BASE_PATH}/signin/${OAUTH_PROVIDER_ID} did not start a sign-in (status ${start.status}, url ${authorizeUrl})`)
+  const path = `${BASE_PATH}/callback/${OAUTH_PROVIDER_ID}?code=bench-code&state=${encodeURIComponent(state)}`
+  const headers = { cookie: [...csrfCookies, ...setCookiePairs(start)].join("; "), "x-auth-return-redirect": "1" }
+  for (let i = 0; i < 2; i++) {
+    const check = await fetch(`${server.url}${path}`, { headers })
+    const answer = await check.text()
+    if (check.status !== 200 || !signedIn(answer) || !setCookiePairs(check).some((p) => p.startsWith(`${SESSION_COOKIE}=`))) {
+      throw new Error(`GET ${BASE_PATH}/callback/${OAUTH_PROVIDER_ID} (call ${i + 1}) did not sign in (status ${check.status}, body ${answer.slice(0, 200)})`)
+    }
+  }
+  const extraBad = { count: 0 }
+  return {
+    url: `${server.url}${path}`,
+    request: {
+      method: "GET",
+      path,
+      headers,
+      onResponse(_status, _body, _context, responseHeaders) {
+        if (!setsSession(responseHeaders)) extraBad.count++
       },
     },
     verifyBody: signedIn,
@@ -277,6 +342,10 @@ async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<M
   const env: Record<string, string> = {}
   if (database) env[DB_ENV] = JSON.stringify(database.spec)
   if (MEMORY_TARGETS.includes(c.target)) env[SESSIONS_ENV] = `${c.sessions ?? 1}:${inputs.runId}`
+  if (c.scenario === "oauth") {
+    if (!inputs.provider) throw new BenchFailure(`${c.library} (${c.target}): no local OAuth provider`)
+    env[OAUTH_ENV] = inputs.provider.url
+  }
   let server: RunningServer
   try {
     server = await startServer(c.target, { execArgv, env, timeoutMs: 60_000 })
@@ -289,19 +358,21 @@ async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<M
     let afterCheck: (() => Promise<boolean>) | undefined
     if (c.scenario === "baseline") {
       spec = { url: `${server.url}/`, request: { method: "GET", path: "/" }, verifyBody: (body) => body === "{}", extraBad: { count: 0 } }
-    } else if (c.scenario === "signin") {
+    } else if (c.scenario === "signin" || c.scenario === "oauth") {
       try {
-        spec = await credentialsLoad(server)
+        spec = c.scenario === "signin" ? await credentialsLoad(server) : await oauthLoad(server)
       } catch (error) {
         throw new BenchFailure(`${c.library} (${c.target}): ${(error as Error).message}`)
       }
     } else {
       const rotation = rotationOf(c, inputs)
-      const express = EXPRESS_TARGETS.includes(c.target)
+      const express = EXPRESS_TARGETS.includes(c.target) || NEXT_TARGETS.includes(c.target)
+      // Next's server adds X-Forwarded-Proto to what pages see; without it next-auth assumes https.
+      const extraHeaders: Record<string, string> = NEXT_TARGETS.includes(c.target) ? { "x-forwarded-proto": "http" } : {}
       const path = express ? EXPRESS_PAGE : `${BASE_PATH}/session`
       // The first cookie, checked outside the rotation: the server serves the bench user.
       const probe = rotation.cookies[0]!
-      const first = express ? await expressPage(server.url, probe) : await getSession(server.url, probe)
+      const first = express ? await expressPage(server.url, probe, extraHeaders) : await getSession(server.url, probe)
       if (first.status !== 200 || !isBenchSession(first.session)) {
         throw new BenchFailure(`${c.library} (${c.target}): GET ${path} is not authenticated (status ${first.status}, body ${JSON.stringify(first.session)})`)
       }
@@ -311,13 +382,13 @@ async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<M
         request: {
           method: "GET",
           path,
-          setupRequest: (request) => ({ ...request, headers: { cookie: rotation.next() } }),
+          setupRequest: (request) => ({ ...request, headers: { ...extraHeaders, cookie: rotation.next() } }),
         },
         verifyBody: isSessionBody,
         extraBad: { count: 0 },
       }
       afterCheck = async () => {
-        const after = express ? await expressPage(server.url, probe) : await getSession(server.url, probe)
+        const after = express ? await expressPage(server.url, probe, extraHeaders) : await getSession(server.url, probe)
         return after.status === 200 && isBenchSession(after.session)
       }
     }
@@ -350,8 +421,8 @@ async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<M
   }
 }
 
-async function expressPage(url: string, cookie: string) {
-  const response = await fetch(`${url}${EXPRESS_PAGE}`, { headers: { cookie } })
+async function expressPage(url: string, cookie: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${url}${EXPRESS_PAGE}`, { headers: { ...headers, cookie } })
   const session = (await response.json().catch(() => null)) as { user?: unknown } | null
   return { status: response.status, session }
 }
@@ -367,6 +438,13 @@ function pad(value: string, width: number, right = false) {
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US")
 
+/** The package a row runs: the integrations' own names on the integration rows. */
+function libraryLabel(c: Case): string {
+  if (c.scenario === "express") return c.library === "Portcullis" ? "@portcullis/express" : "@auth/express"
+  if (c.scenario === "next") return c.library === "Portcullis" ? "@portcullis/next" : "next-auth 5"
+  return c.library
+}
+
 function counterpart(rows: Row[], r: Row): Row | undefined {
   return rows.find((x) => x.scenario === r.scenario && x.sessions === r.sessions && x.library !== r.library && x.library !== "node:http + adapter")
 }
@@ -379,7 +457,7 @@ function printTable(rows: Row[]): string[] {
     const other = r.library === "Portcullis" ? counterpart(rows, r) : undefined
     lines.push([
       caseTitle(r),
-      r.library,
+      libraryLabel(r),
       fmtInt(r.reqPerSec) + (r.rounds.length > 1 ? ` (${r.rounds.map(fmtInt).join(" / ")})` : ""),
       r.p50.toFixed(2),
       r.p99.toFixed(2),
@@ -434,7 +512,7 @@ function targetsReport(rows: Row[]): string[] {
     const ratio = p.reqPerSec / a.reqPerSec
     const cpuRatio = p.cpuPerRequest && a.cpuPerRequest ? a.cpuPerRequest / p.cpuPerRequest : undefined
     const ok = ratio >= wanted && (!byCpu || (cpuRatio !== undefined && cpuRatio >= wanted))
-    out.push(`${verdict(ok)}  ${label} ≥ ${wanted}× @auth/core${byCpu ? " (req/s and CPU/request)" : ""}: ${ratio.toFixed(2)}× req/s (${fmtInt(p.reqPerSec)} vs ${fmtInt(a.reqPerSec)})` +
+    out.push(`${verdict(ok)}  ${label} ≥ ${wanted}× ${libraryLabel(a)}${byCpu ? " (req/s and CPU/request)" : ""}: ${ratio.toFixed(2)}× req/s (${fmtInt(p.reqPerSec)} vs ${fmtInt(a.reqPerSec)})` +
       (cpuRatio ? `, ${cpuRatio.toFixed(2)}× CPU (${Math.round(a.cpuPerRequest!)} vs ${Math.round(p.cpuPerRequest!)} µs/req)` : ""))
   }
   const ofFloor = (label: string, scenario: Scenario, sessions: number, wanted: number) => {
@@ -450,8 +528,8 @@ function targetsReport(rows: Row[]): string[] {
   versus(`database sessions, in-memory adapter (N=${fmtInt(COLD)})`, "db-memory", COLD, 2.5, true)
   ofFloor(`database sessions, in-memory adapter (N=${fmtInt(COLD)})`, "db-memory", COLD, 0.8)
   versus(`database sessions, SQLite (N=${fmtInt(COLD)})`, "db-sqlite", COLD, 2, false)
-  versus(`Express getSession(req), cold JWT (N=${fmtInt(COLD)}), vs @auth/express`, "express", COLD, 3, false)
-  out.push("NOT MEASURED  Next.js auth() per page request vs next-auth (see docs/benchmarks.md)")
+  versus(`Express getSession(req), cold JWT (N=${fmtInt(COLD)})`, "express", COLD, 3, false)
+  versus(`Next.js auth(req, res), cold JWT (N=${fmtInt(COLD)})`, "next", COLD, 3, false)
   return out
 }
 
@@ -514,15 +592,17 @@ async function main() {
   const failures: string[] = []
   const selected = ONLY ? allCases().filter((c) => ONLY.includes(caseId(c)) || ONLY.includes(c.target)) : allCases()
   const runId = newRunId()
-  const jwtN = Math.max(0, ...selected.filter((c) => c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express").map((c) => c.sessions ?? 1))
+  const jwtN = Math.max(0, ...selected.filter((c) => c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next").map((c) => c.sessions ?? 1))
   const started = Date.now()
   const jwtCookies = jwtN ? await mintJwtCookies(jwtN) : []
   if (jwtN) console.log(`minted ${fmtInt(jwtN)} distinct JWT session cookies in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   const { cases, databases } = await setUpDatabases(selected, runId, failures)
-  const inputs: Inputs = { jwtCookies, runId, databases, rotations: new Map() }
+  const provider = cases.some((c) => c.scenario === "oauth") ? await startLocalProvider() : undefined
+  const inputs: Inputs = { jwtCookies, runId, databases, rotations: new Map(), provider }
   try {
     await runCases(cases, inputs, failures)
   } finally {
+    await provider?.close()
     for (const database of Object.values(databases)) {
       await database.close().catch((error: unknown) => console.error(`could not clean up the ${database.spec.dialect} database:`, error))
     }
@@ -543,7 +623,7 @@ async function runCases(cases: Case[], inputs: Inputs, failures: string[]) {
     for (const [i, c] of cases.entries()) {
       const acc = perCase[i]!
       if (acc.failed) continue
-      process.stdout.write(`  ${pad(caseTitle(c), titleWidth)}  ${pad(c.library, 19)} ... `)
+      process.stdout.write(`  ${pad(caseTitle(c), titleWidth)}  ${pad(libraryLabel(c), 19)} ... `)
       try {
         const m = await measure(c, acc.latencies, inputs)
         acc.runs.push(m)

@@ -13,6 +13,8 @@
  *   authjs-memory        @auth/core, the same adapter (each process seeds its own copy)
  *   express-portcullis   Express 5 + `ExpressAuth` on /auth and `GET /page` answering
  *   express-authjs       `getSession(req, config)` (@portcullis/express vs @auth/express)
+ *   next-portcullis      node:http, `GET /page` answering the Pages Router's `auth(req, res)`
+ *   next-authjs          (@portcullis/next vs next-auth 5), as `getServerSideProps` calls it
  *
  * The memory targets seed `BENCH_SESSIONS=<n>:<runId>` sessions of the bench user (tokens
  * from `sessionToken`, 30 days left) before listening.
@@ -24,7 +26,7 @@
  * it prints `STATS {"writes":{...},"memory":{...}}`: the adapter writes it made, by method,
  * and its memory after a full GC (when run with `--expose-gc`).
  */
-import type { Server } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Auth as authjsAuth } from "@auth/core"
 import { ExpressAuth as authjsExpressAuth, getSession as authjsGetSession } from "@auth/express"
 import { Auth as portcullisAuth } from "@portcullis/core"
@@ -36,7 +38,7 @@ import express from "express"
 import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -102,7 +104,9 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     }
     case "express-portcullis":
     case "express-authjs":
-      throw new Error(`${target} is an Express app, not a Web handler`)
+    case "next-portcullis":
+    case "next-authjs":
+      throw new Error(`${target} is not a Web handler`)
   }
 }
 
@@ -139,12 +143,45 @@ function expressApp(target: Target) {
   return app
 }
 
-/** The node:http server of `target`: the Web adapter around its handler, or the Express app. */
-async function serverFor(target: Target): Promise<Server> {
-  if (target === "express-portcullis" || target === "express-authjs") {
-    const { createServer } = await import("node:http")
-    return createServer(expressApp(target))
+/**
+ * The Pages Router's per-page call, `await auth(req, res)` (what `getServerSideProps` and
+ * API routes run), on a plain node:http server: both integrations take Node's request and
+ * response there. next-auth imports `next/server` without an extension, which only a
+ * bundler resolves; a resolve hook adds it, as Next's own build would.
+ */
+async function nextPage(target: Target) {
+  const { registerHooks } = await import("node:module")
+  registerHooks({
+    resolve: (specifier, context, next) => next(/^next\/(server|headers|navigation)$/.test(specifier) ? `${specifier}.js` : specifier, context),
+  })
+  type PagesAuth = (req: IncomingMessage, res: ServerResponse) => Promise<{ user?: unknown } | null>
+  let auth: PagesAuth
+  if (target === "next-portcullis") {
+    const { default: NextAuth } = await import("@portcullis/next")
+    auth = NextAuth(portcullisConfig({ reissue: false })).auth as unknown as PagesAuth
+  } else {
+    const { default: NextAuth } = await import("next-auth")
+    auth = NextAuth(authjsConfig() as never).auth as unknown as PagesAuth
   }
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (req.url !== EXPRESS_PAGE) return void res.writeHead(404).end()
+      const session = await auth(req, res)
+      res.setHeader("content-type", "application/json")
+      res.end(JSON.stringify({ user: session?.user ?? null }))
+    } catch (error) {
+      console.error("bench server: auth(req, res) failed:", error)
+      if (!res.headersSent) res.writeHead(500)
+      res.end()
+    }
+  }
+}
+
+/** The node:http server of `target`: the Web adapter around its handler, the Express app, or the Pages page. */
+async function serverFor(target: Target): Promise<Server> {
+  const { createServer } = await import("node:http")
+  if (target === "express-portcullis" || target === "express-authjs") return createServer(expressApp(target))
+  if (NEXT_TARGETS.includes(target)) return createServer(await nextPage(target))
   return serve(await handlerFor(target))
 }
 

@@ -17,6 +17,8 @@ export const TARGETS = [
   "authjs-memory",
   "express-portcullis",
   "express-authjs",
+  "next-portcullis",
+  "next-authjs",
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -33,6 +35,12 @@ export const MEMORY_TARGETS: readonly Target[] = ["portcullis-memory", "authjs-m
 /** The Express targets: `GET /page` answers `getSession(req, config)` as JSON. */
 export const EXPRESS_TARGETS: readonly Target[] = ["express-portcullis", "express-authjs"]
 export const EXPRESS_PAGE = "/page"
+/** The Next.js targets: `GET /page` answers the Pages Router's `auth(req, res)` as JSON. */
+export const NEXT_TARGETS: readonly Target[] = ["next-portcullis", "next-authjs"]
+
+/** Environment variable carrying the local OAuth provider's URL (OAuth callback rows). */
+export const OAUTH_ENV = "BENCH_OAUTH"
+export const OAUTH_PROVIDER_ID = "local"
 
 /** Environment variable carrying how many sessions a memory target seeds, and their run id: `<n>:<runId>`. */
 export const SESSIONS_ENV = "BENCH_SESSIONS"
