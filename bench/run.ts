@@ -31,7 +31,7 @@
  *
  * Knobs (env): BENCH_DURATION (s per round, default 2), BENCH_WARMUP (s, default 1),
  * BENCH_ROUNDS (default 2; quick 1), BENCH_CONNECTIONS (default 10), BENCH_PG_URL,
- * BENCH_PROFILE=<dir> (run the Portcullis servers with --cpu-prof into <dir>),
+ * BENCH_PROFILE=<dir> (run the Portcullis servers and the floor with --cpu-prof into <dir>),
  * BENCH_ONLY=<comma-separated row ids, e.g. jwt-20000,db-memory-20000>, BENCH_JSON=<file>.
  */
 import autocannon, { type Request as LoadRequest, type Result } from "autocannon"
@@ -334,7 +334,7 @@ function signedIn(body: string): boolean {
 }
 
 async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<Measurement> {
-  const profiling = PROFILE_DIR && (c.library === "Portcullis")
+  const profiling = PROFILE_DIR && (c.library === "Portcullis" || c.scenario === "baseline")
   const execArgv = ["--expose-gc", ...(profiling ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${caseId(c)}-${c.target}-${Date.now()}.cpuprofile`] : [])]
   const dialect = DB_TARGETS[c.target]
   const database = dialect && inputs.databases[dialect]
