@@ -16,11 +16,26 @@ declare module "autocannon" {
     errors: number
     timeouts: number
   }
+  export interface RequestParams {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string
+  }
+  export interface Request extends RequestParams {
+    /** Called before each send; returns the request to send (autocannon ≥ 4). */
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams
+    /** Called with each response (headers as name → value; repeated headers as arrays). */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void
+  }
   export interface Options {
     url: string
     connections?: number
     duration?: number
+    method?: string
     headers?: Record<string, string>
+    body?: string
+    requests?: Request[]
     verifyBody?: (body: string) => boolean
   }
   export interface Instance extends EventEmitter {

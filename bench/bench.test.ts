@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createBenchDatabase, type BenchDatabase } from "./db.ts"
 import { getSession, isBenchSession, signIn, startServer, type RunningServer } from "./harness.ts"
-import { BENCH_USER, DB_ENV } from "./shared.ts"
+import { Rotation } from "./sessions.ts"
+import { BENCH_USER, DB_ENV, sessionToken } from "./shared.ts"
 
 const builtCore = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url))
 
@@ -73,5 +74,23 @@ describe("bench server (portcullis-sqlite, database sessions)", () => {
 
     await server.stop()
     expect(server.stats?.writes).toEqual({})
+  })
+})
+
+describe("session rotation (many users, not one)", () => {
+  it("sends every cookie once before any comes back, and keeps its place across loads", () => {
+    const cookies = Array.from({ length: 5 }, (_, i) => `c${i}`)
+    const rotation = new Rotation(cookies)
+    const warmUp = Array.from({ length: 3 }, () => rotation.next())
+    const measured = Array.from({ length: 7 }, () => rotation.next())
+    expect([...warmUp, ...measured]).toEqual([...cookies, ...cookies].slice(0, 10))
+    expect(new Set([...warmUp, ...measured.slice(0, 2)]).size).toBe(5)
+    expect(rotation.sent).toBe(10)
+  })
+
+  it("gives each database session index its own token, the same in runner and server", () => {
+    const tokens = new Set(Array.from({ length: 1000 }, (_, i) => sessionToken("run", i)))
+    expect(tokens.size).toBe(1000)
+    expect(sessionToken("run", 7)).toBe(sessionToken("run", 7))
   })
 })

@@ -12,7 +12,30 @@ import AuthjsCredentials from "@auth/core/providers/credentials"
 import type { AuthConfig as PortcullisConfig } from "@portcullis/core"
 import type { Adapter } from "@portcullis/core/adapters"
 import Credentials from "@portcullis/core/providers/credentials"
-import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, SECRET } from "./shared.ts"
+import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, OAUTH_ENV, OAUTH_PROVIDER_ID, SECRET } from "./shared.ts"
+
+/**
+ * The local OAuth 2.0 provider (`bench/provider.ts`) when the runner started one, in each
+ * library's shape: the same endpoints, client and profile; state and PKCE checks.
+ */
+function localOAuth(library: "portcullis" | "authjs") {
+  const url = process.env[OAUTH_ENV]
+  if (!url) return []
+  const profile = (p: Record<string, unknown>) => ({ id: String(p.id), name: String(p.name), email: String(p.email), image: null })
+  return [{
+    id: OAUTH_PROVIDER_ID,
+    name: "Local",
+    type: "oauth" as const,
+    clientId: "bench-client",
+    clientSecret: "bench-client-secret",
+    checks: ["pkce", "state"] as ("pkce" | "state")[],
+    authorization: { url: `${url}/authorize`, params: { scope: "profile" } },
+    token: `${url}/token`,
+    userinfo: `${url}/userinfo`,
+    profile,
+    ...(library === "portcullis" ? { allowInsecureLoopback: true } : {}),
+  }]
+}
 
 
 async function authorize(credentials: Partial<Record<string, unknown>>) {
@@ -30,7 +53,7 @@ export function portcullisConfig(options: { reissue: boolean }): PortcullisConfi
     basePath: BASE_PATH,
     trustHost: true,
     session: options.reissue ? { strategy: "jwt", updateAge: 0 } : { strategy: "jwt" },
-    providers: [Credentials({ credentials: fields, authorize })],
+    providers: [Credentials({ credentials: fields, authorize }), ...(localOAuth("portcullis") as PortcullisConfig["providers"])],
   }
 }
 
@@ -41,7 +64,7 @@ export function authjsConfig(): AuthjsConfig {
     basePath: BASE_PATH,
     trustHost: true,
     session: { strategy: "jwt" },
-    providers: [AuthjsCredentials({ credentials: fields, authorize })],
+    providers: [AuthjsCredentials({ credentials: fields, authorize }), ...(localOAuth("authjs") as AuthjsConfig["providers"])],
   }
 }
 

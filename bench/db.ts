@@ -23,7 +23,7 @@ import {
   SqlAdapter,
   type TableNames,
 } from "@portcullis/sql-adapter"
-import { BENCH_USER } from "./shared.ts"
+import { BENCH_USER, sessionToken } from "./shared.ts"
 
 export type BenchDialect = "sqlite" | "postgres"
 
@@ -79,6 +79,8 @@ export interface BenchDatabase {
   spec: DbSpec
   /** Creates a session row for the bench user (expires in 30 days); returns the `Cookie` header. */
   newSession(): Promise<string>
+  /** Creates session rows `0 … n-1` of `runId` (tokens from `sessionToken`, 30 days left). */
+  seedSessions(runId: string, n: number): Promise<void>
   /** Drops the PostgreSQL tables / deletes the SQLite file, and disconnects. */
   close(): Promise<void>
 }
@@ -144,6 +146,10 @@ export async function createBenchDatabase(dialect: BenchDialect): Promise<BenchD
         const sessionToken = randomBytes(32).toString("hex")
         await adapter.createSession!({ sessionToken, userId: BENCH_USER.id, expires: new Date(Date.now() + THIRTY_DAYS_MS) })
         return `authjs.session-token=${sessionToken}`
+      },
+      async seedSessions(runId, n) {
+        const expires = new Date(Date.now() + THIRTY_DAYS_MS)
+        for (let i = 0; i < n; i++) await adapter.createSession!({ sessionToken: sessionToken(runId, i), userId: BENCH_USER.id, expires })
       },
       close,
     }

@@ -16,7 +16,7 @@ export interface RunningServer {
   /** Set once the process has exited, with its code or signal. */
   exited: { code: number | null; signal: NodeJS.Signals | null } | undefined
   /** What the server reported on shutdown (`STATS` line); set once `stop()` resolved. */
-  stats: { writes: Record<string, number> } | undefined
+  stats: { writes: Record<string, number>; memory?: { rss: number; heapUsed: number } } | undefined
   /** Asks the server to exit (SIGTERM) and waits for it (and its output). */
   stop(): Promise<void>
 }

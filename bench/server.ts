@@ -9,21 +9,36 @@
  *   authjs-sqlite        @auth/core, the same adapter on the same database
  *   portcullis-postgres  the same two on PostgreSQL
  *   authjs-postgres
+ *   portcullis-memory    Portcullis, database sessions through `MemoryAdapter`, seeded
+ *   authjs-memory        @auth/core, the same adapter (each process seeds its own copy)
+ *   express-portcullis   Express 5 + `ExpressAuth` on /auth and `GET /page` answering
+ *   express-authjs       `getSession(req, config)` (@portcullis/express vs @auth/express)
+ *   next-portcullis      node:http, `GET /page` answering the Pages Router's `auth(req, res)`
+ *   next-authjs          (@portcullis/next vs next-auth 5), as `getServerSideProps` calls it
  *
+ * The memory targets seed `BENCH_SESSIONS=<n>:<runId>` sessions of the bench user (tokens
+ * from `sessionToken`, 30 days left) before listening.
  * The database targets read the database's location from the `BENCH_DB` environment
  * variable (a `DbSpec`, see db.ts); the runner creates it and the session rows.
  *
  * Listens on 127.0.0.1 (port 0 = any free port) and prints `LISTENING <port>` once ready.
  * Exits cleanly on SIGTERM/SIGINT, so `--cpu-prof` gets to write its profile; just before,
- * it prints `STATS {"writes":{...}}`: the adapter writes it made, by method.
+ * it prints `STATS {"writes":{...},"memory":{...}}`: the adapter writes it made, by method,
+ * and its memory after a full GC (when run with `--expose-gc`).
  */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Auth as authjsAuth } from "@auth/core"
+import { ExpressAuth as authjsExpressAuth, getSession as authjsGetSession } from "@auth/express"
 import { Auth as portcullisAuth } from "@portcullis/core"
+import type { Adapter } from "@portcullis/core/adapters"
+import { ExpressAuth, getSession } from "@portcullis/express"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { SqlAdapter } from "@portcullis/sql-adapter"
+import express from "express"
 import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { DB_ENV, DB_TARGETS, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -39,7 +54,19 @@ function dbAdapter(target: Target) {
   return countingAdapter(SqlAdapter(db, { tables: spec.tables }), writes)
 }
 
-function handlerFor(target: Target): WebHandler {
+/** A `MemoryAdapter` holding the bench user and `BENCH_SESSIONS` sessions, write-counted. */
+async function memoryAdapter(target: Target): Promise<Adapter> {
+  const [count, runId] = (process.env[SESSIONS_ENV] ?? "").split(":")
+  const n = Number(count)
+  if (!runId || !Number.isSafeInteger(n) || n < 1) throw new Error(`${target} needs ${SESSIONS_ENV}=<n>:<runId>`)
+  const adapter = MemoryAdapter()
+  await adapter.createUser!({ ...BENCH_USER, emailVerified: null })
+  const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000)
+  for (let i = 0; i < n; i++) await adapter.createSession!({ sessionToken: sessionToken(runId, i), userId: BENCH_USER.id, expires })
+  return countingAdapter(adapter, writes)
+}
+
+async function handlerFor(target: Target): Promise<WebHandler> {
   switch (target) {
     case "baseline": {
       const headers = { "content-type": "application/json" }
@@ -67,7 +94,95 @@ function handlerFor(target: Target): WebHandler {
       const config = authjsDbConfig(dbAdapter(target))
       return (request) => authjsAuth(request, config)
     }
+    case "portcullis-memory": {
+      const config = portcullisDbConfig(await memoryAdapter(target))
+      return (request) => portcullisAuth(request, config)
+    }
+    case "authjs-memory": {
+      const config = authjsDbConfig(await memoryAdapter(target))
+      return (request) => authjsAuth(request, config)
+    }
+    case "express-portcullis":
+    case "express-authjs":
+    case "next-portcullis":
+    case "next-authjs":
+      throw new Error(`${target} is not a Web handler`)
   }
+}
+
+/**
+ * An Express app as its docs show it: the middleware on the base path, and a page route
+ * reading the session with the integration's `getSession(req, config)` (one config object).
+ */
+function expressApp(target: Target) {
+  const app = express()
+  app.set("trust proxy", false)
+  if (target === "express-portcullis") {
+    const config = portcullisConfig({ reissue: false })
+    app.use(BASE_PATH, ExpressAuth(config))
+    app.get(EXPRESS_PAGE, async (req, res, next) => {
+      try {
+        const session = await getSession(req, config)
+        res.json({ user: session?.user ?? null })
+      } catch (error) {
+        next(error)
+      }
+    })
+  } else {
+    const config = authjsConfig()
+    app.use(BASE_PATH, authjsExpressAuth(config))
+    app.get(EXPRESS_PAGE, async (req, res, next) => {
+      try {
+        const session = await authjsGetSession(req, config)
+        res.json({ user: session?.user ?? null })
+      } catch (error) {
+        next(error)
+      }
+    })
+  }
+  return app
+}
+
+/**
+ * The Pages Router's per-page call, `await auth(req, res)` (what `getServerSideProps` and
+ * API routes run), on a plain node:http server: both integrations take Node's request and
+ * response there. next-auth imports `next/server` without an extension, which only a
+ * bundler resolves; a resolve hook adds it, as Next's own build would.
+ */
+async function nextPage(target: Target) {
+  const { registerHooks } = await import("node:module")
+  registerHooks({
+    resolve: (specifier, context, next) => next(/^next\/(server|headers|navigation)$/.test(specifier) ? `${specifier}.js` : specifier, context),
+  })
+  type PagesAuth = (req: IncomingMessage, res: ServerResponse) => Promise<{ user?: unknown } | null>
+  let auth: PagesAuth
+  if (target === "next-portcullis") {
+    const { default: NextAuth } = await import("@portcullis/next")
+    auth = NextAuth(portcullisConfig({ reissue: false })).auth as unknown as PagesAuth
+  } else {
+    const { default: NextAuth } = await import("next-auth")
+    auth = NextAuth(authjsConfig() as never).auth as unknown as PagesAuth
+  }
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (req.url !== EXPRESS_PAGE) return void res.writeHead(404).end()
+      const session = await auth(req, res)
+      res.setHeader("content-type", "application/json")
+      res.end(JSON.stringify({ user: session?.user ?? null }))
+    } catch (error) {
+      console.error("bench server: auth(req, res) failed:", error)
+      if (!res.headersSent) res.writeHead(500)
+      res.end()
+    }
+  }
+}
+
+/** The node:http server of `target`: the Web adapter around its handler, the Express app, or the Pages page. */
+async function serverFor(target: Target): Promise<Server> {
+  const { createServer } = await import("node:http")
+  if (target === "express-portcullis" || target === "express-authjs") return createServer(expressApp(target))
+  if (NEXT_TARGETS.includes(target)) return createServer(await nextPage(target))
+  return serve(await handlerFor(target))
 }
 
 const [target, portArg = "0"] = process.argv.slice(2)
@@ -76,7 +191,7 @@ if (!TARGETS.includes(target as Target)) {
   process.exit(2)
 }
 
-const server = serve(handlerFor(target as Target))
+const server = await serverFor(target as Target)
 server.keepAliveTimeout = 30_000
 server.on("error", (error) => {
   console.error(`bench server (${target}) failed:`, error)
@@ -94,7 +209,10 @@ function shutdown() {
   stopping = true
   server.closeAllConnections()
   // Writes to a pipe are synchronous on POSIX: the line is out before the process exits.
-  process.stdout.write(`${STATS_PREFIX}${JSON.stringify({ writes })}\n`)
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  const { rss, heapUsed } = process.memoryUsage()
+  process.stdout.write(`${STATS_PREFIX}${JSON.stringify({ writes, memory: gc ? { rss, heapUsed } : undefined })}\n`)
   const exit = () => process.exit(0)
   server.close(() => (closeDb ? closeDb().then(exit, exit) : exit()))
   setTimeout(exit, 1000).unref()

@@ -13,6 +13,12 @@ export const TARGETS = [
   "authjs-sqlite",
   "portcullis-postgres",
   "authjs-postgres",
+  "portcullis-memory",
+  "authjs-memory",
+  "express-portcullis",
+  "express-authjs",
+  "next-portcullis",
+  "next-authjs",
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -22,6 +28,29 @@ export const DB_TARGETS: Partial<Record<Target, "sqlite" | "postgres">> = {
   "authjs-sqlite": "sqlite",
   "portcullis-postgres": "postgres",
   "authjs-postgres": "postgres",
+}
+
+/** The in-memory adapter targets (each server seeds its own adapter, see `sessions.ts`). */
+export const MEMORY_TARGETS: readonly Target[] = ["portcullis-memory", "authjs-memory"]
+/** The Express targets: `GET /page` answers `getSession(req, config)` as JSON. */
+export const EXPRESS_TARGETS: readonly Target[] = ["express-portcullis", "express-authjs"]
+export const EXPRESS_PAGE = "/page"
+/** The Next.js targets: `GET /page` answers the Pages Router's `auth(req, res)` as JSON. */
+export const NEXT_TARGETS: readonly Target[] = ["next-portcullis", "next-authjs"]
+
+/** Environment variable carrying the local OAuth provider's URL (OAuth callback rows). */
+export const OAUTH_ENV = "BENCH_OAUTH"
+export const OAUTH_PROVIDER_ID = "local"
+
+/** Environment variable carrying how many sessions a memory target seeds, and their run id: `<n>:<runId>`. */
+export const SESSIONS_ENV = "BENCH_SESSIONS"
+
+/**
+ * The session token of database session `i` of a run: distinct per index, the same in the
+ * runner (which sends them) and the servers or database (which hold them).
+ */
+export function sessionToken(runId: string, i: number): string {
+  return `${runId}${i.toString(16).padStart(8, "0")}`
 }
 
 /** Environment variable carrying a database target's `DbSpec` (JSON, see `db.ts`). */

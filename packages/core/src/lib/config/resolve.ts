@@ -26,6 +26,7 @@ import { checkOAuthConfig } from "../oauth/config-check.js"
 import { checkWebAuthnConfig } from "../webauthn/config-check.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import { LogLimiter } from "../log-limiter.js"
+import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -71,6 +72,8 @@ export interface ResolvedConfig {
   trustedOrigins: TrustedOrigins
   /** Origin and path from `AUTH_URL`, which wins over request headers. */
   siteUrl: URL | undefined
+  /** Request origins already worked out (bounded; speed only, see `OriginMemo`). */
+  origins: OriginMemo
   useSecureCookies: boolean | undefined
   redirectProxyUrl: string | undefined
   experimental: { enableWebAuthn: boolean }
@@ -161,6 +164,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     trustHost,
     trustedOrigins,
     siteUrl,
+    origins: new OriginMemo(),
     useSecureCookies: config.useSecureCookies,
     redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },

@@ -114,8 +114,10 @@ export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs:
       let timer: ReturnType<typeof setTimeout> | undefined
       try {
         logger.debug(`adapter_${name}`)
-        const call = Promise.resolve(method.apply(adapter, args))
-        if (!timeoutMs) return await call
+        const result: unknown = method.apply(adapter, args)
+        // An answer already there (an in-memory adapter) cannot be late: no timer for it.
+        if (!timeoutMs || typeof (result as PromiseLike<unknown> | null)?.then !== "function") return await result
+        const call = Promise.resolve(result)
         // A late rejection of an abandoned call must not become an unhandled rejection.
         call.catch(() => {})
         const expired = new Promise<never>((_, reject) => {

@@ -92,7 +92,7 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
     originTrusted,
     headers: request.headers,
     cookies: parseCookies(request.headers.get("cookie")),
-    query: Object.fromEntries(url.searchParams),
+    query: url.search ? Object.fromEntries(url.searchParams) : {},
     body,
     ...(form.params && { form: form.params }),
   }
@@ -129,13 +129,21 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
  */
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): { origin: string; trusted: boolean } {
   if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
+  const forwardedHost = headers.get("x-forwarded-host")
+  const forwardedProto = headers.get("x-forwarded-proto")
+  // The answer depends on these four strings and the configuration only: remembered per configuration.
+  const key = `${url.protocol}//${url.host}\n${forwardedHost ?? "\u0000"}\n${forwardedProto ?? "\u0000"}`
+  return config.origins.get(key, () => originOf(url, forwardedHost, forwardedProto, config))
+}
+
+function originOf(url: URL, forwardedHost: string | null, forwardedProto: string | null, config: ResolvedConfig): { origin: string; trusted: boolean } {
   // The request URL already carries the Host the server saw; only a trusted proxy's
   // forwarded host may replace it.
   const origin = originFromHeaders({
     host: url.host,
     protocol: url.protocol,
-    forwardedHost: headers.get("x-forwarded-host"),
-    forwardedProto: headers.get("x-forwarded-proto"),
+    forwardedHost,
+    forwardedProto,
     trustForwarded: config.trustHost,
   })
   if (config.trustedOrigins.has(origin)) return { origin, trusted: true }

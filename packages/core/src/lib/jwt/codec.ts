@@ -1,15 +1,9 @@
-import { EncryptJWT, jwtDecrypt, type JWTDecryptOptions } from "jose"
 import { MissingSecret } from "../../errors.js"
 import type { JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 import { readJweHeader } from "./header.js"
-import { CONTENT_ENCRYPTIONS, DEFAULT_ENC, type KeyRing } from "./keys.js"
+import { DEFAULT_ENC, type KeyRing } from "./keys.js"
 
 const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
-const decryptOptions: JWTDecryptOptions = {
-  clockTolerance: 15,
-  keyManagementAlgorithms: ["dir"],
-  contentEncryptionAlgorithms: [...CONTENT_ENCRYPTIONS],
-}
 
 /** No key under any configured secret has the token's `kid`. */
 class NoMatchingKey extends Error {
@@ -32,12 +26,15 @@ export async function encodeWith<Payload = JWT>(keys: KeyRing, params: JWTEncode
   const [first] = secretsOf(secret)
   const { key, kid } = await keys.key(first!, salt, DEFAULT_ENC)
   const now = Math.floor(Date.now() / 1000)
-  return new EncryptJWT(token as Record<string, unknown>)
-    .setProtectedHeader({ alg: "dir", enc: DEFAULT_ENC, kid })
-    .setIssuedAt(now)
-    .setExpirationTime(now + maxAge)
-    .setJti(crypto.randomUUID())
-    .encrypt(key)
+  // What jose's EncryptJWT did here: a plain object, cloned, then iat, exp (finite) and jti.
+  if (!token || typeof token !== "object" || Array.isArray(token)) throw new TypeError("JWT Claims Set MUST be an object")
+  const exp = now + maxAge
+  if (!Number.isFinite(exp)) throw new TypeError("Invalid setExpirationTime input")
+  const claims = structuredClone(token) as Record<string, unknown>
+  claims.iat = now
+  claims.exp = exp
+  claims.jti = crypto.randomUUID()
+  return keys.jwe.encrypt(claims, { alg: "dir", enc: DEFAULT_ENC, kid }, key)
 }
 
 /**
@@ -53,7 +50,7 @@ export async function decodeWith<Payload = JWT>(keys: KeyRing, params: JWTDecode
   if (kid !== undefined) {
     for (const s of secrets) {
       const derived = await keys.key(s, salt, enc)
-      if (derived.kid === kid) return (await jwtDecrypt(token, derived.key, decryptOptions)).payload as Payload
+      if (derived.kid === kid) return (await keys.jwe.decrypt(token, derived.key)) as Payload
     }
     throw new NoMatchingKey()
   }
@@ -62,7 +59,7 @@ export async function decodeWith<Payload = JWT>(keys: KeyRing, params: JWTDecode
   for (const s of secrets) {
     try {
       const { key } = await keys.key(s, salt, enc)
-      return (await jwtDecrypt(token, key, decryptOptions)).payload as Payload
+      return (await keys.jwe.decrypt(token, key)) as Payload
     } catch (error) {
       lastError = error
     }

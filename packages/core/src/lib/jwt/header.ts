@@ -22,6 +22,8 @@ export interface JweHeader {
 const HEADER_LIMIT = 2048
 /** Longest `kid` compared; ours is a 86-character thumbprint. */
 const KID_LIMIT = 256
+/** Strict UTF-8 (stateless for one-shot decodes, so one serves every call). */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
  * Reads and checks a compact JWE's protected header before anything is derived or
@@ -36,7 +38,7 @@ export function readJweHeader(token: string): JweHeader {
   if (token.split(".", 6).length !== 5) throw new RefusedToken("ERR_JWE_MALFORMED", "The token is not a compact JWE (five segments)")
   let header: unknown
   try {
-    header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(base64url.decode(token.slice(0, dot))))
+    header = JSON.parse(strictUtf8.decode(base64url.decode(token.slice(0, dot))))
   } catch {
     throw new RefusedToken("ERR_JWE_MALFORMED", "The token header does not parse")
   }

@@ -1,18 +1,8 @@
 import { base64url, calculateJwkThumbprint } from "jose"
+import { defaultJwe, type JweCodec } from "./jwe.js"
+import { isContentEncryption, DEFAULT_ENC, type ContentEncryption } from "./encryptions.js"
 
-/**
- * The content encryptions a token may use: Auth.js's `A256CBC-HS512` (what Portcullis
- * writes) and `A256GCM` (which Auth.js also opens). Nothing else is ever derived for.
- */
-export const CONTENT_ENCRYPTIONS = ["A256CBC-HS512", "A256GCM"] as const
-export type ContentEncryption = (typeof CONTENT_ENCRYPTIONS)[number]
-
-/** The encryption Portcullis (and Auth.js) writes. */
-export const DEFAULT_ENC: ContentEncryption = "A256CBC-HS512"
-
-export function isContentEncryption(value: unknown): value is ContentEncryption {
-  return (CONTENT_ENCRYPTIONS as readonly unknown[]).includes(value)
-}
+export { CONTENT_ENCRYPTIONS, DEFAULT_ENC, isContentEncryption, type ContentEncryption } from "./encryptions.js"
 
 /** A derived key and its `kid` (the JWK thumbprint Auth.js puts in the header). */
 export interface DerivedKey {
@@ -59,6 +49,8 @@ export class KeyRing {
   constructor(
     readonly limit = 256,
     private readonly derive: DeriveKey = hkdfKey,
+    /** How tokens under these keys are encrypted and decrypted (Node's crypto where available). */
+    readonly jwe: JweCodec = defaultJwe(),
   ) {}
 
   /** How many keys are held. */

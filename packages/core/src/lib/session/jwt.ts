@@ -29,9 +29,12 @@ export const jwtStrategy: SessionStrategy = {
       config.logLimiter.warn("session-cookie-unreadable", "malformed", { cookie: name })
       return { body: null, cookies: clearSession(ctx) }
     }
+    // Without app code that sees the token (jwt or session callback, session event), nothing
+    // can change it here: a remembered token is used as it is, not cloned first.
+    const shared = !config.customJwtCallback && !config.callbacks.session && config.events.session === noopEvent
     let opened: { payload: JWT; rotated: boolean }
     try {
-      const result = await openToken(ctx, raw)
+      const result = await openToken(ctx, raw, shared)
       if (!result) throw new RejectedByDecode()
       opened = result
     } catch (error) {
@@ -46,7 +49,7 @@ export const jwtStrategy: SessionStrategy = {
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
       const before = update || !custom ? undefined : JSON.stringify(payload)
-      const token = await config.callbacks.jwt({
+      let token = await config.callbacks.jwt({
         token: payload,
         ...(update ? { session: update.data, trigger: "update" as const } : {}),
       } as Parameters<typeof config.callbacks.jwt>[0])
@@ -58,8 +61,13 @@ export const jwtStrategy: SessionStrategy = {
       // A user verified in place no longer needs the mark: re-issue without it. Otherwise
       // the mark outlives a jwt callback that rebuilds the token.
       const unmark = mark === "verified"
-      if (unmark) delete token[UNVERIFIED_CLAIM]
-      else if (payload[UNVERIFIED_CLAIM] !== undefined) token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
+      if (unmark) {
+        // A copy: the token may be the remembered one (see `shared`).
+        token = { ...token }
+        delete token[UNVERIFIED_CLAIM]
+      } else if (payload[UNVERIFIED_CLAIM] !== undefined && token[UNVERIFIED_CLAIM] !== payload[UNVERIFIED_CLAIM]) {
+        token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
+      }
       const changed = update !== undefined || rotated || stale || unmark || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
@@ -146,7 +154,12 @@ function unreadable(ctx: RequestContext, error: unknown): ResponseInternal {
   return { body: null, cookies: clearSession(ctx) }
 }
 
-async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: JWT; rotated: boolean } | null> {
+/**
+ * Opens a session cookie: from the verified-token cache, or decrypted (and remembered).
+ * With `shared`, a remembered token comes back as the cache's own object, which the caller
+ * must not change; otherwise as a clone.
+ */
+async function openToken(ctx: RequestContext, raw: string, shared = false): Promise<{ payload: JWT; rotated: boolean } | null> {
   const { config } = ctx
   const salt = ctx.cookieOptions.sessionToken.name
   const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
@@ -156,7 +169,7 @@ async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: J
   }
   const cache = config.sessionMemory.verifiedTokens
   const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
-  const hit = cache.get(scope, raw)
+  const hit = shared ? cache.peek(scope, raw) : cache.get(scope, raw)
   if (hit) return hit
   const payload = await decodeWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
   if (!payload) return null
@@ -164,8 +177,10 @@ async function openToken(ctx: RequestContext, raw: string): Promise<{ payload: J
   // A token opened by an older secret is re-issued under the newest one (rotation).
   const rotated = readJweHeader(raw).kid !== primary.kid
   const entry = { payload, rotated }
-  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000)
-  return cache.clone(entry)
+  // The cache keeps its own copy, and this freshly decrypted payload is the caller's alone;
+  // a `shared` caller changes nothing, so one object serves both.
+  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000, !shared)
+  return entry
 }
 
 async function writeSession(ctx: RequestContext, claims: JWT): Promise<Cookie[]> {

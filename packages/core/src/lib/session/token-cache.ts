@@ -12,6 +12,12 @@ export class VerifiedTokenCache<T extends { payload: object }> {
   constructor(readonly limit = 10_000) {}
 
   get(scope: string, key: string): T | undefined {
+    const hit = this.peek(scope, key)
+    return hit && this.clone(hit)
+  }
+
+  /** Like `get`, but the cache's own value, not a clone: for callers that never change it. */
+  peek(scope: string, key: string): T | undefined {
     const entries = this.#scopes.get(scope)
     const hit = entries?.get(key)
     if (!hit) return undefined
@@ -20,17 +26,18 @@ export class VerifiedTokenCache<T extends { payload: object }> {
       this.#size--
       return undefined
     }
-    return this.clone(hit.value)
+    return hit.value
   }
 
-  set(scope: string, key: string, value: T, expiresAt: number): void {
+  /** Remembers `value` (a copy of it, unless `copy` is false: then the caller gives it up and never changes it). */
+  set(scope: string, key: string, value: T, expiresAt: number, copy = true): void {
     let entries = this.#scopes.get(scope)
     if (!entries) {
       entries = new Map()
       this.#scopes.set(scope, entries)
     }
     if (!entries.has(key)) this.#size++
-    entries.set(key, { value: this.clone(value), expiresAt })
+    entries.set(key, { value: copy ? this.clone(value) : value, expiresAt })
     if (this.#size > this.limit) this.#evict()
   }
 
