@@ -26,10 +26,10 @@
  * as MET / NOT MET; missing one does not fail the run (exit 1 is for broken servers and
  * tripped correctness guards only).
  *
- * Usage: `npm run bench` (about 5 minutes), `npm run bench -- --quick` (about 1.5 minutes:
+ * Usage: `npm run bench` (about 6 minutes), `npm run bench -- --quick` (about 2 minutes:
  * the rows the targets need, one round).
  *
- * Knobs (env): BENCH_DURATION (s per round, default 2), BENCH_WARMUP (s, default 1),
+ * Knobs (env): BENCH_DURATION (s per round, default 2), BENCH_WARMUP (s, default 3: long enough for V8 to optimise the libraries' code; production servers run warm),
  * BENCH_ROUNDS (default 2; quick 1), BENCH_CONNECTIONS (default 10), BENCH_PG_URL,
  * BENCH_PROFILE=<dir> (run the Portcullis servers and the floor with --cpu-prof into <dir>),
  * BENCH_ONLY=<comma-separated row ids, e.g. jwt-20000,db-memory-20000>, BENCH_JSON=<file>.
@@ -47,7 +47,7 @@ import { BASE_PATH, BENCH_CREDENTIALS, DB_ENV, OAUTH_ENV, OAUTH_PROVIDER_ID, DB_
 
 const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 2)))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined
@@ -335,7 +335,7 @@ function signedIn(body: string): boolean {
 
 async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<Measurement> {
   const profiling = PROFILE_DIR && (c.library === "Portcullis" || c.scenario === "baseline")
-  const execArgv = ["--expose-gc", ...(profiling ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${caseId(c)}-${c.target}-${Date.now()}.cpuprofile`] : [])]
+  const execArgv = ["--expose-gc", ...(profiling ? ["--cpu-prof", "--cpu-prof-interval=250", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${caseId(c)}-${c.target}-${Date.now()}.cpuprofile`] : [])]
   const dialect = DB_TARGETS[c.target]
   const database = dialect && inputs.databases[dialect]
   if (dialect && !database) throw new BenchFailure(`${c.library} (${c.target}): no ${dialect} database`)
