@@ -59,9 +59,14 @@ function raceSuite(open: () => Promise<TestDatabase>) {
   const count = async (table: "users" | "accounts" | "sessions") =>
     Number((await backend.db.selectFrom(backend.tables[table]).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n)
 
+  // These tests are about who wins a race, not about timeouts: 50 sign-ins on a loaded CI
+  // machine can take longer than the default 5 s limit per store call, which would turn
+  // slow answers into ServiceUnavailable (the outage tests cover that path).
+  const PATIENT = 30_000
   const credentials = (adapter: Adapter, extra: Partial<AuthConfig> = {}): AuthConfig => ({
     secret: SECRET,
     trustHost: true,
+    adapterTimeout: PATIENT,
     adapter,
     session: { strategy: "database" },
     providers: [Credentials({ authorize: () => ({ id: "user-grace", name: "Grace Hopper", email: "grace@example.com" }) })],
@@ -106,7 +111,7 @@ function raceSuite(open: () => Promise<TestDatabase>) {
   describe("OAuth with an email: parallel first sign-ins of one provider account", () => {
     const provider = (extra: Partial<OAuthConfig<any>> = {}) =>
       ({ id: "op", name: "OP", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true, ...extra }) as OAuthConfig<any>
-    const oauthConfig = (adapter: Adapter, extra: Partial<OAuthConfig<any>> = {}): AuthConfig => ({ secret: SECRET, trustHost: true, adapter, providers: [provider(extra)] })
+    const oauthConfig = (adapter: Adapter, extra: Partial<OAuthConfig<any>> = {}): AuthConfig => ({ secret: SECRET, trustHost: true, adapterTimeout: PATIENT, adapter, providers: [provider(extra)] })
 
     it(`${PARALLEL} callbacks with distinct codes at once: ${PARALLEL} sessions, one user, one account`, async () => {
       op.user = { sub: "grace-at-op", email: "grace@example.com", email_verified: true, name: "Grace" }
@@ -152,7 +157,7 @@ function raceSuite(open: () => Promise<TestDatabase>) {
     it(`${PARALLEL} different links for one address opened at once: ${PARALLEL} sessions, one user`, async () => {
       const links: string[] = []
       const created: string[] = []
-      const config = emailConfig(backend.adapter, "smtp://127.0.0.1:9", { events: { createUser: ({ user }) => void created.push(user.email!) } }, {
+      const config = emailConfig(backend.adapter, "smtp://127.0.0.1:9", { adapterTimeout: PATIENT, events: { createUser: ({ user }) => void created.push(user.email!) } }, {
         sendVerificationRequest: ({ url }) => void links.push(url),
       })
       await Promise.all(Array.from({ length: PARALLEL }, () => requestLink(newBrowser(direct(config)), "grace@example.com")))
