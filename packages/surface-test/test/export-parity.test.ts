@@ -5,9 +5,9 @@
  * too. Read from the pinned packages' real `exports` maps and `.d.ts` files (this package's
  * devDependencies) and from our built `dist` (`npm test` builds first).
  *
- * Provider modules (`./providers`, `./providers/<id>`) are compared by path and by run-time
- * exports here (their type-only names, e.g. profile shapes, are not yet all ours);
- * their options are compared by packages/core/test/providers/option-parity.test.ts.
+ * Provider modules (`./providers`, `./providers/<id>`) are held to the same rule: run-time
+ * exports and type-only ones (profile shapes and their pieces, config helper types); their
+ * options are compared by packages/core/test/providers/option-parity.test.ts.
  */
 import { describe, expect, it } from "vitest"
 import { expand, exportedNames, manifest, pairs, specifier, subpaths, type Exported, type Pair } from "./surface.ts"
@@ -29,15 +29,13 @@ const allowed = new Map<string, string>([
 
 /** Every concrete subpath of theirs (wildcards expanded to the files they match), but `./package.json`. */
 const concrete = (name: string) => subpaths(name).flatMap((s) => (s.includes("*") ? expand(name, s) : [s])).filter((s) => s !== "./package.json")
-const isProviderModule = (subpath: string) => subpath === "./providers" || subpath.startsWith("./providers/")
 
-/** Their names missing from ours at `subpath`: all names, or for provider modules the run-time ones. */
+/** Their names (values and types) missing from ours at `subpath`, but allow-listed ones. */
 function missing(pair: Pair, subpath: string, names: Map<string, Exported | undefined>): string[] {
   const theirs = names.get(specifier(pair.theirs, subpath))!
   const ours = names.get(specifier(pair.ours, subpath))
   if (!ours) return ["(no types)"]
-  const wanted = isProviderModule(subpath) ? theirs.values : theirs.all
-  return wanted.filter((name) => !ours.all.includes(name) && !allowed.has(`${specifier(pair.theirs, subpath)}#${name}`))
+  return theirs.all.filter((name) => !ours.all.includes(name) && !allowed.has(`${specifier(pair.theirs, subpath)}#${name}`))
 }
 
 describe.each(pairs)("$ours offers what $theirs offers", (pair) => {

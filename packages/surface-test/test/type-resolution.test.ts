@@ -46,6 +46,12 @@ function consumer(mode: string): string {
     `export const update: UpdateSession | undefined = undefined as unknown as ReturnType<typeof useSession>["update"]`,
     `export const adapter: Adapter = { createUser: async (user) => ({ ...user, id: "1", emailVerified: null }) }`,
     `export const component: typeof SignIn = SignIn`,
+    // A custom provider typed with the helper types Auth.js's ./providers offers.
+    `import type { OAuthConfig, OAuthUserConfig, ProviderId } from "@portcullis/next/providers"`,
+    `type CorpProfile = { sub: string; email: string }`,
+    `export const corpOptions = { clientId: "id", clientSecret: "secret", checks: ["pkce", "state"] } satisfies OAuthUserConfig<CorpProfile>`,
+    `export const Corp = (options: OAuthUserConfig<CorpProfile>): OAuthConfig<CorpProfile> => ({ id: "corp", name: "Corp", type: "oidc", issuer: "https://sso.corp.example", options })`,
+    `export const preferred: ProviderId[] = ["github", "credentials", "corp"]`,
     // These must be errors; @ts-expect-error fails the check if they are not (i.e. if a type were any).
     // Known gap under node16: our .d.ts import "next/server" bare, which Node16 ESM resolution
     // cannot find in Next (no exports map), so NextRequest is any there (next-auth's too).
@@ -57,6 +63,8 @@ function consumer(mode: string): string {
         ]),
     `// @ts-expect-error expires must be a string`,
     `export const bad: Session = { expires: 1 }`,
+    `// @ts-expect-error clientId must be a string`,
+    `export const badOptions = { clientId: 1 } satisfies OAuthUserConfig<CorpProfile>`,
     ``,
   ].join("\n")
 }

@@ -5,10 +5,13 @@
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
 /** The `user` JSON Apple posts to the callback, only on the first authorization. */
-export interface AppleFirstSignInUser {
+export interface AppleNonConformUser {
   name?: { firstName?: string; lastName?: string }
   email?: string
 }
+
+/** The earlier name of {@link AppleNonConformUser}. */
+export type AppleFirstSignInUser = AppleNonConformUser
 
 /**
  * Apple ID token claims (https://developer.apple.com/documentation/signinwithapplerestapi/authenticating-users-with-sign-in-with-apple).
@@ -32,7 +35,7 @@ export interface AppleProfile {
   transfer_sub?: string
   auth_time?: number
   /** Not a claim: the first-sign-in `user` form field, when the core attaches it. */
-  user?: AppleFirstSignInUser
+  user?: AppleNonConformUser
   [key: string]: unknown
 }
 

@@ -30,6 +30,9 @@ import type { CommonProviderOptions } from "../base-types.js"
 
 export { CredentialsSignin } from "../errors.js"
 
+/** The default id of a {@link Credentials} provider. */
+export type CredentialsProviderId = "credentials"
+
 /** One input of the built-in sign-in form. */
 export interface CredentialInput {
   label?: string

@@ -31,7 +31,15 @@ import Nodemailer, { type NodemailerConfig, type NodemailerUserConfig } from "./
 export { renderVerificationEmail, type RenderedEmail, type VerificationEmailInput } from "../lib/email/template.js"
 
 export type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "../lib/email/provider-types.js"
-import type { EmailConfig, EmailUserConfig } from "../lib/email/provider-types.js"
+import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "../lib/email/provider-types.js"
+
+export type { EmailProviderId } from "./provider-types.js"
+
+/** The `type` of every email provider. */
+export type EmailProviderType = EmailConfig["type"]
+
+/** {@link SendVerificationRequestParams} under Auth.js's name. */
+export type EmailProviderSendVerificationRequestParams = SendVerificationRequestParams
 
 /**
  * The default email provider: {@link Nodemailer} (SMTP) with id `email` and name `Email`,

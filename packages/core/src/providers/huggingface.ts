@@ -25,6 +25,9 @@ export interface HuggingFaceProfile {
   [key: string]: unknown
 }
 
+/** {@link HuggingFaceProfile} under Auth.js's spelling. */
+export type HuggingfaceProfile = HuggingFaceProfile
+
 /**
  * Sign in with Hugging Face.
  *

@@ -5,10 +5,24 @@
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
 /** `GET /v2/user/me` (https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#req-user-info). */
+/** An ISO 8601 date and time in UTC, e.g. `2024-01-31T09:00:00Z`. */
+export type DateTime = string
+
+/** `kakao_account.gender`. */
+export type Gender = "female" | "male"
+
+/** `kakao_account.birthday_type`: which calendar `birthday` is in. */
+export type Birthday = "SOLAR" | "LUNAR"
+
+/** `kakao_account.age_range`. */
+export type AgeRange = "1-9" | "10-14" | "15-19" | "20-29" | "30-39" | "40-49" | "50-59" | "60-69" | "70-79" | "80-89" | "90-"
+
 export interface KakaoProfile {
   /** Service user id (a 64-bit integer). */
   id: number
-  connected_at?: string
+  has_signed_up?: boolean
+  connected_at?: DateTime
+  synched_at?: DateTime
   properties?: { nickname?: string; profile_image?: string; thumbnail_image?: string }
   kakao_account?: {
     profile?: { nickname?: string; profile_image_url?: string; thumbnail_image_url?: string; is_default_image?: boolean }
@@ -16,6 +30,15 @@ export interface KakaoProfile {
     email?: string
     is_email_valid?: boolean
     is_email_verified?: boolean
+    age_range?: AgeRange
+    birthyear?: string
+    /** `MMDD`. */
+    birthday?: string
+    birthday_type?: Birthday
+    gender?: Gender
+    phone_number?: string
+    ci?: string
+    ci_authenticated_at?: DateTime
     [key: string]: unknown
   }
   [key: string]: unknown

@@ -2,7 +2,7 @@
  * Oracle NetSuite sign-in (OAuth 2 of a NetSuite account).
  * @module
  */
-import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
+import type { OAuthConfig, OAuthUserConfig, UserinfoEndpoint } from "./oauth.js"
 
 /**
  * What the RESTlet you point `userinfo` at returns: the fields of N/runtime's
@@ -23,15 +23,20 @@ export interface NetSuiteProfile {
   [key: string]: unknown
 }
 
-/** NetSuite options. */
-export type NetSuiteUserConfig = OAuthUserConfig<NetSuiteProfile> & {
+/** The options NetSuite takes besides the common OAuth ones. */
+export interface OAuthNetSuiteOptions {
   /** The account id, e.g. `TSTDRV1234567` or `1234567_SB1` (default: env `AUTH_NETSUITE_ACCOUNT_ID`). */
   accountID?: string
   /** `authorization.params.prompt`: `none`, `login`, `consent` or `login consent`. */
-  prompt?: string
+  prompt?: "none" | "login" | "consent" | "login consent" | (string & {})
   /** Space-separated: `restlets`, `rest_webservices`, `suite_analytics`. Default `restlets rest_webservices`. */
   scope?: string
+  /** Your RESTlet that returns the {@link NetSuiteProfile} (there is no default). */
+  userinfo?: UserinfoEndpoint<NetSuiteProfile>
 }
+
+/** NetSuite options. */
+export type NetSuiteUserConfig = OAuthUserConfig<NetSuiteProfile> & OAuthNetSuiteOptions
 
 /** The account-specific host label: lower case, `_` becomes `-` (`1234567_SB1` → `1234567-sb1`). */
 export function netSuiteHost(accountID: string): string {

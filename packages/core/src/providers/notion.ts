@@ -4,21 +4,39 @@
  */
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
-/** A Notion person user (https://developers.notion.com/reference/user): the integration's owner. */
-export interface NotionProfile {
-  object: "user"
-  id: string
-  type?: "person"
-  name?: string | null
-  avatar_url?: string | null
-  /** `email` needs the "Read user information including email addresses" capability. */
-  person?: { email?: string }
+/** What a person user has that a bot has not. */
+export interface Person {
+  /** Needs the "Read user information including email addresses" capability. */
+  email?: string
   [key: string]: unknown
 }
 
-/** `GET /v1/users/me`: the token's bot user, whose owner is the person who authorized it. */
-interface NotionBotUser {
-  bot?: { owner?: { type?: string; user?: NotionProfile } }
+/** A Notion user (https://developers.notion.com/reference/user): a person, or a bot (an integration). */
+export interface User {
+  object: "user"
+  id: string
+  type?: "person" | "bot"
+  name?: string | null
+  avatar_url?: string | null
+  /** Set when `type` is `"person"`. */
+  person?: Person
+  /** Set when `type` is `"bot"`. */
+  bot?: { owner?: Owner; workspace_name?: string | null; [key: string]: unknown }
+  [key: string]: unknown
+}
+
+/** Who owns an integration's token: a user (`owner: "user"`, what sign-in asks for) or a whole workspace. */
+export interface Owner {
+  type: "user" | "workspace"
+  /** Set when `type` is `"user"`. */
+  user?: User
+  /** `true` when `type` is `"workspace"`. */
+  workspace?: boolean
+}
+
+/** A Notion person user: the integration's owner, whom sign-in signs in. */
+export interface NotionProfile extends User {
+  type?: "person"
 }
 
 const ME = "https://api.notion.com/v1/users/me"
@@ -56,8 +74,9 @@ export default function Notion(options: OAuthUserConfig<NotionProfile> = {}): OA
           headers: { Authorization: `Bearer ${tokens.access_token}`, "Notion-Version": "2022-06-28" },
         })
         if (!res.ok) throw new Error(`Notion GET /v1/users/me failed with ${res.status}`)
-        const me = (await res.json()) as NotionBotUser
-        const owner = me.bot?.owner?.user ?? (tokens.owner as { user?: NotionProfile } | undefined)?.user
+        // The token's bot user, whose owner is the person who authorized it.
+        const me = (await res.json()) as User
+        const owner = me.bot?.owner?.user ?? (tokens.owner as Owner | undefined)?.user
         if (!owner?.id) throw new Error("Notion: the token is not owned by a user (workspace-level integration?)")
         return owner
       },

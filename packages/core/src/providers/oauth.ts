@@ -18,6 +18,8 @@ import type { Account, Awaitable, Profile, TokenSet, User } from "../base-types.
 import type { CommonProviderOptions } from "../base-types.js"
 import type { customFetch } from "../symbols.js"
 
+export type { OAuthProviderId } from "./provider-types.js"
+
 /** Checks bound to the browser during an OAuth round trip. */
 export type OAuthChecks = "pkce" | "state" | "nonce" | "none"
 
@@ -52,6 +54,9 @@ export interface EndpointHandler<P, Context = EndpointRequestContext<P>, Result 
 /** The authorization endpoint. */
 export type AuthorizationEndpoint = string | { url?: string; params?: Record<string, unknown> }
 
+/** The authorization endpoint given as an object: its URL and/or extra query parameters. */
+export type AuthorizationEndpointHandler = Exclude<AuthorizationEndpoint, string>
+
 /** The token endpoint. `conform` may rewrite a provider's non-standard response. */
 export type TokenEndpoint<P> =
   | string
@@ -73,8 +78,17 @@ export type TokenEndpoint<P> =
       clientPrivateKey?: CryptoKey | { key: CryptoKey; kid?: string }
     })
 
+/** The token endpoint given as an object: URL, parameters, a custom `request`, `conform`… */
+export type TokenEndpointHandler<P = Profile> = Exclude<TokenEndpoint<P>, string>
+
 /** The userinfo endpoint, or a custom request that returns the profile. */
 export type UserinfoEndpoint<P> = string | EndpointHandler<P, EndpointRequestContext<P>, Profile | Record<string, unknown>>
+
+/** The userinfo endpoint given as an object: URL, parameters and/or a custom `request`. */
+export type UserinfoEndpointHandler<P = Profile> = Exclude<UserinfoEndpoint<P>, string>
+
+/** The endpoints a provider may configure: the keys of `authorization`, `token` and `userinfo`. */
+export type OAuthEndpointType = "authorization" | "token" | "userinfo"
 
 /** Maps a provider's profile to the user Portcullis stores. Must return a stable `id`. */
 export type ProfileCallback<P> = (profile: P, tokens: TokenSet) => Awaitable<User & { id?: string }>
@@ -89,6 +103,9 @@ export interface ProviderStyle {
   text?: string
   brandColor?: string
 }
+
+/** {@link ProviderStyle} under Auth.js's name. */
+export type OAuthProviderButtonStyles = ProviderStyle
 
 /** An OAuth 2 provider. */
 export interface OAuth2Config<P> extends CommonProviderOptions {
@@ -159,3 +176,6 @@ export type OAuthConfigInternal<P> = Omit<OAuth2Config<P>, "type" | "authorizati
   signinUrl: string
   checks: OAuthChecks[]
 }
+
+/** An OpenID Connect provider after normalisation. */
+export type OIDCConfigInternal<P> = OAuthConfigInternal<P> & { type: "oidc" }

@@ -5,7 +5,8 @@
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
 /** `GET /api/v2/me` (https://osu.ppy.sh/docs/#get-own-data): a UserExtended. */
-export interface OsuProfile {
+/** The fields every osu! user object carries (API v2 `UserCompact`); dates are ISO 8601 strings. */
+export interface OsuUserCompact {
   id: number
   username: string
   avatar_url: string
@@ -13,8 +14,15 @@ export interface OsuProfile {
   default_group?: string
   is_active?: boolean
   is_bot?: boolean
+  is_deleted?: boolean
   is_online?: boolean
   is_supporter?: boolean
+  last_visit?: string | null
+  pm_friends_only?: boolean
+  profile_colour?: string | null
+}
+
+export interface OsuProfile extends OsuUserCompact {
   playmode?: string
   cover_url?: string
   join_date?: string

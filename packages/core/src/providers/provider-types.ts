@@ -1,7 +1,7 @@
 /**
- * The ids of the OAuth and OpenID Connect presets, as `@auth/core/providers/provider-types`
- * names them: the default `id` of each module in this folder whose provider is `oauth` or
- * `oidc` (export-parity test: Auth.js's union may not name one we lack).
+ * The ids of the presets by kind, as `@auth/core/providers/provider-types` names them.
+ * {@link OAuthProviderId}: the default `id` of each module in this folder whose provider is
+ * `oauth` or `oidc` (export-parity test: Auth.js's union may not name one we lack).
  *
  * @example
  * ```ts
@@ -104,3 +104,9 @@ export type OAuthProviderId =
   | "zitadel"
   | "zoho"
   | "zoom"
+
+/**
+ * The default ids of the email presets (`email`, `nodemailer`, `resend`, …), and `passkey`,
+ * which Auth.js's generated union lists here too although it is a WebAuthn provider.
+ */
+export type EmailProviderId = "email" | "forwardemail" | "mailgun" | "nodemailer" | "passkey" | "postmark" | "resend" | "sendgrid"

@@ -5,12 +5,19 @@
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
 /** `GET /v1/me` (https://developer.spotify.com/documentation/web-api/reference/get-current-users-profile). */
+/** One size of the user's profile picture; Spotify does not always know the dimensions. */
+export interface SpotifyImage {
+  url: string
+  height: number | null
+  width: number | null
+}
+
 export interface SpotifyProfile {
   id: string
   display_name: string | null
   /** Requires `user-read-email`; Spotify does not verify it. */
   email?: string
-  images: Array<{ url: string; height: number | null; width: number | null }>
+  images: SpotifyImage[]
   country?: string
   product?: string
   uri: string

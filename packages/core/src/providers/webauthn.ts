@@ -43,6 +43,9 @@ import type { Awaitable, CommonProviderOptions } from "../base-types.js"
 /** How long the browser may take for a ceremony, and how long its challenge stays valid: 5 minutes. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
 
+/** The `type` of every WebAuthn provider. */
+export type WebAuthnProviderType = "webauthn"
+
 /**
  * The relying party, i.e. your site as the authenticator sees it. Each value defaults to
  * the site's origin (`AUTH_URL`, or the trusted request host): `id` to its hostname,
@@ -86,12 +89,18 @@ export interface RelayingPartyOfRequest {
   origin: string
 }
 
+/** {@link RelayingPartyOfRequest} under Auth.js's (mis)spelling: the relying party of one ceremony. */
+export type RelayingParty = RelayingPartyOfRequest
+
 /** Who asks for passkey options, as {@link WebAuthnFields.getUserInfo} returns it. */
 export interface WebAuthnUserInfo {
   user: Partial<AdapterUser> & { email: string }
   /** Whether the user is stored already (then: authenticate; else: register). */
   exists: boolean
 }
+
+/** The type of {@link WebAuthnFields.getUserInfo}: who asks for options, or `null` for nobody known. */
+export type GetUserInfo = (options: WebAuthnHookOptions, request: WebAuthnHookRequest) => Awaitable<WebAuthnUserInfo | null>
 
 /** One input of the built-in sign-in form's passkey section. */
 export interface WebAuthnFormField {
@@ -102,7 +111,7 @@ export interface WebAuthnFormField {
 
 /** The named fields of {@link WebAuthnConfig}, without its index signature. */
 export interface WebAuthnFields extends CommonProviderOptions {
-  type: "webauthn"
+  type: WebAuthnProviderType
   /** Relying party; every part defaults from the site URL. (Spelled as in Auth.js.) */
   relayingParty?: RelyingParty
   /**
@@ -133,7 +142,7 @@ export interface WebAuthnFields extends CommonProviderOptions {
    * query parameter, looked up by the adapter. Portcullis still checks the store: a
    * registration is refused for an address that has an account, whatever this returns.
    */
-  getUserInfo?: (options: WebAuthnHookOptions, request: WebAuthnHookRequest) => Awaitable<WebAuthnUserInfo | null>
+  getUserInfo?: GetUserInfo
   /** Auth.js loaded its browser script from a CDN at this version; Portcullis ships the script itself, so the value is only checked (a semver-like version, at configuration time) and otherwise unused. */
   simpleWebAuthnBrowserVersion?: string
 }

@@ -4,6 +4,153 @@
  */
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js"
 
+/**
+ * A user group (`groups`): the common ones across Wikimedia wikis; a wiki may define more.
+ * See https://meta.wikimedia.org/wiki/Special:GlobalGroupPermissions and each wiki's `Special:ListGroupRights`.
+ */
+export type WikimediaGroup =
+  | "*"
+  | "user"
+  | "autoconfirmed"
+  | "extendedconfirmed"
+  | "confirmed"
+  | "bot"
+  | "flood"
+  | "sysop"
+  | "bureaucrat"
+  | "steward"
+  | "checkuser"
+  | "oversight"
+  | "rollbacker"
+  | "accountcreator"
+  | "import"
+  | "transwiki"
+  | "ipblock-exempt"
+  | "propertycreator"
+  | "wikidata-staff"
+  | "translationadmin"
+  | "flow-bot"
+  | (string & {})
+
+/** An OAuth grant the consumer holds (`grants`), by its MediaWiki name; `basic` is always there. */
+export type WikimediaGrant =
+  | "basic"
+  | "blockusers"
+  | "checkuser"
+  | "createaccount"
+  | "delete"
+  | "editinterface"
+  | "editmycssjs"
+  | "editmyoptions"
+  | "editmywatchlist"
+  | "editpage"
+  | "editprotected"
+  | "editsiteconfig"
+  | "globalblock"
+  | "highvolume"
+  | "import"
+  | "mergehistory"
+  | "oath"
+  | "oversight"
+  | "patrol"
+  | "privateinfo"
+  | "protect"
+  | "rollback"
+  | "sendemail"
+  | "shortenurls"
+  | "uploadfile"
+  | "viewdeleted"
+  | "viewmywatchlist"
+  | (string & {})
+
+/** A user right (`rights`), as `Special:ListGroupRights` names it; extensions add more. */
+export type WikimediaRight =
+  | "read"
+  | "edit"
+  | "createpage"
+  | "createtalk"
+  | "minoredit"
+  | "move"
+  | "move-subpages"
+  | "movefile"
+  | "upload"
+  | "reupload"
+  | "reupload-own"
+  | "reupload-shared"
+  | "upload_by_url"
+  | "purge"
+  | "writeapi"
+  | "applychangetags"
+  | "changetags"
+  | "sendemail"
+  | "editmyoptions"
+  | "editmywatchlist"
+  | "viewmywatchlist"
+  | "editmyusercss"
+  | "editmyuserjs"
+  | "editmyuserjson"
+  | "autoconfirmed"
+  | "editsemiprotected"
+  | "skipcaptcha"
+  | "abusefilter-log"
+  | "translate"
+  | "transcode-reset"
+  | "createaccount"
+  | "autopatrol"
+  | "autoreview"
+  | "patrol"
+  | "patrolmarks"
+  | "rollback"
+  | "markbotedits"
+  | "bot"
+  | "apihighlimits"
+  | "noratelimit"
+  | "nominornewtalk"
+  | "ipblock-exempt"
+  | "torunblocked"
+  | "block"
+  | "blockemail"
+  | "delete"
+  | "bigdelete"
+  | "delete-redirect"
+  | "deletedhistory"
+  | "deletedtext"
+  | "deletelogentry"
+  | "deleterevision"
+  | "browsearchive"
+  | "undelete"
+  | "editprotected"
+  | "editinterface"
+  | "editsitecss"
+  | "editsitejs"
+  | "editsitejson"
+  | "editusercss"
+  | "edituserjs"
+  | "edituserjson"
+  | "protect"
+  | "movestable"
+  | "mergehistory"
+  | "import"
+  | "importupload"
+  | "nuke"
+  | "tboverride"
+  | "templateeditor"
+  | "unwatchedpages"
+  | "massmessage"
+  | "globalblock"
+  | "checkuser"
+  | "checkuser-log"
+  | "suppressionlog"
+  | "viewsuppressed"
+  | "edit-legal"
+  | "mwoauth-authonlyprivate"
+  | "item-merge"
+  | "item-redirect"
+  | "item-term"
+  | "property-create"
+  | "property-term"
+  | (string & {})
+
 /** `GET /w/rest.php/oauth2/resource/profile` (https://www.mediawiki.org/wiki/Extension:OAuth#OAuth_2). */
 export interface WikimediaProfile {
   /** The central (global) user id. */
@@ -13,9 +160,9 @@ export interface WikimediaProfile {
   confirmed_email: boolean
   blocked: boolean
   registered: string
-  groups: string[]
-  rights: string[]
-  grants: string[]
+  groups: WikimediaGroup[]
+  rights: WikimediaRight[]
+  grants: WikimediaGrant[]
   /** Only with the "User identity verification, with access to real name and email" grant. */
   realname?: string
   email?: string
