@@ -6,19 +6,11 @@
  * code itself is never turned into the message.
  * @module
  */
+import type { SignInPageErrorParam } from "../../types.js"
 
 /** Codes the sign-in page explains (`?error=` on `/signin`). */
 export type SigninErrorCode =
-  | "Signin"
-  | "OAuthSignin"
-  | "OAuthCallbackError"
-  | "OAuthCreateAccount"
-  | "EmailCreateAccount"
-  | "Callback"
-  | "OAuthAccountNotLinked"
-  | "EmailSignin"
-  | "CredentialsSignin"
-  | "SessionRequired"
+  | SignInPageErrorParam
   | "MissingCSRF"
   | "AccessDenied"
   | "Verification"
