@@ -31,6 +31,8 @@ export interface EdgeBundle {
   nodeImports: NodeImport[]
   /** Input files (relative to the repository root), to see what went in. */
   inputs: string[]
+  /** For each input, the inputs it imports: to name the module that pulled another in. */
+  imports: Record<string, string[]>
 }
 
 const builtins = new Set(builtinModules)
@@ -72,5 +74,7 @@ export async function bundleForEdge(
     logLevel: "silent",
     plugins: [recordNodeImports(nodeImports)],
   })
-  return { code: result.outputFiles[0]!.text, nodeImports, inputs: Object.keys(result.metafile.inputs) }
+  const inputs = result.metafile.inputs
+  const imports = Object.fromEntries(Object.entries(inputs).map(([file, input]) => [file, input.imports.filter((i) => !i.external).map((i) => i.path)]))
+  return { code: result.outputFiles[0]!.text, nodeImports, inputs: Object.keys(inputs), imports }
 }
