@@ -11,7 +11,7 @@ const warnings: Record<WarningCode, string> = {
   "host-derived-redirect-uri":
     "An OAuth redirect_uri was built from the request's Host header (trustHost without AUTH_URL or trustedOrigins). The provider's list of registered redirect URIs is then the only check: set AUTH_URL or trustedOrigins.",
   "insecure-provider-endpoint":
-    "An OAuth/OIDC provider uses a plain-http endpoint. Allowed in development only (NODE_ENV=development or test): otherwise, NODE_ENV unset included, it is a configuration error unless the host is loopback and the provider sets allowInsecureLoopback: true.",
+    "An OAuth/OIDC provider uses a plain-http endpoint. Allowed on any host in development (NODE_ENV=development or test) and on this machine's loopback hosts whenever NODE_ENV is not production; otherwise (NODE_ENV unset included) a configuration error. In production a loopback host also needs allowInsecureLoopback: true. Use https.",
   "session-cookie-unreadable":
     "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
 }
