@@ -138,9 +138,10 @@ export interface OAuth2Config<P> extends CommonProviderOptions {
   timeout?: number
   /**
    * Allow `http://` endpoints on loopback hosts (`localhost`, `127.0.0.0/8`, `[::1]`) in
-   * production too, e.g. a sidecar identity provider. In development (`NODE_ENV` is
-   * `"development"` or `"test"`) plain http is allowed on any host, with a warning, as in
-   * Auth.js; otherwise (an unset `NODE_ENV` included) it is a configuration error everywhere else.
+   * production too, e.g. a sidecar identity provider. Without it, plain http is allowed on
+   * any host in development (`NODE_ENV` `"development"` or `"test"`, as in Auth.js) and on
+   * loopback hosts whenever `NODE_ENV` is not `"production"`, with a warning; anything else
+   * (another host with `NODE_ENV` unset included) is a configuration error.
    */
   allowInsecureLoopback?: boolean
   /** OIDC: read the profile from the id_token (default) rather than userinfo. */
