@@ -43,6 +43,14 @@ export async function encodeWith<Payload = JWT>(keys: KeyRing, params: JWTEncode
  * only ever derives the real key of a configured secret, which the ring keeps.
  */
 export async function decodeWith<Payload = JWT>(keys: KeyRing, params: JWTDecodeParams): Promise<Payload | null> {
+  return (await openWith<Payload>(keys, params))?.payload ?? null
+}
+
+/**
+ * {@link decodeWith}, also answering the header's `kid` (read once here), so a caller that
+ * needs it (the session check's rotation test) does not parse the header again.
+ */
+export async function openWith<Payload = JWT>(keys: KeyRing, params: JWTDecodeParams): Promise<{ payload: Payload; kid: string | undefined } | null> {
   const { token, secret, salt } = params
   if (!token) return null
   const secrets = secretsOf(secret)
@@ -50,7 +58,7 @@ export async function decodeWith<Payload = JWT>(keys: KeyRing, params: JWTDecode
   if (kid !== undefined) {
     for (const s of secrets) {
       const derived = await keys.key(s, salt, enc)
-      if (derived.kid === kid) return (await keys.jwe.decrypt(token, derived.key)) as Payload
+      if (derived.kid === kid) return { payload: (await keys.jwe.decrypt(token, derived.key)) as Payload, kid }
     }
     throw new NoMatchingKey()
   }
@@ -59,7 +67,7 @@ export async function decodeWith<Payload = JWT>(keys: KeyRing, params: JWTDecode
   for (const s of secrets) {
     try {
       const { key } = await keys.key(s, salt, enc)
-      return (await keys.jwe.decrypt(token, key)) as Payload
+      return { payload: (await keys.jwe.decrypt(token, key)) as Payload, kid }
     } catch (error) {
       lastError = error
     }

@@ -4,8 +4,7 @@ import type { Cookie, ResponseInternal, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
-import { decodeWith } from "../jwt/codec.js"
-import { readJweHeader } from "../jwt/header.js"
+import { openWith } from "../jwt/codec.js"
 import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
@@ -171,11 +170,12 @@ async function openToken(ctx: RequestContext, raw: string, shared = false): Prom
   const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
   const hit = shared ? cache.peek(scope, raw) : cache.get(scope, raw)
   if (hit) return hit
-  const payload = await decodeWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
-  if (!payload) return null
+  const opened = await openWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
+  if (!opened?.payload) return null
+  const { payload } = opened
   const primary = await config.keys.key(config.secrets[0]!, salt)
   // A token opened by an older secret is re-issued under the newest one (rotation).
-  const rotated = readJweHeader(raw).kid !== primary.kid
+  const rotated = opened.kid !== primary.kid
   const entry = { payload, rotated }
   // The cache keeps its own copy, and this freshly decrypted payload is the caller's alone;
   // a `shared` caller changes nothing, so one object serves both.
