@@ -36,13 +36,13 @@ export interface JweWriteHeader {
   kid: string
 }
 
+/** Seconds of clock tolerance on `exp` and `nbf`, for both paths. */
+const CLOCK_TOLERANCE = 15
 const decryptOptions: JWTDecryptOptions = {
-  clockTolerance: 15,
+  clockTolerance: CLOCK_TOLERANCE,
   keyManagementAlgorithms: ["dir"],
   contentEncryptionAlgorithms: [...CONTENT_ENCRYPTIONS],
 }
-/** Seconds of clock tolerance on `exp` and `nbf` (the same value as `decryptOptions`). */
-const CLOCK_TOLERANCE = 15
 
 /** jose over WebCrypto: the portable path, and the reference the Node path is tested against. */
 export const webCryptoJwe: JweCodec = {
