@@ -152,8 +152,12 @@ describe("tampering: every position refused, by both paths alike", () => {
       })]
       for (const [i, k] of wrong.entries()) {
         const ours = await outcome(node, token, k)
-        expect(ours, `key ${i}`).toEqual({ code: "ERR_JWE_DECRYPTION_FAILED" })
         expect(await outcome(web, token, k), `key ${i}`).toEqual(ours)
+        // A bit flipped in A256CBC-HS512's encryption half leaves the tag valid (it is the
+        // MAC half's), so AES decrypts to garbage: usually bad padding (decryption failed),
+        // but about 1 in 256 such keys ends in valid padding and the garbage then fails as
+        // claims (JWT invalid) — in jose exactly as in ours. Either way it is refused.
+        expect(["ERR_JWE_DECRYPTION_FAILED", "ERR_JWT_INVALID"], `key ${i}: ${JSON.stringify(ours)}`).toContain((ours as { code?: string }).code)
       }
     })
   }
