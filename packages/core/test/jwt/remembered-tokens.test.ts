@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
-import { Browser, credentialsConfig } from "../helpers.js"
+import { encode } from "@portcullis/core/jwt"
+import { Browser, credentialsConfig, SECRET } from "../helpers.js"
 
 /**
  * A verified session cookie is remembered (`VerifiedTokenCache`). Without app code that
@@ -61,4 +62,38 @@ describe("remembered session tokens", () => {
     // Nothing changed, so the cookie was never re-issued: the checks were answered from memory.
     expect(browser.sessionCookie()).toBe(cookie)
   })
+})
+
+describe("remembered session tokens: 50 different users checked at once", () => {
+  const COOKIE = "authjs.session-token"
+  const check = (config: AuthConfig, cookie: string) =>
+    Auth(new Request("http://localhost:3000/auth/session", { headers: { cookie: `${COOKIE}=${cookie}` } }), config).then((r) => r.json())
+
+  /** 50 users' cookies, minted as the session check's own codec writes them. */
+  async function cookies(): Promise<string[]> {
+    return Promise.all(Array.from({ length: 50 }, (_, i) =>
+      encode({ token: { sub: `user-${i}`, name: `User ${i}`, email: `user${i}@example.com` }, secret: SECRET, salt: COOKIE })))
+  }
+
+  for (const [label, extra] of [
+    ["without callbacks (the remembered token itself is shared)", {}],
+    ["with a session callback that mutates its token", { callbacks: { session: ({ session, token }: any) => ((token.name = "mutated"), { ...session, sub: token.sub }) } }],
+  ] as const) {
+    it(`${label}: cold, then remembered, every answer is its own user's; forged cookies in the same burst read as signed out`, async () => {
+      const config = credentialsConfig(extra as Partial<AuthConfig>)
+      const issued = await cookies()
+      // A forged twin of each cookie: the first character of its tag changed (the last one
+      // would only touch base64url's unused low bits, which decode to the same tag).
+      const forged = issued.map((c) => {
+        const parts = c.split(".")
+        parts[4] = (parts[4]!.startsWith("A") ? "B" : "A") + parts[4]!.slice(1)
+        return parts.join(".")
+      })
+      for (const round of ["cold", "remembered"]) {
+        const answers = await Promise.all([...issued, ...forged].map((c) => check(config, c)))
+        answers.slice(0, 50).forEach((session, i) => expect(session?.user?.email, `${round} user ${i}`).toBe(`user${i}@example.com`))
+        answers.slice(50).forEach((session, i) => expect(session, `${round} forged ${i}`).toBeNull())
+      }
+    })
+  }
 })
