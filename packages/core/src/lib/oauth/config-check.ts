@@ -38,13 +38,13 @@ function checkOrThrow(provider: OAuthConfig<any>, env: Env, redirectProxyUrl: st
   const issuer = configuredUrl(provider.issuer, "issuer", id)
   const wellKnown = configuredUrl(provider.wellKnown, "wellKnown", id)
   const endpoints = {
-    authorization: configuredUrl(endpointValue(provider.authorization), "authorization endpoint", id),
-    token: configuredUrl(endpointValue(provider.token), "token endpoint", id),
-    userinfo: configuredUrl(endpointValue(provider.userinfo), "userinfo endpoint", id),
+    authorization: configuredEndpoint(provider.authorization, "authorization endpoint", id),
+    token: configuredEndpoint(provider.token, "token endpoint", id),
+    userinfo: configuredEndpoint(provider.userinfo, "userinfo endpoint", id),
   }
   if (!issuer && !wellKnown) {
     // A userinfo endpoint of one's own (`userinfo.request`) needs no URL.
-    const ownUserinfo = typeof provider.userinfo === "object" && typeof provider.userinfo?.request === "function"
+    const ownUserinfo = hasOwnUserinfo(provider)
     const missing = !endpoints.authorization ? "authorization" : !endpoints.token ? "token" : !endpoints.userinfo && !ownUserinfo && provider.type === "oauth" ? "userinfo" : undefined
     if (missing) {
       throw new InvalidEndpoints(`Provider "${id}" is missing both \`issuer\` and \`${missing}\` endpoint config. At least one of them is required`)
@@ -70,9 +70,19 @@ function checkOrThrow(provider: OAuthConfig<any>, env: Env, redirectProxyUrl: st
   return insecure
 }
 
-/** The URL of an endpoint given as a string or `{ url }`. */
-function endpointValue(endpoint: unknown): unknown {
-  return endpoint && typeof endpoint === "object" && !(endpoint instanceof URL) ? (endpoint as { url?: unknown }).url : endpoint
+/**
+ * The URL of a configured endpoint, given as a string, a `URL` or `{ url }` (its query is
+ * kept: Facebook's `fields`); `undefined` when none is set. Sign-in reads the endpoints
+ * through this too, so what was checked here is what is used.
+ */
+export function configuredEndpoint(endpoint: unknown, what: string, id: string): URL | undefined {
+  const value = endpoint && typeof endpoint === "object" && !(endpoint instanceof URL) ? (endpoint as { url?: unknown }).url : endpoint
+  return configuredUrl(value, what, id)
+}
+
+/** Whether the provider fetches the profile itself (`userinfo.request`), needing no URL. */
+export function hasOwnUserinfo(provider: OAuthConfig<any>): boolean {
+  return typeof provider.userinfo === "object" && typeof provider.userinfo?.request === "function"
 }
 
 function configuredUrl(value: unknown, what: string, id: string): URL | undefined {

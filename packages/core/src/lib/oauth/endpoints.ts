@@ -1,6 +1,7 @@
 import * as o from "oauth4webapi"
 import { InvalidConfig, InvalidEndpoints } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
+import { configuredEndpoint, hasOwnUserinfo } from "./config-check.js"
 import { assertSecureUrl } from "./http.js"
 import type { OAuthRuntime } from "./provider.js"
 
@@ -33,12 +34,12 @@ export function authorizationServer(rt: OAuthRuntime): Promise<o.AuthorizationSe
 async function resolve(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
   const { provider } = rt
   const explicit = {
-    authorization_endpoint: endpointUrl(provider.authorization, "authorization", provider.id),
-    token_endpoint: endpointUrl(provider.token, "token", provider.id),
-    userinfo_endpoint: endpointUrl(provider.userinfo, "userinfo", provider.id),
+    authorization_endpoint: configuredEndpoint(provider.authorization, "authorization endpoint", provider.id)?.href,
+    token_endpoint: configuredEndpoint(provider.token, "token endpoint", provider.id)?.href,
+    userinfo_endpoint: configuredEndpoint(provider.userinfo, "userinfo endpoint", provider.id)?.href,
   }
   const canDiscover = !!(provider.issuer || provider.wellKnown)
-  const missing = !explicit.authorization_endpoint || !explicit.token_endpoint || (provider.type === "oauth" && !explicit.userinfo_endpoint && !hasUserinfoRequest(provider))
+  const missing = !explicit.authorization_endpoint || !explicit.token_endpoint || (provider.type === "oauth" && !explicit.userinfo_endpoint && !hasOwnUserinfo(provider))
   if (canDiscover && (provider.type === "oidc" || missing)) {
     const discovered = await discover(rt)
     return withExplicit(discovered, explicit)
@@ -91,18 +92,6 @@ function withExplicit(metadata: o.AuthorizationServer, explicit: Record<string, 
   const out: Record<string, unknown> = { ...metadata }
   for (const [key, value] of Object.entries(explicit)) if (value) out[key] = value
   return out as unknown as o.AuthorizationServer
-}
-
-function hasUserinfoRequest(provider: OAuthConfig<any>): boolean {
-  return typeof provider.userinfo === "object" && typeof provider.userinfo?.request === "function"
-}
-
-/** The URL of a configured endpoint (string or `{ url }`); its query is kept (Facebook's `fields`). */
-function endpointUrl(endpoint: unknown, name: string, providerId: string): string | undefined {
-  const raw = typeof endpoint === "string" ? endpoint : (endpoint as { url?: unknown } | undefined)?.url
-  if (raw === undefined || raw === null || raw === "") return undefined
-  if (typeof raw !== "string" && !(raw instanceof URL)) throw new InvalidConfig(`Provider "${providerId}": ${name}.url must be a string`)
-  return parseUrl(String(raw), `${name} endpoint`, providerId).href
 }
 
 function parseUrl(value: string, what: string, providerId: string): URL {
