@@ -128,7 +128,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapterTimeout = resolveAdapterTimeout(config.adapterTimeout, fail)
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
-  checkOAuthProviders(providers, env, config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL, logger, fail)
+  const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
+  checkOAuthProviders(providers, env, redirectProxyUrl, logger, fail)
   const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
   if (webauthnProblem) fail(webauthnProblem)
 
@@ -166,7 +167,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     siteUrl,
     origins: new OriginMemo(),
     useSecureCookies: config.useSecureCookies,
-    redirectProxyUrl: config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL,
+    redirectProxyUrl,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     fetch: config[customFetch] ?? ((...args: Parameters<typeof fetch>) => fetch(...args)),
     cookies(secure) {
