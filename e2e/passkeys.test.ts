@@ -149,6 +149,39 @@ function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
       await context.close()
     })
 
+    it("posts once when the autofill options arrive after the button already registered a passkey", async () => {
+      // The flake CI once hit: the page's autofill request was still fetching its options when
+      // the button registered a passkey; the device then answered the late autofill request
+      // with the new passkey and a second form post aborted the first navigation.
+      const { context, page } = await withVirtualAuthenticator(browser)
+      const email = `late-${label.toLowerCase()}@example.com`
+      const posts: string[] = []
+      let release!: () => void
+      const registered = new Promise<void>((resolve) => (release = resolve))
+      page.on("request", (request) => {
+        if (request.method() === "POST" && new URL(request.url()).pathname === "/auth/callback/passkey") {
+          posts.push(request.url())
+          release()
+        }
+      })
+      await page.route(
+        (url) => url.pathname.startsWith("/auth/webauthn-options") && url.searchParams.get("action") === "authenticate",
+        async (route) => {
+          await registered
+          await route.continue().catch(() => {}) // the page may have left already
+        },
+      )
+      await passkeyButton(page, autofillSite.origin, email)
+      await page.waitForURL(`${autofillSite.origin}/`)
+      expect((await session(page)).user).toMatchObject({ email })
+      // Give a second post every chance to show up: the held options request, answered now,
+      // would have led to one before the home page's own fetch finishes.
+      await page.unrouteAll({ behavior: "wait" })
+      expect((await session(page)).user).toMatchObject({ email })
+      expect(posts).toHaveLength(1)
+      await context.close()
+    })
+
     it("shows the passkey error on the sign-in page for a credential the server does not know", async () => {
       const { context, page } = await withVirtualAuthenticator(browser)
       const email = `eve-${label.toLowerCase()}@example.com`

@@ -14,6 +14,11 @@ const FORM_SCRIPT = `(() => {
   const lib = window.SimpleWebAuthnBrowser;
   const forms = Array.from(document.querySelectorAll("form[data-webauthn-provider][data-options-url]"));
   let autofillStarted = false;
+  // One ceremony ends the page: once the user has started one, a late autofill ceremony must
+  // not start (its options may arrive after a passkey was just registered, and the device
+  // would answer it at once), and a second form post must never abort the first.
+  let userStarted = false;
+  let submitted = false;
 
   const userInputs = (form) => Array.from(form.querySelectorAll("input")).filter((i) => i.type !== "hidden" && i.name);
 
@@ -40,6 +45,8 @@ const FORM_SCRIPT = `(() => {
   }
 
   function submit(form, action, response) {
+    if (submitted) return;
+    submitted = true;
     for (const [name, value] of [["action", action], ["data", JSON.stringify(response)]]) {
       let input = form.querySelector('input[type="hidden"][name="' + name + '"]');
       if (!input) {
@@ -56,9 +63,11 @@ const FORM_SCRIPT = `(() => {
 
   async function ceremony(form, action, autofill) {
     const { action: chosen, options } = await fetchOptions(form, action);
+    if (autofill && userStarted) return;
     const response = chosen === "register"
       ? await lib.startRegistration({ optionsJSON: options })
       : await lib.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill });
+    if (autofill && userStarted) return;
     submit(form, chosen, response);
   }
 
@@ -69,6 +78,11 @@ const FORM_SCRIPT = `(() => {
     return "Passkeys are not working right now. Please try again.";
   }
 
+  // Back from the next page through the back/forward cache: the page may be used again.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) userStarted = submitted = false;
+  });
+
   for (const form of forms) {
     if (!lib || !lib.browserSupportsWebAuthn()) {
       say(form, "This browser does not support passkeys.");
@@ -77,6 +91,8 @@ const FORM_SCRIPT = `(() => {
     }
     form.addEventListener("submit", (event) => {
       event.preventDefault();
+      if (submitted) return;
+      userStarted = true;
       say(form, "");
       ceremony(form, undefined, false).catch((error) => say(form, explain(error)));
     });
