@@ -58,6 +58,7 @@ export type ErrorType =
   | "RequestTooLarge"
   | "MethodNotAllowed"
   | "InvalidRequest"
+  | "UnsupportedPasswordHash"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -382,4 +383,13 @@ const clientSafe = new Set<ErrorType>([
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */
 export function isClientError(error: unknown): error is AuthError {
   return error instanceof AuthError && clientSafe.has(error.type)
+}
+
+/**
+ * A stored password hash that `verifyPassword` (`@portcullis/core/password`) cannot read: in
+ * no supported format, or with cost parameters beyond safe bounds. A data problem to fix, not
+ * a wrong password — the message says which shape was found, never the hash.
+ */
+export class UnsupportedPasswordHash extends AuthError {
+  static override type: ErrorType = "UnsupportedPasswordHash"
 }

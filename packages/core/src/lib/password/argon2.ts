@@ -1,0 +1,93 @@
+/**
+ * Argon2id through the fastest implementation the runtime can load: the native
+ * `@node-rs/argon2` (prebuilt for Node, Bun and Deno; its work runs off the event loop),
+ * else `hash-wasm`'s WebAssembly build. Both read and write the same PHC strings, so a hash
+ * made by one verifies with the other (`test/password/argon2.test.ts` checks both ways).
+ * @module
+ */
+import { b64NoPad, parsePhc } from "./phc.js"
+
+/** Argon2id cost. Defaults are OWASP's first recommendation: 19 MiB, 2 passes, 1 lane. */
+export interface Argon2Params {
+  /** Memory in KiB (`m=`). Default 19456. */
+  memoryCost: number
+  /** Passes over memory (`t=`). Default 2. */
+  timeCost: number
+  /** Lanes (`p=`). Default 1. */
+  parallelism: number
+}
+
+export const OWASP_ARGON2ID: Readonly<Argon2Params> = Object.freeze({ memoryCost: 19_456, timeCost: 2, parallelism: 1 })
+
+/** Bounds on parameters read from a stored hash, so a planted hash can't exhaust memory or time. */
+export const ARGON2_LIMITS = { maxMemoryCost: 1 << 20, maxTimeCost: 32, maxParallelism: 16 } as const
+
+/** One implementation of argon2id hashing and verification. */
+export interface Argon2Backend {
+  name: "native" | "wasm"
+  hash(password: string, salt: Uint8Array, params: Argon2Params): Promise<string>
+  verify(phc: string, password: string): Promise<boolean>
+}
+
+interface NativeModule {
+  hash(password: string, options: { memoryCost: number; timeCost: number; parallelism: number; outputLen: number; algorithm: number; salt: Uint8Array }): Promise<string>
+  verify(hashed: string, password: string): Promise<boolean>
+}
+
+/**
+ * The native binding if it loads here, else WebAssembly. `prefer: "wasm"` forces the
+ * portable one (tests compare the two). No module-level cache: ESM caches the imports.
+ */
+export async function argon2Backend(prefer?: "native" | "wasm"): Promise<Argon2Backend> {
+  if (prefer !== "wasm") {
+    const native = await loadNative()
+    if (native) return nativeBackend(native)
+    if (prefer === "native") throw new Error("@node-rs/argon2 does not load on this runtime")
+  }
+  return wasmBackend()
+}
+
+async function loadNative(): Promise<NativeModule | undefined> {
+  // A variable specifier keeps bundlers for edge runtimes from trying to include the
+  // native addon; where it can't load, WebAssembly takes over.
+  const specifier = "@node-rs/argon2"
+  try {
+    const mod = (await import(/* @vite-ignore */ specifier)) as Partial<NativeModule> & { default?: Partial<NativeModule> }
+    const api = typeof mod.hash === "function" ? mod : mod.default
+    return api && typeof api.hash === "function" && typeof api.verify === "function" ? (api as NativeModule) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function nativeBackend(native: NativeModule): Argon2Backend {
+  return {
+    name: "native",
+    hash: (password, salt, p) =>
+      // algorithm 2 is Argon2id in the binding's const enum.
+      native.hash(password, { memoryCost: p.memoryCost, timeCost: p.timeCost, parallelism: p.parallelism, outputLen: 32, algorithm: 2, salt }),
+    verify: (phc, password) => native.verify(phc, password),
+  }
+}
+
+async function wasmBackend(): Promise<Argon2Backend> {
+  const { argon2id, argon2Verify } = await import("hash-wasm")
+  return {
+    name: "wasm",
+    async hash(password, salt, p) {
+      const raw = await argon2id({ password, salt, iterations: p.timeCost, memorySize: p.memoryCost, parallelism: p.parallelism, hashLength: 32, outputType: "binary" })
+      return `$argon2id$v=19$m=${p.memoryCost},t=${p.timeCost},p=${p.parallelism}$${b64NoPad(salt)}$${b64NoPad(raw)}`
+    },
+    verify: (phc, password) => argon2Verify({ password, hash: phc }),
+  }
+}
+
+/** The cost a stored argon2 hash was made with, if it is one and within {@link ARGON2_LIMITS}. */
+export function argon2ParamsOf(phc: string): (Argon2Params & { variant: string; version: number }) | undefined {
+  const parsed = parsePhc(phc)
+  if (!parsed || !/^argon2(id|i|d)$/.test(parsed.id)) return undefined
+  const { m, t, p } = parsed.params
+  if (!m || !t || !p || m > ARGON2_LIMITS.maxMemoryCost || t > ARGON2_LIMITS.maxTimeCost || p > ARGON2_LIMITS.maxParallelism) return undefined
+  if (m < 8 * p) return undefined
+  return { variant: parsed.id, version: parsed.version ?? 16, memoryCost: m, timeCost: t, parallelism: p }
+}
