@@ -3,6 +3,8 @@
  * keeps its type imports by changing the import specifier.
  * @module
  */
+import type { I18nOptions } from "./lib/i18n/index.js"
+export type { I18nOptions, Messages, MessageOverrides } from "./lib/i18n/index.js"
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server"
 import type { Adapter, AdapterAuthenticator, AdapterSession, AdapterUser } from "./adapters.js"
 import type { AuthError } from "./errors.js"
@@ -126,6 +128,18 @@ export interface AuthConfig {
   cookies?: PartialCookiesOptions
   pages?: Partial<PagesOptions>
   theme?: Theme
+  /**
+   * The language of the built-in pages and emails: by default the browser's
+   * `Accept-Language`, among English, German, French, Spanish, Portuguese, Japanese,
+   * Chinese (Simplified) and Arabic, falling back to English. Force one, add a language or
+   * replace sentences here. See docs/i18n.md.
+   *
+   * @example
+   * ```ts
+   * i18n: { defaultLocale: "fr", messages: { fr: { signin: { heading: "Bienvenue" } } } }
+   * ```
+   */
+  i18n?: I18nOptions
   logger?: Partial<LoggerInstance>
   debug?: boolean
   /**

@@ -28,9 +28,9 @@ interface Element {
 }
 
 const ATTRIBUTE_NAMES = new Set([
-  "lang", "class", "style", "charset", "name", "content", "src", "alt", "width", "height", "loading",
+  "lang", "dir", "class", "style", "charset", "name", "content", "src", "alt", "width", "height", "loading",
   "method", "action", "type", "value", "id", "for", "placeholder", "autocomplete", "required", "href",
-  "role", "data-webauthn-provider", "data-options-url", "data-conditional-ui",
+  "role", "data-webauthn-provider", "data-options-url", "data-conditional-ui", "data-messages",
 ])
 const TAGS = new Set([
   "html", "head", "meta", "title", "style", "body", "header", "img", "main", "h1", "p", "div", "form",

@@ -38,9 +38,9 @@ export default function ForwardEmail(config: EmailUserConfig = {}): EmailConfig 
   }
 }
 
-async function sendWithForwardEmail({ identifier, url, expires, provider, theme }: SendVerificationRequestParams): Promise<void> {
+async function sendWithForwardEmail({ identifier, url, expires, provider, theme, language }: SendVerificationRequestParams): Promise<void> {
   const token = requireApiKey(provider, "Forward Email")
-  const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+  const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
   await postJson(provider, "Forward Email", FORWARDEMAIL_API, { Authorization: `Basic ${btoa(`${token}:`)}` }, {
     from: provider.from || DEFAULT_FROM,
     to: identifier,

@@ -66,14 +66,14 @@ export default function Mailgun(config: MailgunUserConfig = {}): MailgunConfig {
   }
 }
 
-async function sendWithMailgun({ identifier, url, expires, provider, theme }: SendVerificationRequestParams): Promise<void> {
+async function sendWithMailgun({ identifier, url, expires, provider, theme, language }: SendVerificationRequestParams): Promise<void> {
   const apiKey = requireApiKey(provider, "Mailgun")
   const { region, domain: configured } = provider as MailgunConfig
   const from = provider.from || DEFAULT_FROM
   const domain = configured || addressOf(from).split("@").at(-1)
   if (!domain) throw new Error("Mailgun: no sending domain. Pass domain, or a from address with a domain")
   const host = MAILGUN_HOSTS[region === "EU" ? "EU" : "US"]
-  const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+  const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
   const body = new URLSearchParams({ from, to: identifier, subject, text, html, "o:tracking-clicks": "no" })
   const fetchImpl = provider[customFetch] ?? fetch
   const response = await fetchImpl(`${host}/v3/${encodeURIComponent(domain)}/messages`, {

@@ -94,13 +94,13 @@ async function loadNodemailer(): Promise<NodemailerModule> {
 }
 
 async function sendWithNodemailer(params: SendVerificationRequestParams): Promise<void> {
-  const { identifier, url, expires, theme } = params
+  const { identifier, url, expires, theme, language } = params
   const provider = params.provider as NodemailerConfig
   if (!provider.server) throw new Error("Nodemailer: no `server` configured")
   const { createTransport } = await loadNodemailer()
   const transport = createTransport(provider.server)
   try {
-    const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+    const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
     const result = await transport.sendMail({ to: identifier, from: provider.from || DEFAULT_FROM, subject, text, html })
     // With one recipient a refusal normally rejects the promise; a pending or rejected
     // entry here means the server queued it with reservations, which is not "sent".

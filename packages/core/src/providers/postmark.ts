@@ -50,9 +50,9 @@ export default function Postmark(config: PostmarkUserConfig = {}): PostmarkConfi
   }
 }
 
-async function sendWithPostmark({ identifier, url, expires, provider, theme }: SendVerificationRequestParams): Promise<void> {
+async function sendWithPostmark({ identifier, url, expires, provider, theme, language }: SendVerificationRequestParams): Promise<void> {
   const token = requireApiKey(provider, "Postmark")
-  const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+  const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
   const answer = await postJson(provider, "Postmark", POSTMARK_API, { "X-Postmark-Server-Token": token }, {
     From: provider.from || DEFAULT_FROM,
     To: identifier,

@@ -39,9 +39,9 @@ export default function Resend(config: EmailUserConfig = {}): EmailConfig {
   }
 }
 
-async function sendWithResend({ identifier, url, expires, provider, theme }: SendVerificationRequestParams): Promise<void> {
+async function sendWithResend({ identifier, url, expires, provider, theme, language }: SendVerificationRequestParams): Promise<void> {
   const apiKey = requireApiKey(provider, "Resend")
-  const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+  const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
   await postJson(provider, "Resend", RESEND_API, { Authorization: `Bearer ${apiKey}` }, {
     from: provider.from || DEFAULT_FROM,
     to: identifier,

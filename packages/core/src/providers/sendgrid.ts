@@ -48,9 +48,9 @@ export function parseSender(from: string): { email: string; name?: string } {
   return name ? { email: match[2]!, name } : { email: match[2]! }
 }
 
-async function sendWithSendGrid({ identifier, url, expires, provider, theme }: SendVerificationRequestParams): Promise<void> {
+async function sendWithSendGrid({ identifier, url, expires, provider, theme, language }: SendVerificationRequestParams): Promise<void> {
   const apiKey = requireApiKey(provider, "SendGrid")
-  const { subject, html, text } = renderVerificationEmail({ url, expires, theme })
+  const { subject, html, text } = renderVerificationEmail({ url, expires, theme, ...language })
   await postJson(provider, "SendGrid", SENDGRID_API, { Authorization: `Bearer ${apiKey}` }, {
     personalizations: [{ to: [{ email: identifier }] }],
     from: parseSender(provider.from || DEFAULT_FROM),

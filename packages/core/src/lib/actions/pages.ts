@@ -3,6 +3,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
+import { localeOf, messagesOf } from "../i18n/index.js"
 import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
@@ -20,7 +21,15 @@ function customPage(ctx: RequestContext, path: string | undefined, params: Recor
 }
 
 async function base(ctx: RequestContext): Promise<PageBase> {
-  return { theme: ctx.config.theme, basePath: ctx.config.basePath, origin: ctx.origin, csrfToken: await ensureCsrfToken(ctx) }
+  const locale = localeOf(ctx.config.i18n, ctx.request)
+  return {
+    theme: ctx.config.theme,
+    basePath: ctx.config.basePath,
+    origin: ctx.origin,
+    csrfToken: await ensureCsrfToken(ctx),
+    locale,
+    messages: messagesOf(ctx.config.i18n, locale),
+  }
 }
 
 /** `GET /signin`. */

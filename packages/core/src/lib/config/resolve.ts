@@ -1,4 +1,5 @@
 import type { Adapter } from "../../adapters.js"
+import { I18nOptionError, resolveI18n, type ResolvedI18n } from "../i18n/index.js"
 import {
   AdapterError,
   AuthError,
@@ -56,6 +57,8 @@ export interface ResolvedConfig {
   events: EventCallbacks
   pages: Partial<PagesOptions>
   theme: Required<Theme>
+  /** The languages of the built-in pages and emails, with the app's sentences merged in. */
+  i18n: ResolvedI18n
   logger: LoggerInstance
   /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
   logLimiter: LogLimiter
@@ -134,6 +137,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   if (webauthnProblem) fail(webauthnProblem)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
+  const i18n = resolveI18nOption(config.i18n, fail)
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
 
   return {
@@ -158,6 +162,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     events: wrapEvents(config.events, logger),
     pages: config.pages ?? {},
     theme,
+    i18n,
     logger,
     logLimiter: new LogLimiter(logger),
     sessionMemory: new SessionMemory(),
@@ -180,6 +185,16 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
+
+/** The `i18n` option; a problem with it is a configuration error, and English is used meanwhile. */
+function resolveI18nOption(options: AuthConfig["i18n"], fail: Fail): ResolvedI18n {
+  try {
+    return resolveI18n(options)
+  } catch (e) {
+    fail(new InvalidConfig(e instanceof I18nOptionError ? e.message : "i18n could not be read", e as Error))
+    return resolveI18n(undefined)
+  }
+}
 
 /**
  * OAuth/OIDC providers are checked now, like Auth.js's `assertConfig`, so a broken one is a

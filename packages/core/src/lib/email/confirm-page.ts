@@ -12,6 +12,9 @@ import type { Theme } from "../../base-types.js"
 import { hiddenFields } from "../pages/forms.js"
 import { html } from "../pages/html.js"
 import { renderDocument } from "../pages/layout.js"
+import type { Messages } from "../i18n/catalog.js"
+import { en } from "../i18n/catalogs/en.js"
+import { fill } from "../i18n/format.js"
 
 /** Input of {@link renderConfirmPage}. */
 export interface ConfirmPageOptions {
@@ -25,18 +28,22 @@ export interface ConfirmPageOptions {
   email: string
   /** The site's host, shown so the user knows where they are signing in. */
   host: string
+  /** The page's language. Default English. */
+  locale?: string
+  messages?: Messages
 }
 
 /** Renders the "continue signing in" page as a complete HTML document. */
 export function renderConfirmPage(page: ConfirmPageOptions): string {
-  const body = html`<h1>Sign in to ${page.host}</h1>
-<p class="center">Continue as <strong>${page.email}</strong>?</p>
+  const m = (page.messages ?? en).confirm
+  const body = html`<h1>${fill(m.heading, { host: page.host })}</h1>
+<p class="center">${fill(m.continueAs, { email: html`<strong>${page.email}</strong>` })}</p>
 <form method="post" action="${page.action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 <input type="hidden" name="token" value="${page.token}">
 <input type="hidden" name="email" value="${page.email}">
-<button type="submit">Sign in</button>
+<button type="submit">${m.button}</button>
 </form>
-<p class="center muted">If you did not ask to sign in, close this page: nothing happens until you press the button.</p>`
-  return renderDocument({ title: "Sign in", theme: page.theme, body })
+<p class="center muted">${m.ignore}</p>`
+  return renderDocument({ title: m.title, theme: page.theme, body, locale: page.locale, messages: page.messages })
 }

@@ -1,6 +1,7 @@
 import type { Awaitable, Theme } from "../../base-types.js"
 import type { CommonProviderOptions } from "../../base-types.js"
 import type { customFetch } from "../../symbols.js"
+import type { Messages } from "../i18n/catalog.js"
 
 /** What `sendVerificationRequest` receives. */
 export interface SendVerificationRequestParams {
@@ -21,6 +22,21 @@ export interface SendVerificationRequestParams {
   theme: Theme
   /** The sign-in request. */
   request: Request
+  /**
+   * The language the email should be written in (from the request and the `i18n` option),
+   * with the email's sentences: spread it into `renderVerificationEmail`. Portcullis only;
+   * Auth.js senders ignore it.
+   */
+  language: EmailLanguage
+}
+
+/** The language of a sign-in email. */
+export interface EmailLanguage {
+  /** Locale tag, e.g. `"de"`. */
+  locale: string
+  dir: "ltr" | "rtl"
+  /** The email's sentences in that language, with the app's overrides. */
+  messages: Messages["email"]
 }
 
 /** An email provider. */

@@ -19,6 +19,8 @@ export const pageHeaders: Record<string, string> = {
   // which the CSRF origin check (rightly) refuses. "same-origin" leaks nothing off-site.
   "Referrer-Policy": "same-origin",
   "Cache-Control": noStore,
+  // The language of a page follows the request's Accept-Language (docs/i18n.md).
+  Vary: "Accept-Language",
 }
 
 /**

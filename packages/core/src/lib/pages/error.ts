@@ -5,6 +5,8 @@
 import { html, safeUrl } from "./html.js"
 import { renderDocument } from "./layout.js"
 import { errorPageMessages, isKnownCode, type ErrorPageCode } from "./messages.js"
+import { en } from "../i18n/catalogs/en.js"
+import { fill } from "../i18n/format.js"
 import { authRoute } from "./paths.js"
 import type { PageBase } from "./types.js"
 
@@ -14,16 +16,16 @@ export interface ErrorPageOptions extends PageBase {
   error?: string
 }
 
-const PAGES: Readonly<Record<ErrorPageCode | "default", { status: number; heading: string }>> = {
+const STATUS: Readonly<Record<ErrorPageCode | "default", number>> = {
   // 500: the request was fine, the deployment is not.
-  Configuration: { status: 500, heading: "Server error" },
-  AccessDenied: { status: 403, heading: "Access denied" },
-  Verification: { status: 403, heading: "Link no longer valid" },
+  Configuration: 500,
+  AccessDenied: 403,
+  Verification: 403,
   // 503 (not 500): the deployment is fine, the store behind it is briefly unreachable.
-  ServiceUnavailable: { status: 503, heading: "Temporarily unavailable" },
+  ServiceUnavailable: 503,
   // 200 for unknown codes: anyone can put any `?error=` in a URL, so it says nothing
   // about what actually happened.
-  default: { status: 200, heading: "Something went wrong" },
+  default: 200,
 }
 
 // Only identifier-like codes are shown. Showing arbitrary query text, even escaped,
@@ -33,12 +35,14 @@ const DISPLAYABLE_CODE = /^[A-Za-z0-9_-]{1,64}$/
 /** Renders the error page; `status` is the HTTP status to send it with. */
 export function renderError(page: ErrorPageOptions): { status: number; html: string } {
   const code = isKnownCode(errorPageMessages, page.error) ? page.error : "default"
-  const { status, heading } = PAGES[code]
+  const status = STATUS[code]
+  const m = (page.messages ?? en).error
+  const { heading, message } = m.pages[code]
   const signin = safeUrl(authRoute(page.basePath, "signin"))
   const shownCode = page.error !== undefined && DISPLAYABLE_CODE.test(page.error) ? page.error : undefined
   const body = html`<h1>${heading}</h1>
-<p class="center">${errorPageMessages[code]}</p>
-${shownCode ? html`<p class="center muted code">Error code: <code>${shownCode}</code></p>` : undefined}
-${signin ? html`<p class="actions"><a class="button" href="${signin}">${code === "Verification" ? "Sign in again" : code === "ServiceUnavailable" ? "Try again" : "Sign in"}</a></p>` : undefined}`
-  return { status, html: renderDocument({ title: "Error", theme: page.theme, body }) }
+<p class="center">${message}</p>
+${shownCode ? html`<p class="center muted code">${fill(m.code, { code: html`<code>${shownCode}</code>` })}</p>` : undefined}
+${signin ? html`<p class="actions"><a class="button" href="${signin}">${code === "Verification" ? m.signInAgain : code === "ServiceUnavailable" ? m.tryAgain : m.signIn}</a></p>` : undefined}`
+  return { status, html: renderDocument({ title: m.title, theme: page.theme, body, locale: page.locale, messages: page.messages }) }
 }

@@ -6,7 +6,10 @@ import { field, hiddenFields, IdAllocator } from "./forms.js"
 import { webauthnPageScripts } from "../webauthn/page-script.js"
 import { html, raw, safeUrl, type SafeHtml } from "./html.js"
 import { renderDocument } from "./layout.js"
-import { messageFor, signinErrorMessages } from "./messages.js"
+import { messageFor } from "./messages.js"
+import { en } from "../i18n/catalogs/en.js"
+import { fill } from "../i18n/format.js"
+import type { Messages } from "../i18n/catalog.js"
 import { authRoute } from "./paths.js"
 import { providerButtonStyle } from "./theme.js"
 import type { PageBase, PageProvider } from "./types.js"
@@ -28,24 +31,26 @@ export interface SignInPageOptions extends PageBase {
 interface FormContext {
   page: SignInPageOptions
   ids: IdAllocator
+  m: Messages
 }
 
 /** Renders the sign-in page as a complete HTML document. */
 export function renderSignIn(page: SignInPageOptions): string {
-  const ctx: FormContext = { page, ids: new IdAllocator() }
+  const m = page.messages ?? en
+  const ctx: FormContext = { page, ids: new IdAllocator(), m }
   const groups = groupProviders(page.providers)
     .map((group) => renderGroup(group, ctx))
     .filter((block): block is SafeHtml => block !== undefined)
-  const separated = groups.map((block, i) => (i === 0 ? block : html`<p class="divider">or</p>
+  const separated = groups.map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
 ${block}`))
   const alert = page.error !== undefined
-    ? html`<div class="alert" role="alert"><p>${messageFor(signinErrorMessages, page.error)}</p></div>`
+    ? html`<div class="alert" role="alert"><p>${messageFor(m.signin.errors, page.error)}</p></div>`
     : undefined
-  const body = html`<h1>Sign in</h1>
+  const body = html`<h1>${m.signin.heading}</h1>
 ${alert}
-${separated.length > 0 ? separated : html`<p class="muted center">No sign-in methods are available.</p>`}
+${separated.length > 0 ? separated : html`<p class="muted center">${m.signin.noProviders}</p>`}
 ${page.providers.some((p) => p.type === "webauthn") ? webauthnScripts() : undefined}`
-  return renderDocument({ title: "Sign In", theme: page.theme, body })
+  return renderDocument({ title: m.signin.title, theme: page.theme, body, locale: page.locale, messages: m })
 }
 
 /**
@@ -87,7 +92,7 @@ function renderGroup(group: PageProvider[], ctx: FormContext): SafeHtml | undefi
 // A form whose target is not http(s) or relative is left out entirely: posting the CSRF
 // token to a `javascript:` or foreign-scheme action is never what the configuration meant.
 
-function oauthForm(provider: PageProvider, { page }: FormContext): SafeHtml | undefined {
+function oauthForm(provider: PageProvider, { page, m }: FormContext): SafeHtml | undefined {
   const action = safeUrl(provider.signinUrl)
   if (!action) return undefined
   const style = providerButtonStyle(provider.style)
@@ -97,11 +102,11 @@ ${hiddenFields(page.csrfToken, page.callbackUrl)}
 <button type="submit" class="provider-button"${style ? html` style="${style}"` : undefined}>${
     // The button text names the provider, so the logo is decorative (empty alt).
     logo ? html`<img src="${logo}" alt="" width="20" height="20" loading="lazy">` : undefined
-  }<span>Sign in with ${provider.name}</span></button>
+  }<span>${fill(m.signin.signInWith, { provider: provider.name })}</span></button>
 </form>`
 }
 
-function emailForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+function emailForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
   const action = safeUrl(provider.signinUrl)
   if (!action) return undefined
   return html`<form method="post" action="${action}">
@@ -109,18 +114,18 @@ ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${field({
   id: ids.next(provider.id, "email"),
   name: "email",
-  label: "Email",
+  label: m.signin.emailLabel,
   type: "email",
   value: page.email,
   placeholder: "you@example.com",
   autocomplete: "email",
   required: true,
 })}
-<button type="submit">Sign in with ${provider.name}</button>
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
 }
 
-function credentialsForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+function credentialsForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
   const action = safeUrl(provider.callbackUrl)
   if (!action) return undefined
   const fields = Object.entries(provider.credentials ?? {}).map(([name, input]) =>
@@ -137,26 +142,34 @@ function credentialsForm(provider: PageProvider, { page, ids }: FormContext): Sa
   return html`<form method="post" action="${action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
-<button type="submit">Sign in with ${provider.name}</button>
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
 }
 
 // The passkey ceremony needs a client script, which reads the data attributes; until it
 // runs, the form is an ordinary POST so the page still works without JavaScript.
-const DEFAULT_WEBAUTHN_FIELDS: NonNullable<PageProvider["formFields"]> = {
-  email: { label: "Email", required: true, autocomplete: "username webauthn" },
+function defaultWebauthnFields(m: Messages): NonNullable<PageProvider["formFields"]> {
+  return { email: { label: m.signin.emailLabel, required: true, autocomplete: "username webauthn" } }
 }
 
-function webauthnForm(provider: PageProvider, { page, ids }: FormContext): SafeHtml | undefined {
+/**
+ * The Passkey provider's own default field is labelled "Email" in English (as Auth.js's);
+ * that label is shown in the page's language. A label the app wrote is shown as written.
+ */
+function localizedLabel(name: string, label: string | undefined, m: Messages): string {
+  return name === "email" && (label === undefined || label === en.signin.emailLabel) ? m.signin.emailLabel : (label ?? name)
+}
+
+function webauthnForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
   const action = safeUrl(provider.callbackUrl)
   if (!action) return undefined
   const optionsUrl = safeUrl(authRoute(page.basePath, `webauthn-options/${encodeURIComponent(provider.id)}`))
   const formId = ids.claim(`${provider.id}-form`)
-  const fields = Object.entries(provider.formFields ?? DEFAULT_WEBAUTHN_FIELDS).map(([name, input]) =>
+  const fields = Object.entries(provider.formFields ?? defaultWebauthnFields(m)).map(([name, input]) =>
     field({
       id: ids.next(provider.id, name),
       name,
-      label: input.label ?? name,
+      label: localizedLabel(name, input.label, m),
       // formFields carry no type; an `email` field is the one case worth the hint.
       type: name === "email" ? "email" : "text",
       value: name === "email" ? page.email : undefined,
@@ -166,10 +179,10 @@ function webauthnForm(provider: PageProvider, { page, ids }: FormContext): SafeH
   )
   return html`<form id="${formId}" method="post" action="${action}" data-webauthn-provider="${provider.id}"${
     optionsUrl ? html` data-options-url="${optionsUrl}"` : undefined
-  }${provider.enableConditionalUI !== false ? html` data-conditional-ui` : undefined}>
+  }${provider.enableConditionalUI !== false ? html` data-conditional-ui` : undefined} data-messages="${JSON.stringify(m.passkey)}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
-<button type="submit">Sign in with ${provider.name}</button>
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
 }
 

@@ -8,6 +8,7 @@ import { html, safeUrl } from "./html.js"
 import { renderDocument } from "./layout.js"
 import { authRoute } from "./paths.js"
 import type { PageBase } from "./types.js"
+import { en } from "../i18n/catalogs/en.js"
 
 /** Input of {@link renderSignOut}. */
 export interface SignOutPageOptions extends PageBase {
@@ -19,11 +20,12 @@ export interface SignOutPageOptions extends PageBase {
 export function renderSignOut(page: SignOutPageOptions): string {
   // If basePath is somehow not a usable URL the action is left out, and the form posts
   // back to the page's own URL, which is the sign-out route anyway.
-  const body = html`<h1>Sign out</h1>
-<p class="center">Are you sure you want to sign out?</p>
+  const m = (page.messages ?? en).signout
+  const body = html`<h1>${m.heading}</h1>
+<p class="center">${m.question}</p>
 <form method="post"${attr("action", safeUrl(authRoute(page.basePath, "signout")))}>
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
-<button type="submit">Sign out</button>
+<button type="submit">${m.button}</button>
 </form>`
-  return renderDocument({ title: "Sign Out", theme: page.theme, body })
+  return renderDocument({ title: m.title, theme: page.theme, body, locale: page.locale, messages: page.messages })
 }

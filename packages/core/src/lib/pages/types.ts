@@ -6,6 +6,7 @@
 import type { CredentialsInputs } from "../../providers/credentials.js"
 import type { ProviderStyle } from "../../providers/oauth.js"
 import type { Theme } from "../../base-types.js"
+import type { Messages } from "../i18n/catalog.js"
 
 /** One provider as the sign-in page shows it. */
 export interface PageProvider {
@@ -36,4 +37,8 @@ export interface PageBase {
   origin: string
   /** Token for the hidden `csrfToken` field of each form. */
   csrfToken: string
+  /** The sentences to show, in the request's language. Default: English. */
+  messages?: Messages
+  /** The language tag of `messages`, for `<html lang>`. Default `"en"`. */
+  locale?: string
 }

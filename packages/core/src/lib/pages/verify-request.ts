@@ -5,6 +5,8 @@
 import { html, safeUrl } from "./html.js"
 import { renderDocument } from "./layout.js"
 import type { PageBase } from "./types.js"
+import { en } from "../i18n/catalogs/en.js"
+import { fill } from "../i18n/format.js"
 
 /** Input of {@link renderVerifyRequest}. */
 export interface VerifyRequestPageOptions extends PageBase {
@@ -14,19 +16,20 @@ export interface VerifyRequestPageOptions extends PageBase {
 
 /** Renders the "check your email" page as a complete HTML document. */
 export function renderVerifyRequest(page: VerifyRequestPageOptions): string {
+  const m = (page.messages ?? en).verifyRequest
   const home = safeUrl(page.origin)
-  const body = html`<h1>Check your email</h1>
-<p class="center">We have sent you a sign-in link. Open it on this device to finish signing in.</p>
-<p class="center muted">The link can only be used once and expires after a while.</p>
-${home ? html`<p class="center actions"><a href="${home}">Back to ${siteLabel(home)}</a></p>` : undefined}`
-  return renderDocument({ title: "Verify Request", theme: page.theme, body })
+  const body = html`<h1>${m.heading}</h1>
+<p class="center">${m.sent}</p>
+<p class="center muted">${m.once}</p>
+${home ? html`<p class="center actions"><a href="${home}">${fill(m.backTo, { site: siteLabel(home) ?? m.theSite })}</a></p>` : undefined}`
+  return renderDocument({ title: m.title, theme: page.theme, body, locale: page.locale, messages: page.messages })
 }
 
 // The host reads better than a full URL ("Back to example.com").
-function siteLabel(origin: string): string {
+function siteLabel(origin: string): string | undefined {
   try {
-    return new URL(origin).host || "the site"
+    return new URL(origin).host || undefined
   } catch {
-    return "the site"
+    return undefined
   }
 }

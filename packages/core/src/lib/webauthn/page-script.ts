@@ -8,6 +8,7 @@
  * @module
  */
 import { SIMPLEWEBAUTHN_BROWSER_UMD } from "./browser-bundle.generated.js"
+import { en } from "../i18n/catalogs/en.js"
 
 const FORM_SCRIPT = `(() => {
   "use strict";
@@ -19,6 +20,16 @@ const FORM_SCRIPT = `(() => {
   // would answer it at once), and a second form post must never abort the first.
   let userStarted = false;
   let submitted = false;
+
+  // The page's sentences, in the page's language, from the form's data-messages.
+  const DEFAULT_TEXT = ${JSON.stringify(en.passkey)};
+  function textOf(form) {
+    try {
+      return Object.assign({}, DEFAULT_TEXT, JSON.parse(form.dataset.messages || "{}"));
+    } catch (_) {
+      return DEFAULT_TEXT;
+    }
+  }
 
   const userInputs = (form) => Array.from(form.querySelectorAll("input")).filter((i) => i.type !== "hidden" && i.name);
 
@@ -71,11 +82,12 @@ const FORM_SCRIPT = `(() => {
     submit(form, chosen, response);
   }
 
-  function explain(error) {
-    if (error && error.name === "NotAllowedError") return "The passkey request was cancelled or timed out. Please try again.";
-    if (error && error.name === "OptionsRefused") return "Enter the email of a new account, or sign in first to add a passkey.";
-    if (error && error.name === "InvalidStateError") return "This passkey is already registered. Sign in with it instead.";
-    return "Passkeys are not working right now. Please try again.";
+  function explain(form, error) {
+    const text = textOf(form);
+    if (error && error.name === "NotAllowedError") return text.cancelled;
+    if (error && error.name === "OptionsRefused") return text.optionsRefused;
+    if (error && error.name === "InvalidStateError") return text.alreadyRegistered;
+    return text.failed;
   }
 
   // Back from the next page through the back/forward cache: the page may be used again.
@@ -85,7 +97,7 @@ const FORM_SCRIPT = `(() => {
 
   for (const form of forms) {
     if (!lib || !lib.browserSupportsWebAuthn()) {
-      say(form, "This browser does not support passkeys.");
+      say(form, textOf(form).unsupported);
       for (const el of form.querySelectorAll("input, button")) el.disabled = true;
       continue;
     }
@@ -94,7 +106,7 @@ const FORM_SCRIPT = `(() => {
       if (submitted) return;
       userStarted = true;
       say(form, "");
-      ceremony(form, undefined, false).catch((error) => say(form, explain(error)));
+      ceremony(form, undefined, false).catch((error) => say(form, explain(form, error)));
     });
     // Conditional UI: passkeys offered in the email field's autofill, for one form only.
     if (form.hasAttribute("data-conditional-ui") && !autofillStarted) {

@@ -1,0 +1,109 @@
+/**
+ * The shape of a message catalog: every sentence the built-in pages and emails show, in
+ * one language. Sentences are plain strings with `{name}` placeholders, never functions,
+ * so a catalog is data an app can override key by key (`i18n.messages` in the config) and
+ * a test can compare catalogs (`test/i18n/catalogs.test.ts`: same keys, same placeholders).
+ * @module
+ */
+
+/** Sign-in page alerts, by `?error=` code; `default` for every other code. */
+export interface SigninErrorMessages {
+  default: string
+  Signin: string
+  OAuthSignin: string
+  OAuthCallbackError: string
+  OAuthCreateAccount: string
+  EmailCreateAccount: string
+  Callback: string
+  OAuthAccountNotLinked: string
+  EmailSignin: string
+  CredentialsSignin: string
+  SessionRequired: string
+  MissingCSRF: string
+  AccessDenied: string
+  Verification: string
+  WebAuthnVerificationError: string
+  AccountNotLinked: string
+}
+
+/** Error page heading and sentence, by `?error=` code; `default` for every other code. */
+export interface ErrorPageMessages {
+  default: { heading: string; message: string }
+  Configuration: { heading: string; message: string }
+  AccessDenied: { heading: string; message: string }
+  Verification: { heading: string; message: string }
+  ServiceUnavailable: { heading: string; message: string }
+}
+
+/** One language's sentences. */
+export interface Messages {
+  /** Text direction of the language: `rtl` for Arabic, Hebrew, Persian, Urdu. */
+  dir: "ltr" | "rtl"
+  layout: { logoAlt: string }
+  signin: {
+    /** The document `<title>`; English keeps Auth.js's "Sign In", which apps' browser tests look for. */
+    title: string
+    heading: string
+    or: string
+    noProviders: string
+    /** `{provider}`: the provider's name. */
+    signInWith: string
+    emailLabel: string
+    errors: SigninErrorMessages
+  }
+  signout: { title: string; heading: string; question: string; button: string }
+  error: {
+    title: string
+    /** `{code}`: the code, shown in a `<code>` element. */
+    code: string
+    signIn: string
+    signInAgain: string
+    tryAgain: string
+    pages: ErrorPageMessages
+  }
+  verifyRequest: {
+    title: string
+    heading: string
+    sent: string
+    once: string
+    /** `{site}`: the site's host. */
+    backTo: string
+    theSite: string
+  }
+  /** The interstitial page of an emailed link (`interstitial: true`). */
+  confirm: {
+    title: string
+    /** `{host}`: the site's host. */
+    heading: string
+    /** `{email}`: the address, shown in bold. */
+    continueAs: string
+    button: string
+    ignore: string
+  }
+  /** The sign-in email. */
+  email: {
+    /** `{host}`. */
+    subject: string
+    /** `{host}`, shown in bold. */
+    heading: string
+    button: string
+    /** `{duration}`: "24 hours", written by `Intl.NumberFormat` in the same language. */
+    expires: string
+    ignore: string
+  }
+  /** Said by the sign-in page's passkey script. */
+  passkey: {
+    unsupported: string
+    cancelled: string
+    optionsRefused: string
+    alreadyRegistered: string
+    failed: string
+  }
+}
+
+/** A partial catalog, as apps override it: any key at any depth. */
+export type MessageOverrides = {
+  [K in keyof Messages]?: Messages[K] extends string ? Messages[K] : DeepPartial<Messages[K]>
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends string ? T[K] : DeepPartial<T[K]> }

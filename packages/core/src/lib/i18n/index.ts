@@ -1,0 +1,128 @@
+/**
+ * Pages and emails in the user's language: the built-in catalogs, the configuration's
+ * `i18n` option resolved once per configuration, the choice of language per request, and
+ * the filling of `{placeholder}` sentences (escaped for HTML, or as plain text for mail).
+ * @module
+ */
+import type { Messages, MessageOverrides } from "./catalog.js"
+import { ar } from "./catalogs/ar.js"
+import { de } from "./catalogs/de.js"
+import { en } from "./catalogs/en.js"
+import { es } from "./catalogs/es.js"
+import { fr } from "./catalogs/fr.js"
+import { ja } from "./catalogs/ja.js"
+import { pt } from "./catalogs/pt.js"
+import { zh } from "./catalogs/zh.js"
+import { acceptedLanguages, lookupLocale } from "./negotiate.js"
+
+export type { Messages, MessageOverrides } from "./catalog.js"
+export { acceptedLanguages, lookupLocale } from "./negotiate.js"
+export { describeDuration, fill, fillText } from "./format.js"
+
+/** The catalogs that ship with Portcullis, by locale tag. */
+export const builtInCatalogs: Readonly<Record<string, Messages>> = Object.freeze({ en, de, fr, es, pt, ja, zh, ar })
+
+/**
+ * The `i18n` option: which language the built-in pages and emails speak.
+ *
+ * @example
+ * ```ts
+ * const config = {
+ *   providers,
+ *   i18n: {
+ *     defaultLocale: "de",
+ *     messages: { de: { signin: { heading: "Willkommen zurück" } }, it: { signin: { heading: "Accedi" } } },
+ *   },
+ * }
+ * ```
+ */
+export interface I18nOptions {
+  /**
+   * One language for everyone (a tag of an available catalog), or a function of the request
+   * that returns one — e.g. from the app's own language cookie — or `undefined` to let
+   * `Accept-Language` decide. Default: `Accept-Language` decides.
+   */
+  locale?: string | ((request: Request) => string | undefined)
+  /** The language when nothing the browser asks for is available. Default `"en"`. */
+  defaultLocale?: string
+  /** Restrict the languages offered (tags). Default: every built-in catalog and every tag in `messages`. */
+  locales?: string[]
+  /**
+   * Sentences to replace, by locale tag, at any depth of the catalog (see `Messages`). A tag
+   * without a built-in catalog adds a language: its missing sentences come from
+   * `defaultLocale`'s catalog.
+   */
+  messages?: Record<string, MessageOverrides>
+}
+
+/** The `i18n` option, checked and merged: what a configuration's runtime keeps. */
+export interface ResolvedI18n {
+  defaultLocale: string
+  available: readonly string[]
+  catalogs: ReadonlyMap<string, Messages>
+  pick?: (request: Request) => string | undefined
+}
+
+/** Thrown by {@link resolveI18n} for an option it can't use; the config check reports it. */
+export class I18nOptionError extends Error {}
+
+const TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8}){0,4}$/
+
+/** Checks the option and merges each catalog with its overrides, once per configuration. */
+export function resolveI18n(options: I18nOptions | undefined): ResolvedI18n {
+  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) throw new I18nOptionError("i18n must be an object")
+  const opts = options ?? {}
+  const overrides = opts.messages ?? {}
+  if (typeof overrides !== "object" || Array.isArray(overrides)) throw new I18nOptionError("i18n.messages must be an object keyed by locale tag")
+  for (const tag of Object.keys(overrides)) if (!TAG.test(tag)) throw new I18nOptionError(`i18n.messages: "${tag}" is not a locale tag`)
+  const known = [...new Set([...Object.keys(builtInCatalogs), ...Object.keys(overrides)])]
+  const defaultLocale = opts.defaultLocale ?? "en"
+  if (!known.includes(defaultLocale)) throw new I18nOptionError(`i18n.defaultLocale "${defaultLocale}" has no catalog; add it under i18n.messages`)
+  const available = opts.locales ?? known
+  if (!Array.isArray(available) || available.length === 0) throw new I18nOptionError("i18n.locales must be a non-empty array of locale tags")
+  for (const tag of available) if (typeof tag !== "string" || !known.includes(tag)) throw new I18nOptionError(`i18n.locales: "${String(tag)}" has no catalog`)
+  if (!available.includes(defaultLocale)) throw new I18nOptionError(`i18n.locales must include the defaultLocale "${defaultLocale}"`)
+  if (typeof opts.locale === "string" && !available.includes(opts.locale)) throw new I18nOptionError(`i18n.locale "${opts.locale}" is not one of the available locales`)
+  if (opts.locale !== undefined && typeof opts.locale !== "string" && typeof opts.locale !== "function") throw new I18nOptionError("i18n.locale must be a locale tag or a function of the request")
+
+  const base = mergeCatalog(builtInCatalogs[defaultLocale] ?? en, overrides[defaultLocale], `i18n.messages.${defaultLocale}`)
+  const catalogs = new Map<string, Messages>()
+  for (const tag of available) {
+    catalogs.set(tag, tag === defaultLocale ? base : mergeCatalog(builtInCatalogs[tag] ?? base, overrides[tag], `i18n.messages.${tag}`))
+  }
+  const locale = opts.locale
+  const pick = typeof locale === "string" ? () => locale : locale
+  return { defaultLocale, available, catalogs, ...(pick ? { pick } : {}) }
+}
+
+/** `base` with `override`'s strings put in, refusing keys the catalog doesn't have (typos). */
+function mergeCatalog<T>(base: T, override: unknown, path: string): T {
+  if (override === undefined) return base
+  if (typeof base === "string") {
+    if (typeof override !== "string") throw new I18nOptionError(`${path} must be a string`)
+    if (path.endsWith(".dir") && override !== "ltr" && override !== "rtl") throw new I18nOptionError(`${path} must be "ltr" or "rtl"`)
+    return override as T
+  }
+  if (typeof override !== "object" || override === null || Array.isArray(override)) throw new I18nOptionError(`${path} must be an object`)
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
+  for (const [key, value] of Object.entries(override)) {
+    if (!Object.hasOwn(out, key)) throw new I18nOptionError(`${path}.${key} is not a message of the catalog`)
+    out[key] = mergeCatalog(out[key], value, `${path}.${key}`)
+  }
+  return out as T
+}
+
+/** The language of one request: the configured choice, else `Accept-Language`, else the default. */
+export function localeOf(i18n: ResolvedI18n, request: Request): string {
+  const chosen = i18n.pick?.(request)
+  if (typeof chosen === "string") {
+    const found = lookupLocale([chosen], i18n.available)
+    if (found) return found
+  }
+  return lookupLocale(acceptedLanguages(request.headers.get("accept-language")), i18n.available) ?? i18n.defaultLocale
+}
+
+/** The catalog of `locale` (English when the configuration has none, e.g. renderers used alone). */
+export function messagesOf(i18n: ResolvedI18n | undefined, locale: string): Messages {
+  return i18n?.catalogs.get(locale) ?? en
+}
