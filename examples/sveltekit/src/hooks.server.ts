@@ -1,1 +1,1 @@
-export { handle } from "$lib/auth"
+export { handle } from "./lib/auth"

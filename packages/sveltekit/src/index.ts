@@ -25,7 +25,7 @@
  * ```
  * @module
  */
-import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
+import { error, redirect, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
 import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
@@ -33,6 +33,18 @@ import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serv
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+
+
+/**
+ * SvelteKit's `handle` hook type, written out: SvelteKit 2 exports it from `@sveltejs/kit`,
+ * SvelteKit 3 from `@sveltejs/kit/hooks`. This shape is assignable to both, so an app on
+ * either major can `export const handle` it.
+ */
+export type Handle = (input: {
+  event: RequestEvent
+  // `never`: this hook never passes resolve options, and any SvelteKit's resolve fits.
+  resolve: (event: RequestEvent, opts?: never) => Promise<Response>
+}) => Response | Promise<Response>
 
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
 export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
@@ -126,7 +138,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // relies on the origin checks alone, as Auth.js's form actions do.
     const checked = typeof csrfToken === "string" && csrfToken !== ""
     const target = await serverSignIn({ origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams, skipCSRF: !checked }, runtime, cookieSink(event))
-    redirect(303, target)
+    leaveTo(target)
   }
 
   const signOut: AuthAction = async (event) => {
@@ -142,10 +154,19 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
       runtime,
       cookieSink(event),
     )
-    redirect(303, target)
+    leaveTo(target)
   }
 
   return { handle, signIn, signOut }
+}
+
+/**
+ * A 303 to where core decided: the provider's authorization URL, or a callback URL the
+ * `redirect` callback accepted. SvelteKit 3 refuses external redirects unless told
+ * (`external: true`, which still refuses `javascript:`); SvelteKit 2 ignores the option.
+ */
+function leaveTo(target: string): never {
+  redirect(303, target, { external: true })
 }
 
 /**

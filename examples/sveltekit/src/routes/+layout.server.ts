@@ -1,5 +1,5 @@
 import type { LayoutServerLoad } from "./$types"
-import { oidcEnabled } from "$lib/auth"
+import { oidcEnabled } from "../lib/auth"
 
 export const load: LayoutServerLoad = async (event) => ({
   session: await event.locals.auth(),

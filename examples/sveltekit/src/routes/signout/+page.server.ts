@@ -1,4 +1,4 @@
-import { signOut } from "$lib/auth"
+import { signOut } from "../../lib/auth"
 import type { Actions } from "./$types"
 
 export const actions: Actions = { default: signOut }
