@@ -16,6 +16,7 @@ export type SigninErrorCode =
   | "Verification"
   | "WebAuthnVerificationError"
   | "AccountNotLinked"
+  | "RateLimited"
 
 const TRY_ANOTHER_ACCOUNT = "We could not sign you in with that account. Please try again, or use a different account."
 
@@ -39,6 +40,8 @@ export const signinErrorMessages: Readonly<Record<SigninErrorCode | "default", s
   Verification: "That sign-in link is no longer valid. It may have expired or already been used. Please request a new one.",
   WebAuthnVerificationError: "We could not verify your passkey. Please try again.",
   AccountNotLinked: "This passkey or email belongs to another account. Sign in to that account first.",
+  // The same words whether or not the account exists, and whether or not the password was right.
+  RateLimited: "Too many sign-in attempts. For your security, please wait a few minutes before trying again.",
 })
 
 /** Codes the error page knows (`?error=` on `/error`). */
