@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { attempt, lockoutApp, wrong } from "./support.js"
-import { clientAddress } from "../../src/lib/rate-limit/address.js"
+import { addressBucket, clientAddress } from "../../src/lib/rate-limit/address.js"
 import { httpServer } from "../http-server.js"
 import { Browser, SECRET } from "../helpers.js"
 import Credentials from "@portcullis/core/providers/credentials"
@@ -33,6 +33,25 @@ describe("the client address", () => {
     expect(clientAddress(headers("evil, <script>"), true, "10.0.0.1")).toBe("10.0.0.1")
     expect(clientAddress(headers("1.2.3.4"), false, undefined)).toBeUndefined()
     expect(clientAddress(headers(), false, "not an address")).toBeUndefined()
+  })
+})
+
+describe("IPv6 clients", () => {
+  it("count by /64 network, whatever the spelling", () => {
+    expect(addressBucket("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:1:2::/64")
+    expect(addressBucket("2001:0db8:0001:0002::1")).toBe("2001:db8:1:2::/64")
+    expect(addressBucket("::1")).toBe("0:0:0:0::/64")
+    expect(addressBucket("::ffff:c000:201")).toBe("0:0:0:0::/64")
+    expect(addressBucket("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64")
+    expect(addressBucket("192.0.2.1")).toBe("192.0.2.1")
+  })
+
+  it("cannot escape the per-address limit by rotating addresses within their /64", async () => {
+    const { browser } = lockoutApp(tightAddress)
+    const errors = []
+    for (let i = 1; i <= 5; i++) errors.push((await attempt(browser(`2001:db8:1:2::${i.toString(16)}`), { username: `u${i}`, password: "x" })).error)
+    expect(errors).toEqual(["CredentialsSignin", "CredentialsSignin", "CredentialsSignin", "RateLimited", "RateLimited"])
+    expect((await attempt(browser("2001:db8:1:3::1"), { username: "other", password: "x" })).error).toBe("CredentialsSignin")
   })
 })
 

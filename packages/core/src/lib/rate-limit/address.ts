@@ -38,3 +38,33 @@ export function clientAddress(headers: Headers, trustHost: boolean, fromIntegrat
   }
   return asAddress(fromIntegration)
 }
+
+/**
+ * The counter an address counts against: an IPv4 address itself, an IPv6 address by its
+ * /64 network — one subscriber usually gets a whole /64, so counting single IPv6 addresses
+ * would let a client rotate through 2^64 of them.
+ */
+export function addressBucket(address: string): string {
+  if (!address.includes(":")) return address
+  const groups = expandIPv6(address)
+  return groups ? `${groups.slice(0, 4).join(":")}::/64` : address
+}
+
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail taken as two), or `undefined`. */
+function expandIPv6(address: string): string[] | undefined {
+  let text = address
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number]
+    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split("::")
+  if (halves.length > 2) return undefined
+  const head = halves[0] ? halves[0].split(":") : []
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
+  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail]
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return undefined
+  return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
+}

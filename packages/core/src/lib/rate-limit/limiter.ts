@@ -1,6 +1,7 @@
 import { RateLimited, ServiceUnavailable } from "../../errors.js"
 import type { LoggerInstance } from "../../base-types.js"
 import type { LogLimiter } from "../log-limiter.js"
+import { addressBucket } from "./address.js"
 import type { RateLimitStore } from "./store.js"
 
 /** The ways in that are limited, by name (the keys of `rateLimit.perAddress`). */
@@ -89,7 +90,7 @@ export class RateLimiter {
       return
     }
     if (this.settings.allowList.has(address)) return
-    const counter = await this.#store(action, (store) => store.hit(`${action}:a:${address}`, rule.window))
+    const counter = await this.#store(action, (store) => store.hit(`${action}:a:${addressBucket(address)}`, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action, limit: "address", address }, counter.resetMs)
   }
 
