@@ -78,6 +78,14 @@ for (const { store, binaries, start, hint } of stores) {
       expect(apps.map((app) => app.crashes)).toEqual([0, 0])
     }, 60_000)
 
+    it("50 wrong passwords at once, split over both instances, count exactly: 5 are checked, 45 refused", async () => {
+      const [a, b] = apps.map((app) => app.base) as [string, string]
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => attempt(i % 2 ? b : a, "burst-victim", "wrong")))
+      const errors = results.map((r) => r.error)
+      expect(errors.filter((e) => e === "CredentialsSignin")).toHaveLength(5)
+      expect(errors.filter((e) => e === "RateLimited")).toHaveLength(45)
+    }, 60_000)
+
     it("an account nobody has gets the same answers, in the same order, on both instances", async () => {
       const [a, b] = apps.map((app) => app.base) as [string, string]
       const known: unknown[] = []
