@@ -3,7 +3,7 @@
  * write, and no address games get around the per-identifier lockout.
  */
 import { describe, expect, it } from "vitest"
-import { attempt, lockoutApp, wrong } from "./support.js"
+import { attempt, controllableStore, lockoutApp, wrong } from "./support.js"
 import { addressBucket, clientAddress } from "../../src/lib/rate-limit/address.js"
 import { httpServer } from "../http-server.js"
 import { Browser, SECRET } from "../helpers.js"
@@ -148,5 +148,21 @@ describe("the default on a real server without an address", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("what the store holds", () => {
+  it("never an identifier: identifiers are keyed by an HMAC under the secret, so the same name differs per secret", async () => {
+    const keysUnder = async (secret: string) => {
+      const control = controllableStore()
+      const { browser } = lockoutApp({ store: control.store }, { secret })
+      await attempt(browser(), { username: "Ada.Lovelace@example.com", password: "x" })
+      return [...control.keys].filter((k) => k.startsWith("credentials:i:"))
+    }
+    const [one, two] = [await keysUnder(SECRET), await keysUnder(`${SECRET}-rotated`)]
+    expect(one).toHaveLength(1)
+    expect(one[0]).not.toMatch(/ada|lovelace|example/i)
+    expect(one[0]).toMatch(/^credentials:i:[0-9a-f]{32}$/)
+    expect(two[0]).not.toBe(one[0])
   })
 })

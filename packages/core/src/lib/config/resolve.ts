@@ -139,7 +139,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
-  const rateLimit = resolveRateLimit(config, env, fail, (settings) => new RateLimiter(settings, logger, logLimiter, events.rateLimited))
+  const rateLimit = resolveRateLimit(config, env, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? ""))
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}

@@ -1,5 +1,4 @@
 import { RateLimited, ServiceUnavailable } from "../../errors.js"
-import type { LoggerInstance } from "../../base-types.js"
 import type { LogLimiter } from "../log-limiter.js"
 import { addressBucket } from "./address.js"
 import type { RateLimitStore } from "./store.js"
@@ -70,12 +69,28 @@ const STRIKE_WINDOW = 24 * 60 * 60
  * `failClosed` (by default the credentials lockout), which answer `ServiceUnavailable`.
  */
 export class RateLimiter {
+  #key: Promise<CryptoKey> | undefined
+
   constructor(
     readonly settings: RateLimitSettings,
-    private readonly logger: LoggerInstance,
     private readonly logLimiter: LogLimiter,
     private readonly onLimited: (event: RateLimitedEvent) => unknown,
+    /** Keys the identifier hashes; every instance sharing a store must have the same. */
+    private readonly secret: string,
   ) {}
+
+  /**
+   * Identifiers are keyed by an HMAC under the configuration's newest secret: the store never
+   * holds an email address or username, and whoever reads it cannot test guesses offline
+   * without the secret. (Rotating the secret starts the identifier counters afresh.)
+   */
+  async #digest(identifier: string): Promise<string> {
+    this.#key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(`portcullis rate limit\u0000${this.secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    const bytes = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(identifier)))
+    let hex = ""
+    for (const b of bytes.subarray(0, 16)) hex += b.toString(16).padStart(2, "0")
+    return hex
+  }
 
   /**
    * Counts one request of `action` from `address`; refuses it once the address's count is
@@ -98,7 +113,7 @@ export class RateLimiter {
   async checkEmail(identifier: string, address: string | undefined): Promise<void> {
     const rule = this.settings.perIdentifier.email
     if (!rule || this.settings.allowList.has(identifier)) return
-    const key = `email:i:${await digest(identifier)}`
+    const key = `email:i:${await this.#digest(identifier)}`
     const counter = await this.#store("email", (store) => store.hit(key, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
   }
@@ -114,7 +129,7 @@ export class RateLimiter {
   async checkCredentials(identifier: string | undefined, address: string | undefined): Promise<void> {
     const rule = this.settings.perIdentifier.credentials
     if (!rule || identifier === undefined || this.settings.allowList.has(identifier)) return
-    const id = await digest(identifier)
+    const id = await this.#digest(identifier)
     const event = { action: "credentials", limit: "lockout", identifier, address } as const
     const lock = await this.#store("credentials", (store) => store.peek(`credentials:lock:${id}`))
     if (lock) return this.#refuse(event, lock.resetMs)
@@ -136,7 +151,7 @@ export class RateLimiter {
   /** A right password: the identifier's attempts and strikes are forgotten. Best effort. */
   async credentialsSucceeded(identifier: string | undefined): Promise<void> {
     if (!this.settings.perIdentifier.credentials || identifier === undefined) return
-    const id = await digest(identifier)
+    const id = await this.#digest(identifier)
     await Promise.all(
       [`credentials:i:${id}`, `credentials:strikes:${id}`].map((key) =>
         this.#bounded(this.settings.store.reset(key)).catch((e) => this.#storeFailed("credentials", e)),
@@ -177,14 +192,6 @@ export class RateLimiter {
     })
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
   }
-}
-
-/** Identifiers are keyed by a hash: the store never holds an email address or a username. */
-async function digest(identifier: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identifier)))
-  let hex = ""
-  for (const b of bytes.subarray(0, 16)) hex += b.toString(16).padStart(2, "0")
-  return hex
 }
 
 /**
