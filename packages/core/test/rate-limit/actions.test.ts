@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest"
 import { createAuth, type AuthConfig } from "@portcullis/core"
+import { RateLimited } from "@portcullis/core/errors"
+import { serverSignIn } from "@portcullis/core/integration"
 import Credentials from "@portcullis/core/providers/credentials"
 import Passkey from "@portcullis/core/providers/passkey"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
@@ -47,7 +49,7 @@ function app(extra: Partial<AuthConfig>) {
     ...extra,
   })
   const browser = (address = "198.51.100.7") => new Browser((request) => auth.handle(request, { clientAddress: address }), "http://localhost:3000")
-  return { sent, events, browser }
+  return { sent, events, browser, auth }
 }
 
 const errorOf = (response: Response) => {
@@ -172,5 +174,30 @@ describe("turning limits off", () => {
       const r = await b.request("/auth/callback/credentials", { form: { username: "ada", password: "wrong", csrfToken: await b.csrfToken() } })
       expect(errorOf(r)).toBe("CredentialsSignin")
     }
+  })
+})
+
+describe("server-side sign-ins", () => {
+  it("handleInternal (what Next's signIn uses) throws RateLimited with retryAfter", async () => {
+    const { auth } = app({ rateLimit: { perIdentifier: { credentials: { max: 1, window: 900 } } } })
+    const post = () =>
+      auth.handleInternal(
+        new Request("http://localhost:3000/auth/callback/credentials", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: "ada", password: "wrong" }) }),
+        { skipCSRF: true },
+      )
+    await expect(post()).rejects.toMatchObject({ type: "CredentialsSignin" })
+    const refused = await post().catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(RateLimited)
+    expect((refused as RateLimited).retryAfter).toBeGreaterThan(0)
+  })
+
+  it("serverSignIn (the form actions of SvelteKit, SolidStart, Qwik) lands on the sign-in page with error=RateLimited", async () => {
+    const { auth } = app({ rateLimit: { perIdentifier: { credentials: { max: 1, window: 900 } } } })
+    const signIn = () =>
+      serverSignIn({ origin: "http://localhost:3000", provider: "credentials", fields: { username: "ada", password: "wrong" }, authorizationParams: {}, headers: new Headers(), skipCSRF: true }, auth, () => {})
+    await signIn()
+    const target = new URL(await signIn())
+    expect(target.pathname).toBe("/auth/signin")
+    expect(target.searchParams.get("error")).toBe("RateLimited")
   })
 })
