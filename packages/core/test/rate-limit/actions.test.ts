@@ -194,7 +194,7 @@ describe("server-side sign-ins", () => {
   it("serverSignIn (the form actions of SvelteKit, SolidStart, Qwik) lands on the sign-in page with error=RateLimited", async () => {
     const { auth } = app({ rateLimit: { perIdentifier: { credentials: { max: 1, window: 900 } } } })
     const signIn = () =>
-      serverSignIn({ origin: "http://localhost:3000", provider: "credentials", fields: { username: "ada", password: "wrong" }, authorizationParams: {}, headers: new Headers(), skipCSRF: true }, auth, () => {})
+      serverSignIn({ origin: "http://localhost:3000", provider: "credentials", fields: { username: "ada", password: "wrong" }, redirectTo: undefined, authorizationParams: {}, headers: new Headers(), skipCSRF: true }, auth, () => {})
     await signIn()
     const target = new URL(await signIn())
     expect(target.pathname).toBe("/auth/signin")
