@@ -174,6 +174,9 @@ export type WarningCode =
   | "host-derived-redirect-uri"
   | "session-cookie-unreadable"
   | "insecure-provider-endpoint"
+  | "rate-limited"
+  | "rate-limit-store-failed"
+  | "rate-limit-no-address"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

@@ -59,6 +59,7 @@ export type ErrorType =
   | "MethodNotAllowed"
   | "InvalidRequest"
   | "UnsupportedPasswordHash"
+  | "RateLimited"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -354,6 +355,33 @@ export class InvalidRequest extends AuthError {
   static override type: ErrorType = "InvalidRequest"
 }
 
+/**
+ * Too many attempts: a rate limit or a sign-in lockout refused the request before anything
+ * was checked (`rateLimit` option, `docs/rate-limiting.md`). Known and unknown accounts get
+ * the same answer, and so does a right password during a lockout. Answered with `429` and
+ * `Retry-After` to fetch clients, else back to the sign-in page with `?error=RateLimited`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await signIn("credentials", form)
+ * } catch (error) {
+ *   if (error instanceof RateLimited) return `Too many attempts; try again in ${error.retryAfter} s`
+ *   throw error
+ * }
+ * ```
+ */
+export class RateLimited extends SignInError {
+  static override type: ErrorType = "RateLimited"
+  /** Seconds until the client may try again; sent as `Retry-After`. */
+  retryAfter: number
+
+  constructor(message?: string, retryAfter = 60) {
+    super(message)
+    this.retryAfter = retryAfter
+  }
+}
+
 /** Any Portcullis error class. */
 export type AnyAuthError = InstanceType<
   | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError
@@ -378,6 +406,7 @@ const clientSafe = new Set<ErrorType>([
   "EmailSignInError",
   "OAuthSignInError",
   "ServiceUnavailable",
+  "RateLimited",
 ])
 
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */

@@ -11,6 +11,8 @@ import type { AuthError } from "./errors.js"
 import type { JWT, JWTOptions } from "./lib/jwt/types.js"
 import type { Provider } from "./providers/index.js"
 import type { customFetch, raw, skipCSRFCheck } from "./symbols.js"
+import type { RateLimitedEvent } from "./lib/rate-limit/limiter.js"
+import type { RateLimitOptions } from "./lib/rate-limit/options.js"
 import type {
   Account,
   Awaitable,
@@ -96,6 +98,8 @@ export interface EventCallbacks {
   updateUser(message: { user: User }): Awaitable<void>
   linkAccount(message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }): Awaitable<void>
   session(message: { session: Session; token: JWT }): Awaitable<void>
+  /** A request was refused by a rate limit or a sign-in lockout (`rateLimit`), for monitoring. */
+  rateLimited(message: RateLimitedEvent): Awaitable<void>
 }
 
 /** The configuration of Portcullis: the same options as Auth.js v5. */
@@ -176,6 +180,18 @@ export interface AuthConfig {
   raw?: typeof raw
   /** Fetch used for every request Portcullis makes unless a provider sets its own. */
   [customFetch]?: typeof fetch
+  /**
+   * Rate limits and sign-in lockout for every way in (credentials, email, passkeys, OAuth
+   * start, session update), per client address and per identifier; `false` turns them off.
+   * Default: on with the documented limits and an in-memory store, except under
+   * `NODE_ENV=test`, where it is off unless set. See `docs/rate-limiting.md`.
+   *
+   * @example
+   * ```ts
+   * const config = { providers, rateLimit: { perIdentifier: { credentials: { max: 5, window: 900 } } } }
+   * ```
+   */
+  rateLimit?: false | RateLimitOptions
 }
 
 export type { AuthError, JWT, Provider }

@@ -48,6 +48,8 @@ export interface ExpressLikeRequest extends IncomingMessage {
   body?: unknown
   get(name: string): string | undefined
   host?: string
+  /** The client address by Express's `trust proxy` rules (the socket's peer when no proxy is trusted). */
+  ip?: string
   app?: { get(setting: string): unknown }
 }
 
@@ -79,7 +81,9 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         await sendWebResponse(res, invalidRequestResponse(error))
         return
       }
-      await sendWebResponse(res, await runtime.handle(request))
+      // The client address for rate limits: Express's `req.ip` follows `trust proxy` (the
+      // forwarded headers themselves are stripped from what core sees), else the socket's peer.
+      await sendWebResponse(res, await runtime.handle(request, { clientAddress: req.ip ?? req.socket?.remoteAddress }))
     } catch (error) {
       next(error)
     }

@@ -124,7 +124,8 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
   const onRequest: RequestHandler = async (ev) => {
     const runtime = await runtimeOf(ev)
     // Core checks the host of the request it is given, as it does for every request.
-    if (underBasePath(ev.url.pathname, runtime.basePath)) throw await send(ev, await runtime.handle(ev.request))
+    // The peer address Qwik City's server adapter reports, for rate limits.
+    if (underBasePath(ev.url.pathname, runtime.basePath)) throw await send(ev, await runtime.handle(ev.request, { clientAddress: ev.clientConn?.ip }))
     let origin: string
     try {
       origin = originOfUrl(ev.url)

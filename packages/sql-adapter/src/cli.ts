@@ -90,6 +90,7 @@ export async function runMigrationsCli(
         sessions: `${prefix}sessions`,
         verificationTokens: `${prefix}verification_tokens`,
         authenticators: `${prefix}authenticators`,
+        rateLimits: `${prefix}rate_limits`,
       }
     : undefined
   try {

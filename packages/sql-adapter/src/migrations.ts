@@ -99,12 +99,33 @@ function initialSchema(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * The rate-limit counters of `sqlRateLimitStore`: one row per counter, its window's end as
+ * epoch milliseconds (a plain integer reads the same on every dialect), indexed for the sweep.
+ */
+function rateLimits(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.rateLimits)
+        .addColumn("counter_key", type.key, (c) => c.primaryKey())
+        .addColumn("points", type.bigint, (c) => c.notNull())
+        .addColumn("expires_at", type.bigint, (c) => c.notNull())).execute()
+      await db.schema.createIndex(`${t.rateLimits}_expires_at_idx`).on(t.rateLimits).column("expires_at").execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.rateLimits).ifExists().execute()
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
 export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Record<string, Migration> {
   return {
     "0001_initial_schema": initialSchema(dialect, tables),
+    "0002_rate_limits": rateLimits(dialect, tables),
   }
 }
 

@@ -6,13 +6,14 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the five tables. */
+/** Names of the tables: the five of the adapter, and the rate-limit counters' (`sqlRateLimitStore`). */
 export interface TableNames {
   users: string
   accounts: string
   sessions: string
   verificationTokens: string
   authenticators: string
+  rateLimits: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -22,6 +23,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   sessions: "sessions",
   verificationTokens: "verification_tokens",
   authenticators: "authenticators",
+  rateLimits: "rate_limits",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Kysely, KyselyConfig } from "kysely"
 import { runAdapterConformance, type RawStorage } from "@portcullis/adapter-test"
 import { migrateToLatest, SqlAdapter, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
+import { sqlRateLimitStore } from "@portcullis/sql-adapter/rate-limit"
+import { runRateLimitStoreContract } from "@portcullis/adapter-test/rate-limit"
 
 export type Connect = (config: Omit<KyselyConfig, "dialect">) => Kysely<any>
 
@@ -19,6 +21,7 @@ export class SqlTestDatabase {
     sessions: `${this.prefix}sessions`,
     verificationTokens: `${this.prefix}verification_tokens`,
     authenticators: `${this.prefix}authenticators`,
+    rateLimits: `${this.prefix}rate_limits`,
   }
   readonly migrationTableName = `${this.prefix}migrations`
   /** Queries sent since the last `resetQueryCount()`. */
@@ -53,7 +56,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -92,6 +95,28 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     db: conformance.raw(),
   })
 
+  describe(`sqlRateLimitStore on ${label}`, () => {
+    const database = new SqlTestDatabase(dialect, connect)
+    beforeAll(async () => {
+      database.open()
+      await database.migrate()
+    })
+    afterAll(() => database.close())
+    runRateLimitStoreContract(`sqlRateLimitStore on ${label}`, () => sqlRateLimitStore(database.db, { tables: database.tables }))
+
+    it("restarts a counter whose window ended, in the same statement", async () => {
+      const store = sqlRateLimitStore(database.db, { tables: database.tables })
+      const key = `ended-${crypto.randomUUID()}`
+      await store.hit(key, 60, 7)
+      // The window's end moved into the past, as time passing would do.
+      await database.db.updateTable(database.tables.rateLimits).set({ expires_at: Date.now() - 1 }).where("counter_key", "=", key).execute()
+      expect(await store.peek(key)).toBeNull()
+      const restarted = await store.hit(key, 60)
+      expect(restarted.count).toBe(1)
+      expect(restarted.resetMs).toBeGreaterThan(59_000)
+    })
+  })
+
   describe(`SqlAdapter on ${label}: schema and queries`, () => {
     const database = new SqlTestDatabase(dialect, connect, cleanup)
     let firstRun: string[] = []
@@ -103,7 +128,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies the initial migration to an empty database", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

@@ -113,7 +113,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
     event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
     // Core checks the host of the request it is given, as it does for every request.
-    if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request)
+    if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request, { clientAddress: clientAddressOf(event) })
     return resolve(event)
   }
 
@@ -200,5 +200,18 @@ function cookieSink(event: RequestEvent) {
   return ({ name, value, options }: Cookie) => {
     // Core encodes values itself when it writes headers; SvelteKit's default encoder does the same.
     event.cookies.set(name, value, { ...options, path: options.path ?? "/" })
+  }
+}
+
+/**
+ * The peer address SvelteKit's adapter reports (its own `X-Forwarded-For` rules, e.g.
+ * adapter-node's `ADDRESS_HEADER`/`XFF_DEPTH`), for rate limits; `undefined` where the
+ * adapter cannot tell (it throws then).
+ */
+function clientAddressOf(event: { getClientAddress(): string }): string | undefined {
+  try {
+    return event.getClientAddress()
+  } catch {
+    return undefined
   }
 }

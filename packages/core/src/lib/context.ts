@@ -3,6 +3,7 @@ import type { Cookie, CookiesOptions } from "../base-types.js"
 import type { ResolvedConfig } from "./config/resolve.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
+import { clientAddress } from "./rate-limit/address.js"
 
 /** Everything an action needs: the parsed request, the resolved config, and response cookies. */
 export interface RequestContext extends ParsedRequest {
@@ -16,9 +17,11 @@ export interface RequestContext extends ParsedRequest {
   setCookies: Cookie[]
   /** Whether this request skips the double-submit CSRF check (`skipCSRFCheck`, or a framework form action). */
   skipCSRF: boolean
+  /** The client address rate limits count against, when one can be trusted (`rate-limit/address.ts`). */
+  clientAddress: string | undefined
 }
 
-export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false): RequestContext {
+export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false, peerAddress?: string): RequestContext {
   const secure = config.useSecureCookies ?? parsed.origin.startsWith("https:")
   return {
     ...parsed,
@@ -28,6 +31,7 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
     skipCSRF,
+    clientAddress: config.rateLimit ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
   }
 }
 

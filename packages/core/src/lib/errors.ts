@@ -6,6 +6,7 @@ import {
   InvalidRequest,
   isClientError,
   MethodNotAllowed,
+  RateLimited,
   RequestTooLarge,
   ServiceUnavailable,
   UnknownAction,
@@ -39,6 +40,30 @@ export function unavailableResponse(error: ServiceUnavailable, url?: string): Re
     headers: { ...privateJsonHeaders, "Retry-After": String(error.retryAfter) },
     body: { error: "ServiceUnavailable", message: "The service is temporarily unavailable. Please try again shortly.", ...(url && { url }) },
   }
+}
+
+/**
+ * The JSON answer to a rate limit: `429`, `Retry-After`, `{"error":"RateLimited"}`, and the
+ * sign-in page's `url` for `X-Auth-Return-Redirect` clients. The same for every identifier.
+ */
+export function rateLimitedResponse(error: RateLimited, url?: string): ResponseInternal {
+  return {
+    status: 429,
+    headers: { ...privateJsonHeaders, "Retry-After": String(error.retryAfter) },
+    body: { error: "RateLimited", message: "Too many attempts. Please wait before trying again.", ...(url && { url }) },
+  }
+}
+
+/**
+ * Whether the client reads JSON rather than following redirects: `fetch` clients
+ * (`X-Auth-Return-Redirect`, a JSON body or `Accept: application/json` without HTML), and
+ * the endpoints only scripts call (session update, passkey options).
+ */
+export function wantsJson(ctx: RequestContext, returnRedirect: boolean): boolean {
+  if (returnRedirect || ctx.action === "session" || ctx.action === "webauthn-options") return true
+  const accept = ctx.headers.get("accept") ?? ""
+  if (accept.includes("application/json") && !accept.includes("text/html")) return true
+  return (ctx.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")
 }
 
 /** `?error=` values for error types whose public name differs (spec §7.3). */

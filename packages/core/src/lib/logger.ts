@@ -14,6 +14,12 @@ const warnings: Record<WarningCode, string> = {
     "An OAuth/OIDC provider uses a plain-http endpoint. Allowed on any host in development (NODE_ENV=development or test) and on this machine's loopback hosts whenever NODE_ENV is not production; otherwise (NODE_ENV unset included) a configuration error. In production a loopback host also needs allowInsecureLoopback: true. Use https.",
   "session-cookie-unreadable":
     "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
+  "rate-limited":
+    "A request was refused by a rate limit or a sign-in lockout (429). Now and then is normal; a stream of them is an attack or a client in a loop. Subscribe to the rateLimited event for detail.",
+  "rate-limit-store-failed":
+    "The rate-limit store failed or did not answer in time. Requests of actions not in rateLimit.failClosed were let through uncounted; credentials sign-ins (failClosed by default) were refused with 503.",
+  "rate-limit-no-address":
+    "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }
 
 /** Fills the logger methods the app left out with console-backed defaults. */

@@ -1,5 +1,5 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AuthError, ServiceUnavailable } from "../errors.js"
+import { AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
@@ -7,7 +7,7 @@ import { resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
 import { createContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
-import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./errors.js"
+import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
 
@@ -20,6 +20,12 @@ export interface HandleOptions {
   raw?: boolean
   /** Skip the double-submit CSRF check: for framework form actions that check the origin themselves. */
   skipCSRF?: boolean
+  /**
+   * The address of the peer that sent the request, as the server's socket saw it (Node's
+   * `req.socket.remoteAddress`): what rate limits count against when `trustHost` is off.
+   * Integrations pass it here, never in a header, so a client cannot choose it.
+   */
+  clientAddress?: string
 }
 
 /**
@@ -35,7 +41,7 @@ export interface HandleOptions {
 export class AuthRuntime {
   /** The resolved configuration, with the state it owns. */
   readonly config: ResolvedConfig
-  readonly #defaults: Required<HandleOptions>
+  readonly #defaults: Required<Omit<HandleOptions, "clientAddress">>
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
     this.config = resolve(config, env)
@@ -71,7 +77,7 @@ export class AuthRuntime {
     return this.#run(request, this.#defaults)
   }
 
-  async #run(request: Request, options: Required<HandleOptions>): Promise<Response | ResponseInternal> {
+  async #run(request: Request, options: Required<Omit<HandleOptions, "clientAddress">> & Pick<HandleOptions, "clientAddress">): Promise<Response | ResponseInternal> {
     const resolved = this.config
     const { logger } = resolved
     const returnRedirect = request.headers.has("x-auth-return-redirect")
@@ -94,7 +100,7 @@ export class AuthRuntime {
 
     let ctx
     try {
-      ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF)
+      ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF, options.clientAddress)
     } catch (error) {
       logger.error(error as Error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
@@ -106,10 +112,15 @@ export class AuthRuntime {
       return finish(internal, [...ctx.setCookies, ...(internal.cookies ?? [])])
     } catch (thrown) {
       const error = asOutage(thrown)
-      logger.error(error as Error)
+      // A refusal is logged by the limiter, rate-limited: one error line per refused
+      // attempt would let an attacker flood the log.
+      if (!(error instanceof RateLimited)) logger.error(error as Error)
       if (options.raw && error instanceof AuthError && !returnRedirect) throw error
       // A session check during an outage must not read as "signed out" (`200 null`).
       if (error instanceof ServiceUnavailable && ctx.action === "session") return finish(unavailableResponse(error))
+      if (error instanceof RateLimited && wantsJson(ctx, returnRedirect)) {
+        return finish(rateLimitedResponse(error, returnRedirect ? (await actionErrorResponse(ctx, error)).redirect : undefined))
+      }
       if (ctx.action === "session" && ctx.method === "POST") {
         return finish({ status: 400, headers: { "Content-Type": "application/json" }, body: null })
       }
@@ -118,6 +129,7 @@ export class AuthRuntime {
       // Cookies gathered before the failure are dropped, except deletions of one-time checks.
       const deletions = ctx.setCookies.filter((c) => c.options.maxAge === 0)
       const response = await actionErrorResponse(ctx, error)
+      if (error instanceof RateLimited) response.headers = { "Retry-After": String(error.retryAfter) }
       // fetch-based clients get the error page's URL with a 503, not a `200 {url}` that looks like success.
       if (error instanceof ServiceUnavailable && returnRedirect) return finish(unavailableResponse(error, response.redirect), deletions)
       return finish(response, deletions)

@@ -12,6 +12,7 @@ export async function session(ctx: RequestContext): Promise<ResponseInternal> {
   let update: { data: unknown } | undefined
   if (ctx.method === "POST") {
     await verifyCsrf(ctx)
+    await ctx.config.rateLimit?.checkAddress("sessionUpdate", ctx.clientAddress)
     update = { data: ctx.body?.data }
   }
   const result = await sessionStrategy(ctx).read(ctx, update)

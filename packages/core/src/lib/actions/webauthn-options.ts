@@ -8,5 +8,6 @@ export async function webauthnOptions(ctx: RequestContext): Promise<ResponseInte
   const provider = findProvider(ctx) ?? ctx.config.providers.find((p) => p.type === "webauthn")
   const options = provider?.type === "webauthn" ? kindFor(provider)?.options : undefined
   if (!provider || !options) throw new InvalidProvider("No WebAuthn provider is configured")
+  await ctx.config.rateLimit?.checkAddress("webauthnOptions", ctx.clientAddress)
   return options(ctx)
 }

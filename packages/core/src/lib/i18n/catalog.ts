@@ -24,6 +24,7 @@ export interface SigninErrorMessages {
   Verification: string
   WebAuthnVerificationError: string
   AccountNotLinked: string
+  RateLimited: string
 }
 
 /** Error page heading and sentence, by `?error=` code; `default` for every other code. */

@@ -7,6 +7,7 @@ import { verifyCsrf } from "../csrf.js"
 import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
+import { normaliseIdentifier } from "../rate-limit/limiter.js"
 
 /** Credentials: `POST /callback/:id` with the form fields; CSRF-checked. */
 export const credentialsKind: ProviderKind<CredentialsConfig> = {
@@ -14,7 +15,14 @@ export const credentialsKind: ProviderKind<CredentialsConfig> = {
     if (ctx.method !== "POST") throw new MethodNotAllowed("Credentials sign-in is a POST to /callback/<id>")
     await verifyCsrf(ctx)
     const credentials: Record<string, unknown> = { ...ctx.body }
+    // Limits come before authorize(): a refused attempt checks no password, so a right one
+    // during a lockout is refused exactly like a wrong one, for known and unknown users.
+    const limiter = ctx.config.rateLimit
+    const identifier = limiter && credentialsIdentifier(provider, credentials)
+    await limiter?.checkAddress("credentials", ctx.clientAddress)
+    await limiter?.checkCredentials(identifier, ctx.clientAddress)
     const user = await authorize(ctx, provider, credentials)
+    await limiter?.credentialsSucceeded(identifier)
     const account: Account = { providerAccountId: user.id!, type: "credentials", provider: provider.id }
 
     const redirect = await runSignInCallback(ctx, { user, account, credentials })
@@ -26,6 +34,17 @@ export const credentialsKind: ProviderKind<CredentialsConfig> = {
     }
     return establishSession(ctx, { user, account, isNewUser: false })
   },
+}
+
+/**
+ * Who a credentials attempt is for, as the lockout counts it: the first declared field that
+ * is not a password (`username`, `email`, …), else a submitted `email` or `username`;
+ * normalised. `undefined` when there is none: then only the per-address limit applies.
+ */
+function credentialsIdentifier(provider: CredentialsConfig, credentials: Record<string, unknown>): string | undefined {
+  const fields = Object.entries((provider.credentials ?? {}) as Record<string, { type?: unknown } | undefined>)
+  const named = fields.find(([, field]) => field?.type !== "password")?.[0]
+  return normaliseIdentifier(named !== undefined ? credentials[named] : (credentials.email ?? credentials.username))
 }
 
 async function authorize(ctx: RequestContext, provider: CredentialsConfig, credentials: Record<string, unknown>): Promise<User> {

@@ -27,7 +27,10 @@ export const emailKind: ProviderKind<EmailConfig> = {
     // The link goes to a mailbox: its origin must not come from a Host header (T32).
     requireTrustedOrigin(ctx, "Mailing a sign-in link")
     const adapter = store(ctx.config.stores, "email")
+    await ctx.config.rateLimit?.checkAddress("email", ctx.clientAddress)
     const identifier = normalizeIdentifier(provider, ctx.body?.email)
+    // Counted before the user is looked up: known and unknown addresses are limited alike.
+    await ctx.config.rateLimit?.checkEmail(identifier, ctx.clientAddress)
     // Known and unknown addresses take the same path (lookup, callback, store, send) and
     // get the same redirect, so the response says nothing about who has an account.
     const existing = await adapter.getUserByEmail(identifier)

@@ -26,6 +26,7 @@ export const oauthKind: ProviderKind<OAuthConfig<any>> = {
   async signin(ctx, provider) {
     const rt = oauthRuntime(ctx, provider)
     refuseForgedLoopback(ctx)
+    await ctx.config.rateLimit?.checkAddress("oauth", ctx.clientAddress)
     // Auth.js apps behind a proxy run like this; the provider's redirect URI registration
     // still refuses a forged host, but say so once (see lib/origin-trust.ts).
     if (!ctx.originTrusted) ctx.config.logger.warn("host-derived-redirect-uri")

@@ -25,6 +25,7 @@ export const webauthnKind: ProviderKind<WebAuthnConfig> = {
   async callback(ctx, provider) {
     if (ctx.method !== "POST") throw new MethodNotAllowed("WebAuthn sign-in is a POST to /callback/<id>")
     await verifyCsrf(ctx)
+    await ctx.config.rateLimit?.checkAddress("webauthn", ctx.clientAddress)
     const action = ctx.body?.action
     if (action === "register") return register(ctx, provider)
     if (action === "authenticate") return authenticate(ctx, provider)

@@ -17,6 +17,7 @@ export type SigninErrorCode =
   | "Verification"
   | "WebAuthnVerificationError"
   | "AccountNotLinked"
+  | "RateLimited"
 
 /** Sign-in page alert text by error code, in English; `default` covers every other code. */
 export const signinErrorMessages: Readonly<Record<SigninErrorCode | "default", string>> = Object.freeze({ ...en.signin.errors })

@@ -31,6 +31,7 @@ export const de: Messages = {
       Verification: "Dieser Anmeldelink ist nicht mehr gültig. Er ist möglicherweise abgelaufen oder wurde bereits verwendet. Bitte fordern Sie einen neuen an.",
       WebAuthnVerificationError: "Ihr Passkey konnte nicht überprüft werden. Bitte versuchen Sie es erneut.",
       AccountNotLinked: "Dieser Passkey oder diese E-Mail-Adresse gehört zu einem anderen Konto. Melden Sie sich zuerst bei diesem Konto an.",
+      RateLimited: "Zu viele Anmeldeversuche. Bitte warten Sie zu Ihrer Sicherheit einige Minuten, bevor Sie es erneut versuchen.",
     },
   },
   signout: { title: "Abmelden", heading: "Abmelden", question: "Möchten Sie sich wirklich abmelden?", button: "Abmelden" },

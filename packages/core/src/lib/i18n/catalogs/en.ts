@@ -32,6 +32,8 @@ export const en: Messages = {
       Verification: "That sign-in link is no longer valid. It may have expired or already been used. Please request a new one.",
       WebAuthnVerificationError: "We could not verify your passkey. Please try again.",
       AccountNotLinked: "This passkey or email belongs to another account. Sign in to that account first.",
+      // The same words whether or not the account exists, and whether or not the password was right.
+      RateLimited: "Too many sign-in attempts. For your security, please wait a few minutes before trying again.",
     },
   },
   signout: { title: "Sign Out", heading: "Sign out", question: "Are you sure you want to sign out?", button: "Sign out" },

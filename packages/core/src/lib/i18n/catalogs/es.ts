@@ -31,6 +31,7 @@ export const es: Messages = {
       Verification: "Este enlace de inicio de sesión ya no es válido. Puede haber caducado o haberse usado ya. Solicita uno nuevo.",
       WebAuthnVerificationError: "No hemos podido verificar tu llave de acceso. Inténtalo de nuevo.",
       AccountNotLinked: "Esta llave de acceso o este correo pertenece a otra cuenta. Inicia sesión primero en esa cuenta.",
+      RateLimited: "Demasiados intentos de inicio de sesión. Por tu seguridad, espera unos minutos antes de volver a intentarlo.",
     },
   },
   signout: { title: "Cerrar sesión", heading: "Cerrar sesión", question: "¿Seguro que quieres cerrar sesión?", button: "Cerrar sesión" },

@@ -31,6 +31,7 @@ export const fr: Messages = {
       Verification: "Ce lien de connexion n’est plus valide. Il a peut-être expiré ou déjà été utilisé. Veuillez en demander un nouveau.",
       WebAuthnVerificationError: "Impossible de vérifier votre clé d’accès. Veuillez réessayer.",
       AccountNotLinked: "Cette clé d’accès ou cette adresse e-mail appartient à un autre compte. Connectez-vous d’abord à ce compte.",
+      RateLimited: "Trop de tentatives de connexion. Par sécurité, veuillez patienter quelques minutes avant de réessayer.",
     },
   },
   signout: { title: "Déconnexion", heading: "Se déconnecter", question: "Voulez-vous vraiment vous déconnecter ?", button: "Se déconnecter" },

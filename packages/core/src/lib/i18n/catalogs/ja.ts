@@ -31,6 +31,7 @@ export const ja: Messages = {
       Verification: "このサインインリンクは無効です。有効期限が切れているか、すでに使用されています。新しいリンクをリクエストしてください。",
       WebAuthnVerificationError: "パスキーを確認できませんでした。もう一度お試しください。",
       AccountNotLinked: "このパスキーまたはメールアドレスは別のアカウントのものです。先にそのアカウントにサインインしてください。",
+      RateLimited: "サインインの試行回数が多すぎます。安全のため、数分待ってからもう一度お試しください。",
     },
   },
   signout: { title: "サインアウト", heading: "サインアウト", question: "サインアウトしてもよろしいですか？", button: "サインアウト" },

@@ -31,6 +31,7 @@ export const pt: Messages = {
       Verification: "Este link de acesso não é mais válido. Ele pode ter expirado ou já ter sido usado. Solicite um novo.",
       WebAuthnVerificationError: "Não foi possível verificar sua chave de acesso. Tente novamente.",
       AccountNotLinked: "Esta chave de acesso ou este e-mail pertence a outra conta. Entre nessa conta primeiro.",
+      RateLimited: "Muitas tentativas de acesso. Para sua segurança, aguarde alguns minutos antes de tentar novamente.",
     },
   },
   signout: { title: "Sair", heading: "Sair", question: "Tem certeza de que deseja sair?", button: "Sair" },

@@ -30,6 +30,7 @@ export const zh: Messages = {
       Verification: "该登录链接已失效，可能已过期或已被使用。请重新获取链接。",
       WebAuthnVerificationError: "无法验证您的通行密钥，请重试。",
       AccountNotLinked: "此通行密钥或邮箱属于另一个帐号。请先登录该帐号。",
+      RateLimited: "登录尝试次数过多。为了您的帐号安全，请等待几分钟后再试。",
     },
   },
   signout: { title: "退出登录", heading: "退出登录", question: "确定要退出登录吗？", button: "退出登录" },

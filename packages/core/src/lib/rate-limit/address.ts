@@ -1,0 +1,70 @@
+/**
+ * The client address rate limits count against. It decides whether an attacker can shed
+ * their counters by lying, so it comes only from what the attacker cannot write:
+ *
+ * - with `trustHost` (the app says a proxy in front sets the forwarding headers, the same
+ *   trust that lets `X-Forwarded-Host` decide the origin), the **last** `X-Forwarded-For`
+ *   entry: the address the proxy itself saw connect. Entries before it are whatever the
+ *   client sent and the proxy passed along;
+ * - otherwise the address the integration read from the socket and passed to the runtime
+ *   (`handle(request, { clientAddress })`) — an argument of the call, never a header, so
+ *   a client cannot forge it;
+ * - otherwise none.
+ * @module
+ */
+
+/** Longest textual IP address (an IPv6 address with an embedded IPv4 one and a zone is longer, and refused). */
+const MAX_ADDRESS = 45
+
+/** An IPv4 or IPv6 address as text (no ports, no brackets); anything else is not an address. */
+function asAddress(value: string | undefined | null): string | undefined {
+  if (!value) return undefined
+  let text = value.trim()
+  // `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) counts as `192.0.2.1`.
+  if (/^::ffff:\d{1,3}(\.\d{1,3}){3}$/i.test(text)) text = text.slice(7)
+  if (!text || text.length > MAX_ADDRESS) return undefined
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return text
+  if (/^[0-9a-f:.]+$/i.test(text) && text.includes(":")) return text.toLowerCase()
+  return undefined
+}
+
+/** The address to count against, or `undefined` when the request has none we can trust. */
+export function clientAddress(headers: Headers, trustHost: boolean, fromIntegration: string | undefined): string | undefined {
+  if (trustHost) {
+    const forwarded = headers.get("x-forwarded-for")
+    const last = forwarded?.split(",").at(-1)
+    const address = asAddress(last)
+    if (address) return address
+  }
+  return asAddress(fromIntegration)
+}
+
+/**
+ * The counter an address counts against: an IPv4 address itself, an IPv6 address by its
+ * /64 network — one subscriber usually gets a whole /64, so counting single IPv6 addresses
+ * would let a client rotate through 2^64 of them.
+ */
+export function addressBucket(address: string): string {
+  if (!address.includes(":")) return address
+  const groups = expandIPv6(address)
+  return groups ? `${groups.slice(0, 4).join(":")}::/64` : address
+}
+
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail taken as two), or `undefined`. */
+function expandIPv6(address: string): string[] | undefined {
+  let text = address
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number]
+    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split("::")
+  if (halves.length > 2) return undefined
+  const head = halves[0] ? halves[0].split(":") : []
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
+  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail]
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return undefined
+  return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
+}

@@ -1,0 +1,206 @@
+import { RateLimited, ServiceUnavailable } from "../../errors.js"
+import type { LogLimiter } from "../log-limiter.js"
+import { addressBucket } from "./address.js"
+import type { RateLimitStore } from "./store.js"
+
+/** The ways in that are limited, by name (the keys of `rateLimit.perAddress`). */
+export type RateLimitAction = "credentials" | "email" | "webauthn" | "webauthnOptions" | "oauth" | "sessionUpdate"
+
+/** At most `max` requests per `window` seconds. */
+export interface RateLimitRule {
+  max: number
+  /** Seconds. */
+  window: number
+}
+
+/** The `rateLimited` event: who was refused, by which limit, for how long. */
+export interface RateLimitedEvent {
+  action: RateLimitAction
+  /** Which counter refused: the client address's, the identifier's, or a credentials lockout. */
+  limit: "address" | "identifier" | "lockout"
+  /** The client address, when known (see `docs/rate-limiting.md` for where it comes from). */
+  address?: string
+  /** The normalised identifier (email, username) for identifier limits. */
+  identifier?: string
+  /** Seconds until the client may try again (`Retry-After`). */
+  retryAfter: number
+}
+
+/** The resolved options (defaults applied): what {@link RateLimiter} works with. */
+export interface RateLimitSettings {
+  store: RateLimitStore
+  perAddress: Record<RateLimitAction, RateLimitRule | false>
+  perIdentifier: {
+    credentials: (RateLimitRule & { maxLockout: number }) | false
+    email: RateLimitRule | false
+  }
+  allowList: ReadonlySet<string>
+  failClosed: ReadonlySet<RateLimitAction>
+  /** Milliseconds a store call may take. */
+  timeout: number
+}
+
+/** The defaults, documented in `docs/rate-limiting.md` and `docs/configuration.md`. */
+export const RATE_LIMIT_DEFAULTS = Object.freeze({
+  perAddress: Object.freeze({
+    credentials: { max: 100, window: 15 * 60 },
+    email: { max: 10, window: 60 * 60 },
+    webauthn: { max: 60, window: 15 * 60 },
+    webauthnOptions: { max: 120, window: 15 * 60 },
+    oauth: { max: 120, window: 15 * 60 },
+    sessionUpdate: { max: 600, window: 15 * 60 },
+  }) as Readonly<Record<RateLimitAction, RateLimitRule>>,
+  perIdentifier: Object.freeze({
+    credentials: { max: 5, window: 15 * 60, maxLockout: 60 * 60 },
+    email: { max: 5, window: 60 * 60 },
+  }),
+  failClosed: ["credentials"] as readonly RateLimitAction[],
+  timeout: 1000,
+})
+
+/** How long the strikes of a credentials lockout are remembered (the exponent of the backoff). */
+const STRIKE_WINDOW = 24 * 60 * 60
+
+/**
+ * The rate limits of one configuration (`ResolvedConfig.rateLimit`): counters per client
+ * address and per identifier in a {@link RateLimitStore}, checked before any work is done.
+ * A refusal is a {@link RateLimited} error (429 or the sign-in page); a store that fails or
+ * is too slow lets the request through with a warning, except for the actions in
+ * `failClosed` (by default the credentials lockout), which answer `ServiceUnavailable`.
+ */
+export class RateLimiter {
+  #key: Promise<CryptoKey> | undefined
+
+  constructor(
+    readonly settings: RateLimitSettings,
+    private readonly logLimiter: LogLimiter,
+    private readonly onLimited: (event: RateLimitedEvent) => unknown,
+    /** Keys the identifier hashes; every instance sharing a store must have the same. */
+    private readonly secret: string,
+  ) {}
+
+  /**
+   * Identifiers are keyed by an HMAC under the configuration's newest secret: the store never
+   * holds an email address or username, and whoever reads it cannot test guesses offline
+   * without the secret. (Rotating the secret starts the identifier counters afresh.)
+   */
+  async #digest(identifier: string): Promise<string> {
+    this.#key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(`portcullis rate limit\u0000${this.secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    const bytes = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(identifier)))
+    let hex = ""
+    for (const b of bytes.subarray(0, 16)) hex += b.toString(16).padStart(2, "0")
+    return hex
+  }
+
+  /**
+   * Counts one request of `action` from `address`; refuses it once the address's count is
+   * over the limit. No address (no trusted proxy header, none from the integration): not
+   * counted per address, see `docs/rate-limiting.md`.
+   */
+  async checkAddress(action: RateLimitAction, address: string | undefined): Promise<void> {
+    const rule = this.settings.perAddress[action]
+    if (!rule) return
+    if (address === undefined) {
+      this.logLimiter.warn("rate-limit-no-address", action)
+      return
+    }
+    if (this.settings.allowList.has(address)) return
+    const counter = await this.#store(action, (store) => store.hit(`${action}:a:${addressBucket(address)}`, rule.window))
+    if (counter && counter.count > rule.max) await this.#refuse({ action, limit: "address", address }, counter.resetMs)
+  }
+
+  /** Counts one email sign-in for `identifier` (a normalised address); refuses over the limit. */
+  async checkEmail(identifier: string, address: string | undefined): Promise<void> {
+    const rule = this.settings.perIdentifier.email
+    if (!rule || this.settings.allowList.has(identifier)) return
+    const key = `email:i:${await this.#digest(identifier)}`
+    const counter = await this.#store("email", (store) => store.hit(key, rule.window))
+    if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
+  }
+
+  /**
+   * Reserves one credentials attempt for `identifier` before the password is checked, so
+   * concurrent attempts cannot all slip under the limit: the attempt that makes the count
+   * exceed `max` is refused, and so is every later one until the window ends (a right
+   * password included — the attempt is refused before it is checked). Each time the limit
+   * is reached again within a day, the lockout doubles (`window`, `2 × window`, …, up to
+   * `maxLockout`). A successful sign-in clears the counters ({@link credentialsSucceeded}).
+   */
+  async checkCredentials(identifier: string | undefined, address: string | undefined): Promise<void> {
+    const rule = this.settings.perIdentifier.credentials
+    if (!rule || identifier === undefined || this.settings.allowList.has(identifier)) return
+    const id = await this.#digest(identifier)
+    const event = { action: "credentials", limit: "lockout", identifier, address } as const
+    const lock = await this.#store("credentials", (store) => store.peek(`credentials:lock:${id}`))
+    if (lock) return this.#refuse(event, lock.resetMs)
+    const attempts = await this.#store("credentials", (store) => store.hit(`credentials:i:${id}`, rule.window))
+    if (!attempts || attempts.count <= rule.max) return
+    let wait = attempts.resetMs
+    // The first refused attempt of a window is a strike; repeated strikes lock for longer.
+    if (attempts.count === rule.max + 1) {
+      const strikes = await this.#store("credentials", (store) => store.hit(`credentials:strikes:${id}`, STRIKE_WINDOW))
+      if (strikes && strikes.count > 1) {
+        const seconds = Math.min(rule.window * 2 ** (strikes.count - 1), rule.maxLockout)
+        const locked = await this.#store("credentials", (store) => store.hit(`credentials:lock:${id}`, seconds))
+        if (locked) wait = Math.max(wait, locked.resetMs)
+      }
+    }
+    return this.#refuse(event, wait)
+  }
+
+  /** A right password: the identifier's attempts and strikes are forgotten. Best effort. */
+  async credentialsSucceeded(identifier: string | undefined): Promise<void> {
+    if (!this.settings.perIdentifier.credentials || identifier === undefined) return
+    const id = await this.#digest(identifier)
+    await Promise.all(
+      [`credentials:i:${id}`, `credentials:strikes:${id}`].map((key) =>
+        this.#bounded(this.settings.store.reset(key)).catch((e) => this.#storeFailed("credentials", e)),
+      ),
+    )
+  }
+
+  async #refuse(event: Omit<RateLimitedEvent, "retryAfter">, resetMs: number): Promise<never> {
+    const retryAfter = Math.max(1, Math.ceil(resetMs / 1000))
+    this.logLimiter.warn("rate-limited", `${event.action}:${event.limit}`, { action: event.action, limit: event.limit })
+    await this.onLimited({ ...event, retryAfter })
+    throw new RateLimited(`Too many ${event.action} requests (${event.limit} limit); retry in ${retryAfter} s`, retryAfter)
+  }
+
+  /** A store call, bounded by `timeout`; on failure `null` (fail open) or `ServiceUnavailable` (fail closed). */
+  async #store<T>(action: RateLimitAction, call: (store: RateLimitStore) => Promise<T>): Promise<T | null> {
+    try {
+      return await this.#bounded(call(this.settings.store))
+    } catch (error) {
+      this.#storeFailed(action, error)
+      if (this.settings.failClosed.has(action)) {
+        throw new ServiceUnavailable(`The rate-limit store failed; ${action} requests are refused until it answers`, error as Error)
+      }
+      return null
+    }
+  }
+
+  #storeFailed(action: RateLimitAction, error: unknown): void {
+    this.logLimiter.warn("rate-limit-store-failed", action, { error: error instanceof Error ? error.message : String(error) })
+  }
+
+  #bounded<T>(promise: Promise<T>): Promise<T> {
+    const ms = this.settings.timeout
+    if (!ms) return promise
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`The rate-limit store did not answer within ${ms} ms`)), ms)
+    })
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+  }
+}
+
+/**
+ * The identifier a limit counts against: trimmed, Unicode-normalised (NFKC) and lower-cased,
+ * so `Alice@Example.com ` and `alice@example.com` share one counter; `undefined` when there
+ * is none. Capped at 320 characters (the longest email address).
+ */
+export function normaliseIdentifier(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined
+  const normalised = value.normalize("NFKC").trim().toLowerCase().slice(0, 320)
+  return normalised || undefined
+}
