@@ -94,6 +94,12 @@ export interface EventCallbacks {
   updateUser(message: { user: User }): Awaitable<void>
   linkAccount(message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }): Awaitable<void>
   session(message: { session: Session; token: JWT }): Awaitable<void>
+  /**
+   * Sessions were revoked through session management (`docs/sessions.md`): once per call,
+   * with the ids it removed. `scope` says which call: `"one"` (`revokeSession`), `"others"`
+   * (`revokeOtherSessions`), `"everywhere"` (`signOutEverywhere`).
+   */
+  sessionRevoked(message: { userId: string; sessionIds: string[]; scope: "one" | "others" | "everywhere"; strategy: "jwt" | "database" }): Awaitable<void>
 }
 
 /** The configuration of Portcullis: the same options as Auth.js v5. */

@@ -10,6 +10,8 @@ import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
+import { verifyCsrf } from "./csrf.js"
+import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -69,6 +71,30 @@ export class AuthRuntime {
   /** With the configuration's own defaults (`raw` and `skipCSRFCheck` as configured). */
   handleAsConfigured(request: Request): Promise<Response | ResponseInternal> {
     return this.#run(request, this.#defaults)
+  }
+
+  /**
+   * Session management for the session of `request` (its cookies; for changes also its
+   * `Origin` and a posted `csrfToken`, checked as core checks its own forms unless
+   * `skipCSRF`). Lists, or revokes, only the sessions of the user signed in by that request.
+   * Integrations call this through `@portcullis/core/integration` (`listSessions`, …).
+   *
+   * @throws NotSignedIn, SessionManagementUnsupported, MissingCSRF, ServiceUnavailable (the
+   * store failed; nothing was reported done that was not)
+   */
+  async manageSessions(request: Request, operation: SessionOperation, options: Omit<HandleOptions, "raw"> = {}): Promise<SessionOperationResult> {
+    const resolved = this.config
+    if (resolved.error) throw resolved.error
+    const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF)
+    try {
+      if (operation.op !== "list") await verifyCsrf(ctx)
+      const result = await manageSessions(ctx, operation)
+      return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
+    } catch (thrown) {
+      const error = asOutage(thrown)
+      if (error !== thrown) resolved.logger.error(error as Error)
+      throw error
+    }
   }
 
   async #run(request: Request, options: Required<HandleOptions>): Promise<Response | ResponseInternal> {
