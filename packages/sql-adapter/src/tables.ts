@@ -6,13 +6,15 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the five tables. */
+/** Names of the tables. */
 export interface TableNames {
   users: string
   accounts: string
   sessions: string
   verificationTokens: string
   authenticators: string
+  /** JWT sessions registered for listing and revocation (`SqlSessionRegistry`). */
+  sessionRegistry: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -22,6 +24,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   sessions: "sessions",
   verificationTokens: "verification_tokens",
   authenticators: "authenticators",
+  sessionRegistry: "session_registry",
 })
 
 /** Default name of the table where applied migrations are recorded. */
