@@ -24,6 +24,7 @@ import type { SessionOperation, SessionOperationResult } from "./lib/session/man
 import { requestErrorResponse } from "./lib/errors.js"
 import { originFromHeaders } from "./lib/http/host.js"
 import { toResponse } from "./lib/http/response.js"
+import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
@@ -273,6 +274,31 @@ export async function signOutEverywhere(request: SessionRequest, auth: AuthSourc
   return (await manage(request, auth, { op: "signOutEverywhere" }, setCookie)).revoked
 }
 
+/**
+ * The four session-management calls bound to one request, for integrations that hand the
+ * app an object per request (SvelteKit's `event.locals.sessions`, Qwik, SolidStart). A
+ * change given a `csrfToken` has it checked by core (double submit); one without relies on
+ * the origin checks (the request's `Origin`/`Sec-Fetch-Site`, and the framework's own), as
+ * the integrations' sign-in and sign-out form actions do.
+ */
+export interface SessionManager {
+  list(): Promise<SessionInfo[]>
+  revoke(id: string, csrfToken?: string): Promise<boolean>
+  revokeOthers(csrfToken?: string): Promise<number>
+  signOutEverywhere(csrfToken?: string): Promise<number>
+}
+
+/** {@link SessionManager} for the request with `origin` and `headers`. */
+export function sessionManager(origin: string, headers: Headers, auth: AuthSource, setCookie?: CookieSink): SessionManager {
+  const base = (csrfToken: string | undefined): SessionRequest => (csrfToken ? { origin, headers, csrfToken } : { origin, headers, skipCSRF: true })
+  return {
+    list: () => listSessions({ origin, headers }, auth),
+    revoke: (id, csrfToken) => revokeSession({ ...base(csrfToken), id }, auth, setCookie),
+    revokeOthers: (csrfToken) => revokeOtherSessions(base(csrfToken), auth),
+    signOutEverywhere: (csrfToken) => signOutEverywhere(base(csrfToken), auth, setCookie),
+  }
+}
+
 async function manage(request: Pick<SessionRequest, "origin" | "headers" | "csrfToken" | "skipCSRF">, auth: AuthSource, operation: SessionOperation, setCookie?: CookieSink): Promise<SessionOperationResult> {
   const runtime = runtimeFor(auth)
   const headers = new Headers()
@@ -288,6 +314,11 @@ async function manage(request: Pick<SessionRequest, "origin" | "headers" | "csrf
   const result = await runtime.manageSessions(new Request(url, init), operation, request.skipCSRF ? { skipCSRF: true } : {})
   deliver(result, setCookie)
   return result
+}
+
+/** A cookie as one `Set-Cookie` header value, for integrations that set headers themselves. */
+export function setCookieHeader(cookie: Cookie): string {
+  return serializeCookie(cookie.name, cookie.value, cookie.options)
 }
 
 function cookieHeaders(cookieHeader: string | null | undefined): Headers {

@@ -16,9 +16,11 @@ export interface RequestContext extends ParsedRequest {
   setCookies: Cookie[]
   /** Whether this request skips the double-submit CSRF check (`skipCSRFCheck`, or a framework form action). */
   skipCSRF: boolean
+  /** The client's address as the integration reported it (`HandleOptions.clientAddress`); display only. */
+  clientAddress?: string
 }
 
-export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false): RequestContext {
+export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false, clientAddress?: string): RequestContext {
   const secure = config.useSecureCookies ?? parsed.origin.startsWith("https:")
   return {
     ...parsed,
@@ -28,6 +30,7 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
     skipCSRF,
+    ...(clientAddress !== undefined && { clientAddress }),
   }
 }
 

@@ -22,7 +22,15 @@ export interface HandleOptions {
   raw?: boolean
   /** Skip the double-submit CSRF check: for framework form actions that check the origin themselves. */
   skipCSRF?: boolean
+  /**
+   * The client's address as the integration knows it (Express's `req.ip`, a platform's
+   * connection info), recorded with new sessions for the user's session list — display
+   * only. Without it, the last `X-Forwarded-For` entry is used under `trustHost`.
+   */
+  clientAddress?: string
 }
+
+type Defaults = { raw: boolean; skipCSRF: boolean }
 
 /**
  * One configuration, resolved once, with everything it owns: the checked options, the
@@ -37,7 +45,7 @@ export interface HandleOptions {
 export class AuthRuntime {
   /** The resolved configuration, with the state it owns. */
   readonly config: ResolvedConfig
-  readonly #defaults: Required<HandleOptions>
+  readonly #defaults: Defaults
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
     this.config = resolve(config, env)
@@ -97,7 +105,7 @@ export class AuthRuntime {
     }
   }
 
-  async #run(request: Request, options: Required<HandleOptions>): Promise<Response | ResponseInternal> {
+  async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
     const resolved = this.config
     const { logger } = resolved
     const returnRedirect = request.headers.has("x-auth-return-redirect")
@@ -120,7 +128,7 @@ export class AuthRuntime {
 
     let ctx
     try {
-      ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF)
+      ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF, options.clientAddress)
     } catch (error) {
       logger.error(error as Error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })

@@ -5,18 +5,17 @@ const MAX_USER_AGENT = 512
 
 /**
  * What a session remembers of the browser that signed in, for the user to recognise it in
- * their session list: the `User-Agent` (capped), and the client address — from the last
- * `X-Forwarded-For` entry (the one the nearest proxy added) only under `trustHost`, since
- * anyone can send that header to a server not behind a proxy. Display only: nothing is
+ * their session list: the `User-Agent` (capped), and the client address — the one the integration
+ * reported (`HandleOptions.clientAddress`), else the last `X-Forwarded-For` entry (the one
+ * the nearest proxy added) only under `trustHost`, since anyone can send that header to a
+ * server not behind a proxy. Display only: nothing is
  * decided on either.
  */
-export function clientInfo(ctx: Pick<RequestContext, "headers" | "config">): { userAgent: string | null; ipAddress: string | null } {
+export function clientInfo(ctx: Pick<RequestContext, "headers" | "config" | "clientAddress">): { userAgent: string | null; ipAddress: string | null } {
   const agent = ctx.headers.get("user-agent")
   const userAgent = agent ? agent.slice(0, MAX_USER_AGENT) : null
-  let ipAddress: string | null = null
-  if (ctx.config.trustHost) {
-    const last = ctx.headers.get("x-forwarded-for")?.split(",").pop()?.trim()
-    if (last && /^[0-9A-Fa-f.:]{2,45}$/.test(last)) ipAddress = last
-  }
+  const candidate = ctx.clientAddress ?? (ctx.config.trustHost ? ctx.headers.get("x-forwarded-for")?.split(",").pop()?.trim() : undefined)
+  // IPv4, IPv6 (an IPv4-mapped one too): anything else is not shown.
+  const ipAddress = candidate && /^[0-9A-Fa-f.:]{2,45}$/.test(candidate) ? candidate : null
   return { userAgent, ipAddress }
 }
