@@ -31,6 +31,7 @@ import {
   invalidRequestResponse,
   listSessions as coreListSessions,
   originFromHeaders,
+  readCsrfToken,
   readSession,
   revokeOtherSessions as coreRevokeOtherSessions,
   revokeSession as coreRevokeSession,
@@ -133,6 +134,17 @@ export async function getSession(req: ExpressLikeRequest, config: ExpressAuthCon
   // refreshed cookie is not sent from here (this is not the response's owner); the
   // browser's next `<basePath>/session` request sets it.
   return readSession(originOf(req), req.headers.cookie, config)
+}
+
+/**
+ * The browser's CSRF token for a server-rendered form that posts to one of your routes
+ * (put it in a hidden `csrfToken` field); its cookie is set on `res` when the browser had
+ * none. {@link revokeSession} and the other changes have core check it.
+ *
+ * @throws Error when the configuration turned CSRF protection off (`skipCSRFCheck`).
+ */
+export function getCsrfToken(req: ExpressLikeRequest, res: ServerResponse, config: ExpressAuthConfig): Promise<string> {
+  return readCsrfToken(originOf(req), req.headers.cookie, config, cookieSink(res))
 }
 
 /**
