@@ -10,7 +10,7 @@ import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
-import { verifyCsrf } from "./csrf.js"
+import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
@@ -95,7 +95,12 @@ export class AuthRuntime {
     if (resolved.error) throw resolved.error
     const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF)
     try {
-      if (operation.op !== "list") await verifyCsrf(ctx)
+      if (operation.op !== "list") {
+        // The origin is checked even when the token check is skipped (a framework action):
+        // ending someone's sessions from another site is the attack this stops.
+        refuseCrossSite(ctx)
+        await verifyCsrf(ctx)
+      }
       const result = await manageSessions(ctx, operation)
       return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
     } catch (thrown) {
