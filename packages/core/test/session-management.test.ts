@@ -323,6 +323,16 @@ describe("JWT sessions: the registry is down", () => {
   })
 })
 
+describe("JWT sessions: a registry needs the user id", () => {
+  it("a jwt callback that drops sub fails the sign-in instead of issuing a session nobody can find", async () => {
+    const cfg = config({ strategy: "jwt", registry: new MemorySessionRegistry() }, { callbacks: { jwt: ({ token }) => ({ name: token.name }) }, logger: { error: () => {} } })
+    const browser = new Browser((r) => Auth(r, cfg), ORIGIN)
+    const response = await browser.signIn({ username: "ada" })
+    expect(response.headers.get("location")).toContain("error=")
+    expect(browser.sessionCookie()).toBeUndefined()
+  })
+})
+
 describe("database sessions", () => {
   it("with an Auth.js adapter (no listSessions) management is a typed error, and sessions work as before", async () => {
     const { listSessions: _omit, ...authjs } = MemoryAdapter() as Required<Adapter>
@@ -352,7 +362,10 @@ describe("absolute session lifetime (T42)", () => {
   ])("%s: a session kept busy (and so extended) is still refused once absoluteMaxAge has passed since sign-in", async (_name, make) => {
     vi.useFakeTimers({ toFake: ["Date"] })
     const cfg = make()
+    const signedInAt = Date.now()
     const ada = await signedIn(cfg)
+    // The answer's expiry is the absolute limit, not now + maxAge (30 days).
+    expect(Date.parse((await ada.session()).expires)).toBeLessThanOrEqual(signedInAt + 3600_000 + 1000)
     // Five checks, ten minutes apart: each one extends the session (updateAge 0).
     for (let i = 0; i < 5; i++) {
       vi.setSystemTime(Date.now() + 10 * 60_000)

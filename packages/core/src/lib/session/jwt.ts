@@ -93,6 +93,11 @@ export const jwtStrategy: SessionStrategy = {
       } else {
         expiresAt = (typeof token.iat === "number" ? token.iat : now) * 1000 + config.session.maxAge * 1000
       }
+      // The session ends at its absolute limit however recently it was extended.
+      if (managed && config.session.absoluteMaxAge !== undefined) {
+        const created = createdAtOf(token)
+        if (created !== undefined) expiresAt = Math.min(expiresAt, created + config.session.absoluteMaxAge * 1000)
+      }
       const defaultSession: Session = {
         // As Auth.js: a claim that is null stays null in the answer; an absent one is left out.
         user: { name: token.name, email: token.email, image: token.picture },
@@ -134,6 +139,9 @@ export const jwtStrategy: SessionStrategy = {
       claims[CREATED_CLAIM] = Math.floor(now / 1000)
       // Recorded before the cookie exists, so no token is ever out that the registry does
       // not know; a registry that is down fails the sign-in (503), it does not skip this.
+      // Sessions are registered per user: a token without `sub` (a jwt callback that dropped
+      // it) could never be found again, so it is refused here rather than at every check.
+      if (registry && typeof claims.sub !== "string") throw new JWTSessionError("session.registry needs the token's sub (the user id); the jwt callback returned a token without one")
       if (registry && typeof claims.sub === "string") {
         const id = registry.newId()
         await registry.store.add({
