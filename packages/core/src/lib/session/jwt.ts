@@ -45,7 +45,11 @@ export const jwtStrategy: SessionStrategy = {
       const { payload, rotated } = opened
       // Off by default: then the hot path pays one property read for each.
       const managed = config.sessionRegistry !== undefined || config.session.absoluteMaxAge !== undefined
-      if (managed && !(await stillValid(ctx, payload))) return { body: null, cookies: clearSession(ctx) }
+      if (managed) {
+        // Synchronous `true` within the check interval: no promise on the hot path.
+        const valid = stillValid(ctx, payload)
+        if (valid !== true && !(await valid)) return { body: null, cookies: clearSession(ctx) }
+      }
       // T67: a session issued while its user was unverified is confirmed with the adapter.
       const mark = await checkUnverifiedMark(ctx, payload)
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
@@ -203,7 +207,7 @@ export const jwtStrategy: SessionStrategy = {
  * failure rejects with an `AdapterError` (503, cookie kept): accepting a token that may be
  * revoked, or signing everyone out during an outage, would both be worse.
  */
-export async function stillValid(ctx: RequestContext, payload: JWT): Promise<boolean> {
+export function stillValid(ctx: RequestContext, payload: JWT): boolean | Promise<boolean> {
   const { config } = ctx
   const now = Date.now()
   const absolute = config.session.absoluteMaxAge
@@ -215,7 +219,7 @@ export async function stillValid(ctx: RequestContext, payload: JWT): Promise<boo
   if (!registry) return true
   const id = sessionIdOf(payload)
   if (!id || typeof payload.sub !== "string") return false
-  return registry.confirm(payload.sub, id, now, new Date(now + config.session.maxAge * 1000))
+  return registry.confirm(payload.sub, id, now, config.session.maxAge * 1000)
 }
 
 /**

@@ -34,20 +34,22 @@ export class RegistryState {
   }
 
   /**
-   * Whether the session `id` of `userId` is still registered: from the last confirmation when
-   * it is younger than the interval, else one `touch` (which also records it as seen).
+   * Whether the session `id` of `userId` is still registered: `true` at once from the last
+   * confirmation when it is younger than the interval, else one `touch` (which also records
+   * it as seen and pushes its expiry to `now + maxAgeMs`).
    * A store failure rejects (an `AdapterError`): the caller answers 503, not "signed out"
    * and not "still valid".
    */
-  async confirm(userId: string, id: string, now: number, expires: Date): Promise<boolean> {
+  confirm(userId: string, id: string, now: number, maxAgeMs: number): true | Promise<boolean> {
     const key = `${userId}\u0000${id}`
     const until = this.#confirmedUntil.get(key)
+    // The hot path: a session confirmed within the interval costs one map read, no promise.
     if (until !== undefined && until > now) return true
     let pending = this.#inFlight.get(key)
     if (!pending) {
       pending = (async () => {
         try {
-          const found = await this.store.touch(userId, id, new Date(now), expires)
+          const found = await this.store.touch(userId, id, new Date(now), new Date(now + maxAgeMs))
           if (found) this.#remember(key, now + this.intervalMs)
           else this.#confirmedUntil.delete(key)
           return found
