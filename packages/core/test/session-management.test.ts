@@ -277,9 +277,11 @@ describe("JWT sessions: tampered and foreign session ids", () => {
 })
 
 describe("JWT sessions: the registry is down", () => {
+  // The outages below are logged as errors on purpose; the tests assert the answers.
+  const quiet = { error: () => {} }
   it("a check that must ask it answers 503 and keeps the cookie (neither accepted nor signed out); it works again once the registry is back", async () => {
     const registry = new FlakyRegistry()
-    const cfg = config({ strategy: "jwt", registry, revocationCheckInterval: 0 }, { adapterTimeout: 1000 })
+    const cfg = config({ strategy: "jwt", registry, revocationCheckInterval: 0 }, { adapterTimeout: 1000, logger: quiet })
     const ada = await signedIn(cfg)
     registry.down = true
     const response = await ada.request("/auth/session")
@@ -292,7 +294,7 @@ describe("JWT sessions: the registry is down", () => {
 
   it("a sign-in while it is down fails with ServiceUnavailable and sets no session cookie", async () => {
     const registry = new FlakyRegistry()
-    const cfg = config({ strategy: "jwt", registry })
+    const cfg = config({ strategy: "jwt", registry }, { logger: quiet })
     registry.down = true
     const browser = new Browser((r) => Auth(r, cfg), ORIGIN)
     const response = await browser.signIn({ username: "ada" })
@@ -302,7 +304,7 @@ describe("JWT sessions: the registry is down", () => {
 
   it("a revocation while it is down throws ServiceUnavailable and the session stays valid", async () => {
     const registry = new FlakyRegistry()
-    const cfg = config({ strategy: "jwt", registry })
+    const cfg = config({ strategy: "jwt", registry }, { logger: quiet })
     const laptop = await signedIn(cfg)
     const phone = await signedIn(cfg)
     const request = await asRequest(laptop)
@@ -315,7 +317,7 @@ describe("JWT sessions: the registry is down", () => {
 
   it("a registry that does not answer is bounded by adapterTimeout", async () => {
     const registry = new FlakyRegistry()
-    const cfg = config({ strategy: "jwt", registry, revocationCheckInterval: 0 }, { adapterTimeout: 50 })
+    const cfg = config({ strategy: "jwt", registry, revocationCheckInterval: 0 }, { adapterTimeout: 50, logger: quiet })
     const ada = await signedIn(cfg)
     registry.stalled = true
     const response = await ada.request("/auth/session")
@@ -379,5 +381,36 @@ describe("absolute session lifetime (T42)", () => {
     const cfg = config({ strategy: "database", absoluteMaxAge: 3600 }, { adapter: MemoryAdapter() })
     const response = await Auth(new Request(`${ORIGIN}/auth/session`), cfg)
     expect(response.status).toBe(500)
+  })
+})
+
+describe("configuration errors name the fix", () => {
+  const refused = async (session: AuthConfig["session"], extra: Partial<AuthConfig> = {}) => {
+    const lines: string[] = []
+    const cfg = config(session, { logger: { error: (e) => void lines.push(e.message) }, ...extra })
+    const response = await Auth(new Request(`${ORIGIN}/auth/session`), cfg)
+    expect(response.status).toBe(500)
+    return lines.join("\n")
+  }
+
+  it("a registry without the five methods", async () => {
+    expect(await refused({ strategy: "jwt", registry: { add() {} } as unknown as SessionRegistry })).toMatch(/session\.registry lacks touch, list, remove, removeAll/)
+  })
+
+  it("a registry with database sessions", async () => {
+    expect(await refused({ strategy: "database", registry: new MemorySessionRegistry() }, { adapter: MemoryAdapter() })).toMatch(/session\.registry is for JWT sessions/)
+  })
+
+  it("a negative revocationCheckInterval, a zero absoluteMaxAge, a registry that is not an object", async () => {
+    expect(await refused({ strategy: "jwt", revocationCheckInterval: -1 })).toMatch(/revocationCheckInterval/)
+    expect(await refused({ strategy: "jwt", absoluteMaxAge: 0 })).toMatch(/absoluteMaxAge/)
+    expect(await refused({ strategy: "jwt", registry: 5 as unknown as SessionRegistry })).toMatch(/session\.registry must be object/)
+  })
+
+  it("two configurations sharing a registry object still keep their own confirmations", async () => {
+    const registry = new MemorySessionRegistry()
+    const one = createAuth(config({ strategy: "jwt", registry }))
+    const two = createAuth(config({ strategy: "jwt", registry }))
+    expect(one.config.sessionRegistry).not.toBe(two.config.sessionRegistry)
   })
 })
