@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Kysely, KyselyConfig } from "kysely"
 import { runAdapterConformance, runSessionRegistryConformance, type RawStorage } from "@portcullis/adapter-test"
-import { migrateToLatest, SqlAdapter, SqlSessionRegistry, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
+import { migrateToLatest, schemaMigrations, SqlAdapter, SqlSessionRegistry, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
 
 export type Connect = (config: Omit<KyselyConfig, "dialect">) => Kysely<any>
 
@@ -101,6 +101,30 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     })
     afterAll(() => registryDb.close())
     runSessionRegistryConformance(`SqlSessionRegistry on ${label}`, { registry: () => new SqlSessionRegistry(registryDb.db, { tables: registryDb.tables }) })
+  })
+
+  describe(`SqlAdapter on ${label}: a schema without the session-management migration (Auth.js's columns only)`, () => {
+    const legacy = new SqlTestDatabase(dialect, connect)
+    beforeAll(async () => {
+      legacy.open()
+      // Only the first migration, as an Auth.js database has it: no metadata columns, no registry table.
+      await schemaMigrations(dialect, legacy.tables)["0001_initial_schema"]!.up(legacy.db)
+    })
+    afterAll(() => legacy.close())
+
+    it("creates, reads, extends, lists and deletes sessions (metadata left out and listed as absent)", async () => {
+      const adapter = legacy.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const sessionToken = `tok-${crypto.randomUUID()}`
+      await adapter.createSession!({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3_600_000) })
+      expect((await adapter.getSessionAndUser!(sessionToken))?.user.id).toBe(user.id)
+      await adapter.updateSession!({ sessionToken, expires: new Date(Date.now() + 7_200_000) })
+      const listed = await adapter.listSessions!(user.id)
+      expect(listed.map((s) => s.sessionToken)).toEqual([sessionToken])
+      expect(listed[0]!.createdAt).toBeUndefined()
+      await adapter.deleteSession!(sessionToken)
+      expect(await adapter.listSessions!(user.id)).toEqual([])
+    })
   })
 
   describe(`SqlAdapter on ${label}: schema and queries`, () => {
