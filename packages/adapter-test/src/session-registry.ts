@@ -70,6 +70,16 @@ export function runSessionRegistryConformance(name: string, factory: RegistryFac
       expect(listed!.expires.getTime()).toBe(expires.getTime())
     })
 
+    it("two touches with the same time (two instances in one millisecond) both answer true", async () => {
+      const userId = user()
+      const added = record(userId)
+      await r().add(added)
+      const at = new Date(Date.now() + 500)
+      const expires = new Date(Date.now() + hour)
+      expect(await r().touch(userId, added.id, at, expires)).toBe(true)
+      expect(await r().touch(userId, added.id, at, expires)).toBe(true)
+    })
+
     it("touch answers false for a removed, unknown or another user's session, and brings none back", async () => {
       const [ada, bob] = [user(), user()]
       const added = record(ada)

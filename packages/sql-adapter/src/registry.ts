@@ -43,8 +43,14 @@ export class SqlSessionRegistry implements SessionRegistry {
     const result = await this.db.updateTable(this.#table).set({ lastSeenAt, expires })
       .where("id", "=", id).where("userId", "=", userId).where("expires", ">", lastSeenAt)
       .executeTakeFirst()
-    // MySQL counts only rows whose values changed; lastSeenAt moves on every touch (ms precision).
-    return Number(result.numUpdatedRows) > 0
+    if (Number(result.numUpdatedRows) > 0) return true
+    // A MySQL connection without the FOUND_ROWS flag (mysql2 sets it by default; a pool of
+    // your own may not) counts only rows whose values changed: two touches within one
+    // millisecond would leave the second at 0 although the row is there. Rare; ask.
+    const row = await this.db.selectFrom(this.#table).select("id")
+      .where("id", "=", id).where("userId", "=", userId).where("expires", ">", lastSeenAt)
+      .executeTakeFirst()
+    return row !== undefined
   }
 
   async list(userId: string): Promise<SessionRecord[]> {
