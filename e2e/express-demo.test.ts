@@ -148,4 +148,81 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await page.waitForURL(`${demo.url}/private`)
     expect(await page.textContent("h1")).toBe("Private page")
   })
+  it("lists the account's sessions on \"Your sessions\", revokes one, then all others (database sessions on SQLite)", async () => {
+    /** A separate browser profile with its own user agent, signed in with the demo account. */
+    async function device(userAgent: string) {
+      const context = await browser.newContext({ userAgent })
+      const page = await context.newPage()
+      await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+      await page.getByLabel("Username").fill("demo")
+      await page.getByLabel("Password").fill("portcullis")
+      await page.getByRole("button", { name: /sign in with demo account/i }).click()
+      await page.waitForURL(demo.url + "/")
+      return { context, page }
+    }
+    const signedIn = async (page: import("playwright-core").Page) => {
+      await page.goto(demo.url + "/")
+      return !(await page.textContent("#status"))!.includes("not signed in")
+    }
+    // Other tests may have left sessions of the demo account: start from this one alone.
+    const laptop = await device("Laptop-Browser/1.0")
+    await laptop.page.goto(`${demo.url}/sessions`)
+    if (await laptop.page.locator("#revoke-others").count()) await laptop.page.click("#revoke-others")
+
+    const phone = await device("Phone-Browser/2.0")
+    await laptop.page.click("#nav-sessions")
+    await laptop.page.waitForURL(`${demo.url}/sessions`)
+    const rows = laptop.page.locator("#sessions tbody tr")
+    await expect.poll(() => rows.count()).toBe(2)
+    const current = laptop.page.locator("tr.current")
+    expect(await current.textContent()).toContain("Laptop-Browser/1.0")
+    expect(await current.textContent()).toContain("this browser")
+    expect(await current.locator("time").first().getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+    const phoneRow = laptop.page.locator("tr.session:not(.current)")
+    expect(await phoneRow.textContent()).toContain("Phone-Browser/2.0")
+    mkdirSync(artifacts, { recursive: true })
+    await laptop.page.screenshot({ path: join(artifacts, "express-sessions.png"), fullPage: true })
+
+    await phoneRow.locator("button.revoke").click()
+    await laptop.page.waitForURL(/\/sessions\?revoked=1/)
+    expect(await laptop.page.textContent("#notice")).toContain("Revoked 1 session")
+    await expect.poll(() => rows.count()).toBe(1)
+    expect(await signedIn(phone.page)).toBe(false)
+    expect(await signedIn(laptop.page)).toBe(true)
+
+    const tablet = await device("Tablet-Browser/3.0")
+    const desktop = await device("Desktop-Browser/4.0")
+    await laptop.page.goto(`${demo.url}/sessions`)
+    await expect.poll(() => rows.count()).toBe(3)
+    await laptop.page.click("#revoke-others")
+    await laptop.page.waitForURL(/\/sessions\?revoked=2/)
+    expect(await signedIn(tablet.page)).toBe(false)
+    expect(await signedIn(desktop.page)).toBe(false)
+    expect(await signedIn(laptop.page)).toBe(true)
+    for (const d of [laptop, phone, tablet, desktop]) await d.context.close()
+  })
+
+  it("a revoke posted from another site, or without the form's token, revokes nothing (403)", async () => {
+    const contexts = await Promise.all([browser.newContext({ userAgent: "Victim-Laptop/1.0" }), browser.newContext({ userAgent: "Victim-Phone/1.0" })])
+    const [laptop, phone] = await Promise.all(contexts.map((c) => c.newPage()))
+    for (const page of [laptop!, phone!]) {
+      await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+      await page.getByLabel("Username").fill("demo")
+      await page.getByLabel("Password").fill("portcullis")
+      await page.getByRole("button", { name: /sign in with demo account/i }).click()
+      await page.waitForURL(demo.url + "/")
+    }
+    await laptop!.goto(`${demo.url}/sessions`)
+    const phoneId = await laptop!.locator("tr.session", { hasText: "Victim-Phone/1.0" }).getAttribute("data-session-id")
+    const csrfToken = await laptop!.locator('input[name="csrfToken"]').first().inputValue()
+    // The laptop's own cookies ride along (as a cross-site form post's would, SameSite aside).
+    const request = laptop!.context().request
+    const crossSite = await request.post(`${demo.url}/sessions/revoke`, { form: { id: phoneId!, csrfToken }, headers: { origin: "https://evil.example" }, maxRedirects: 0 })
+    expect(crossSite.status()).toBe(403)
+    const tokenless = await request.post(`${demo.url}/sessions/revoke`, { form: { id: phoneId! }, headers: { origin: demo.url }, maxRedirects: 0 })
+    expect(tokenless.status()).toBe(403)
+    await phone!.goto(demo.url + "/")
+    expect(await phone!.textContent("#status")).not.toContain("not signed in")
+    for (const c of contexts) await c.close()
+  })
 })

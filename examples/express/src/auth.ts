@@ -29,6 +29,10 @@ export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers =
       demoCredentials(),
     ],
     experimental: { enableWebAuthn: !!adapter },
+    // Session management ("Your sessions"): rows remember when and from where they began
+    // (the columns `portcullis migrate` adds), and no session outlives a week however
+    // active it stays (T42).
+    ...(adapter && { session: { metadata: true, absoluteMaxAge: 7 * 24 * 3600 } }),
     theme: { brandColor: "#4f46e5", colorScheme: "auto" },
   }
 }

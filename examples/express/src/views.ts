@@ -1,4 +1,4 @@
-import type { Session } from "@portcullis/express"
+import type { Session, SessionInfo } from "@portcullis/express"
 
 const escape = (s: unknown) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -12,7 +12,7 @@ const shell = (title: string, body: string) => `<!DOCTYPE html>
   pre { background: #f3f4f6; padding: 1rem; border-radius: .5rem; overflow: auto; }
   nav a { margin-right: 1rem; }
 </style></head>
-<body><nav><a href="/">Home</a><a href="/private">Private page</a></nav>${body}</body></html>`
+<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a></nav>${body}</body></html>`
 
 export function homePage(session: Session | null): string {
   if (!session) {
@@ -38,4 +38,41 @@ link is printed in the terminal that runs the demo.</p>
 
 export function privatePage(session: Session): string {
   return shell("Private", `<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>`)
+}
+
+const when = (date: Date | null) => (date ? `<time datetime="${escape(date.toISOString())}">${escape(date.toISOString().replace("T", " ").slice(0, 16))} UTC</time>` : "unknown")
+
+/** "Your sessions": the list, a revoke button per other session, and one for all others. */
+export function sessionsPage(sessions: SessionInfo[], csrfToken: string, revoked: unknown): string {
+  const rows = sessions
+    .map(
+      (s) => `<tr class="session${s.current ? " current" : ""}" data-session-id="${escape(s.id)}">
+  <td>${escape(s.userAgent ?? "Unknown browser")}${s.current ? ` <strong class="current-marker">(this browser)</strong>` : ""}</td>
+  <td>${escape(s.ipAddress ?? "unknown")}</td>
+  <td>${when(s.createdAt)}</td>
+  <td>${when(s.lastSeenAt)}</td>
+  <td>${
+    s.current
+      ? ""
+      : `<form method="post" action="/sessions/revoke"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><input type="hidden" name="id" value="${escape(s.id)}"><button type="submit" class="revoke">Revoke</button></form>`
+  }</td>
+</tr>`,
+    )
+    .join("\n")
+  const notice = typeof revoked === "string" ? `<p id="notice">${revoked === "0" ? "Nothing to revoke: that session had already ended." : `Revoked ${escape(revoked)} session${revoked === "1" ? "" : "s"}.`}</p>` : ""
+  return shell(
+    "Your sessions",
+    `<h1>Your sessions</h1>
+${notice}
+<p>Every browser signed in to your account. Revoke any you do not recognise: it is signed out on its next request.</p>
+<table id="sessions"><thead><tr><th>Browser</th><th>Address</th><th>Signed in</th><th>Last seen</th><th></th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+${
+  sessions.length > 1
+    ? `<form method="post" action="/sessions/revoke-others"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><button type="submit" id="revoke-others">Sign out all other sessions</button></form>`
+    : ""
+}`,
+  )
 }

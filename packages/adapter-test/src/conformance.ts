@@ -47,7 +47,8 @@ export interface ConformanceFactory {
 }
 
 type Method = keyof Adapter
-const ALL_METHODS: Method[] = [
+/** Auth.js's methods; `listSessions` (a Portcullis capability) is checked where it is specified. */
+const ALL_METHODS: Exclude<Method, "listSessions">[] = [
   "createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "deleteUser",
   "linkAccount", "unlinkAccount", "getAccount",
   "createSession", "getSessionAndUser", "updateSession", "deleteSession",
@@ -116,7 +117,7 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         // Callers chain `.catch()` on every call (Auth.js's core does too); a synchronous
         // throw escapes that and surfaces as a 500 instead of the store error it is.
         const user = await newUser()
-        const hostile: Record<Method, unknown[]> = {
+        const hostile: Record<Exclude<Method, "listSessions">, unknown[]> = {
           createUser: [makeUser({ email: user.email })],
           getUser: [crypto.randomUUID()],
           getUserByEmail: ["nobody@example.invalid"],
@@ -397,6 +398,41 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
 
       it("returns null or nothing for an unknown token", async () => {
         expectAbsent(await a().deleteSession(crypto.randomUUID()))
+      })
+    })
+
+    // A Portcullis capability (session management), not in Auth.js: checked when present.
+    describe("listSessions", () => {
+      const withList = (title: string, fn: () => Promise<void>) =>
+        it(title, async () => {
+          if (typeof adapter.listSessions !== "function") return void expect(adapter.listSessions).toBeUndefined()
+          await fn()
+        })
+
+      withList("lists exactly the user's sessions, never another user's", async () => {
+        const [ada, bob] = [await newUser(), await newUser()]
+        const mine = [await a().createSession(makeSession(ada.id)), await a().createSession(makeSession(ada.id))]
+        await a().createSession(makeSession(bob.id))
+        const listed = await a().listSessions(ada.id)
+        expect(listed.map((s) => s.sessionToken).sort()).toEqual(mine.map((s) => s.sessionToken).sort())
+        for (const s of listed) {
+          expect(s.userId).toBe(ada.id)
+          expect(s.expires).toBeInstanceOf(Date)
+        }
+      })
+
+      withList("is empty for an unknown user and after the sessions are deleted", async () => {
+        expect(await a().listSessions(crypto.randomUUID())).toEqual([])
+        const user = await newUser()
+        const session = await a().createSession(makeSession(user.id))
+        await a().deleteSession(session.sessionToken)
+        expect(await a().listSessions(user.id)).toEqual([])
+      })
+
+      withList("lists 50 sessions created at once", async () => {
+        const user = await newUser()
+        await Promise.all(Array.from({ length: 50 }, () => a().createSession(makeSession(user.id))))
+        expect(await a().listSessions(user.id)).toHaveLength(50)
       })
     })
 

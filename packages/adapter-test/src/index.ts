@@ -16,6 +16,8 @@
  * @module
  */
 export { runAdapterConformance } from "./conformance.js"
+export { runSessionRegistryConformance } from "./session-registry.js"
+export type { RegistryFactory } from "./session-registry.js"
 export { recoveryMs, startFaultLoad, timeUntilSuccess } from "./fault-load.js"
 export type { CallRecord, FaultLoad } from "./fault-load.js"
 export type { ConformanceFactory, RawStorage } from "./conformance.js"

@@ -22,6 +22,8 @@
  */
 import type { Account, Awaitable, User } from "./base-types.js"
 
+export type { SessionInfo, SessionRecord, SessionRegistry } from "./base-types.js"
+
 /** A user as stored by an adapter. */
 export interface AdapterUser extends User {
   /** Unique identifier. */
@@ -49,6 +51,14 @@ export interface AdapterSession {
   userId: string
   /** Absolute expiry. */
   expires: Date
+  /**
+   * Session metadata, written only with `session.metadata: true` (columns `portcullis
+   * migrate` adds; an Auth.js schema has none). `null`/absent when unknown.
+   */
+  createdAt?: Date | null
+  lastSeenAt?: Date | null
+  userAgent?: string | null
+  ipAddress?: string | null
 }
 
 /** A one-time sign-in token (email provider). `token` is stored hashed. */
@@ -100,13 +110,19 @@ export interface Adapter {
     providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>
   getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>
-  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>
+  /** Gets the metadata fields of {@link AdapterSession} only with `session.metadata: true`. */
+  createSession?(session: { sessionToken: string; userId: string; expires: Date } & Partial<Pick<AdapterSession, "createdAt" | "lastSeenAt" | "userAgent" | "ipAddress">>): Awaitable<AdapterSession>
   /** Should be one round trip (a join) where the backend supports it. */
   getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession?(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Awaitable<AdapterSession | null | undefined>
   deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>
+  /**
+   * Portcullis capability (not in Auth.js): every unexpired session of `userId`, for session
+   * management (`listSessions`, revoking, signing out everywhere). `[]` for an unknown user.
+   */
+  listSessions?(userId: string): Awaitable<AdapterSession[]>
   createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>
   /** Returns the token and deletes it, atomically: under concurrency exactly one caller gets it. */
   useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>

@@ -205,6 +205,97 @@ export interface SessionOptions {
    * as issued: turning it on signs out sessions created before.
    */
   hashTokens: boolean
+  /**
+   * JWT sessions: where sessions are registered so they can be listed and revoked
+   * (`docs/sessions.md`). With a registry, each token carries a session id, recorded at
+   * sign-in; a check asks the registry at most once per {@link revocationCheckInterval}
+   * whether that id is still there. Default: none (Auth.js behaviour, nothing extra on the
+   * hot path). Turning it on signs out JWT sessions issued without it.
+   */
+  registry?: SessionRegistry
+  /**
+   * Seconds a check trusts the registry's last answer for one session: the longest a
+   * revoked JWT session is still accepted on another instance. Default 60.
+   */
+  revocationCheckInterval: number
+  /**
+   * Database sessions: write `createdAt`, `lastSeenAt`, `userAgent` and `ipAddress` to each
+   * session row (the columns `portcullis migrate` adds). Default `false`, so an Auth.js
+   * database without those columns keeps working.
+   */
+  metadata: boolean
+  /**
+   * Seconds after sign-in at which a session ends however often it was extended (T42);
+   * `undefined` for no absolute limit (the default, as Auth.js). Database sessions need
+   * {@link metadata} (the row's `createdAt`).
+   */
+  absoluteMaxAge?: number
+}
+
+/**
+ * One registered JWT session, as a {@link SessionRegistry} stores it. `id` is random (128
+ * bits) and is the token's `pcl_sid` claim; `userId` is the token's `sub`.
+ */
+export interface SessionRecord {
+  id: string
+  userId: string
+  createdAt: Date
+  lastSeenAt: Date
+  /** When the record may be forgotten: the token cannot outlive it. */
+  expires: Date
+  userAgent?: string | null
+  ipAddress?: string | null
+}
+
+/**
+ * Where JWT sessions are registered (the `session.registry` option): small enough for an
+ * edge runtime to implement over its own key-value store. Every method is per user, so
+ * nothing can reach another user's sessions. Implementations: `MemorySessionRegistry`
+ * (`@portcullis/memory-adapter`, one process), `RedisSessionRegistry`
+ * (`@portcullis/redis-adapter`), `SqlSessionRegistry` (`@portcullis/sql-adapter`).
+ *
+ * @example
+ * ```ts
+ * const registry: SessionRegistry = {
+ *   add: (record) => kv.put(`${record.userId}:${record.id}`, JSON.stringify(record)),
+ *   touch: async (userId, id, lastSeenAt, expires) => { … return existed },
+ *   list: async (userId) => …,
+ *   remove: async (userId, ids) => …,
+ *   removeAll: async (userId) => …,
+ * }
+ * ```
+ */
+export interface SessionRegistry {
+  /** Records a new session (at sign-in). */
+  add(record: SessionRecord): Awaitable<void>
+  /**
+   * Marks the session seen and pushes its `expires` out, only if it is still registered
+   * (never recreating a removed one); returns whether it was. One round trip.
+   */
+  touch(userId: string, id: string, lastSeenAt: Date, expires: Date): Awaitable<boolean>
+  /** The user's sessions that have not expired. */
+  list(userId: string): Awaitable<SessionRecord[]>
+  /** Removes those of `ids` that belong to `userId`; returns how many it removed. */
+  remove(userId: string, ids: string[]): Awaitable<number>
+  /** Removes every session of `userId`; returns how many it removed. */
+  removeAll(userId: string): Awaitable<number>
+}
+
+/**
+ * One of the signed-in user's sessions, as the session-management API lists it
+ * (`listSessions`). `id` is opaque and unguessable: the registry id of a JWT session, a
+ * hash of the stored token of a database session (never the token itself).
+ */
+export interface SessionInfo {
+  id: string
+  /** Whether this is the session of the request that asked. */
+  current: boolean
+  /** `null` for a database row written without `session.metadata`. */
+  createdAt: Date | null
+  lastSeenAt: Date | null
+  expires: Date
+  userAgent: string | null
+  ipAddress: string | null
 }
 
 /** The internal response an action produces, before it becomes a `Response`. */

@@ -60,6 +60,8 @@ export type ErrorType =
   | "InvalidRequest"
   | "UnsupportedPasswordHash"
   | "RateLimited"
+  | "SessionManagementUnsupported"
+  | "NotSignedIn"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -380,6 +382,20 @@ export class RateLimited extends SignInError {
     super(message)
     this.retryAfter = retryAfter
   }
+}
+
+/**
+ * Session management (listing and revoking sessions, `docs/sessions.md`) cannot work with
+ * this configuration: database sessions whose adapter has no `listSessions` (an Auth.js
+ * adapter), or JWT sessions without `session.registry`. The message names what is missing.
+ */
+export class SessionManagementUnsupported extends AuthError {
+  static override type: ErrorType = "SessionManagementUnsupported"
+}
+
+/** A session-management call came from a request without a valid session (signed out, expired or revoked). */
+export class NotSignedIn extends AuthError {
+  static override type: ErrorType = "NotSignedIn"
 }
 
 /** Any Portcullis error class. */

@@ -19,10 +19,12 @@
  * @module
  */
 import { InvalidRequest, ServiceUnavailable } from "./errors.js"
-import type { AuthConfig, Cookie, ResponseInternal, Session } from "./index.js"
+import type { AuthConfig, Cookie, ResponseInternal, Session, SessionInfo } from "./index.js"
+import type { SessionOperation, SessionOperationResult } from "./lib/session/manage.js"
 import { requestErrorResponse } from "./lib/errors.js"
 import { originFromHeaders } from "./lib/http/host.js"
 import { toResponse } from "./lib/http/response.js"
+import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
@@ -217,12 +219,114 @@ async function post(runtime: AuthRuntime, url: URL, input: { headers: Headers; s
   return target
 }
 
+/**
+ * The browser's request, for the session-management functions below: its origin (from
+ * {@link originFromHeaders} or {@link originOfUrl}) and its headers (the cookies say whose
+ * sessions; `Origin`/`Sec-Fetch-Site` are checked on changes).
+ */
+export interface SessionRequest extends ServerActionOptions {
+  origin: string
+  headers: Headers
+  /**
+   * The `csrfToken` a form posted (from {@link readCsrfToken}): changes are checked by core's
+   * double-submit check unless `skipCSRF` (for a framework action that refused cross-site
+   * posts itself) or the configuration's `skipCSRFCheck`.
+   */
+  csrfToken?: string
+}
+
+/**
+ * The signed-in user's sessions (database or JWT), the request's own first and marked
+ * `current`. See `docs/sessions.md`.
+ *
+ * @throws NotSignedIn when the request has no valid session; SessionManagementUnsupported
+ * when the adapter has no `listSessions` (database) or there is no `session.registry`
+ * (JWT); ServiceUnavailable when the store failed.
+ * @example
+ * ```ts
+ * const sessions = await listSessions({ origin, headers: request.headers }, auth)
+ * for (const s of sessions) console.log(s.current ? "this device" : s.userAgent, s.lastSeenAt)
+ * ```
+ */
+export async function listSessions(request: Pick<SessionRequest, "origin" | "headers">, auth: AuthSource): Promise<SessionInfo[]> {
+  const result = await manage(request, auth, { op: "list" })
+  return result.sessions ?? []
+}
+
+/**
+ * Revokes one of the signed-in user's sessions by its listed `id`; `false` when no session
+ * of theirs has that id (someone else's id is never found). Revoking the current session
+ * clears its cookie through `setCookie`. A revoked JWT session is refused everywhere within
+ * `session.revocationCheckInterval`; a database session at once.
+ */
+export async function revokeSession(request: SessionRequest & { id: string }, auth: AuthSource, setCookie?: CookieSink): Promise<boolean> {
+  const result = await manage(request, auth, { op: "revoke", id: request.id }, setCookie)
+  return result.revoked > 0
+}
+
+/** Revokes every session of the signed-in user but the current one; returns how many. */
+export async function revokeOtherSessions(request: SessionRequest, auth: AuthSource): Promise<number> {
+  return (await manage(request, auth, { op: "revokeOthers" })).revoked
+}
+
+/** Revokes every session of the signed-in user, the current one too (its cookie is cleared through `setCookie`); returns how many. */
+export async function signOutEverywhere(request: SessionRequest, auth: AuthSource, setCookie?: CookieSink): Promise<number> {
+  return (await manage(request, auth, { op: "signOutEverywhere" }, setCookie)).revoked
+}
+
+/**
+ * The four session-management calls bound to one request, for integrations that hand the
+ * app an object per request (SvelteKit's `event.locals.sessions`, Qwik, SolidStart). A
+ * change given a `csrfToken` has it checked by core (double submit); one without relies on
+ * the origin checks (the request's `Origin`/`Sec-Fetch-Site`, and the framework's own), as
+ * the integrations' sign-in and sign-out form actions do.
+ */
+export interface SessionManager {
+  list(): Promise<SessionInfo[]>
+  revoke(id: string, csrfToken?: string): Promise<boolean>
+  revokeOthers(csrfToken?: string): Promise<number>
+  signOutEverywhere(csrfToken?: string): Promise<number>
+}
+
+/** {@link SessionManager} for the request with `origin` and `headers`. */
+export function sessionManager(origin: string, headers: Headers, auth: AuthSource, setCookie?: CookieSink): SessionManager {
+  const base = (csrfToken: string | undefined): SessionRequest => (csrfToken ? { origin, headers, csrfToken } : { origin, headers, skipCSRF: true })
+  return {
+    list: () => listSessions({ origin, headers }, auth),
+    revoke: (id, csrfToken) => revokeSession({ ...base(csrfToken), id }, auth, setCookie),
+    revokeOthers: (csrfToken) => revokeOtherSessions(base(csrfToken), auth),
+    signOutEverywhere: (csrfToken) => signOutEverywhere(base(csrfToken), auth, setCookie),
+  }
+}
+
+async function manage(request: Pick<SessionRequest, "origin" | "headers" | "csrfToken" | "skipCSRF">, auth: AuthSource, operation: SessionOperation, setCookie?: CookieSink): Promise<SessionOperationResult> {
+  const runtime = runtimeFor(auth)
+  const headers = new Headers()
+  for (const name of ["cookie", "user-agent", "origin", "sec-fetch-site", "x-forwarded-for"]) {
+    const value = request.headers.get(name)
+    if (value) headers.set(name, value)
+  }
+  const url = `${request.origin}${runtime.basePath}/session`
+  const init: RequestInit =
+    operation.op === "list"
+      ? { headers }
+      : { method: "POST", headers: (headers.set("content-type", "application/x-www-form-urlencoded"), headers), body: new URLSearchParams(request.csrfToken ? { csrfToken: request.csrfToken } : {}) }
+  const result = await runtime.manageSessions(new Request(url, init), operation, request.skipCSRF ? { skipCSRF: true } : {})
+  deliver(result, setCookie)
+  return result
+}
+
+/** A cookie as one `Set-Cookie` header value, for integrations that set headers themselves. */
+export function setCookieHeader(cookie: Cookie): string {
+  return serializeCookie(cookie.name, cookie.value, cookie.options)
+}
+
 function cookieHeaders(cookieHeader: string | null | undefined): Headers {
   const headers = new Headers()
   if (cookieHeader) headers.set("cookie", cookieHeader)
   return headers
 }
 
-function deliver(internal: ResponseInternal, setCookie: CookieSink | undefined): void {
+function deliver(internal: Pick<ResponseInternal, "cookies">, setCookie: CookieSink | undefined): void {
   if (setCookie) for (const cookie of internal.cookies ?? []) setCookie(cookie)
 }

@@ -100,6 +100,12 @@ export interface EventCallbacks {
   session(message: { session: Session; token: JWT }): Awaitable<void>
   /** A request was refused by a rate limit or a sign-in lockout (`rateLimit`), for monitoring. */
   rateLimited(message: RateLimitedEvent): Awaitable<void>
+  /**
+   * Sessions were revoked through session management (`docs/sessions.md`): once per call,
+   * with the ids it removed. `scope` says which call: `"one"` (`revokeSession`), `"others"`
+   * (`revokeOtherSessions`), `"everywhere"` (`signOutEverywhere`).
+   */
+  sessionRevoked(message: { userId: string; sessionIds: string[]; scope: "one" | "others" | "everywhere"; strategy: "jwt" | "database" }): Awaitable<void>
 }
 
 /** The configuration of Portcullis: the same options as Auth.js v5. */

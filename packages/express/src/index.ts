@@ -25,13 +25,26 @@
  */
 import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import type { AuthConfig, Session } from "@portcullis/core"
+import type { AuthConfig, Session, SessionInfo } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originFromHeaders, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
+import {
+  invalidRequestResponse,
+  listSessions as coreListSessions,
+  originFromHeaders,
+  readCsrfToken,
+  readSession,
+  revokeOtherSessions as coreRevokeOtherSessions,
+  revokeSession as coreRevokeSession,
+  runtimeFor,
+  setCookieHeader,
+  signOutEverywhere as coreSignOutEverywhere,
+  type AuthRuntime,
+  type SessionRequest,
+} from "@portcullis/core/integration"
 
-export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
 export type GetSessionResult = Promise<Session | null>
@@ -81,9 +94,11 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         await sendWebResponse(res, invalidRequestResponse(error))
         return
       }
-      // The client address for rate limits: Express's `req.ip` follows `trust proxy` (the
-      // forwarded headers themselves are stripped from what core sees), else the socket's peer.
-      await sendWebResponse(res, await runtime.handle(request, { clientAddress: req.ip ?? req.socket?.remoteAddress }))
+      // Express's `req.ip` follows `trust proxy` (the forwarded headers themselves are stripped
+      // from what core sees), else the socket's peer: what rate limits count against, and what
+      // new sessions record.
+      const clientAddress = req.ip ?? req.socket?.remoteAddress
+      await sendWebResponse(res, await runtime.handle(request, clientAddress ? { clientAddress } : {}))
     } catch (error) {
       next(error)
     }
@@ -121,6 +136,82 @@ export async function getSession(req: ExpressLikeRequest, config: ExpressAuthCon
   // refreshed cookie is not sent from here (this is not the response's owner); the
   // browser's next `<basePath>/session` request sets it.
   return readSession(originOf(req), req.headers.cookie, config)
+}
+
+/**
+ * The browser's CSRF token for a server-rendered form that posts to one of your routes
+ * (put it in a hidden `csrfToken` field); its cookie is set on `res` when the browser had
+ * none. {@link revokeSession} and the other changes have core check it.
+ *
+ * @throws Error when the configuration turned CSRF protection off (`skipCSRFCheck`).
+ */
+export function getCsrfToken(req: ExpressLikeRequest, res: ServerResponse, config: ExpressAuthConfig): Promise<string> {
+  return readCsrfToken(originOf(req), req.headers.cookie, config, cookieSink(res))
+}
+
+/**
+ * The signed-in user's sessions (`docs/sessions.md`): when each began and was last seen,
+ * its browser and address, and which one is this request's (`current`).
+ *
+ * @throws `NotSignedIn` (no valid session: answer 401 or redirect to sign-in),
+ * `SessionManagementUnsupported` (the adapter has no `listSessions`, or JWT sessions without
+ * `session.registry`), `ServiceUnavailable` (the store is down).
+ * @example
+ * ```ts
+ * app.get("/account/sessions", async (req, res) => {
+ *   const sessions = await listSessions(req, authConfig)
+ *   res.json(sessions.map((s) => ({ id: s.id, current: s.current, device: s.userAgent, lastSeen: s.lastSeenAt })))
+ * })
+ * ```
+ */
+export function listSessions(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<SessionInfo[]> {
+  return coreListSessions(sessionRequest(req), config)
+}
+
+/**
+ * Revokes one of the signed-in user's sessions by the `id` {@link listSessions} gave; `false`
+ * when none of theirs has it. The form that posts here must carry `csrfToken` (parsed by
+ * `express.urlencoded()`), and core checks it with the request's `Origin`. Revoking the
+ * request's own session clears its cookie on `res`.
+ *
+ * @example
+ * ```ts
+ * app.post("/account/sessions/revoke", express.urlencoded({ extended: false }), async (req, res) => {
+ *   await revokeSession(req, authConfig, String(req.body.id), res)
+ *   res.redirect(303, "/account/sessions")
+ * })
+ * ```
+ */
+export function revokeSession(req: ExpressLikeRequest, config: ExpressAuthConfig, id: string, res?: ServerResponse): Promise<boolean> {
+  return coreRevokeSession({ ...sessionRequest(req), id }, config, res && cookieSink(res))
+}
+
+/** Revokes every session of the signed-in user but this request's; returns how many. CSRF-checked as {@link revokeSession}. */
+export function revokeOtherSessions(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<number> {
+  return coreRevokeOtherSessions(sessionRequest(req), config)
+}
+
+/** Revokes every session of the signed-in user, this one too (its cookie cleared on `res`); returns how many. CSRF-checked. */
+export function signOutEverywhere(req: ExpressLikeRequest, config: ExpressAuthConfig, res?: ServerResponse): Promise<number> {
+  return coreSignOutEverywhere(sessionRequest(req), config, res && cookieSink(res))
+}
+
+/** What core's session management reads of an Express request: origin, headers, the posted CSRF token. */
+function sessionRequest(req: ExpressLikeRequest): SessionRequest {
+  const headers = new Headers()
+  for (const name of ["cookie", "origin", "sec-fetch-site", "user-agent"]) {
+    const value = req.headers[name]
+    if (typeof value === "string") headers.set(name, value)
+  }
+  const body = req.body as { csrfToken?: unknown } | undefined
+  const csrfToken = body && typeof body === "object" && typeof body.csrfToken === "string" ? body.csrfToken : undefined
+  return { origin: originOf(req), headers, ...(csrfToken !== undefined && { csrfToken }) }
+}
+
+function cookieSink(res: ServerResponse) {
+  return (cookie: Parameters<typeof setCookieHeader>[0]) => {
+    res.appendHeader("Set-Cookie", setCookieHeader(cookie))
+  }
 }
 
 /** The mount path, without whatever a wildcard (`/auth/*`, `/auth/{*splat}`) captured. */

@@ -9,6 +9,8 @@ import type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
+  SessionRecord,
+  SessionRegistry,
   VerificationToken,
 } from "@portcullis/core/adapters"
 
@@ -137,6 +139,9 @@ export function MemoryAdapter(): Adapter {
       sessions.delete(sessionToken)
       return session ? copy(session) : null
     },
+    async listSessions(userId) {
+      return [...sessions.keys()].map(liveSession).filter((s): s is AdapterSession => s?.userId === userId).map((s) => copy(s))
+    },
 
     async createVerificationToken(verificationToken) {
       verificationTokens.set(tokenKey(verificationToken.identifier, verificationToken.token), copy(verificationToken))
@@ -171,5 +176,61 @@ export function MemoryAdapter(): Adapter {
       authenticator.counter = newCounter
       return copy(authenticator)
     },
+  }
+}
+
+/**
+ * A JWT session registry in process memory (`session.registry`, `docs/sessions.md`): for
+ * one process, tests and demos. Several app instances need a shared one
+ * (`RedisSessionRegistry`, `SqlSessionRegistry`). Each instance has its own empty store.
+ *
+ * @example
+ * ```ts
+ * const config = { providers, session: { strategy: "jwt", registry: new MemorySessionRegistry() } }
+ * ```
+ */
+export class MemorySessionRegistry implements SessionRegistry {
+  readonly #byUser = new Map<string, Map<string, SessionRecord>>()
+
+  async add(record: SessionRecord): Promise<void> {
+    let sessions = this.#byUser.get(record.userId)
+    if (!sessions) this.#byUser.set(record.userId, (sessions = new Map()))
+    sessions.set(record.id, copy(record))
+  }
+
+  async touch(userId: string, id: string, lastSeenAt: Date, expires: Date): Promise<boolean> {
+    const record = this.#live(userId).get(id)
+    if (!record) return false
+    record.lastSeenAt = new Date(lastSeenAt)
+    record.expires = new Date(expires)
+    return true
+  }
+
+  async list(userId: string): Promise<SessionRecord[]> {
+    return [...this.#live(userId).values()].map((r) => copy(r))
+  }
+
+  async remove(userId: string, ids: string[]): Promise<number> {
+    const sessions = this.#byUser.get(userId)
+    if (!sessions) return 0
+    let removed = 0
+    for (const id of new Set(ids)) if (sessions.delete(id)) removed++
+    return removed
+  }
+
+  async removeAll(userId: string): Promise<number> {
+    const removed = this.#live(userId).size
+    this.#byUser.delete(userId)
+    return removed
+  }
+
+  /** The user's sessions, expired ones dropped on the way. */
+  #live(userId: string): Map<string, SessionRecord> {
+    const sessions = this.#byUser.get(userId)
+    if (!sessions) return new Map()
+    const now = Date.now()
+    for (const [id, r] of sessions) if (r.expires.getTime() <= now) sessions.delete(id)
+    if (!sessions.size) this.#byUser.delete(userId)
+    return sessions
   }
 }

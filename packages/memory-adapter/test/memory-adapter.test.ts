@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { makeUser, runAdapterConformance } from "@portcullis/adapter-test"
-import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { makeUser, runAdapterConformance, runSessionRegistryConformance } from "@portcullis/adapter-test"
+import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import type { AdapterUser } from "@portcullis/core/adapters"
 
 runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter() })
@@ -41,3 +41,6 @@ describe("MemoryAdapter failures are rejected promises", () => {
     }
   })
 })
+
+const registry = new MemorySessionRegistry()
+runSessionRegistryConformance("MemorySessionRegistry", { registry: () => registry })

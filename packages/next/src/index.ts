@@ -15,12 +15,14 @@ import type { NextRequest } from "next/server"
 import { createActions, type SignIn, type SignOut, type Update } from "./lib/actions.js"
 import { createAuth, type AuthFunction } from "./lib/auth.js"
 import { appFor, type NextAuthConfigInput } from "./lib/config.js"
+import { createSessionManagement, type SessionManagement } from "./lib/sessions.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
-export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export type { SessionManagement } from "./lib/sessions.js"
+export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export { AuthError, CredentialsSignin, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 export { customFetch } from "@portcullis/core"
 
 /** A route handler of the App Router. */
@@ -33,6 +35,12 @@ export interface NextAuthResult {
   signIn: SignIn
   signOut: SignOut
   unstable_update: Update
+  /**
+   * The signed-in user's sessions, listed and revoked (`docs/sessions.md`): `sessions.list()`
+   * in a Server Component, `sessions.revoke(id)`, `revokeOthers()`, `signOutEverywhere()` in
+   * Server Actions.
+   */
+  sessions: SessionManagement
 }
 
 /**
@@ -49,6 +57,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     handlers: { GET: handler, POST: handler },
     auth: createAuth(config),
     ...createActions(config),
+    sessions: createSessionManagement(config),
   }
 }
 

@@ -28,13 +28,14 @@ import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
 import { setEnvDefaults as applyEnv, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originOfUrl, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
+import { invalidRequestResponse, originOfUrl, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
-export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export type { SessionManager } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
 export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
 
@@ -188,7 +189,15 @@ export function QwikAuthQrl(configQrl: QRL<(ev: RequestEventCommon) => QwikAuthC
     validatorQrl(inlinedQrl((ev: RequestEvent, data: unknown) => validateSignOut(data, ev.url.origin), "PortcullisValidateSignOut")),
   )
 
-  return { onRequest, useSession, useSignIn, useSignOut }
+  /**
+   * Session management for a request (`docs/sessions.md`), in a `routeLoader$` (`list()`) or
+   * a `routeAction$` (`revoke(id)`, `revokeOthers()`, `signOutEverywhere()`; Qwik refuses
+   * cross-origin action posts, and core checks the request's `Origin` again).
+   */
+  const sessions = async (ev: RequestEventCommon): Promise<SessionManager> =>
+    sessionManager(siteOrigin(ev), ev.request.headers, await runtimeOf(ev), cookieSink(ev))
+
+  return { onRequest, useSession, useSignIn, useSignOut, sessions }
 }
 
 /**

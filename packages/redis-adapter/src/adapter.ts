@@ -184,6 +184,15 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       const written = replies?.[0]?.[1] === "OK"
       return written ? merged : null
     },
+    // Session management (a Portcullis capability): the user's index, pruned of expired
+    // tokens, then one MGET; a token whose key expired meanwhile is skipped.
+    async listSessions(userId) {
+      const now = Date.now()
+      const tokens = await client.zrangebyscore(k.userSessions(userId), now, "+inf")
+      if (!tokens.length) return []
+      const values = await client.mget(...tokens.map(k.session))
+      return values.map(decodeSession).filter((s): s is AdapterSession => s !== null && s.userId === userId && s.expires.getTime() > now)
+    },
     async deleteSession(sessionToken) {
       const session = decodeSession(await client.getdel(k.session(sessionToken)))
       if (!session) return null

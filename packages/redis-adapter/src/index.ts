@@ -11,6 +11,8 @@
  */
 export { RedisAdapter } from "./adapter.js"
 export type { RedisAdapterOptions } from "./adapter.js"
+export { RedisSessionRegistry } from "./registry.js"
+export type { RedisSessionRegistryOptions } from "./registry.js"
 export { redisKeys } from "./keys.js"
 export { createRedisClient, REDIS_CLIENT_DEFAULTS, redisClientOptions, redisClientProblems, watchRedisErrors } from "./client.js"
 export type { RedisClientOptions } from "./client.js"

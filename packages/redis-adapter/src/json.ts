@@ -14,6 +14,7 @@ function reviver(dateFields: readonly string[]) {
 
 const userReviver = reviver(["emailVerified"])
 const expiresReviver = reviver(["expires"])
+const sessionReviver = reviver(["expires", "createdAt", "lastSeenAt"])
 
 export function decode<T>(json: string | null): T | null {
   return json == null ? null : (JSON.parse(json) as T)
@@ -24,7 +25,7 @@ export function decodeUser(json: string | null): AdapterUser | null {
 }
 
 export function decodeSession(json: string | null): AdapterSession | null {
-  return json == null ? null : (JSON.parse(json, expiresReviver) as AdapterSession)
+  return json == null ? null : (JSON.parse(json, sessionReviver) as AdapterSession)
 }
 
 export function decodeVerificationToken(json: string | null): VerificationToken | null {

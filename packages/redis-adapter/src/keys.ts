@@ -34,6 +34,8 @@ export function redisKeys(prefix: string) {
     /** JSON of a verification token; expires with it. */
     verificationToken: (identifier: string, token: string) =>
       `${prefix}verification-token:${encodeURIComponent(identifier)}:${token}`,
+    /** Hash of a user's registered JWT sessions (`RedisSessionRegistry`): session id → JSON; expires with the last of them. */
+    sessionRegistry: (userId: string) => `${prefix}session-registry:${userId}`,
     /** JSON of an authenticator. */
     authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
   }

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Redis } from "ioredis"
 import {
   daysFromNow, makeAccount, makeAuthenticator, makeSession, makeUser, makeVerificationToken,
-  redisAvailable, redisService, runAdapterConformance,
+  redisAvailable, redisService, runAdapterConformance, runSessionRegistryConformance,
 } from "@portcullis/adapter-test"
-import { RedisAdapter, redisKeys } from "@portcullis/redis-adapter"
+import { RedisAdapter, redisKeys, RedisSessionRegistry } from "@portcullis/redis-adapter"
 
 const service = redisService()
 
@@ -59,6 +59,23 @@ gate.describe("Redis", () => {
       verificationToken: (identifier, token) => conformance.client().get(k.verificationToken(identifier, token)),
       authenticator: (credentialID) => conformance.client().get(k.authenticator(credentialID)),
     },
+  })
+
+  describe("RedisSessionRegistry", () => {
+    const redis = testRedis()
+    beforeAll(() => redis.open())
+    afterAll(() => redis.close())
+    runSessionRegistryConformance("RedisSessionRegistry", { registry: () => new RedisSessionRegistry(redis.client(), { prefix: redis.prefix }) })
+
+    it("keeps a user's registry key alive until the last of their sessions expires, and no longer", async () => {
+      const registry = new RedisSessionRegistry(redis.client(), { prefix: redis.prefix })
+      const userId = `user-${crypto.randomUUID()}`
+      const expires = daysFromNow(2)
+      await registry.add({ id: randomBytes(16).toString("hex"), userId, createdAt: new Date(), lastSeenAt: new Date(), expires })
+      const ttl = await redis.client().pttl(redis.keys.sessionRegistry(userId))
+      expect(ttl).toBeGreaterThan(0)
+      expect(ttl).toBeLessThanOrEqual(expires.getTime() - Date.now() + 1000)
+    })
   })
 
   describe("RedisAdapter storage", () => {

@@ -25,11 +25,12 @@
  * @module
  */
 import type { AuthConfig, Session } from "@portcullis/core"
-import { originOfUrl, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
+import { originOfUrl, readSession, runtimeFor, sessionManager, type AuthRuntime, type CookieSink, type SessionManager } from "@portcullis/core/integration"
 
-export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export type { CookieSink, SessionManager } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 
 /** Configuration of {@link SolidAuth}: the core configuration plus `prefix`. */
 export interface SolidAuthConfig extends Omit<AuthConfig, "raw"> {
@@ -105,4 +106,23 @@ export function SolidAuth(config: SolidAuthConfig): { GET: SolidAuthHandler; POS
 export async function getSession(request: Request, options: SolidAuthConfig): Promise<Session | null> {
   // The origin is checked before a URL is built: the framework made `request.url` from the Host header.
   return readSession(originOfUrl(request.url), request.headers.get("cookie"), runtimeOf(options))
+}
+
+/**
+ * Session management for a request (`docs/sessions.md`): `list()`, `revoke(id, csrfToken?)`,
+ * `revokeOthers(csrfToken?)`, `signOutEverywhere(csrfToken?)`. Changes pass the form's
+ * `csrfToken` to have core check it; without one only the request's `Origin` is checked
+ * (call them from server actions or POST handlers, which SolidStart keeps same-origin).
+ * Cookies a change clears (revoking the current session) go to `setCookie`, e.g. vinxi's
+ * `setCookie(event, name, value, options)`.
+ *
+ * @throws `InvalidRequest` for a malformed host; the calls throw `NotSignedIn`,
+ * `SessionManagementUnsupported`, `ServiceUnavailable`.
+ * @example
+ * ```ts
+ * const sessions = await sessionsOf(request, authOptions).list()
+ * ```
+ */
+export function sessionsOf(request: Request, options: SolidAuthConfig, setCookie?: CookieSink): SessionManager {
+  return sessionManager(originOfUrl(request.url), request.headers, runtimeOf(options), setCookie)
 }

@@ -14,6 +14,7 @@ import {
   authenticatorFromRow,
   authenticatorRow,
   sessionFromRow,
+  sessionMetadataPatch,
   userFromRow,
   userPatch,
   verificationTokenFromRow,
@@ -25,6 +26,12 @@ type Row = Record<string, unknown>
 export interface SqlAdapterOptions {
   /** Table names, if not the defaults; give `migrateToLatest` the same. */
   tables?: Partial<TableNames>
+  /**
+   * The sessions table has the metadata columns (`0003_session_management`): read
+   * `createdAt` with each session check, which `session.absoluteMaxAge` needs. Default
+   * `false`, for an Auth.js schema. Writing metadata follows core's `session.metadata`.
+   */
+  sessionMetadata?: boolean
 }
 
 /**
@@ -52,6 +59,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       .innerJoin(`${t.users} as u`, "u.id", "s.userId")
       .selectAll("u")
       .select(["s.id as s_id", "s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
+      .$if(options.sessionMetadata === true, (q) => q.select(["s.createdAt as s_createdAt"]))
       .where("s.sessionToken", "=", sessionToken)
   let sessionAndUserSql: string | undefined
   const supportsReturning = db.getExecutor().adapter.supportsReturning
@@ -140,10 +148,12 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
 
     async createSession(session) {
       const id = crypto.randomUUID()
+      // Metadata only when core sends it (`session.metadata`): an Auth.js schema has no columns for it.
+      const metadata = sessionMetadataPatch(session)
       await db.insertInto(t.sessions).values({
-        id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires,
+        id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires, ...metadata,
       }).execute()
-      return { id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires }
+      return { id, sessionToken: session.sessionToken, userId: session.userId, expires: session.expires, ...metadata }
     },
     async getSessionAndUser(sessionToken) {
       // The hottest query of all (every session check): built and compiled once, then run
@@ -153,7 +163,10 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       const row = rows[0]
       if (!row) return null
       return {
-        session: sessionFromRow({ id: row.s_id, sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires }),
+        session: sessionFromRow({
+          id: row.s_id, sessionToken: row.s_sessionToken, userId: row.s_userId, expires: row.s_expires,
+          ...("s_createdAt" in row && { createdAt: row.s_createdAt }),
+        }),
         user: userFromRow(row),
       }
     },
@@ -161,6 +174,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       const patch: Row = {}
       if (session.expires) patch.expires = session.expires
       if (session.userId) patch.userId = session.userId
+      Object.assign(patch, sessionMetadataPatch(session))
       // UPDATE only: a session deleted meanwhile stays deleted (no upsert).
       if (Object.keys(patch).length > 0) {
         await db.updateTable(t.sessions).set(patch).where("sessionToken", "=", session.sessionToken).execute()
@@ -171,6 +185,12 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     async deleteSession(sessionToken) {
       const row = await take(t.sessions, { sessionToken })
       return row ? sessionFromRow(row) : null
+    },
+    // Session management (a Portcullis capability): every column there is, metadata
+    // included when migrated; expired rows are left for core to filter.
+    async listSessions(userId) {
+      const rows = await db.selectFrom(t.sessions).selectAll().where("userId", "=", userId).execute()
+      return rows.map(sessionFromRow)
     },
 
     async createVerificationToken(verificationToken) {

@@ -91,6 +91,7 @@ export async function runMigrationsCli(
         verificationTokens: `${prefix}verification_tokens`,
         authenticators: `${prefix}authenticators`,
         rateLimits: `${prefix}rate_limits`,
+        sessionRegistry: `${prefix}session_registry`,
       }
     : undefined
   try {

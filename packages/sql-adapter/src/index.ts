@@ -14,6 +14,7 @@
  */
 export { SqlAdapter } from "./adapter.js"
 export type { SqlAdapterOptions } from "./adapter.js"
+export { SqlSessionRegistry } from "./registry.js"
 export { migrateToLatest, schemaMigrations } from "./migrations.js"
 export type { MigrateOptions } from "./migrations.js"
 export { DEFAULT_MIGRATION_TABLE, DEFAULT_TABLES } from "./tables.js"

@@ -119,6 +119,40 @@ function rateLimits(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * Session management (`docs/sessions.md`): metadata columns on the sessions table, all
+ * nullable (rows from before stay valid; `session.metadata: true` fills them), and the
+ * registry table of JWT sessions. An Auth.js database that never runs this keeps working:
+ * Portcullis writes these columns only when told to.
+ */
+function sessionManagement(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await db.schema.alterTable(t.sessions).addColumn("createdAt", type.timestamp).execute()
+      await db.schema.alterTable(t.sessions).addColumn("lastSeenAt", type.timestamp).execute()
+      await db.schema.alterTable(t.sessions).addColumn("userAgent", type.text).execute()
+      await db.schema.alterTable(t.sessions).addColumn("ipAddress", "varchar(64)").execute()
+
+      await tableOptions(dialect, db.schema.createTable(t.sessionRegistry)
+        .addColumn("id", "varchar(64)", (c) => c.primaryKey())
+        .addColumn("userId", type.key, (c) => c.notNull())
+        .addColumn("createdAt", type.timestamp, (c) => c.notNull())
+        .addColumn("lastSeenAt", type.timestamp, (c) => c.notNull())
+        .addColumn("expires", type.timestamp, (c) => c.notNull())
+        .addColumn("userAgent", type.text)
+        .addColumn("ipAddress", "varchar(64)")).execute()
+      await db.schema.createIndex(`${t.sessionRegistry}_userId_idx`).on(t.sessionRegistry).column("userId").execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.sessionRegistry).ifExists().execute()
+      for (const column of ["ipAddress", "userAgent", "lastSeenAt", "createdAt"]) {
+        await db.schema.alterTable(t.sessions).dropColumn(column).execute()
+      }
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
@@ -126,6 +160,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
   return {
     "0001_initial_schema": initialSchema(dialect, tables),
     "0002_rate_limits": rateLimits(dialect, tables),
+    "0003_session_management": sessionManagement(dialect, tables),
   }
 }
 

@@ -89,7 +89,19 @@ export function sessionFromRow(row: Row): AdapterSession {
     sessionToken: String(row.sessionToken),
     userId: String(row.userId),
     expires: toDate(row.expires),
+    // Metadata columns exist after `0003_session_management`; an Auth.js schema has none.
+    ...("createdAt" in row && { createdAt: toNullableDate(row.createdAt) }),
+    ...("lastSeenAt" in row && { lastSeenAt: toNullableDate(row.lastSeenAt) }),
+    ...("userAgent" in row && { userAgent: toNullableString(row.userAgent) }),
+    ...("ipAddress" in row && { ipAddress: toNullableString(row.ipAddress) }),
   }
+}
+
+/** Metadata fields of a session that have a column, for an INSERT or UPDATE. */
+export function sessionMetadataPatch(session: Partial<AdapterSession>): Row {
+  const patch: Row = {}
+  for (const column of ["createdAt", "lastSeenAt", "userAgent", "ipAddress"] as const) if (session[column] !== undefined) patch[column] = session[column]
+  return patch
 }
 
 export function verificationTokenFromRow(row: Row): VerificationToken {

@@ -6,7 +6,7 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the tables: the five of the adapter, and the rate-limit counters' (`sqlRateLimitStore`). */
+/** Names of the tables: the five of the adapter, the rate-limit counters' (`sqlRateLimitStore`) and the JWT session registry's (`SqlSessionRegistry`). */
 export interface TableNames {
   users: string
   accounts: string
@@ -14,6 +14,8 @@ export interface TableNames {
   verificationTokens: string
   authenticators: string
   rateLimits: string
+  /** JWT sessions registered for listing and revocation (`SqlSessionRegistry`). */
+  sessionRegistry: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -24,6 +26,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   verificationTokens: "verification_tokens",
   authenticators: "authenticators",
   rateLimits: "rate_limits",
+  sessionRegistry: "session_registry",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -6,10 +6,10 @@
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Kysely, KyselyConfig } from "kysely"
-import { runAdapterConformance, type RawStorage } from "@portcullis/adapter-test"
-import { migrateToLatest, SqlAdapter, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
-import { sqlRateLimitStore } from "@portcullis/sql-adapter/rate-limit"
+import { runAdapterConformance, runSessionRegistryConformance, type RawStorage } from "@portcullis/adapter-test"
 import { runRateLimitStoreContract } from "@portcullis/adapter-test/rate-limit"
+import { migrateToLatest, schemaMigrations, SqlAdapter, SqlSessionRegistry, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
+import { sqlRateLimitStore } from "@portcullis/sql-adapter/rate-limit"
 
 export type Connect = (config: Omit<KyselyConfig, "dialect">) => Kysely<any>
 
@@ -22,6 +22,7 @@ export class SqlTestDatabase {
     verificationTokens: `${this.prefix}verification_tokens`,
     authenticators: `${this.prefix}authenticators`,
     rateLimits: `${this.prefix}rate_limits`,
+    sessionRegistry: `${this.prefix}session_registry`,
   }
   readonly migrationTableName = `${this.prefix}migrations`
   /** Queries sent since the last `resetQueryCount()`. */
@@ -48,15 +49,15 @@ export class SqlTestDatabase {
     return migrateToLatest(this.db, { dialect: this.dialect, tables: this.tables, migrationTableName: this.migrationTableName })
   }
 
-  adapter() {
-    return SqlAdapter(this.db, { tables: this.tables })
+  adapter(options: { sessionMetadata?: boolean } = {}) {
+    return SqlAdapter(this.db, { tables: this.tables, ...options })
   }
 
   async close(): Promise<void> {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -117,6 +118,40 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     })
   })
 
+  const registryDb = new SqlTestDatabase(dialect, connect)
+  describe(`SqlSessionRegistry on ${label}`, () => {
+    beforeAll(async () => {
+      registryDb.open()
+      await registryDb.migrate()
+    })
+    afterAll(() => registryDb.close())
+    runSessionRegistryConformance(`SqlSessionRegistry on ${label}`, { registry: () => new SqlSessionRegistry(registryDb.db, { tables: registryDb.tables }) })
+  })
+
+  describe(`SqlAdapter on ${label}: a schema without the session-management migration (Auth.js's columns only)`, () => {
+    const legacy = new SqlTestDatabase(dialect, connect)
+    beforeAll(async () => {
+      legacy.open()
+      // Only the first migration, as an Auth.js database has it: no metadata columns, no registry table.
+      await schemaMigrations(dialect, legacy.tables)["0001_initial_schema"]!.up(legacy.db)
+    })
+    afterAll(() => legacy.close())
+
+    it("creates, reads, extends, lists and deletes sessions (metadata left out and listed as absent)", async () => {
+      const adapter = legacy.adapter()
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const sessionToken = `tok-${crypto.randomUUID()}`
+      await adapter.createSession!({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3_600_000) })
+      expect((await adapter.getSessionAndUser!(sessionToken))?.user.id).toBe(user.id)
+      await adapter.updateSession!({ sessionToken, expires: new Date(Date.now() + 7_200_000) })
+      const listed = await adapter.listSessions!(user.id)
+      expect(listed.map((s) => s.sessionToken)).toEqual([sessionToken])
+      expect(listed[0]!.createdAt).toBeUndefined()
+      await adapter.deleteSession!(sessionToken)
+      expect(await adapter.listSessions!(user.id)).toEqual([])
+    })
+  })
+
   describe(`SqlAdapter on ${label}: schema and queries`, () => {
     const database = new SqlTestDatabase(dialect, connect, cleanup)
     let firstRun: string[] = []
@@ -128,7 +163,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies the initial migration to an empty database", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {
@@ -175,6 +210,24 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       expect(await raw.session!(sessionToken)).toBeUndefined()
       const accounts = await database.db.selectFrom(database.tables.accounts).selectAll().where("userId", "=", user.id).execute()
       expect(accounts).toEqual([])
+    })
+
+    it("stores session metadata when given, reads createdAt with each check (sessionMetadata), and lists it", async () => {
+      const adapter = database.adapter({ sessionMetadata: true })
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      const createdAt = new Date(Date.now() - 60_000)
+      const sessionToken = `tok-${crypto.randomUUID()}`
+      await adapter.createSession!({ sessionToken, userId: user.id, expires: new Date(Date.now() + 3_600_000), createdAt, lastSeenAt: createdAt, userAgent: "Agent/1", ipAddress: "2001:db8::1" })
+      database.queryCount = 0
+      const found = await adapter.getSessionAndUser!(sessionToken)
+      expect(database.queryCount).toBe(1)
+      expect(found?.session.createdAt?.getTime()).toBe(createdAt.getTime())
+      const seen = new Date()
+      await adapter.updateSession!({ sessionToken, lastSeenAt: seen })
+      const [listed] = await adapter.listSessions!(user.id)
+      expect(listed).toMatchObject({ sessionToken, userAgent: "Agent/1", ipAddress: "2001:db8::1" })
+      expect(listed!.createdAt?.getTime()).toBe(createdAt.getTime())
+      expect(listed!.lastSeenAt?.getTime()).toBe(seen.getTime())
     })
 
     it("drops account fields that have no column instead of failing", async () => {

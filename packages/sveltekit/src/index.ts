@@ -28,11 +28,12 @@
 import { error, redirect, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
+import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
 
-export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
+export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export type { SessionManager } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 
 
 /**
@@ -64,6 +65,12 @@ declare global {
        * `load` and pass it to `SignIn`/`SignOut`, whose form actions then have it checked.
        */
       csrfToken(): Promise<string>
+      /**
+       * The signed-in user's sessions, listed and revoked (`docs/sessions.md`): `list()` in a
+       * `load`, `revoke(id, csrfToken?)`, `revokeOthers(csrfToken?)`,
+       * `signOutEverywhere(csrfToken?)` in form actions.
+       */
+      sessions: SessionManager
     }
   }
 }
@@ -112,6 +119,14 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // `??=` so an app (or a test) can install its own before this hook runs.
     event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
     event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
+    // Built on first use: a malformed host is then that call's 400, not every page's.
+    const manager = () => sessionManager(siteOrigin(event), event.request.headers, runtime, cookieSink(event))
+    event.locals.sessions ??= {
+      list: async () => manager().list(),
+      revoke: async (id, csrfToken) => manager().revoke(id, csrfToken),
+      revokeOthers: async (csrfToken) => manager().revokeOthers(csrfToken),
+      signOutEverywhere: async (csrfToken) => manager().signOutEverywhere(csrfToken),
+    }
     // Core checks the host of the request it is given, as it does for every request.
     if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request, { clientAddress: clientAddressOf(event) })
     return resolve(event)

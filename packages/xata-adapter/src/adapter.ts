@@ -477,6 +477,14 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
         return updated ? toSession(updated) : null
       }),
 
+    // Session management (a Portcullis capability). The Xata schema has no metadata
+    // columns: sessions are listed without createdAt, lastSeenAt, user agent or address.
+    listSessions: (userId) =>
+      run("listSessions", async () => {
+        const rows = await sessions.filter({ user: userId }).getAll(FRESH)
+        return rows.map((record) => toSession(record, userId))
+      }),
+
     deleteSession: (sessionToken) =>
       run("deleteSession", async () => {
         const record = await findSession(sessionToken)

@@ -17,7 +17,11 @@ export interface RequestContext extends ParsedRequest {
   setCookies: Cookie[]
   /** Whether this request skips the double-submit CSRF check (`skipCSRFCheck`, or a framework form action). */
   skipCSRF: boolean
-  /** The client address rate limits count against, when one can be trusted (`rate-limit/address.ts`). */
+  /**
+   * The client's address when one can be trusted (`rate-limit/address.ts`): the last
+   * `X-Forwarded-For` entry under `trustHost`, else what the integration reported
+   * (`HandleOptions.clientAddress`). Rate limits count against it; new sessions record it.
+   */
   clientAddress: string | undefined
 }
 
@@ -31,7 +35,7 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
     skipCSRF,
-    clientAddress: config.rateLimit ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
+    clientAddress: config.rateLimit || config.session.metadata || config.session.registry ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
   }
 }
 

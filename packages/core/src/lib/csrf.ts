@@ -34,12 +34,22 @@ export async function ensureCsrfToken(ctx: RequestContext): Promise<string> {
 /** Throws {@link MissingCSRF} unless the POST carries the token its cookie vouches for. */
 export async function verifyCsrf(ctx: RequestContext): Promise<void> {
   if (ctx.skipCSRF) return
-  const origin = ctx.headers.get("origin")
-  if (origin !== null && origin !== ctx.origin) throw new MissingCSRF("The request comes from another origin")
-  if (ctx.headers.get("sec-fetch-site") === "cross-site") throw new MissingCSRF("The browser marked the request cross-site")
+  refuseCrossSite(ctx)
   const sent = ctx.body?.csrfToken
   const token = await readToken(ctx)
   if (ctx.method !== "POST" || typeof sent !== "string" || !token || !timingSafeEqual(sent, token)) {
     throw new MissingCSRF("CSRF token missing or wrong. Send csrfToken from GET /csrf in the body.")
   }
+}
+
+/**
+ * Throws {@link MissingCSRF} for a request whose `Origin` is another site, or that the
+ * browser marks `Sec-Fetch-Site: cross-site`. Part of {@link verifyCsrf}; on its own for
+ * changes whose token check a framework action skips (session management), where the
+ * origin must still be the site's.
+ */
+export function refuseCrossSite(ctx: RequestContext): void {
+  const origin = ctx.headers.get("origin")
+  if (origin !== null && origin !== ctx.origin) throw new MissingCSRF("The request comes from another origin")
+  if (ctx.headers.get("sec-fetch-site") === "cross-site") throw new MissingCSRF("The browser marked the request cross-site")
 }

@@ -10,6 +10,8 @@ import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
+import { refuseCrossSite, verifyCsrf } from "./csrf.js"
+import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -22,11 +24,14 @@ export interface HandleOptions {
   skipCSRF?: boolean
   /**
    * The address of the peer that sent the request, as the server's socket saw it (Node's
-   * `req.socket.remoteAddress`): what rate limits count against when `trustHost` is off.
+   * `req.socket.remoteAddress`, Express's `req.ip`): what rate limits count against when
+   * `trustHost` is off, and what a new session records for the user's session list.
    * Integrations pass it here, never in a header, so a client cannot choose it.
    */
   clientAddress?: string
 }
+
+type Defaults = { raw: boolean; skipCSRF: boolean }
 
 /**
  * One configuration, resolved once, with everything it owns: the checked options, the
@@ -41,7 +46,7 @@ export interface HandleOptions {
 export class AuthRuntime {
   /** The resolved configuration, with the state it owns. */
   readonly config: ResolvedConfig
-  readonly #defaults: Required<Omit<HandleOptions, "clientAddress">>
+  readonly #defaults: Defaults
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
     this.config = resolve(config, env)
@@ -77,7 +82,36 @@ export class AuthRuntime {
     return this.#run(request, this.#defaults)
   }
 
-  async #run(request: Request, options: Required<Omit<HandleOptions, "clientAddress">> & Pick<HandleOptions, "clientAddress">): Promise<Response | ResponseInternal> {
+  /**
+   * Session management for the session of `request` (its cookies; for changes also its
+   * `Origin` and a posted `csrfToken`, checked as core checks its own forms unless
+   * `skipCSRF`). Lists, or revokes, only the sessions of the user signed in by that request.
+   * Integrations call this through `@portcullis/core/integration` (`listSessions`, …).
+   *
+   * @throws NotSignedIn, SessionManagementUnsupported, MissingCSRF, ServiceUnavailable (the
+   * store failed; nothing was reported done that was not)
+   */
+  async manageSessions(request: Request, operation: SessionOperation, options: Omit<HandleOptions, "raw"> = {}): Promise<SessionOperationResult> {
+    const resolved = this.config
+    if (resolved.error) throw resolved.error
+    const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF)
+    try {
+      if (operation.op !== "list") {
+        // The origin is checked even when the token check is skipped (a framework action):
+        // ending someone's sessions from another site is the attack this stops.
+        refuseCrossSite(ctx)
+        await verifyCsrf(ctx)
+      }
+      const result = await manageSessions(ctx, operation)
+      return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
+    } catch (thrown) {
+      const error = asOutage(thrown)
+      if (error !== thrown) resolved.logger.error(error as Error)
+      throw error
+    }
+  }
+
+  async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
     const resolved = this.config
     const { logger } = resolved
     const returnRedirect = request.headers.has("x-auth-return-redirect")

@@ -34,7 +34,8 @@ import { memoryRateLimitStore } from "../rate-limit/memory.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
-import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, type Stores } from "./stores.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapRegistry, type Stores } from "./stores.js"
+import { RegistryState } from "../session/registry.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -66,6 +67,8 @@ export interface ResolvedConfig {
   logLimiter: LogLimiter
   /** What the session strategies remember between requests (speed only; see `SessionMemory`). */
   sessionMemory: SessionMemory
+  /** JWT sessions: the registry (`session.registry`) and its confirmations; `undefined` when off. */
+  sessionRegistry: RegistryState | undefined
   /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
   discovery: DiscoveryCache
   trustHost: boolean
@@ -174,6 +177,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     logger,
     logLimiter,
     sessionMemory: new SessionMemory(),
+    sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout), session.revocationCheckInterval * 1000) : undefined,
     discovery: new DiscoveryCache(),
     trustHost,
     rateLimit,
@@ -377,6 +381,22 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
   if (!Number.isFinite(maxAge) || maxAge <= 0) fail(new InvalidConfig(`session.maxAge must be a positive number of seconds, got ${JSON.stringify(maxAge)}`))
   if (!Number.isFinite(updateAge) || updateAge < 0) fail(new InvalidConfig(`session.updateAge must be a number of seconds >= 0, got ${JSON.stringify(updateAge)}`))
   if (strategy === "database" && !config.adapter) fail(new MissingAdapter('session.strategy "database" needs an adapter'))
+  const revocationCheckInterval = s.revocationCheckInterval ?? 60
+  if (!Number.isFinite(revocationCheckInterval) || revocationCheckInterval < 0) fail(new InvalidConfig(`session.revocationCheckInterval must be a number of seconds >= 0, got ${JSON.stringify(revocationCheckInterval)}`))
+  const { absoluteMaxAge, registry } = s
+  if (absoluteMaxAge !== undefined && (typeof absoluteMaxAge !== "number" || !Number.isFinite(absoluteMaxAge) || absoluteMaxAge <= 0)) {
+    fail(new InvalidConfig(`session.absoluteMaxAge must be a positive number of seconds, got ${JSON.stringify(absoluteMaxAge)}`))
+  }
+  const metadata = s.metadata === true
+  // Without the row's creation time there is nothing to measure the lifetime from.
+  if (absoluteMaxAge !== undefined && strategy === "database" && !metadata) {
+    fail(new InvalidConfig("session.absoluteMaxAge with database sessions needs session.metadata: true (the createdAt column `portcullis migrate` adds)"))
+  }
+  if (registry !== undefined) {
+    const missing = (["add", "touch", "list", "remove", "removeAll"] as const).filter((m) => typeof (registry as unknown as Record<string, unknown>)?.[m] !== "function")
+    if (missing.length) fail(new InvalidConfig(`session.registry lacks ${missing.join(", ")}`))
+    if (strategy === "database") fail(new InvalidConfig("session.registry is for JWT sessions; database sessions are listed through the adapter (listSessions)"))
+  }
   return {
     strategy,
     maxAge,
@@ -384,6 +404,10 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
     // 256 random bits (a UUID carries only 122): the token is the whole secret of the session.
     generateSessionToken: s.generateSessionToken ?? (() => randomHex(32)),
     hashTokens: s.hashTokens === true,
+    revocationCheckInterval,
+    metadata,
+    ...(absoluteMaxAge !== undefined ? { absoluteMaxAge } : {}),
+    ...(registry !== undefined && strategy === "jwt" ? { registry } : {}),
   }
 }
 
@@ -427,7 +451,7 @@ function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Re
 
 /** Events are for auditing: a throwing handler is logged and never changes the flow. */
 function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): EventCallbacks {
-  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited"] as const
+  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked"] as const
   const out = {} as Record<string, (message: any) => Promise<void>>
   for (const name of names) {
     const handler = events?.[name] as ((m: unknown) => unknown) | undefined

@@ -9,7 +9,7 @@ import {
   MissingAuthorize,
 } from "../../errors.js"
 import type { ProviderConfig } from "../../providers/index.js"
-import type { LoggerInstance, SessionOptions } from "../../base-types.js"
+import type { LoggerInstance, SessionOptions, SessionRegistry } from "../../base-types.js"
 import type { AuthConfig } from "../../types.js"
 
 /**
@@ -107,9 +107,24 @@ export function resolveAdapterTimeout(option: AuthConfig["adapterTimeout"], fail
  * `TimeoutError`); the call itself cannot be cancelled and is left to finish or fail unseen.
  */
 export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number): Adapter {
+  return wrapMethods(adapter, Object.keys(adapter), logger, timeoutMs) as Adapter
+}
+
+/**
+ * The session registry (`session.registry`) wrapped as the adapter is: failures and calls
+ * slower than `adapterTimeout` become `AdapterError`s. Its methods are read by name, so a
+ * class instance (methods on the prototype) works too.
+ */
+export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number): SessionRegistry {
+  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs) as unknown as SessionRegistry
+}
+
+function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
-  for (const [name, method] of Object.entries(adapter)) {
+  for (const name of names) {
+    const method = (target as Record<string, unknown>)[name]
     if (typeof method !== "function") continue
+    const adapter = target
     wrapped[name] = async (...args: unknown[]) => {
       let timer: ReturnType<typeof setTimeout> | undefined
       try {
@@ -133,7 +148,7 @@ export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs:
       }
     }
   }
-  return wrapped as Adapter
+  return wrapped
 }
 
 

@@ -6,6 +6,7 @@ import { expireCookie } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./strategy.js"
+import { clientInfo } from "./client-info.js"
 import { store, type StoreFor } from "../config/stores.js"
 
 /**
@@ -27,7 +28,7 @@ export const databaseStrategy: SessionStrategy = {
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       const { session, user } = found
       const now = Date.now()
-      if (session.expires.getTime() <= now) {
+      if (session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, session, now)) {
         // The session is over whether or not the row goes now; a failed delete is only logged.
         await Promise.resolve(adapter.deleteSession(key)).catch((e) => config.logger.error(new SessionTokenError("An expired session row could not be deleted", e as Error)))
         return { body: null, cookies: [expireCookie(name, options)] }
@@ -80,10 +81,13 @@ export const databaseStrategy: SessionStrategy = {
       await config.callbacks.jwt({ token: { sub: user.id }, user, account, profile, isNewUser, trigger: "signUp" })
     }
     const sessionToken = config.session.generateSessionToken()
+    const now = Date.now()
     const session = await adapter.createSession({
       sessionToken: await storageKey(ctx, sessionToken),
       userId: user.id!,
-      expires: new Date(Date.now() + config.session.maxAge * 1000),
+      expires: cappedExpiry(ctx, now, now),
+      // Only when asked: an Auth.js adapter would pass unknown fields to its database.
+      ...(config.session.metadata ? { createdAt: new Date(now), lastSeenAt: new Date(now), ...clientInfo(ctx) } : {}),
     })
     return [{ name, value: sessionToken, options: { ...options, expires: session.expires } }]
   },
@@ -110,7 +114,8 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[ctx.cookieOptions.sessionToken.name]
     if (!sessionToken) return null
     const found = await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx, sessionToken))
-    return found && found.session.expires.getTime() > Date.now() ? found.user.id : null
+    const now = Date.now()
+    return found && found.session.expires.getTime() > now && !pastAbsoluteLifetime(ctx, found.session, now) ? found.user.id : null
   },
 }
 
@@ -119,7 +124,7 @@ export const databaseStrategy: SessionStrategy = {
  * `session.hashTokens` its SHA-256, so a leaked sessions table signs nobody in. The token
  * carries 256 random bits, so an unkeyed hash suffices (and survives secret rotation).
  */
-function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> | string {
+export function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> | string {
   return ctx.config.session.hashTokens ? sha256Hex(sessionToken) : sessionToken
 }
 
@@ -162,10 +167,13 @@ async function extend(ctx: RequestContext, session: AdapterSession, now: number)
   if (recent && recent.until > now && recent.expires > session.expires) return { ...session, expires: recent.expires }
   let pending = inFlight.get(token)
   if (!pending) {
-    const expires = new Date(now + maxAge * 1000)
+    const created = session.createdAt instanceof Date ? session.createdAt.getTime() : undefined
+    const expires = created === undefined ? new Date(now + maxAge * 1000) : cappedExpiry(ctx, created, now)
+    // With metadata, the extension is also the "last seen" write: no extra query for it.
+    const patch = ctx.config.session.metadata ? { sessionToken: token, expires, lastSeenAt: new Date(now) } : { sessionToken: token, expires }
     pending = (async () => {
       try {
-        const updated = await store(ctx.config.stores, "database").updateSession({ sessionToken: token, expires })
+        const updated = await store(ctx.config.stores, "database").updateSession(patch)
         if (!updated) return null
         if (recentlyExtended.size >= RECENT_LIMIT) recentlyExtended.delete(recentlyExtended.keys().next().value!)
         recentlyExtended.set(token, { expires, until: now + Math.min(updateAge * 1000, 60_000) })
@@ -177,6 +185,24 @@ async function extend(ctx: RequestContext, session: AdapterSession, now: number)
     inFlight.set(token, pending)
   }
   return pending
+}
+
+/**
+ * T42: a row older than `absoluteMaxAge` is over however often it was extended. A row
+ * without `createdAt` (written before `session.metadata` was on) cannot be measured and
+ * ends with its idle expiry as before.
+ */
+export function pastAbsoluteLifetime(ctx: RequestContext, session: AdapterSession, now: number): boolean {
+  const absolute = ctx.config.session.absoluteMaxAge
+  if (absolute === undefined || !(session.createdAt instanceof Date)) return false
+  return now - session.createdAt.getTime() >= absolute * 1000
+}
+
+/** `now + maxAge`, but never past `createdAt + absoluteMaxAge`. */
+function cappedExpiry(ctx: RequestContext, createdAt: number, now: number): Date {
+  const { maxAge, absoluteMaxAge } = ctx.config.session
+  const idle = now + maxAge * 1000
+  return new Date(absoluteMaxAge === undefined ? idle : Math.min(idle, createdAt + absoluteMaxAge * 1000))
 }
 
 /** The callback's answer without a top-level `sessionToken` (copied, never mutated). */

@@ -1,4 +1,4 @@
-import { AdapterError, JWTSessionError } from "../../errors.js"
+import { AdapterError, JWTSessionError, ServiceUnavailable, SignOutError } from "../../errors.js"
 import type { JWT } from "../jwt/types.js"
 import type { Cookie, ResponseInternal, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
@@ -8,6 +8,8 @@ import { openWith } from "../jwt/codec.js"
 import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
+import { clientInfo } from "./client-info.js"
+import { CREATED_CLAIM, createdAtOf, SESSION_ID_CLAIM, sessionIdOf } from "./registry.js"
 
 /**
  * Sessions as encrypted JWT cookies.
@@ -41,6 +43,13 @@ export const jwtStrategy: SessionStrategy = {
     }
     try {
       const { payload, rotated } = opened
+      // Off by default: then the hot path pays one property read for each.
+      const managed = config.sessionRegistry !== undefined || config.session.absoluteMaxAge !== undefined
+      if (managed) {
+        // Synchronous `true` within the check interval: no promise on the hot path.
+        const valid = stillValid(ctx, payload)
+        if (valid !== true && !(await valid)) return { body: null, cookies: clearSession(ctx) }
+      }
       // T67: a session issued while its user was unverified is confirmed with the adapter.
       const mark = await checkUnverifiedMark(ctx, payload)
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
@@ -67,15 +76,31 @@ export const jwtStrategy: SessionStrategy = {
       } else if (payload[UNVERIFIED_CLAIM] !== undefined && token[UNVERIFIED_CLAIM] !== payload[UNVERIFIED_CLAIM]) {
         token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
       }
+      // The session's id and start are Portcullis's, not the app's: a jwt callback that
+      // rebuilds the token keeps them.
+      if (managed) {
+        if (token[SESSION_ID_CLAIM] !== payload[SESSION_ID_CLAIM]) token[SESSION_ID_CLAIM] = payload[SESSION_ID_CLAIM]
+        if (token[CREATED_CLAIM] !== payload[CREATED_CLAIM]) token[CREATED_CLAIM] = payload[CREATED_CLAIM]
+      }
       const changed = update !== undefined || rotated || stale || unmark || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {
         const { iat: _i, exp: _e, jti: _j, ...claims } = token
+        // A token from before `absoluteMaxAge` was set starts counting at its `iat`.
+        if (managed && claims[CREATED_CLAIM] === undefined) {
+          const created = createdAtOf(payload)
+          if (created !== undefined) claims[CREATED_CLAIM] = Math.floor(created / 1000)
+        }
         cookies = await writeSession(ctx, claims)
         expiresAt = Date.now() + config.session.maxAge * 1000
       } else {
         expiresAt = (typeof token.iat === "number" ? token.iat : now) * 1000 + config.session.maxAge * 1000
+      }
+      // The session ends at its absolute limit however recently it was extended.
+      if (managed && config.session.absoluteMaxAge !== undefined) {
+        const created = createdAtOf(token)
+        if (created !== undefined) expiresAt = Math.min(expiresAt, created + config.session.absoluteMaxAge * 1000)
       }
       const defaultSession: Session = {
         // As Auth.js: a claim that is null stays null in the answer; an absent one is left out.
@@ -112,6 +137,28 @@ export const jwtStrategy: SessionStrategy = {
     // Set after the callback, so the app's callback cannot leave it out by accident.
     const mark = unverifiedMark(ctx, result)
     if (mark !== undefined) claims[UNVERIFIED_CLAIM] = mark
+    const registry = config.sessionRegistry
+    if (registry || config.session.absoluteMaxAge !== undefined) {
+      const now = Date.now()
+      claims[CREATED_CLAIM] = Math.floor(now / 1000)
+      // Recorded before the cookie exists, so no token is ever out that the registry does
+      // not know; a registry that is down fails the sign-in (503), it does not skip this.
+      // Sessions are registered per user: a token without `sub` (a jwt callback that dropped
+      // it) could never be found again, so it is refused here rather than at every check.
+      if (registry && typeof claims.sub !== "string") throw new JWTSessionError("session.registry needs the token's sub (the user id); the jwt callback returned a token without one")
+      if (registry && typeof claims.sub === "string") {
+        const id = registry.newId()
+        await registry.store.add({
+          id,
+          userId: claims.sub,
+          createdAt: new Date(now),
+          lastSeenAt: new Date(now),
+          expires: new Date(now + config.session.maxAge * 1000),
+          ...clientInfo(ctx),
+        })
+        claims[SESSION_ID_CLAIM] = id
+      }
+    }
     return writeSession(ctx, claims)
   },
 
@@ -122,6 +169,20 @@ export const jwtStrategy: SessionStrategy = {
       // As Auth.js: the event fires when the decoder did not fail. Its built-in decoder
       // throws on a token it cannot open (ours answers null), so an unreadable cookie ended
       // no session and fires nothing; an app decoder answering null fires `{ token: null }`.
+      // With a registry, signing out removes the session there too, so a copy of the cookie
+      // stops working as well. When that fails the cookie is kept (as database sessions do):
+      // reporting a sign-out that did not happen would leave the copy valid.
+      const registry = ctx.config.sessionRegistry
+      const id = opened && sessionIdOf(opened.payload)
+      if (registry && id && typeof opened.payload.sub === "string") {
+        const userId = opened.payload.sub
+        try {
+          await registry.store.remove(userId, [id])
+        } catch (error) {
+          throw new ServiceUnavailable("The session could not be removed from the registry; it is still valid", new SignOutError("registry.remove failed", error as Error))
+        }
+        registry.forget(userId, [id])
+      }
       if (opened || (opened === null && !ctx.config.jwt.builtin)) await ctx.config.events.signOut({ token: opened?.payload ?? null })
     }
     return clearSession(ctx)
@@ -132,10 +193,33 @@ export const jwtStrategy: SessionStrategy = {
     if (!raw) return null
     const opened = await openToken(ctx, raw).catch(() => null)
     if (!opened || typeof opened.payload.sub !== "string") return null
+    if ((ctx.config.sessionRegistry || ctx.config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, opened.payload))) return null
     // A revoked pre-verification session must not link anything to its (deleted) user.
     const mark = await checkUnverifiedMark(ctx, opened.payload)
     return mark === "valid" || mark === "verified" ? opened.payload.sub : null
   },
+}
+
+/**
+ * Session management's checks of an opened token: older than `absoluteMaxAge` since sign-in
+ * (T42), or — with a registry — no longer registered (revoked, signed out everywhere). The
+ * registry is asked at most once per `revocationCheckInterval` per session; a registry
+ * failure rejects with an `AdapterError` (503, cookie kept): accepting a token that may be
+ * revoked, or signing everyone out during an outage, would both be worse.
+ */
+export function stillValid(ctx: RequestContext, payload: JWT): boolean | Promise<boolean> {
+  const { config } = ctx
+  const now = Date.now()
+  const absolute = config.session.absoluteMaxAge
+  if (absolute !== undefined) {
+    const created = createdAtOf(payload)
+    if (created === undefined || now - created >= absolute * 1000) return false
+  }
+  const registry = config.sessionRegistry
+  if (!registry) return true
+  const id = sessionIdOf(payload)
+  if (!id || typeof payload.sub !== "string") return false
+  return registry.confirm(payload.sub, id, now, config.session.maxAge * 1000)
 }
 
 /**
@@ -158,7 +242,7 @@ function unreadable(ctx: RequestContext, error: unknown): ResponseInternal {
  * With `shared`, a remembered token comes back as the cache's own object, which the caller
  * must not change; otherwise as a clone.
  */
-async function openToken(ctx: RequestContext, raw: string, shared = false): Promise<{ payload: JWT; rotated: boolean } | null> {
+export async function openToken(ctx: RequestContext, raw: string, shared = false): Promise<{ payload: JWT; rotated: boolean } | null> {
   const { config } = ctx
   const salt = ctx.cookieOptions.sessionToken.name
   const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
