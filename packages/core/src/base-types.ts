@@ -174,6 +174,8 @@ export type WarningCode =
   | "host-derived-redirect-uri"
   | "session-cookie-unreadable"
   | "insecure-provider-endpoint"
+  | "token-refresh-conflict"
+  | "token-refresh-local-lock"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

@@ -3,7 +3,7 @@ import { makeUser, runAdapterConformance } from "@portcullis/adapter-test"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import type { AdapterUser } from "@portcullis/core/adapters"
 
-runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter() })
+runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter(), tokenRefresh: true })
 
 describe("MemoryAdapter isolation", () => {
   it("does not let callers mutate stored records through inputs or results", async () => {

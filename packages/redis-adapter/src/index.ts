@@ -12,6 +12,7 @@
 export { RedisAdapter } from "./adapter.js"
 export type { RedisAdapterOptions } from "./adapter.js"
 export { redisKeys } from "./keys.js"
+export { redisRefreshLock } from "./lock.js"
 export { createRedisClient, REDIS_CLIENT_DEFAULTS, redisClientOptions, redisClientProblems, watchRedisErrors } from "./client.js"
 export type { RedisClientOptions } from "./client.js"
 export { consoleStoreLogger } from "@portcullis/core/store-log"

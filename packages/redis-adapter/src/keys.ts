@@ -34,6 +34,8 @@ export function redisKeys(prefix: string) {
     /** JSON of a verification token; expires with it. */
     verificationToken: (identifier: string, token: string) =>
       `${prefix}verification-token:${encodeURIComponent(identifier)}:${token}`,
+    /** A lock or shared value of provider token refresh (`acquireLock`, `setShared`); expires on its own. */
+    lock: (key: string) => `${prefix}lock:${key}`,
     /** JSON of an authenticator. */
     authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
   }

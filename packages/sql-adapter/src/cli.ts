@@ -90,6 +90,7 @@ export async function runMigrationsCli(
         sessions: `${prefix}sessions`,
         verificationTokens: `${prefix}verification_tokens`,
         authenticators: `${prefix}authenticators`,
+        locks: `${prefix}portcullis_locks`,
       }
     : undefined
   try {

@@ -6,13 +6,15 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the five tables. */
+/** Names of the tables. */
 export interface TableNames {
   users: string
   accounts: string
   sessions: string
   verificationTokens: string
   authenticators: string
+  /** Short-lived locks and shared values of provider token refreshes (`acquireLock`, `setShared`). */
+  locks: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -22,6 +24,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   sessions: "sessions",
   verificationTokens: "verification_tokens",
   authenticators: "authenticators",
+  locks: "portcullis_locks",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -59,6 +59,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     sessions: `${prefix}sessions`,
     verificationTokens: `${prefix}verification_tokens`,
     authenticators: `${prefix}authenticators`,
+    locks: `${prefix}locks`,
   }
   const url = options.url ?? process.env.PORTCULLIS_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
   const db = createPostgresKysely(url)
@@ -70,7 +71,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     adapter: SqlAdapter(db, { tables }),
     close: async () => {
       // Children first: the foreign keys point at users.
-      for (const t of [tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
+      for (const t of [tables.locks, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
         await db.schema.dropTable(t).ifExists().cascade().execute()
       }
       await db.destroy()

@@ -19,6 +19,7 @@ export class SqlTestDatabase {
     sessions: `${this.prefix}sessions`,
     verificationTokens: `${this.prefix}verification_tokens`,
     authenticators: `${this.prefix}authenticators`,
+    locks: `${this.prefix}locks`,
   }
   readonly migrationTableName = `${this.prefix}migrations`
   /** Queries sent since the last `resetQueryCount()`. */
@@ -53,7 +54,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.locks, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -90,6 +91,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     adapter: () => conformance.adapter(),
     teardown: () => conformance.close(),
     db: conformance.raw(),
+    tokenRefresh: true,
   })
 
   describe(`SqlAdapter on ${label}: schema and queries`, () => {
@@ -101,9 +103,9 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     afterAll(() => database.close())
 
     // The specs share these tables, migrated by the first one; each reads only its own rows.
-    it("applies the initial migration to an empty database", async () => {
+    it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_token_refresh"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

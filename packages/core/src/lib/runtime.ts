@@ -10,6 +10,9 @@ import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, requestErrorResponse, unavailableResponse } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
+import { originFromHeaders } from "./http/host.js"
+import { accessToken, type AccessTokenParams } from "./tokens/access.js"
+import type { AccessToken } from "./tokens/result.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -69,6 +72,22 @@ export class AuthRuntime {
   /** With the configuration's own defaults (`raw` and `skipCSRFCheck` as configured). */
   handleAsConfigured(request: Request): Promise<Response | ResponseInternal> {
     return this.#run(request, this.#defaults)
+  }
+
+  /**
+   * A valid access token of the user's account with an OAuth/OIDC provider, refreshed when
+   * it expires within `tokenRefresh.skew`: see `getAccessToken` in `@portcullis/core`.
+   */
+  getAccessToken(params: AccessTokenParams): Promise<AccessToken> {
+    return accessToken(this.config, params, async (request) => {
+      const headers = new Headers()
+      const cookie = request.headers.get("cookie")
+      if (cookie) headers.set("cookie", cookie)
+      const parsed = new URL(request.url)
+      const origin = originFromHeaders({ host: parsed.host, protocol: parsed.protocol, trustForwarded: false })
+      const url = `${origin}${this.basePath}/session`
+      return createContext(await parseRequest(new Request(url, { headers }), this.config), this.config)
+    })
   }
 
   async #run(request: Request, options: Required<HandleOptions>): Promise<Response | ResponseInternal> {

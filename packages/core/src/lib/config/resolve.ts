@@ -22,6 +22,7 @@ import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
+import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { checkOAuthConfig } from "../oauth/config-check.js"
 import { checkWebAuthnConfig } from "../webauthn/config-check.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
@@ -63,6 +64,8 @@ export interface ResolvedConfig {
   sessionMemory: SessionMemory
   /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
   discovery: DiscoveryCache
+  /** Provider token refreshes: options, the lock, refreshes in flight (`lib/tokens/`). */
+  tokenRefresh: TokenRefreshState
   trustHost: boolean
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
@@ -133,6 +136,9 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
   if (webauthnProblem) fail(webauthnProblem)
 
+  const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail, logger)
+  if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
+
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
 
@@ -162,6 +168,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     logLimiter: new LogLimiter(logger),
     sessionMemory: new SessionMemory(),
     discovery: new DiscoveryCache(),
+    tokenRefresh,
     trustHost,
     trustedOrigins,
     siteUrl,

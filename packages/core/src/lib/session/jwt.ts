@@ -8,6 +8,8 @@ import { openWith } from "../jwt/codec.js"
 import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
+import { heldFromAccount, heldIn, heldIsCurrent, rotateHeld, TOKENS_CLAIM, type HeldTokens } from "../tokens/jwt.js"
+import { ReauthRequired } from "../../errors.js"
 
 /**
  * Sessions as encrypted JWT cookies.
@@ -40,10 +42,14 @@ export const jwtStrategy: SessionStrategy = {
       return unreadable(ctx, error)
     }
     try {
-      const { payload, rotated } = opened
+      const { rotated } = opened
+      let { payload } = opened
       // T67: a session issued while its user was unverified is confirmed with the adapter.
       const mark = await checkUnverifiedMark(ctx, payload)
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
+      // tokenRefresh.jwt: provider tokens about to expire are rotated before the callback sees them.
+      const held = await refreshedForSession(ctx, payload)
+      if (held) payload = { ...payload, [TOKENS_CLAIM]: held }
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
@@ -67,7 +73,9 @@ export const jwtStrategy: SessionStrategy = {
       } else if (payload[UNVERIFIED_CLAIM] !== undefined && token[UNVERIFIED_CLAIM] !== payload[UNVERIFIED_CLAIM]) {
         token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
       }
-      const changed = update !== undefined || rotated || stale || unmark || (custom && JSON.stringify(token) !== before)
+      // Like the mark: a callback that rebuilds the token must not drop the rotated tokens.
+      if (held && token[TOKENS_CLAIM] !== held) token = { ...token, [TOKENS_CLAIM]: held }
+      const changed = update !== undefined || rotated || stale || unmark || !!held || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {
@@ -112,6 +120,8 @@ export const jwtStrategy: SessionStrategy = {
     // Set after the callback, so the app's callback cannot leave it out by accident.
     const mark = unverifiedMark(ctx, result)
     if (mark !== undefined) claims[UNVERIFIED_CLAIM] = mark
+    const held = heldFromAccount(config, account)
+    if (held) claims[TOKENS_CLAIM] = held
     return writeSession(ctx, claims)
   },
 
@@ -136,6 +146,56 @@ export const jwtStrategy: SessionStrategy = {
     const mark = await checkUnverifiedMark(ctx, opened.payload)
     return mark === "valid" || mark === "verified" ? opened.payload.sub : null
   },
+}
+
+/**
+ * With `tokenRefresh.jwt`, the token's provider tokens rotated when they expire within the
+ * skew, or marked when the provider refused them; `undefined` when nothing changed. A
+ * provider that cannot be reached costs nothing here: the session stands, the old tokens
+ * stay, and the next check (or `getAccessToken`, which reports it) tries again.
+ */
+async function refreshedForSession(ctx: RequestContext, payload: JWT): Promise<HeldTokens | undefined> {
+  const { config } = ctx
+  if (!config.tokenRefresh.jwt) return undefined
+  const held = heldIn(payload)
+  if (!held || heldIsCurrent(config, held)) return undefined
+  try {
+    const next = await rotateHeld(config, held)
+    return next === held ? undefined : next
+  } catch (error) {
+    if (error instanceof ReauthRequired) return { ...held, reauth: true }
+    config.logger.error(error as Error)
+    return undefined
+  }
+}
+
+/**
+ * The provider tokens a JWT session cookie carries (`tokenRefresh.jwt`), rotated first when
+ * they expire within the skew; the re-issued cookie comes back in `cookies`. `null` when the
+ * request has no readable session.
+ */
+export async function heldTokensOfRequest(ctx: RequestContext): Promise<{ held: HeldTokens | undefined; refreshed: boolean; cookies: Cookie[]; failure?: ReauthRequired } | null> {
+  const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
+  if (!raw) return null
+  const opened = await openToken(ctx, raw).catch(() => null)
+  if (!opened) return null
+  const mark = await checkUnverifiedMark(ctx, opened.payload)
+  if (mark === "revoked") return null
+  const before = heldIn(opened.payload)
+  if (!before || heldIsCurrent(ctx.config, before)) return { held: before, refreshed: false, cookies: [] }
+  let held: HeldTokens
+  let failure: ReauthRequired | undefined
+  try {
+    held = await rotateHeld(ctx.config, before)
+  } catch (error) {
+    if (!(error instanceof ReauthRequired)) throw error
+    held = { ...before, reauth: true }
+    failure = error
+  }
+  const { iat: _i, exp: _e, jti: _j, ...claims } = opened.payload
+  const cookies = await writeSession(ctx, { ...claims, [TOKENS_CLAIM]: held })
+  // The mark goes into the cookie too, so later checks stop asking the provider.
+  return { held, refreshed: !failure, cookies, ...(failure && { failure }) }
 }
 
 /**
