@@ -133,6 +133,16 @@ describe("50 concurrent calls for one account", () => {
     expect(new Set(tokens.map((t) => t.accessToken))).toEqual(new Set([fresh.access_token]))
   })
 
+  it("when the provider's tokens live shorter than the skew, waiters on the other instance take the holder's token instead of refreshing again", async () => {
+    op.accessTtl = 30
+    const adapter = MemoryAdapter()
+    const { userId } = await userWithAccount(adapter)
+    const [one, two] = [createAuth(appConfig(adapter)), createAuth(appConfig(adapter))]
+    const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => getAccessToken(i % 2 ? one : two, { userId, provider: "op" })))
+    expect(op.refreshRequests()).toHaveLength(1)
+    expect(new Set(tokens.map((t) => t.accessToken)).size).toBe(1)
+  })
+
   it("for 10 different accounts at once, one refresh each", async () => {
     const adapter = MemoryAdapter()
     const users = await Promise.all(Array.from({ length: 10 }, () => userWithAccount(adapter)))

@@ -7,6 +7,7 @@ import { heldTokensOfRequest } from "../session/jwt.js"
 import { accessTokenForUser } from "./account.js"
 import { refreshableProvider } from "./grant.js"
 import { accessTokenOf } from "./jwt.js"
+import { storedExpiry, stillValid } from "./expiry.js"
 import type { AccessToken } from "./result.js"
 
 /** Whose access token {@link getAccessToken} gets. */
@@ -76,6 +77,13 @@ export async function accessToken(config: ResolvedConfig, params: AccessTokenPar
   if (found.failure) throw found.failure
   if (!found.held || found.held.provider !== provider.id) {
     throw new ReauthRequired(`This session was not signed in with "${provider.id}"`, { reason: "no_account", provider: provider.id })
+  }
+  if (found.held.reauth) {
+    throw new ReauthRequired(`The "${provider.id}" tokens of this session were refused: the user must sign in again`, { reason: "marked", provider: provider.id })
+  }
+  if (!found.held.refresh_token && !stillValid(storedExpiry(found.held.expires_at), config.tokenRefresh.skew)) {
+    // Only a token without a refresh token comes back expired (the others were rotated).
+    throw new ReauthRequired(`The "${provider.id}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: provider.id })
   }
   return accessTokenOf(found.held, found.refreshed)
 }

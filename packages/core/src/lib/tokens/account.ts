@@ -40,18 +40,28 @@ export async function accessTokenForUser(config: ResolvedConfig, provider: OAuth
 }
 
 /** The stored token when it is good for `skew` more seconds; throws when it can never be refreshed. */
-function usable(config: ResolvedConfig, provider: OAuthConfig<any>, account: AdapterAccount, refreshed = false): AccessToken | undefined {
+function usable(config: ResolvedConfig, provider: OAuthConfig<any>, account: AdapterAccount, refreshed = false, skew = config.tokenRefresh.skew): AccessToken | undefined {
   if (account.reauth_required) {
     throw new ReauthRequired(`The "${provider.id}" account needs the user to sign in again (an earlier refresh was refused)`, { reason: "marked", provider: provider.id })
   }
   const expiresAt = storedExpiry(account.expires_at)
-  if (typeof account.access_token === "string" && account.access_token && stillValid(expiresAt, config.tokenRefresh.skew)) {
+  if (typeof account.access_token === "string" && account.access_token && stillValid(expiresAt, skew)) {
     return toAccessToken(account, expiresAt, refreshed)
   }
   if (typeof account.refresh_token !== "string" || !account.refresh_token) {
     throw new ReauthRequired(`The "${provider.id}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: provider.id })
   }
   return undefined
+}
+
+/**
+ * What another refresh left: a token someone else just got (the access token is no longer
+ * the one this call saw) is handed out while it has not expired, even when the provider's
+ * lifetime is shorter than the skew — refreshing it again would only burn a request.
+ */
+function afterOthers(config: ResolvedConfig, provider: OAuthConfig<any>, seen: AdapterAccount, current: AdapterAccount): AccessToken | undefined {
+  const replaced = current.access_token !== seen.access_token || current.refresh_token !== seen.refresh_token
+  return usable(config, provider, current, replaced, replaced ? 0 : config.tokenRefresh.skew)
 }
 
 function toAccessToken(account: AdapterAccount, expiresAt: number | undefined, refreshed: boolean): AccessToken {
@@ -85,14 +95,14 @@ async function refreshUnderLock(config: ResolvedConfig, store: TokenStore, provi
     if (Date.now() > deadline) throw new TokenRefreshFailed(`Another instance held the refresh lock of the "${provider.id}" account for too long`, { providerId: provider.id })
     await pause(attempt)
     // The holder may have stored a fresh token (or the mark) meanwhile: use it, don't refresh again.
-    const ready = usable(config, provider, await reread(), true)
+    const ready = afterOthers(config, provider, seen, await reread())
     if (ready) return ready
   }
   try {
     // Read again under the lock: a holder that released it just before we took it has
     // already stored the new token, and its old refresh token must not be sent again.
     const current = await reread()
-    const ready = usable(config, provider, current, current.refresh_token !== seen.refresh_token)
+    const ready = afterOthers(config, provider, seen, current)
     if (ready) return ready
     const oldRefreshToken = current.refresh_token as string
     let tokens
