@@ -22,7 +22,12 @@ export interface TokenRequest {
   status: number
 }
 
-export type Fault = "none" | "drop" | "unavailable" | "slow"
+/**
+ * `drop`: the connection is cut; `unavailable`: 503; `slow`: the answer comes after
+ * `slowMs`; `hang`: the request never reaches the provider and is never answered (a
+ * network that swallowed it) — it is recorded with status 0 and `grantType: "hung"`.
+ */
+export type Fault = "none" | "drop" | "unavailable" | "slow" | "hang"
 
 export interface RefreshOp {
   issuer: string
@@ -96,6 +101,11 @@ export async function startRefreshOp(options: { redirectUris?: string[] } = {}):
       requests.push({ grantType: undefined, refreshToken: undefined, status: 503 })
       ctx.status = 503
       ctx.body = "down for maintenance"
+      return
+    }
+    if (state.fault === "hang") {
+      requests.push({ grantType: "hung", refreshToken: undefined, status: 0 })
+      await new Promise<void>((resolve) => ctx.req.socket.once("close", () => resolve()))
       return
     }
     if (state.fault === "slow") await new Promise((resolve) => setTimeout(resolve, state.slowMs))
