@@ -27,11 +27,13 @@ import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AuthConfig, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originFromHeaders, readSession, runtimeFor, type AuthRuntime } from "@portcullis/core/integration"
+import type { AccessToken } from "@portcullis/core"
+import { invalidRequestResponse, originFromHeaders, readAccessToken, readSession, runtimeFor, setCookieHeader, type AuthRuntime } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, ReauthRequired, ServiceUnavailable, TokenRefreshFailed } from "@portcullis/core/errors"
+export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
 export type GetSessionResult = Promise<Session | null>
@@ -117,6 +119,38 @@ export async function getSession(req: ExpressLikeRequest, config: ExpressAuthCon
   // refreshed cookie is not sent from here (this is not the response's owner); the
   // browser's next `<basePath>/session` request sets it.
   return readSession(originOf(req), req.headers.cookie, config)
+}
+
+/**
+ * A valid access token of the signed-in user's account with `provider`, refreshed first
+ * when it expires within `tokenRefresh.skew`; concurrent calls (on every instance sharing
+ * the adapter's lock) make one refresh. With JWT sessions (`tokenRefresh.jwt`), pass `res`
+ * so a rotation's re-issued session cookie reaches the browser. See `docs/tokens.md`.
+ *
+ * @throws `ReauthRequired` (send the user to `/auth/signin/<provider>`), `TokenRefreshFailed`
+ * (the provider could not be asked; retry later), `InvalidRequest` (a malformed `Host`).
+ *
+ * @example
+ * ```ts
+ * app.get("/api/repos", async (req, res, next) => {
+ *   try {
+ *     const { accessToken } = await getAccessToken(req, authConfig, { provider: "github", res })
+ *     const repos = await fetch("https://api.github.com/user/repos", { headers: { Authorization: `Bearer ${accessToken}` } })
+ *     res.json(await repos.json())
+ *   } catch (error) {
+ *     if (error instanceof ReauthRequired) return res.redirect("/auth/signin/github")
+ *     next(error)
+ *   }
+ * })
+ * ```
+ */
+export function getAccessToken(
+  req: ExpressLikeRequest,
+  config: ExpressAuthConfig,
+  options: { provider: string; res?: { append(field: string, value: string): unknown } },
+): Promise<AccessToken> {
+  const { res } = options
+  return readAccessToken(originOf(req), req.headers.cookie, config, options.provider, res && ((cookie) => res.append("Set-Cookie", setCookieHeader(cookie))))
 }
 
 /** The mount path, without whatever a wildcard (`/auth/*`, `/auth/{*splat}`) captured. */

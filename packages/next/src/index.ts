@@ -15,9 +15,13 @@ import type { NextRequest } from "next/server"
 import { createActions, type SignIn, type SignOut, type Update } from "./lib/actions.js"
 import { createAuth, type AuthFunction } from "./lib/auth.js"
 import { appFor, type NextAuthConfigInput } from "./lib/config.js"
+import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
+export type { GetAccessToken, GetAccessTokenOptions } from "./lib/access-token.js"
+export type { AccessToken } from "@portcullis/core"
+export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
 export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
@@ -33,6 +37,8 @@ export interface NextAuthResult {
   signIn: SignIn
   signOut: SignOut
   unstable_update: Update
+  /** Portcullis: a valid provider access token of the signed-in user, refreshed when due (`docs/tokens.md`). */
+  getAccessToken: GetAccessToken
 }
 
 /**
@@ -49,6 +55,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     handlers: { GET: handler, POST: handler },
     auth: createAuth(config),
     ...createActions(config),
+    getAccessToken: createGetAccessToken(config),
   }
 }
 

@@ -26,13 +26,14 @@
  * @module
  */
 import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
-import type { AuthConfig, Cookie, Session } from "@portcullis/core"
+import type { AccessToken, AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
+import { originOfUrl, readAccessToken, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, ServiceUnavailable } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, ReauthRequired, ServiceUnavailable, TokenRefreshFailed } from "@portcullis/core/errors"
+export type { AccessToken } from "@portcullis/core"
 
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
 export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
@@ -52,6 +53,19 @@ declare global {
        * `load` and pass it to `SignIn`/`SignOut`, whose form actions then have it checked.
        */
       csrfToken(): Promise<string>
+      /**
+       * Portcullis: a valid access token of the signed-in user's account with `provider`,
+       * refreshed first when it expires within `tokenRefresh.skew` (one refresh however
+       * many requests ask; a re-issued JWT session cookie is set on this response). Throws
+       * `ReauthRequired` (sign in with the provider again) or `TokenRefreshFailed` (retry
+       * later). See `docs/tokens.md`.
+       *
+       * @example
+       * ```ts
+       * const { accessToken } = await event.locals.getAccessToken("github")
+       * ```
+       */
+      getAccessToken(provider: string): Promise<AccessToken>
     }
   }
 }
@@ -100,6 +114,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // `??=` so an app (or a test) can install its own before this hook runs.
     event.locals.auth ??= async () => readSession(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
     event.locals.csrfToken ??= async () => readCsrfToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, cookieSink(event))
+    event.locals.getAccessToken ??= async (provider) => readAccessToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, provider, cookieSink(event))
     // Core checks the host of the request it is given, as it does for every request.
     if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request)
     return resolve(event)
