@@ -269,6 +269,43 @@ describe("a lock holder that dies mid-refresh", () => {
   }, 15_000)
 })
 
+describe("the store fails", () => {
+  it("a lock store that is down: AdapterError, nothing sent to the provider, the account untouched", async () => {
+    const adapter = MemoryAdapter()
+    const { userId, refreshToken } = await userWithAccount(adapter)
+    const down = { ...adapter, acquireLock: async () => Promise.reject(new Error("ECONNREFUSED")) }
+    const error = await getAccessToken(createAuth(appConfig(down)), { userId, provider: "op" }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ type: "AdapterError" })
+    expect(op.requests).toEqual([])
+    expect((await stored(adapter, userId))?.refresh_token).toBe(refreshToken)
+  })
+
+  it("a store that does not answer: AdapterError after adapterTimeout, the 50 callers all get it, no refresh sent", async () => {
+    const adapter = MemoryAdapter()
+    const { userId } = await userWithAccount(adapter)
+    const paused = { ...adapter, getAccountByUserId: () => new Promise<never>(() => {}) }
+    const auth = createAuth(appConfig(paused, { adapterTimeout: 100 }))
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => getAccessToken(auth, { userId, provider: "op" })))
+    expect(results.every((r) => r.status === "rejected" && (r.reason as { type?: string }).type === "AdapterError")).toBe(true)
+    expect(op.requests).toEqual([])
+  })
+
+  it("a store that fails writing the refreshed token: AdapterError, and the lock is still released", async () => {
+    const adapter = MemoryAdapter()
+    const { userId } = await userWithAccount(adapter)
+    let fail = true
+    const flaky = { ...adapter, updateAccount: (...args: Parameters<NonNullable<Adapter["updateAccount"]>>) => (fail ? Promise.reject(new Error("disk full")) : adapter.updateAccount!(...args)) }
+    const auth = createAuth(appConfig(flaky, { tokenRefresh: { lockTtl: 60_000 } }))
+    const error = await getAccessToken(auth, { userId, provider: "op" }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ type: "AdapterError" })
+    fail = false
+    // The provider rotated the token it got; the store never learnt the new one, so the
+    // next attempt (with a lock that was released, or it would wait a minute) is refused.
+    const next = await getAccessToken(auth, { userId, provider: "op" }).catch((e: unknown) => e)
+    expect(next).toMatchObject({ type: "ReauthRequired", reason: "invalid_grant" })
+  })
+})
+
 describe("a stored expiry that was tampered with or broken", () => {
   for (const [label, value] of [
     ["a word", "soon"],
