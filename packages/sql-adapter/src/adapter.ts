@@ -236,22 +236,19 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
     async acquireLock(key, owner, ttlMs) {
       const now = Date.now()
-      try {
-        await db.insertInto(t.locks).values({ key, owner, value: null, expires: now + ttlMs }).execute()
-        return true
-      } catch (insertError) {
-        // Taken (the primary key): ours only if its holder's time is up. One UPDATE decides
-        // among several takers of an expired lock; the others match no row.
-        const { numUpdatedRows } = await db.updateTable(t.locks)
-          .set({ owner, value: null, expires: now + ttlMs })
-          .where("key", "=", key)
-          .where("expires", "<=", now)
-          .executeTakeFirst()
-          .catch(() => {
-            throw insertError
-          })
-        return numUpdatedRows > 0n
-      }
+      // A taken key is no error (waiters ask every few hundred milliseconds; failed INSERTs
+      // would fill the server's log): ON CONFLICT DO NOTHING, or MySQL's INSERT IGNORE.
+      const insert = db.insertInto(t.locks).values({ key, owner, value: null, expires: now + ttlMs })
+      const inserted = await (supportsReturning ? insert.onConflict((oc) => oc.column("key").doNothing()) : insert.ignore()).executeTakeFirst()
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true
+      // Taken: ours only if its holder's time is up. One UPDATE decides among several
+      // takers of an expired lock; the others match no row.
+      const { numUpdatedRows } = await db.updateTable(t.locks)
+        .set({ owner, value: null, expires: now + ttlMs })
+        .where("key", "=", key)
+        .where("expires", "<=", now)
+        .executeTakeFirst()
+      return numUpdatedRows > 0n
     },
     async releaseLock(key, owner) {
       await db.deleteFrom(t.locks).where("key", "=", key).where("owner", "=", owner).execute()
