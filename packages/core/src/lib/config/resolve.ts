@@ -136,7 +136,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
   if (webauthnProblem) fail(webauthnProblem)
 
-  const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail, logger)
+  const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }

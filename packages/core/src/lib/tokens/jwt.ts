@@ -78,8 +78,8 @@ export async function rotateHeld(config: ResolvedConfig, held: HeldTokens): Prom
   const oldRefreshToken = held.refresh_token
   const id = await sha256Hex(`${provider.id}\u0000${oldRefreshToken}`)
   const { tokenRefresh, keys, secrets, logger } = config
-  const remembered = tokenRefresh.recall(id)
-  if (remembered) return afterHandoff(held, remembered as unknown as HeldTokens)
+  const remembered = tokenRefresh.recall<HeldTokens>(id)
+  if (remembered) return afterHandoff(held, remembered)
 
   return tokenRefresh.singleFlight(`jwt\u0000${id}`, async () => {
     const lockKey = `token-refresh-jwt:${id}`
@@ -120,7 +120,7 @@ export async function rotateHeld(config: ResolvedConfig, held: HeldTokens): Prom
         if (!(error instanceof ReauthRequired)) throw error
         next = { ...held, reauth: true }
       }
-      tokenRefresh.remember(id, next as never)
+      tokenRefresh.remember(id, next)
       if (lock.share) {
         const sealed = await encodeWith(keys, { token: { held: next } as JWT, secret: secrets, salt: shareKey, maxAge: HANDOFF_MS / 1000 })
         await lock.share(shareKey, sealed, HANDOFF_MS).catch((error: Error) => logger.error(error))

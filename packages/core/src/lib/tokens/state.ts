@@ -1,13 +1,11 @@
 import type { Adapter } from "../../adapters.js"
 import { InvalidConfig, type AuthError } from "../../errors.js"
-import type { LoggerInstance } from "../../base-types.js"
-import type { TokenSet } from "../../base-types.js"
 import { adapterRefreshLock, MemoryRefreshLock, type RefreshLock } from "./lock.js"
 import type { TokenRefreshOptions } from "./options.js"
 
-/** A token set some refresh produced, remembered briefly for callers holding the old one. */
+/** What a JWT-held refresh produced, remembered briefly for requests holding the old tokens. */
 interface Handoff {
-  tokens: TokenSet
+  tokens: unknown
   expires: number
 }
 
@@ -44,19 +42,19 @@ export class TokenRefreshState {
     return flight
   }
 
-  remember(key: string, tokens: TokenSet): void {
+  remember(key: string, tokens: unknown): void {
     if (this.#handoffs.size >= HANDOFF_LIMIT) this.#handoffs.clear()
     this.#handoffs.set(key, { tokens, expires: Date.now() + HANDOFF_TTL })
   }
 
-  recall(key: string): TokenSet | undefined {
+  recall<T>(key: string): T | undefined {
     const hit = this.#handoffs.get(key)
     if (!hit) return undefined
     if (hit.expires <= Date.now()) {
       this.#handoffs.delete(key)
       return undefined
     }
-    return hit.tokens
+    return hit.tokens as T
   }
 }
 
@@ -68,7 +66,6 @@ export function resolveTokenRefresh(
   option: TokenRefreshOptions | undefined,
   adapter: Adapter | undefined,
   fail: (e: AuthError) => void,
-  _logger: LoggerInstance,
 ): TokenRefreshState {
   const o = option ?? {}
   let skew = DEFAULT_SKEW
