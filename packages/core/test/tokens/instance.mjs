@@ -1,6 +1,8 @@
 // One app instance for the two-process token refresh tests: a real Node process running the
 // BUILT packages (rebuild with `tsc -b` first), configured from argv[2] (JSON), driven over IPC.
 //   { cmd: "tokens", id, userId, n }  → { id, results: [{ accessToken } | { error, reason }] }
+//   { cmd: "tokens", id, cookie, n }  → the same for the browser whose Cookie header is `cookie`
+//                                       (with `jwt`: JWT sessions carrying the tokens)
 // Stores: "sql" (SqlAdapter on PostgreSQL, its own lock), "sql+redis-lock" (SqlAdapter on
 // PostgreSQL, redisRefreshLock), "redis" (RedisAdapter: accounts and lock in Redis).
 import { createAuth, getAccessToken } from "@portcullis/core"
@@ -16,7 +18,8 @@ const auth = createAuth({
   trustHost: true,
   adapter,
   logger: { error: () => {}, warn: () => {} },
-  tokenRefresh: { lockTtl: options.lockTtl, ...(options.store === "sql+redis-lock" && { lock: redisRefreshLock(redis, { prefix: options.prefix }) }) },
+  session: { strategy: options.jwt ? "jwt" : "database" },
+  tokenRefresh: { jwt: !!options.jwt, lockTtl: options.lockTtl, ...(options.store === "sql+redis-lock" && { lock: redisRefreshLock(redis, { prefix: options.prefix }) }) },
   providers: [{ id: "op", name: "OP", type: "oidc", issuer: options.issuer, clientId: options.clientId, clientSecret: options.clientSecret, allowInsecureLoopback: true, timeout: options.timeout }],
 })
 
@@ -24,7 +27,12 @@ process.on("message", async (message) => {
   if (message.cmd === "tokens") {
     const results = await Promise.all(
       Array.from({ length: message.n }, () =>
-        getAccessToken(auth, { userId: message.userId, provider: "op" }).then(
+        getAccessToken(
+          auth,
+          message.cookie
+            ? { request: new Request("http://localhost:3000/api", { headers: { cookie: message.cookie } }), provider: "op" }
+            : { userId: message.userId, provider: "op" },
+        ).then(
           (t) => ({ accessToken: t.accessToken }),
           (e) => ({ error: e.type ?? e.name, reason: e.reason, message: e.message }),
         ),

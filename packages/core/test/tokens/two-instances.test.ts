@@ -12,6 +12,7 @@ import pg from "pg"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { postgresService, redisService, serviceAvailable, pingRedis } from "@portcullis/adapter-test"
 import type { Adapter } from "@portcullis/core/adapters"
+import { encode } from "@portcullis/core/jwt"
 import { createPostgresKysely, migrateToLatest, SqlAdapter, type TableNames } from "@portcullis/sql-adapter"
 import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
 import { clientId, clientSecret, startRefreshOp, type RefreshOp } from "./refresh-op.js"
@@ -56,10 +57,19 @@ class Instance {
   }
 
   tokens(userId: string, n: number): Promise<Result[]> {
+    return this.#send({ cmd: "tokens", userId, n })
+  }
+
+  /** `n` concurrent calls for the browser whose `Cookie` header is `cookie`. */
+  tokensFor(cookie: string, n: number): Promise<Result[]> {
+    return this.#send({ cmd: "tokens", cookie, n })
+  }
+
+  #send(message: Record<string, unknown>): Promise<Result[]> {
     const id = this.#next++
     return new Promise((resolve) => {
       this.#pending.set(id, resolve)
-      this.child.send({ cmd: "tokens", id, userId, n })
+      this.child.send({ ...message, id })
     })
   }
 
@@ -122,9 +132,9 @@ gate.describe("token refresh across two app processes sharing PostgreSQL and Red
     op.fault = "none"
   })
 
-  async function instances(store: Store, n = 2): Promise<Instance[]> {
+  async function instances(store: Store, n = 2, extra: Record<string, unknown> = {}): Promise<Instance[]> {
     const started = Array.from({ length: n }, () =>
-      new Instance({ store, issuer: op.issuer, clientId, clientSecret, pgUrl: pgService.url, redisUrl, tables, prefix: redisPrefix, lockTtl: 1_500, timeout: 5_000 }),
+      new Instance({ ...extra, store, issuer: op.issuer, clientId, clientSecret, pgUrl: pgService.url, redisUrl, tables, prefix: redisPrefix, lockTtl: 1_500, timeout: 5_000 }),
     )
     running.push(...started)
     await Promise.all(started.map((i) => i.ready))
@@ -170,6 +180,23 @@ gate.describe("token refresh across two app processes sharing PostgreSQL and Red
       const after = (await stored())!
       expect(new Set(results.map((r) => r.accessToken))).toEqual(new Set([after.access_token]))
       await survivor!.close()
+    })
+
+    it("JWT sessions: 50 requests carrying one old cookie, split over two processes, make one refresh and all get its tokens", async () => {
+      const [one, two] = await instances(store, 2, { jwt: true })
+      const refreshToken = await op.mintRefreshToken()
+      const token = {
+        sub: crypto.randomUUID(),
+        name: "Demo",
+        pcl_oauth: { provider: "op", access_token: "stale", refresh_token: refreshToken, expires_at: Math.floor(Date.now() / 1000) - 10 },
+      }
+      const cookie = `authjs.session-token=${await encode({ token, secret: "a-test-secret-with-at-least-32-characters", salt: "authjs.session-token" })}`
+      const results = (await Promise.all([one!.tokensFor(cookie, 25), two!.tokensFor(cookie, 25)])).flat()
+      expect(results.filter((r) => r.error)).toEqual([])
+      expect(op.refreshRequests()).toEqual([expect.objectContaining({ refreshToken, status: 200 })])
+      expect(new Set(results.map((r) => r.accessToken)).size).toBe(1)
+      expect(results[0]!.accessToken).not.toBe("stale")
+      await Promise.all([one!.close(), two!.close()])
     })
   })
 })
