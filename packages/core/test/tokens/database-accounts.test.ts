@@ -371,7 +371,7 @@ describe("what cannot be refreshed", () => {
 })
 
 describe("the tokenRefresh option", () => {
-  for (const bad of [{ skew: -1 }, { skew: "60" }, { lockTtl: 5 }, { lock: {} }, { jwt: "yes" }]) {
+  for (const bad of [{ skew: -1 }, { skew: "60" }, { lockTtl: 5 }, { lock: {} }, { jwt: "yes" }, "on", [], null]) {
     it(`refuses ${JSON.stringify(bad)} as InvalidConfig`, async () => {
       const error = await getAccessToken(createAuth(appConfig(MemoryAdapter(), { tokenRefresh: bad as never })), { userId: "u", provider: "op" }).catch((e: unknown) => e)
       expect(error).toMatchObject({ type: "InvalidConfig" })

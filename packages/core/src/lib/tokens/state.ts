@@ -67,7 +67,10 @@ export function resolveTokenRefresh(
   adapter: Adapter | undefined,
   fail: (e: AuthError) => void,
 ): TokenRefreshState {
-  const o = option ?? {}
+  if (option !== undefined && (typeof option !== "object" || option === null || Array.isArray(option))) {
+    fail(new InvalidConfig(`tokenRefresh must be an object, got ${JSON.stringify(option)}`))
+  }
+  const o: TokenRefreshOptions = typeof option === "object" && option !== null ? option : {}
   let skew = DEFAULT_SKEW
   if (o.skew !== undefined) {
     if (typeof o.skew !== "number" || !Number.isFinite(o.skew) || o.skew < 0) fail(new InvalidConfig(`tokenRefresh.skew must be a number of seconds >= 0, got ${JSON.stringify(o.skew)}`))
