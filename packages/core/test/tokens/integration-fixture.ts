@@ -43,7 +43,7 @@ export function tokenFixture(): TokenFixture {
       await adapter.linkAccount!({ userId, type: "oidc", provider: "op", providerAccountId: crypto.randomUUID(), access_token: "stale", refresh_token: refreshToken, expires_at: Math.floor(Date.now() / 1000) - 10 })
       const sessionToken = crypto.randomUUID()
       await adapter.createSession!({ sessionToken, userId, expires: new Date(Date.now() + 3_600_000) })
-      return { cookie: `authjs.session-token=${sessionToken}`, userId, refreshToken, stored: () => adapter.getAccountByUserId!(userId, "op") }
+      return { cookie: `authjs.session-token=${sessionToken}`, userId, refreshToken, stored: async () => adapter.getAccountByUserId!(userId, "op") }
     },
   }
 }
