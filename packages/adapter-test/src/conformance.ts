@@ -697,6 +697,20 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
           expect(await a().getShared(key)).toBe("sealed value")
           expect(await a().getShared(`shared-${crypto.randomUUID()}`)).toBeNull()
         })
+
+        it("forgets a shared value once its time is up, and a later value replaces an earlier one", async () => {
+          const key = `shared-${crypto.randomUUID()}`
+          await a().setShared(key, "short-lived", 30)
+          let gone = false
+          for (let i = 0; i < 100 && !gone; i++) {
+            gone = (await a().getShared(key)) === null
+            if (!gone) await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+          expect(gone).toBe(true)
+          await a().setShared(key, "first", 30_000)
+          await a().setShared(key, "second", 30_000)
+          expect(await a().getShared(key)).toBe("second")
+        })
       })
     }
 

@@ -206,7 +206,10 @@ export function MemoryAdapter(): Adapter {
       if (locks.get(key)?.owner === owner) locks.delete(key)
     },
     async setShared(key, value, ttlMs) {
-      shared.set(key, { value, expires: Date.now() + ttlMs })
+      // Values expire when read; sweep the unread ones so the map cannot grow without end.
+      const now = Date.now()
+      for (const [k, v] of shared) if (v.expires <= now) shared.delete(k)
+      shared.set(key, { value, expires: now + ttlMs })
     },
     async getShared(key) {
       const hit = shared.get(key)

@@ -256,7 +256,9 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     async setShared(key, value, ttlMs) {
       const expires = Date.now() + ttlMs
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom(t.locks).where("key", "=", key).execute()
+        // Rows expire only logically: every write also sweeps the expired ones (shared
+        // values nobody read, locks of holders that died), so the table stays small.
+        await trx.deleteFrom(t.locks).where((eb) => eb.or([eb("key", "=", key), eb("expires", "<", Date.now())])).execute()
         await trx.insertInto(t.locks).values({ key, owner: "", value, expires }).execute()
       })
     },
