@@ -44,11 +44,22 @@ export interface ConformanceFactory {
    * spec fails the suite, so a renamed spec cannot silently stop being excused.
    */
   knownLimitations?: Record<string, string>
+  /**
+   * Whether the adapter has the Portcullis token-refresh extensions (`getAccountByUserId`,
+   * `updateAccount`, `acquireLock`, `releaseLock`, `setShared`, `getShared`); their specs run
+   * only then.
+   */
+  tokenRefresh?: boolean
 }
 
-type Method = keyof Adapter
-/** Auth.js's methods; `listSessions` (a Portcullis capability) is checked where it is specified. */
-const ALL_METHODS: Exclude<Method, "listSessions">[] = [
+/** The Auth.js interface's methods; the Portcullis extensions (`listSessions`, token refresh) have their own specs. */
+type Method =
+  | "createUser" | "getUser" | "getUserByEmail" | "getUserByAccount" | "updateUser" | "deleteUser"
+  | "linkAccount" | "unlinkAccount" | "getAccount"
+  | "createSession" | "getSessionAndUser" | "updateSession" | "deleteSession"
+  | "createVerificationToken" | "useVerificationToken"
+  | "createAuthenticator" | "getAuthenticator" | "listAuthenticatorsByUserId" | "updateAuthenticatorCounter"
+const ALL_METHODS: Method[] = [
   "createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "deleteUser",
   "linkAccount", "unlinkAccount", "getAccount",
   "createSession", "getSessionAndUser", "updateSession", "deleteSession",
@@ -623,6 +634,120 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect((await a().getUserByEmail(user.email))?.id).toBe(again.id)
       })
     })
+
+    if (factory.tokenRefresh) {
+      describe("getAccountByUserId (Portcullis extension)", () => {
+        it("finds a user's account by provider, and null for another provider or user", async () => {
+          const user = await newUser()
+          const account = makeAccount(user.id, { refresh_token: "r1", access_token: "a1", expires_at: 1_900_000_000 })
+          await a().linkAccount(account)
+          const found = await a().getAccountByUserId(user.id, account.provider)
+          expect(present(found)).toMatchObject({ userId: user.id, provider: account.provider, providerAccountId: account.providerAccountId, refresh_token: "r1", access_token: "a1", expires_at: 1_900_000_000 })
+          expect(await a().getAccountByUserId(user.id, "another-provider")).toBeNull()
+          expect(await a().getAccountByUserId(crypto.randomUUID(), account.provider)).toBeNull()
+        })
+      })
+
+      describe("updateAccount (Portcullis extension)", () => {
+        it("writes the patch, clears fields set to null, keeps the rest", async () => {
+          const user = await newUser()
+          const account = makeAccount(user.id, { refresh_token: "r1", access_token: "a1", expires_at: 1_900_000_000, scope: "openid" })
+          await a().linkAccount(account)
+          const updated = await a().updateAccount(account, { access_token: "a2", expires_at: null, reauth_required: true })
+          expect(present(updated)).toMatchObject({ access_token: "a2", refresh_token: "r1", scope: "openid", reauth_required: true })
+          const read = await a().getAccountByUserId(user.id, account.provider)
+          expect(read?.access_token).toBe("a2")
+          expectAbsent(read?.expires_at)
+          expect(read?.reauth_required).toBe(true)
+          const cleared = await a().updateAccount(account, { reauth_required: false })
+          expect(!!cleared?.reauth_required).toBe(false)
+        })
+
+        it("compares the stored refresh token first: a stale one writes nothing and answers null", async () => {
+          const user = await newUser()
+          const account = makeAccount(user.id, { refresh_token: "r1", access_token: "a1" })
+          await a().linkAccount(account)
+          expect(await a().updateAccount(account, { access_token: "evil", refresh_token: "r-evil" }, { refresh_token: "r0" })).toBeNull()
+          expect((await a().getAccountByUserId(user.id, account.provider))?.refresh_token).toBe("r1")
+          const won = await a().updateAccount(account, { access_token: "a2", refresh_token: "r2" }, { refresh_token: "r1" })
+          expect(won?.refresh_token).toBe("r2")
+        })
+
+        it("is atomic: of 25 concurrent writers expecting the same refresh token exactly one wins", async () => {
+          const user = await newUser()
+          const account = makeAccount(user.id, { refresh_token: "r1", access_token: "a1" })
+          await a().linkAccount(account)
+          const results = await Promise.all(
+            Array.from({ length: 25 }, (_, i) => a().updateAccount(account, { access_token: `a${i}`, refresh_token: `r-${i}` }, { refresh_token: "r1" })),
+          )
+          const winners = results.filter((r) => r !== null)
+          expect(winners).toHaveLength(1)
+          const stored = await a().getAccountByUserId(user.id, account.provider)
+          expect(stored?.refresh_token).toBe(winners[0]!.refresh_token)
+        })
+
+        it("answers null for an account that does not exist, creating nothing", async () => {
+          const key = { provider: "none", providerAccountId: crypto.randomUUID() }
+          expect(await a().updateAccount(key, { access_token: "x" })).toBeNull()
+          expect(await a().getAccount(key.providerAccountId, key.provider)).toBeNull()
+        })
+      })
+
+      describe("acquireLock and releaseLock (Portcullis extension)", () => {
+        it("is exclusive: of 25 concurrent acquirers exactly one holds the lock", async () => {
+          const key = `lock-${crypto.randomUUID()}`
+          const owners = Array.from({ length: 25 }, () => crypto.randomUUID())
+          const results = await Promise.all(owners.map((owner) => a().acquireLock(key, owner, 30_000)))
+          expect(results.filter(Boolean)).toHaveLength(1)
+          const holder = owners[results.indexOf(true)]!
+          await a().releaseLock(key, holder)
+          expect(await a().acquireLock(key, owners[0]!, 30_000)).toBe(true)
+        })
+
+        it("releases only for the owner that holds it", async () => {
+          const key = `lock-${crypto.randomUUID()}`
+          expect(await a().acquireLock(key, "holder", 30_000)).toBe(true)
+          await a().releaseLock(key, "someone else")
+          expect(await a().acquireLock(key, "intruder", 30_000)).toBe(false)
+          await a().releaseLock(key, "holder")
+          expect(await a().acquireLock(key, "next", 30_000)).toBe(true)
+        })
+
+        it("frees a lock whose holder never released it once its time is up", async () => {
+          const key = `lock-${crypto.randomUUID()}`
+          expect(await a().acquireLock(key, "dead holder", 30)).toBe(true)
+          let taken = false
+          for (let i = 0; i < 100 && !taken; i++) {
+            taken = await a().acquireLock(key, "next", 30_000)
+            if (!taken) await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+          expect(taken).toBe(true)
+        })
+      })
+
+      describe("setShared and getShared (Portcullis extension)", () => {
+        it("reads back a shared value, and null for an unknown key", async () => {
+          const key = `shared-${crypto.randomUUID()}`
+          await a().setShared(key, "sealed value", 30_000)
+          expect(await a().getShared(key)).toBe("sealed value")
+          expect(await a().getShared(`shared-${crypto.randomUUID()}`)).toBeNull()
+        })
+
+        it("forgets a shared value once its time is up, and a later value replaces an earlier one", async () => {
+          const key = `shared-${crypto.randomUUID()}`
+          await a().setShared(key, "short-lived", 30)
+          let gone = false
+          for (let i = 0; i < 100 && !gone; i++) {
+            gone = (await a().getShared(key)) === null
+            if (!gone) await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+          expect(gone).toBe(true)
+          await a().setShared(key, "first", 30_000)
+          await a().setShared(key, "second", 30_000)
+          expect(await a().getShared(key)).toBe("second")
+        })
+      })
+    }
 
     if (Object.keys(limitations).length) {
       // Checked when it runs: vitest collects nested describes after this callback returns.

@@ -41,6 +41,29 @@ export type AdapterAccountType = "oauth" | "oidc" | "email" | "webauthn"
 export interface AdapterAccount extends Account {
   userId: string
   type: AdapterAccountType
+  /**
+   * Portcullis: set when the provider refused the stored refresh token (`invalid_grant`);
+   * `getAccessToken` then throws `ReauthRequired` until the user signs in with the provider
+   * again, which clears it. Absent (or `false`) otherwise.
+   */
+  reauth_required?: boolean
+}
+
+/** Which stored account a call is about. */
+export type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">
+
+/**
+ * The token fields {@link Adapter.updateAccount} writes. A field left out is kept; `null`
+ * clears it (an access token without `expires_at`, for example).
+ */
+export interface AccountTokenPatch {
+  access_token?: string | null
+  refresh_token?: string | null
+  expires_at?: number | null
+  token_type?: string | null
+  scope?: string | null
+  id_token?: string | null
+  reauth_required?: boolean
 }
 
 /** A database session. The cookie holds only `sessionToken`. */
@@ -136,6 +159,40 @@ export interface Adapter {
     credentialID: AdapterAuthenticator["credentialID"],
     newCounter: AdapterAuthenticator["counter"],
   ): Awaitable<AdapterAuthenticator>
+
+  /*
+   * Portcullis extensions (Auth.js adapters have none of these; each is optional and only
+   * `getAccessToken` and the token refresh use them — see docs/adapters.md).
+   */
+
+  /** Portcullis: the account `userId` has with `provider`, or `null`. */
+  getAccountByUserId?(userId: string, provider: string): Awaitable<AdapterAccount | null>
+  /**
+   * Portcullis: writes `patch` into the account, atomically. With `expected`, only if the
+   * stored `refresh_token` is still `expected.refresh_token` (compare-and-set: of two
+   * writers that read the same token, one wins). Returns the account as stored after the
+   * write, or `null` when nothing was written (no such account, or the token had changed).
+   */
+  updateAccount?(
+    account: AccountKey,
+    patch: AccountTokenPatch,
+    expected?: { refresh_token: string | null },
+  ): Awaitable<AdapterAccount | null>
+  /**
+   * Portcullis: takes the lock `key` for `owner` for `ttlMs` milliseconds, unless someone
+   * else holds it. `true` when taken. Shared by every app instance using this store.
+   */
+  acquireLock?(key: string, owner: string, ttlMs: number): Awaitable<boolean>
+  /** Portcullis: releases `key` if (and only if) `owner` still holds it. */
+  releaseLock?(key: string, owner: string): Awaitable<void>
+  /**
+   * Portcullis: keeps `value` under `key` for `ttlMs` milliseconds, for every instance to
+   * read with {@link getShared} (JWT sessions hand a rotated token set, encrypted, to
+   * requests elsewhere that still carry the old one).
+   */
+  setShared?(key: string, value: string, ttlMs: number): Awaitable<void>
+  /** Portcullis: the value {@link setShared} kept under `key`, or `null` once it expired. */
+  getShared?(key: string): Awaitable<string | null>
 }
 
 /** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */

@@ -177,6 +177,8 @@ export type WarningCode =
   | "rate-limited"
   | "rate-limit-store-failed"
   | "rate-limit-no-address"
+  | "token-refresh-conflict"
+  | "token-refresh-local-lock"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

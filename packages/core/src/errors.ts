@@ -62,6 +62,8 @@ export type ErrorType =
   | "RateLimited"
   | "SessionManagementUnsupported"
   | "NotSignedIn"
+  | "ReauthRequired"
+  | "TokenRefreshFailed"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -437,4 +439,56 @@ export function isClientError(error: unknown): error is AuthError {
  */
 export class UnsupportedPasswordHash extends AuthError {
   static override type: ErrorType = "UnsupportedPasswordHash"
+}
+
+/** Why {@link ReauthRequired} was thrown. */
+export type ReauthReason =
+  /** The provider refused the stored refresh token (`invalid_grant`): revoked, expired or already used. */
+  | "invalid_grant"
+  /** An earlier refresh was refused and the account is marked; only a new sign-in clears the mark. */
+  | "marked"
+  /** The access token has expired and the provider gave no refresh token. */
+  | "no_refresh_token"
+  /** The user has no account with this provider (or the session carries none). */
+  | "no_account"
+  /** The request carries no session: nobody is signed in. */
+  | "signed_out"
+
+/**
+ * The user must sign in with the provider again (re-consent) before Portcullis can get an
+ * access token for them: the provider refused the refresh token, or there is none. The
+ * account is marked as needing re-consent when the provider refused it, so later calls fail
+ * fast without asking the provider; the next sign-in with that provider clears the mark.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const { accessToken } = await getAccessToken(auth, { userId, provider: "google" })
+ * } catch (e) {
+ *   if (e instanceof ReauthRequired) return redirect("/auth/signin/google")
+ *   throw e
+ * }
+ * ```
+ */
+export class ReauthRequired extends AuthError {
+  static override type: ErrorType = "ReauthRequired"
+  /** Why the user must sign in again. */
+  readonly reason: ReauthReason
+  /** The provider the user must sign in with. */
+  readonly provider: string
+  constructor(message: string, details: { reason: ReauthReason; provider: string } & ErrorCause) {
+    super(message, details)
+    this.reason = details.reason
+    this.provider = details.provider
+  }
+}
+
+/**
+ * An access token could not be refreshed for now: the token endpoint did not answer (down,
+ * slow, refused the connection), answered with a server error or an error other than
+ * `invalid_grant`, or another instance held the refresh lock for too long. Nothing was
+ * marked: the same call may succeed later.
+ */
+export class TokenRefreshFailed extends AuthError {
+  static override type: ErrorType = "TokenRefreshFailed"
 }

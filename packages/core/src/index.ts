@@ -24,12 +24,19 @@
 import type { ResponseInternal } from "./base-types.js"
 import type { AuthConfig } from "./types.js"
 import { AuthRuntime, runtimeFor } from "./lib/runtime.js"
+import type { AccessToken } from "./lib/tokens/result.js"
+import type { AccessTokenParams } from "./lib/tokens/access.js"
 import type { raw } from "./symbols.js"
 
 export { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 export { createActionURL, setEnvDefaults } from "./lib/config/env.js"
 export { isAuthAction } from "./lib/http/request.js"
-export { AuthError, CredentialsSignin } from "./errors.js"
+export { AuthError, CredentialsSignin, ReauthRequired, TokenRefreshFailed } from "./errors.js"
+export type { ReauthReason } from "./errors.js"
+export type { AccessToken } from "./lib/tokens/result.js"
+export type { AccessTokenParams } from "./lib/tokens/access.js"
+export type { RefreshLock } from "./lib/tokens/lock.js"
+export type { TokenRefreshOptions } from "./lib/tokens/options.js"
 export { AuthRuntime, type HandleOptions } from "./lib/runtime.js"
 export type * from "./types.js"
 
@@ -68,4 +75,47 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
  */
 export function createAuth(config: Omit<AuthConfig, "raw">): AuthRuntime {
   return runtimeFor(config)
+}
+
+/**
+ * A valid access token of a user's account with an OAuth/OIDC provider, for calling the
+ * provider's API. When the stored token expires within `tokenRefresh.skew` seconds (default
+ * 60), it is refreshed first with the stored refresh token (RFC 6749 §6, through
+ * oauth4webapi), and a rotated refresh token is stored atomically (compare-and-set on the
+ * old one).
+ *
+ * Concurrent calls for one account make one request to the provider: callers in one
+ * process share it, and instances share the `tokenRefresh.lock` (the adapter's by default),
+ * where a caller that finds the lock held waits and reads what the holder stored.
+ *
+ * Who: `{ userId }` or `{ session }` (database-backed accounts: the adapter needs
+ * `getAccountByUserId` and `updateAccount`, which the Portcullis adapters have), or
+ * `{ request }` — the browser's request, for either session strategy; with JWT sessions the
+ * tokens ride in the session cookie (`tokenRefresh.jwt: true`) and a rotation re-issues it
+ * through `setCookie`. See docs/tokens.md.
+ *
+ * @throws {@link ReauthRequired} when the user must sign in with the provider again (the
+ * provider refused the refresh token — the account is then marked — or there is none, or no
+ * such account); {@link TokenRefreshFailed} when the provider could not be asked (down,
+ * slow, a server error: nothing is marked, try again later); `AdapterError` when the store
+ * failed.
+ *
+ * @example
+ * ```ts
+ * import { createAuth, getAccessToken, ReauthRequired } from "@portcullis/core"
+ *
+ * const auth = createAuth(config)
+ * try {
+ *   const { accessToken } = await getAccessToken(auth, { userId: user.id, provider: "google" })
+ *   await fetch("https://www.googleapis.com/calendar/v3/users/me/calendarList", {
+ *     headers: { Authorization: `Bearer ${accessToken}` },
+ *   })
+ * } catch (error) {
+ *   if (error instanceof ReauthRequired) redirectTo("/auth/signin/google")
+ *   else throw error
+ * }
+ * ```
+ */
+export function getAccessToken(auth: Omit<AuthConfig, "raw"> | AuthRuntime, params: AccessTokenParams): Promise<AccessToken> {
+  return runtimeFor(auth as AuthConfig).getAccessToken(params)
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import { InvalidRequest, ServiceUnavailable } from "./errors.js"
-import type { AuthConfig, Cookie, ResponseInternal, Session, SessionInfo } from "./index.js"
+import type { AccessToken, AuthConfig, Cookie, ResponseInternal, Session, SessionInfo } from "./index.js"
 import type { SessionOperation, SessionOperationResult } from "./lib/session/manage.js"
 import { requestErrorResponse } from "./lib/errors.js"
 import { originFromHeaders } from "./lib/http/host.js"
@@ -64,6 +64,11 @@ export function invalidRequestResponse(error: InvalidRequest): Response {
   return toResponse(requestErrorResponse(error)!, [], false)
 }
 
+/** A cookie core asked to set, as a `Set-Cookie` header value (for frameworks that take raw headers, such as Express's `res.append`). */
+export function setCookieHeader(cookie: Cookie): string {
+  return serializeCookie(cookie.name, cookie.value, cookie.options)
+}
+
 /** Whether `pathname` is `<basePath>` or below it. */
 export function underBasePath(pathname: string, basePath: string): boolean {
   return pathname === basePath || pathname.startsWith(`${basePath}/`)
@@ -99,6 +104,28 @@ export async function readSession(origin: string, cookieHeader: string | null | 
   const body = internal.body as (Session & { message?: string }) | null | undefined
   if (status !== 200) throw new Error(body?.message ?? `Session request failed with ${status}`)
   return body && Object.keys(body).length ? body : null
+}
+
+/**
+ * A valid provider access token for the user a request's cookies sign in, refreshed when
+ * it expires within `tokenRefresh.skew` — the integrations' `getAccessToken`, on top of
+ * core's (`getAccessToken(auth, { request, provider })`). Only the `Cookie` header is
+ * forwarded. With JWT sessions (`tokenRefresh.jwt`) a rotation re-issues the session
+ * cookie, which goes to `setCookie`; without one, the next session check re-issues it
+ * (the rotation is remembered meanwhile, so the old refresh token is not sent again).
+ *
+ * @throws `ReauthRequired`, `TokenRefreshFailed` (see `getAccessToken` in `@portcullis/core`).
+ * `origin` must be one {@link originFromHeaders} or {@link originOfUrl} returned.
+ *
+ * @example
+ * ```ts
+ * const { accessToken } = await readAccessToken(originOfUrl(url), request.headers.get("cookie"), auth, "google", (c) => cookies.set(c.name, c.value, c.options))
+ * ```
+ */
+export function readAccessToken(origin: string, cookieHeader: string | null | undefined, auth: AuthSource, provider: string, setCookie?: CookieSink): Promise<AccessToken> {
+  const runtime = runtimeFor(auth)
+  const request = new Request(`${origin}${runtime.basePath}/session`, { headers: cookieHeaders(cookieHeader) })
+  return runtime.getAccessToken({ request, provider, ...(setCookie && { setCookie }) })
 }
 
 /**
@@ -314,11 +341,6 @@ async function manage(request: Pick<SessionRequest, "origin" | "headers" | "csrf
   const result = await runtime.manageSessions(new Request(url, init), operation, request.skipCSRF ? { skipCSRF: true } : {})
   deliver(result, setCookie)
   return result
-}
-
-/** A cookie as one `Set-Cookie` header value, for integrations that set headers themselves. */
-export function setCookieHeader(cookie: Cookie): string {
-  return serializeCookie(cookie.name, cookie.value, cookie.options)
 }
 
 function cookieHeaders(cookieHeader: string | null | undefined): Headers {

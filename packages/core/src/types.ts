@@ -10,6 +10,7 @@ import type { Adapter, AdapterAuthenticator, AdapterSession, AdapterUser } from 
 import type { AuthError } from "./errors.js"
 import type { JWT, JWTOptions } from "./lib/jwt/types.js"
 import type { Provider } from "./providers/index.js"
+import type { TokenRefreshOptions } from "./lib/tokens/options.js"
 import type { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 import type { RateLimitedEvent } from "./lib/rate-limit/limiter.js"
 import type { RateLimitOptions } from "./lib/rate-limit/options.js"
@@ -180,6 +181,12 @@ export interface AuthConfig {
   /** Proxy origin that receives OAuth redirects for preview deployments. Default `AUTH_REDIRECT_PROXY_URL`. */
   redirectProxyUrl?: string
   experimental?: { enableWebAuthn?: boolean }
+  /**
+   * Portcullis: how `getAccessToken` refreshes provider access tokens — the expiry skew,
+   * the lock shared by the app's instances, and whether JWT sessions carry the tokens
+   * (docs/tokens.md).
+   */
+  tokenRefresh?: TokenRefreshOptions
   /** Pass the exported `skipCSRFCheck` symbol to turn CSRF protection off (framework integrations only). */
   skipCSRFCheck?: typeof skipCSRFCheck
   /** Pass the exported `raw` symbol to get the internal response object instead of a `Response`. */

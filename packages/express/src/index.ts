@@ -27,10 +27,12 @@ import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AuthConfig, Session, SessionInfo } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
+import type { AccessToken } from "@portcullis/core"
 import {
   invalidRequestResponse,
   listSessions as coreListSessions,
   originFromHeaders,
+  readAccessToken,
   readCsrfToken,
   readSession,
   revokeOtherSessions as coreRevokeOtherSessions,
@@ -44,7 +46,8 @@ import {
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
+export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
 export type GetSessionResult = Promise<Session | null>
@@ -212,6 +215,38 @@ function cookieSink(res: ServerResponse) {
   return (cookie: Parameters<typeof setCookieHeader>[0]) => {
     res.appendHeader("Set-Cookie", setCookieHeader(cookie))
   }
+}
+
+/**
+ * A valid access token of the signed-in user's account with `provider`, refreshed first
+ * when it expires within `tokenRefresh.skew`; concurrent calls (on every instance sharing
+ * the adapter's lock) make one refresh. With JWT sessions (`tokenRefresh.jwt`), pass `res`
+ * so a rotation's re-issued session cookie reaches the browser. See `docs/tokens.md`.
+ *
+ * @throws `ReauthRequired` (send the user to `/auth/signin/<provider>`), `TokenRefreshFailed`
+ * (the provider could not be asked; retry later), `InvalidRequest` (a malformed `Host`).
+ *
+ * @example
+ * ```ts
+ * app.get("/api/repos", async (req, res, next) => {
+ *   try {
+ *     const { accessToken } = await getAccessToken(req, authConfig, { provider: "github", res })
+ *     const repos = await fetch("https://api.github.com/user/repos", { headers: { Authorization: `Bearer ${accessToken}` } })
+ *     res.json(await repos.json())
+ *   } catch (error) {
+ *     if (error instanceof ReauthRequired) return res.redirect("/auth/signin/github")
+ *     next(error)
+ *   }
+ * })
+ * ```
+ */
+export function getAccessToken(
+  req: ExpressLikeRequest,
+  config: ExpressAuthConfig,
+  options: { provider: string; res?: { append(field: string, value: string): unknown } },
+): Promise<AccessToken> {
+  const { res } = options
+  return readAccessToken(originOf(req), req.headers.cookie, config, options.provider, res && ((cookie) => res.append("Set-Cookie", setCookieHeader(cookie))))
 }
 
 /** The mount path, without whatever a wildcard (`/auth/*`, `/auth/{*splat}`) captured. */

@@ -47,6 +47,8 @@ export function MemoryAdapter(): Adapter {
   const sessions = new Map<string, AdapterSession>()
   const verificationTokens = new Map<string, VerificationToken>()
   const authenticators = new Map<string, AdapterAuthenticator>()
+  const locks = new Map<string, { owner: string; expires: number }>()
+  const shared = new Map<string, { value: string; expires: number }>()
 
   const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
   const isExpired = (expires: Date) => expires.getTime() <= Date.now()
@@ -175,6 +177,52 @@ export function MemoryAdapter(): Adapter {
       if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)
       authenticator.counter = newCounter
       return copy(authenticator)
+    },
+
+    // Portcullis extensions for provider token refresh (docs/adapters.md).
+    async getAccountByUserId(userId, provider) {
+      const account = [...accounts.values()].find((a) => a.userId === userId && a.provider === provider)
+      return account ? copy(account) : null
+    },
+    // Compare and write in one synchronous turn: atomic, as the SQL adapter's UPDATE … WHERE.
+    async updateAccount({ provider, providerAccountId }, patch, expected) {
+      const key = accountKey(provider, providerAccountId)
+      const account = accounts.get(key)
+      if (!account) return null
+      if (expected && (account.refresh_token ?? null) !== expected.refresh_token) return null
+      const merged: AdapterAccount = { ...account }
+      for (const [field, value] of Object.entries(patch)) {
+        if (value === undefined) continue
+        // An unmarked account has no `reauth_required` at all, as before it was ever marked.
+        if (value === null || (field === "reauth_required" && value === false)) delete merged[field]
+        else merged[field] = value
+      }
+      accounts.set(key, merged)
+      return copy(merged)
+    },
+    async acquireLock(key, owner, ttlMs) {
+      const now = Date.now()
+      const held = locks.get(key)
+      if (held && held.expires > now) return false
+      locks.set(key, { owner, expires: now + ttlMs })
+      return true
+    },
+    async releaseLock(key, owner) {
+      if (locks.get(key)?.owner === owner) locks.delete(key)
+    },
+    async setShared(key, value, ttlMs) {
+      // Values expire when read; sweep the unread ones so the map cannot grow without end.
+      const now = Date.now()
+      for (const [k, v] of shared) if (v.expires <= now) shared.delete(k)
+      shared.set(key, { value, expires: now + ttlMs })
+    },
+    async getShared(key) {
+      const hit = shared.get(key)
+      if (!hit || isExpired(new Date(hit.expires))) {
+        shared.delete(key)
+        return null
+      }
+      return hit.value
     },
   }
 }

@@ -16,9 +16,13 @@ import { createActions, type SignIn, type SignOut, type Update } from "./lib/act
 import { createAuth, type AuthFunction } from "./lib/auth.js"
 import { appFor, type NextAuthConfigInput } from "./lib/config.js"
 import { createSessionManagement, type SessionManagement } from "./lib/sessions.js"
+import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
+export type { GetAccessToken, GetAccessTokenOptions } from "./lib/access-token.js"
+export type { AccessToken } from "@portcullis/core"
+export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
 export type { SessionManagement } from "./lib/sessions.js"
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
@@ -41,6 +45,8 @@ export interface NextAuthResult {
    * Server Actions.
    */
   sessions: SessionManagement
+  /** Portcullis: a valid provider access token of the signed-in user, refreshed when due (`docs/tokens.md`). */
+  getAccessToken: GetAccessToken
 }
 
 /**
@@ -58,6 +64,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     auth: createAuth(config),
     ...createActions(config),
     sessions: createSessionManagement(config),
+    getAccessToken: createGetAccessToken(config),
   }
 }
 

@@ -26,16 +26,16 @@
  */
 import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
-import { setEnvDefaults as applyEnv, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
+import { setEnvDefaults as applyEnv, type AccessToken, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originOfUrl, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
+import { invalidRequestResponse, originOfUrl, readAccessToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
-export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"
 export type { SignInFieldErrors, SignInInput, SignOutFieldErrors, SignOutInput, ValidationFailure, ValidationSuccess } from "./lib/validate.js"
 
@@ -102,6 +102,27 @@ export async function getSessionData(request: Request, config: QwikAuthConfig): 
   const cookie: string[] = []
   const data = await readSession(originOfUrl(request.url), request.headers.get("cookie"), config, (c) => cookie.push(serializeCookie(c)))
   return { cookie, data }
+}
+
+/**
+ * A valid access token of the signed-in user's account with `provider`, refreshed first
+ * when it expires within `tokenRefresh.skew`; concurrent calls make one refresh. With JWT
+ * sessions (`tokenRefresh.jwt`) a rotation re-issues the session cookie on `ev`'s response.
+ * See `docs/tokens.md`.
+ *
+ * @throws `ReauthRequired` (sign in with the provider again), `TokenRefreshFailed` (retry
+ * later), `InvalidRequest` (a malformed host).
+ *
+ * @example
+ * ```ts
+ * export const onGet: RequestHandler = async (ev) => {
+ *   const { accessToken } = await getAccessToken(ev, authConfig, { provider: "github" })
+ *   ev.json(200, await (await fetch("https://api.github.com/user", { headers: { Authorization: `Bearer ${accessToken}` } })).json())
+ * }
+ * ```
+ */
+export function getAccessToken(ev: RequestEventCommon, config: QwikAuthConfig, params: { provider: string }): Promise<AccessToken> {
+  return readAccessToken(originOfUrl(ev.url), ev.request.headers.get("cookie"), config, params.provider, cookieSink(ev))
 }
 
 /** The Auth.js name of {@link getSessionData}. */

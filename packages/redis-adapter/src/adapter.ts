@@ -41,6 +41,35 @@ local userId = cjson.decode(session).userId
 return { session, redis.call("GET", ARGV[1] .. userId) }
 `
 
+/** Deletes KEYS[1] only while it still holds ARGV[1] (its owner): a late holder frees nothing. */
+export const RELEASE_SCRIPT = `
+if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
+return 0
+`
+
+/**
+ * Updates the account JSON at KEYS[1] with the patch ARGV[1] (null fields removed), only if
+ * its refresh_token equals ARGV[3] when ARGV[2] is "1" (compare-and-set). One script, so no
+ * other writer runs between the compare and the write. Returns the new JSON, or nil.
+ */
+const UPDATE_ACCOUNT_SCRIPT = `
+local current = redis.call("GET", KEYS[1])
+if not current then return nil end
+local account = cjson.decode(current)
+if ARGV[2] == "1" then
+  local stored = account.refresh_token
+  if stored == nil or stored == cjson.null then stored = "" end
+  if stored ~= ARGV[3] then return nil end
+end
+local patch = cjson.decode(ARGV[1])
+for field, value in pairs(patch) do
+  if value == cjson.null then account[field] = nil else account[field] = value end
+end
+local encoded = cjson.encode(account)
+redis.call("SET", KEYS[1], encoded)
+return encoded
+`
+
 /**
  * Creates an adapter on an ioredis client. Needs Redis 6.2 or later (GETDEL, SET PXAT).
  *
@@ -226,6 +255,37 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
         .map((json) => decode<AdapterAuthenticator>(json))
         .filter((a): a is AdapterAuthenticator => a?.userId === userId)
     },
+    // Portcullis extensions for provider token refresh (docs/adapters.md).
+    async getAccountByUserId(userId, provider) {
+      const keys = await client.smembers(k.userAccounts(userId))
+      const mine = keys.filter((key) => key.startsWith(k.account(provider, "")))
+      if (mine.length === 0) return null
+      const records = await client.mget(mine)
+      return records.map((json) => decode<AdapterAccount>(json)).find((a) => a?.userId === userId && a.provider === provider) ?? null
+    },
+    async updateAccount({ provider, providerAccountId }, patch, expected) {
+      // An empty refresh token stands for "none" in the script; real tokens are never empty.
+      const reply = (await client.eval(
+        UPDATE_ACCOUNT_SCRIPT, 1, k.account(provider, providerAccountId),
+        // An unmarked account has no `reauth_required` at all, as before it was ever marked.
+        JSON.stringify({ ...patch, ...(patch.reauth_required === false && { reauth_required: null }) }),
+        expected ? "1" : "0", expected?.refresh_token ?? "",
+      )) as string | null
+      return decode<AdapterAccount>(reply)
+    },
+    async acquireLock(key, owner, ttlMs) {
+      return (await client.set(k.lock(key), owner, "PX", ttlMs, "NX")) === "OK"
+    },
+    async releaseLock(key, owner) {
+      await client.eval(RELEASE_SCRIPT, 1, k.lock(key), owner)
+    },
+    async setShared(key, value, ttlMs) {
+      await client.set(k.lock(key), value, "PX", ttlMs)
+    },
+    async getShared(key) {
+      return client.get(k.lock(key))
+    },
+
     async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = await getAuthenticator(credentialID)
       if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)

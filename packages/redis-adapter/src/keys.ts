@@ -36,6 +36,8 @@ export function redisKeys(prefix: string) {
       `${prefix}verification-token:${encodeURIComponent(identifier)}:${token}`,
     /** Hash of a user's registered JWT sessions (`RedisSessionRegistry`): session id → JSON; expires with the last of them. */
     sessionRegistry: (userId: string) => `${prefix}session-registry:${userId}`,
+    /** A lock or shared value of provider token refresh (`acquireLock`, `setShared`); expires on its own. */
+    lock: (key: string) => `${prefix}lock:${key}`,
     /** JSON of an authenticator. */
     authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
   }

@@ -52,6 +52,7 @@ gate.describe("Redis", () => {
     setup: () => conformance.open(),
     adapter: () => RedisAdapter(conformance.client(), { prefix: conformance.prefix }),
     teardown: () => conformance.close(),
+    tokenRefresh: true,
     db: {
       user: (id) => conformance.client().get(k.user(id)),
       account: (provider, providerAccountId) => conformance.client().get(k.account(provider, providerAccountId)),

@@ -24,11 +24,12 @@
  * ```
  * @module
  */
-import type { AuthConfig, Session } from "@portcullis/core"
-import { originOfUrl, readSession, runtimeFor, sessionManager, type AuthRuntime, type CookieSink, type SessionManager } from "@portcullis/core/integration"
+import type { AccessToken, AuthConfig, Cookie, Session } from "@portcullis/core"
+import { originOfUrl, readAccessToken, readSession, runtimeFor, sessionManager, type AuthRuntime, type CookieSink, type SessionManager } from "@portcullis/core/integration"
 
-export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
+export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { CookieSink, SessionManager } from "@portcullis/core/integration"
+export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
 
@@ -125,4 +126,27 @@ export async function getSession(request: Request, options: SolidAuthConfig): Pr
  */
 export function sessionsOf(request: Request, options: SolidAuthConfig, setCookie?: CookieSink): SessionManager {
   return sessionManager(originOfUrl(request.url), request.headers, runtimeOf(options), setCookie)
+}
+
+/**
+ * A valid access token of the signed-in user's account with `provider`, refreshed first
+ * when it expires within `tokenRefresh.skew`; concurrent calls make one refresh. With JWT
+ * sessions (`tokenRefresh.jwt`) a rotation re-issues the session cookie: pass `setCookie`
+ * (vinxi's `setCookie(event, name, value, options)`) to send it; otherwise the browser's
+ * next `<prefix>/session` call does. See `docs/tokens.md`.
+ *
+ * @throws `ReauthRequired` (sign in with the provider again), `TokenRefreshFailed` (retry
+ * later), `InvalidRequest` (a malformed host).
+ *
+ * @example
+ * ```ts
+ * const { accessToken } = await getAccessToken(getRequestEvent()!.request, authOptions, { provider: "github" })
+ * ```
+ */
+export function getAccessToken(
+  request: Request,
+  options: SolidAuthConfig,
+  params: { provider: string; setCookie?: (cookie: Cookie) => void },
+): Promise<AccessToken> {
+  return readAccessToken(originOfUrl(request.url), request.headers.get("cookie"), runtimeOf(options), params.provider, params.setCookie)
 }

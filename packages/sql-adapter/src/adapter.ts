@@ -6,11 +6,12 @@
  * @module
  */
 import { CompiledQuery, type Kysely } from "kysely"
-import type { Adapter } from "@portcullis/core/adapters"
+import type { AccountTokenPatch, Adapter } from "@portcullis/core/adapters"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
   accountFromRow,
   accountRow,
+  ACCOUNT_TOKEN_COLUMNS,
   authenticatorFromRow,
   authenticatorRow,
   sessionFromRow,
@@ -221,5 +222,81 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       if (!updated) throw new Error(`no authenticator with credentialID ${credentialID}`)
       return updated
     },
+
+    // Portcullis extensions for provider token refresh (docs/adapters.md).
+    async getAccountByUserId(userId, provider) {
+      const row = await db.selectFrom(t.accounts).selectAll()
+        .where("userId", "=", userId)
+        .where("provider", "=", provider)
+        .executeTakeFirst()
+      return row ? accountFromRow(row) : null
+    },
+    async updateAccount({ provider, providerAccountId }, patch, expected) {
+      const set = accountPatch(patch)
+      // Nothing to write: the compare alone (an UPDATE needs a SET).
+      if (Object.keys(set).length === 0) set.provider = provider
+      const matching = <Q extends { where(...args: any[]): Q }>(query: Q): Q => {
+        let q = query.where("provider", "=", provider).where("providerAccountId", "=", providerAccountId)
+        // The compare-and-set: the write happens only while the refresh token is the one read.
+        if (expected) q = expected.refresh_token === null ? q.where("refresh_token", "is", null) : q.where("refresh_token", "=", expected.refresh_token)
+        return q
+      }
+      if (supportsReturning) {
+        const row = await matching(db.updateTable(t.accounts).set(set)).returningAll().executeTakeFirst()
+        return row ? accountFromRow(row) : null
+      }
+      // MySQL has no RETURNING and counts only rows whose values changed: a locking read
+      // decides whether the row matches, and the UPDATE runs under that lock.
+      return db.transaction().execute(async (trx) => {
+        const row = await matching(trx.selectFrom(t.accounts).selectAll()).forUpdate().executeTakeFirst()
+        if (!row) return null
+        await matching(trx.updateTable(t.accounts).set(set)).execute()
+        return accountFromRow({ ...row, ...set })
+      })
+    },
+    async acquireLock(key, owner, ttlMs) {
+      const now = Date.now()
+      // A taken key is no error (waiters ask every few hundred milliseconds; failed INSERTs
+      // would fill the server's log): ON CONFLICT DO NOTHING, or MySQL's INSERT IGNORE.
+      const insert = db.insertInto(t.locks).values({ key, owner, value: null, expires: now + ttlMs })
+      const inserted = await (supportsReturning ? insert.onConflict((oc) => oc.column("key").doNothing()) : insert.ignore()).executeTakeFirst()
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return true
+      // Taken: ours only if its holder's time is up. One UPDATE decides among several
+      // takers of an expired lock; the others match no row.
+      const { numUpdatedRows } = await db.updateTable(t.locks)
+        .set({ owner, value: null, expires: now + ttlMs })
+        .where("key", "=", key)
+        .where("expires", "<=", now)
+        .executeTakeFirst()
+      return numUpdatedRows > 0n
+    },
+    async releaseLock(key, owner) {
+      await db.deleteFrom(t.locks).where("key", "=", key).where("owner", "=", owner).execute()
+    },
+    async setShared(key, value, ttlMs) {
+      const expires = Date.now() + ttlMs
+      await db.transaction().execute(async (trx) => {
+        // Rows expire only logically: every write also sweeps the expired ones (shared
+        // values nobody read, locks of holders that died), so the table stays small.
+        await trx.deleteFrom(t.locks).where((eb) => eb.or([eb("key", "=", key), eb("expires", "<", Date.now())])).execute()
+        await trx.insertInto(t.locks).values({ key, owner: "", value, expires }).execute()
+      })
+    },
+    async getShared(key) {
+      const row = await db.selectFrom(t.locks).select(["value", "expires"]).where("key", "=", key).executeTakeFirst()
+      if (!row || row.value == null || Number(row.expires) <= Date.now()) return null
+      return String(row.value)
+    },
   }
+}
+
+/** The columns an account token patch sets (`undefined` fields are left as they are). */
+function accountPatch(patch: AccountTokenPatch): Row {
+  const set: Row = {}
+  for (const column of ACCOUNT_TOKEN_COLUMNS) {
+    const value = (patch as Record<string, unknown>)[column]
+    if (value !== undefined) set[column] = value
+  }
+  if (patch.reauth_required !== undefined) set.reauth_required = patch.reauth_required
+  return set
 }

@@ -92,6 +92,7 @@ export async function runMigrationsCli(
         authenticators: `${prefix}authenticators`,
         rateLimits: `${prefix}rate_limits`,
         sessionRegistry: `${prefix}session_registry`,
+        locks: `${prefix}portcullis_locks`,
       }
     : undefined
   try {

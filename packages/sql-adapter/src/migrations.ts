@@ -153,6 +153,29 @@ function sessionManagement(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * Provider token refresh: the re-consent mark on accounts (`invalid_grant` seen) and the
+ * locks table, so that of several app instances one refreshes an account at a time.
+ * `expires` is milliseconds since the epoch, compared with the app's clock (as Redis's PX).
+ */
+function tokenRefreshSchema(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await db.schema.alterTable(t.accounts).addColumn("reauth_required", type.boolean).execute()
+      await tableOptions(dialect, db.schema.createTable(t.locks)
+        .addColumn("key", type.key, (c) => c.primaryKey())
+        .addColumn("owner", type.key, (c) => c.notNull())
+        .addColumn("value", type.text)
+        .addColumn("expires", type.bigint, (c) => c.notNull())).execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.locks).ifExists().execute()
+      await db.schema.alterTable(t.accounts).dropColumn("reauth_required").execute()
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
@@ -161,6 +184,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
     "0001_initial_schema": initialSchema(dialect, tables),
     "0002_rate_limits": rateLimits(dialect, tables),
     "0003_session_management": sessionManagement(dialect, tables),
+    "0004_token_refresh": tokenRefreshSchema(dialect, tables),
   }
 }
 

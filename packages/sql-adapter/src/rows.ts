@@ -66,6 +66,8 @@ export function accountFromRow(row: Row): AdapterAccount {
     if (value == null) continue
     tokens[column] = column === "expires_at" ? Number(value) : String(value)
   }
+  // Present only when set, like the token fields: an unmarked account reads as before.
+  if (toBoolean(row.reauth_required)) account.reauth_required = true
   return { ...account, ...tokens }
 }
 

@@ -6,7 +6,7 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the tables: the five of the adapter, the rate-limit counters' (`sqlRateLimitStore`) and the JWT session registry's (`SqlSessionRegistry`). */
+/** Names of the tables: the five of the adapter, the rate-limit counters' (`sqlRateLimitStore`), the JWT session registry's (`SqlSessionRegistry`) and the locks of provider token refresh. */
 export interface TableNames {
   users: string
   accounts: string
@@ -16,6 +16,8 @@ export interface TableNames {
   rateLimits: string
   /** JWT sessions registered for listing and revocation (`SqlSessionRegistry`). */
   sessionRegistry: string
+  /** Short-lived locks and shared values of provider token refreshes (`acquireLock`, `setShared`). */
+  locks: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -27,6 +29,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   authenticators: "authenticators",
   rateLimits: "rate_limits",
   sessionRegistry: "session_registry",
+  locks: "portcullis_locks",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -61,6 +61,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     authenticators: `${prefix}authenticators`,
     rateLimits: `${prefix}rate_limits`,
     sessionRegistry: `${prefix}session_registry`,
+    locks: `${prefix}locks`,
   }
   const url = options.url ?? process.env.PORTCULLIS_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
   const db = createPostgresKysely(url)
@@ -72,7 +73,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     adapter: SqlAdapter(db, { tables }),
     close: async () => {
       // Children first: the foreign keys point at users.
-      for (const t of [tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
+      for (const t of [tables.locks, tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
         await db.schema.dropTable(t).ifExists().cascade().execute()
       }
       await db.destroy()

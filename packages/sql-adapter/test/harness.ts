@@ -23,6 +23,7 @@ export class SqlTestDatabase {
     authenticators: `${this.prefix}authenticators`,
     rateLimits: `${this.prefix}rate_limits`,
     sessionRegistry: `${this.prefix}session_registry`,
+    locks: `${this.prefix}locks`,
   }
   readonly migrationTableName = `${this.prefix}migrations`
   /** Queries sent since the last `resetQueryCount()`. */
@@ -57,7 +58,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -94,6 +95,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     adapter: () => conformance.adapter(),
     teardown: () => conformance.close(),
     db: conformance.raw(),
+    tokenRefresh: true,
   })
 
   describe(`sqlRateLimitStore on ${label}`, () => {
@@ -161,9 +163,9 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     afterAll(() => database.close())
 
     // The specs share these tables, migrated by the first one; each reads only its own rows.
-    it("applies the initial migration to an empty database", async () => {
+    it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

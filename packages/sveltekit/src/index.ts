@@ -26,14 +26,15 @@
  * @module
  */
 import { error, redirect, type RequestEvent } from "@sveltejs/kit"
-import type { AuthConfig, Cookie, Session } from "@portcullis/core"
+import type { AccessToken, AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
+import { originOfUrl, readAccessToken, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
+export type { AccessToken } from "@portcullis/core"
 
 
 /**
@@ -71,6 +72,19 @@ declare global {
        * `signOutEverywhere(csrfToken?)` in form actions.
        */
       sessions: SessionManager
+      /**
+       * Portcullis: a valid access token of the signed-in user's account with `provider`,
+       * refreshed first when it expires within `tokenRefresh.skew` (one refresh however
+       * many requests ask; a re-issued JWT session cookie is set on this response). Throws
+       * `ReauthRequired` (sign in with the provider again) or `TokenRefreshFailed` (retry
+       * later). See `docs/tokens.md`.
+       *
+       * @example
+       * ```ts
+       * const { accessToken } = await event.locals.getAccessToken("github")
+       * ```
+       */
+      getAccessToken(provider: string): Promise<AccessToken>
     }
   }
 }
@@ -127,6 +141,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
       revokeOthers: async (csrfToken) => manager().revokeOthers(csrfToken),
       signOutEverywhere: async (csrfToken) => manager().signOutEverywhere(csrfToken),
     }
+    event.locals.getAccessToken ??= async (provider) => readAccessToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, provider, cookieSink(event))
     // Core checks the host of the request it is given, as it does for every request.
     if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request, { clientAddress: clientAddressOf(event) })
     return resolve(event)

@@ -12,6 +12,10 @@ const warnings: Record<WarningCode, string> = {
     "An OAuth redirect_uri was built from the request's Host header (trustHost without AUTH_URL or trustedOrigins). The provider's list of registered redirect URIs is then the only check: set AUTH_URL or trustedOrigins.",
   "insecure-provider-endpoint":
     "An OAuth/OIDC provider uses a plain-http endpoint. Allowed on any host in development (NODE_ENV=development or test) and on this machine's loopback hosts whenever NODE_ENV is not production; otherwise (NODE_ENV unset included) a configuration error. In production a loopback host also needs allowInsecureLoopback: true. Use https.",
+  "token-refresh-conflict":
+    "A refreshed provider token was not stored: the account changed while the refresh ran (a new sign-in, or a refresh lock that expired under a slow token endpoint). The stored token stays; raise tokenRefresh.lockTtl if the provider is slow.",
+  "token-refresh-local-lock":
+    "Provider token refreshes are locked within this process only: the adapter has no acquireLock/releaseLock and no tokenRefresh.lock is set. With several app instances, two may refresh one account at once; give them a shared lock (docs/tokens.md).",
   "session-cookie-unreadable":
     "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
   "rate-limited":

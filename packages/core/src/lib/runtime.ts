@@ -12,6 +12,9 @@ import { parseRequest } from "./http/request.js"
 import { toResponse } from "./http/response.js"
 import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
+import { originFromHeaders } from "./http/host.js"
+import { accessToken, type AccessTokenParams } from "./tokens/access.js"
+import type { AccessToken } from "./tokens/result.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -109,6 +112,22 @@ export class AuthRuntime {
       if (error !== thrown) resolved.logger.error(error as Error)
       throw error
     }
+  }
+
+  /**
+   * A valid access token of the user's account with an OAuth/OIDC provider, refreshed when
+   * it expires within `tokenRefresh.skew`: see `getAccessToken` in `@portcullis/core`.
+   */
+  getAccessToken(params: AccessTokenParams): Promise<AccessToken> {
+    return accessToken(this.config, params, async (request) => {
+      const headers = new Headers()
+      const cookie = request.headers.get("cookie")
+      if (cookie) headers.set("cookie", cookie)
+      const parsed = new URL(request.url)
+      const origin = originFromHeaders({ host: parsed.host, protocol: parsed.protocol, trustForwarded: false })
+      const url = `${origin}${this.basePath}/session`
+      return createContext(await parseRequest(new Request(url, { headers }), this.config), this.config)
+    })
   }
 
   async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {

@@ -23,6 +23,7 @@ import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
 import { DiscoveryCache } from "../oauth/discovery-cache.js"
+import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { checkOAuthConfig } from "../oauth/config-check.js"
 import { checkWebAuthnConfig } from "../webauthn/config-check.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
@@ -71,6 +72,8 @@ export interface ResolvedConfig {
   sessionRegistry: RegistryState | undefined
   /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
   discovery: DiscoveryCache
+  /** Provider token refreshes: options, the lock, refreshes in flight (`lib/tokens/`). */
+  tokenRefresh: TokenRefreshState
   trustHost: boolean
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
@@ -146,6 +149,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
   const rateLimit = resolveRateLimit(config, env, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? ""))
+  const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
+  if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -179,6 +184,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     sessionMemory: new SessionMemory(),
     sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout), session.revocationCheckInterval * 1000) : undefined,
     discovery: new DiscoveryCache(),
+    tokenRefresh,
     trustHost,
     rateLimit,
     trustedOrigins,

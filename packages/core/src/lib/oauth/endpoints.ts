@@ -5,6 +5,9 @@ import { configuredEndpoint, hasOwnUserinfo } from "./config-check.js"
 import { assertSecureUrl } from "./http.js"
 import type { OAuthRuntime } from "./provider.js"
 
+/** What discovery needs of a provider's runtime. */
+export type DiscoveryClient = Pick<OAuthRuntime, "provider" | "id" | "discovery" | "fetch" | "policy" | "http">
+
 /** How long discovered metadata is reused before it is fetched again. */
 const DISCOVERY_TTL = 60 * 60 * 1000
 
@@ -17,7 +20,7 @@ export { DiscoveryCache }
  * missing), then overlaid with explicitly configured endpoints, which win. Failures are
  * not cached, so a provider outage heals on the next attempt.
  */
-export function authorizationServer(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
+export function authorizationServer(rt: DiscoveryClient): Promise<o.AuthorizationServer> {
   const now = Date.now()
   const cache = rt.discovery.entries
   const hit = cache.get(rt.provider)
@@ -31,7 +34,7 @@ export function authorizationServer(rt: OAuthRuntime): Promise<o.AuthorizationSe
   return metadata
 }
 
-async function resolve(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
+async function resolve(rt: DiscoveryClient): Promise<o.AuthorizationServer> {
   const { provider } = rt
   const explicit = {
     authorization_endpoint: configuredEndpoint(provider.authorization, "authorization endpoint", provider.id)?.href,
@@ -53,7 +56,7 @@ async function resolve(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
   return withExplicit({ issuer: provider.issuer ?? `urn:portcullis:no-issuer:${provider.id}` }, explicit)
 }
 
-async function discover(rt: OAuthRuntime): Promise<o.AuthorizationServer> {
+async function discover(rt: DiscoveryClient): Promise<o.AuthorizationServer> {
   const { issuer, wellKnown } = rt.provider
   let response: Response
   if (wellKnown) {

@@ -1,4 +1,4 @@
-import type { AdapterAccount, AdapterUser } from "../../adapters.js"
+import type { AccountTokenPatch, AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
@@ -73,6 +73,7 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     if (currentUserId && currentUserId !== linked.id) {
       throw new OAuthAccountNotLinked("This provider account belongs to another user than the signed-in one", { providerId: rt.id })
     }
+    await storeNewTokens(ctx, rt, identity, linked.id)
     return finish(ctx, identity, linked, false)
   }
 
@@ -182,6 +183,30 @@ async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIde
   const account = storedAccount(rt, identity.mapped, identity.tokens, user.id) as AdapterAccount
   await store(ctx.config.stores, "oauth").linkAccount(account)
   await ctx.config.events.linkAccount({ user, account, profile: { ...identity.mapped.user, id: identity.mapped.providerAccountId } })
+}
+
+/**
+ * A new sign-in with an account already linked: its fresh tokens replace the stored ones
+ * (Auth.js keeps the first sign-in's tokens forever), and a re-consent mark is cleared —
+ * when the adapter can update accounts (`updateAccount`, a Portcullis extension). A
+ * refresh token the provider did not send again (Google sends one at first consent only)
+ * is kept.
+ */
+async function storeNewTokens(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, userId: string): Promise<void> {
+  const adapter = ctx.config.adapter
+  if (typeof adapter?.updateAccount !== "function") return
+  const stored = storedAccount(rt, identity.mapped, identity.tokens, userId)
+  const text = (value: unknown) => (typeof value === "string" && value ? value : null)
+  const patch: AccountTokenPatch = {
+    access_token: text(stored.access_token),
+    expires_at: typeof stored.expires_at === "number" ? stored.expires_at : null,
+    token_type: text(stored.token_type),
+    scope: text(stored.scope),
+    id_token: text(stored.id_token),
+    reauth_required: false,
+  }
+  if (text(stored.refresh_token)) patch.refresh_token = stored.refresh_token as string
+  await adapter.updateAccount({ provider: rt.id, providerAccountId: identity.mapped.providerAccountId }, patch)
 }
 
 /** Compensation for a failed link: best effort, logged when it fails too. */

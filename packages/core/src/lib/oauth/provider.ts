@@ -44,34 +44,49 @@ export interface OAuthRuntime {
   clientAuth: o.ClientAuth
 }
 
-/** Builds the per-request view of an OAuth/OIDC provider; throws `InvalidConfig` on a bad one. */
-export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): OAuthRuntime {
-  const { signinUrl, callbackUrl } = providerUrls(ctx, provider)
+/** What talking to a provider's back channel needs, with no request in sight (token refresh). */
+export type BackChannel = Pick<OAuthRuntime, "provider" | "id" | "type" | "discovery" | "fetch" | "policy" | "http" | "client" | "clientAuth">
+
+/**
+ * The provider's back channel for a configuration: its fetch hardened (https policy,
+ * timeout, no redirects, size cap), the client and its authentication. Throws
+ * `InvalidConfig` on a provider without a client id or the secret its method needs.
+ */
+export function backChannel(config: Pick<RequestContext["config"], "fetch" | "env" | "discovery">, provider: OAuthConfig<any>): BackChannel {
   if (!provider.clientId) {
     throw new InvalidConfig(`The provider "${provider.id}" has no clientId (set it, or AUTH_${envProviderId(provider.id)}_ID)`)
   }
-  const formPost = authorizationParam(provider, "response_mode") === "form_post"
-  const proxy = formPost ? undefined : redirectProxy(ctx, provider)
-  const checks = resolveChecks(provider, proxy !== undefined)
-  const base = provider[customFetch] ?? ctx.config.fetch
-  const policy = httpPolicy(ctx.config.env, provider.allowInsecureLoopback)
+  const base = provider[customFetch] ?? config.fetch
+  const policy = httpPolicy(config.env, provider.allowInsecureLoopback)
   const fetch = backChannelFetch(base, { timeout: provider.timeout, policy })
   return {
     provider,
     id: provider.id,
     type: provider.type,
+    discovery: config.discovery,
+    fetch,
+    policy,
+    http: { [o.customFetch]: fetch, ...(allowsHttp(policy) && { [o.allowInsecureRequests]: true }) },
+    client: { ...provider.client, client_id: provider.clientId },
+    clientAuth: clientAuthentication(provider),
+  }
+}
+
+/** Builds the per-request view of an OAuth/OIDC provider; throws `InvalidConfig` on a bad one. */
+export function oauthRuntime(ctx: RequestContext, provider: OAuthConfig<any>): OAuthRuntime {
+  const { signinUrl, callbackUrl } = providerUrls(ctx, provider)
+  const channel = backChannel(ctx.config, provider)
+  const formPost = authorizationParam(provider, "response_mode") === "form_post"
+  const proxy = formPost ? undefined : redirectProxy(ctx, provider)
+  const checks = resolveChecks(provider, proxy !== undefined)
+  return {
+    ...channel,
     checks,
     formPost,
     callbackUrl,
     signinUrl,
     redirectUri: proxy && !proxy.onProxy ? proxy.callbackUrl : callbackUrl,
     proxy,
-    discovery: ctx.config.discovery,
-    fetch,
-    policy,
-    http: { [o.customFetch]: fetch, ...(allowsHttp(policy) && { [o.allowInsecureRequests]: true }) },
-    client: { ...provider.client, client_id: provider.clientId },
-    clientAuth: clientAuthentication(provider),
   }
 }
 

@@ -10,6 +10,8 @@ import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
 import { clientInfo } from "./client-info.js"
 import { CREATED_CLAIM, createdAtOf, SESSION_ID_CLAIM, sessionIdOf } from "./registry.js"
+import { heldFromAccount, heldIn, heldIsCurrent, rotateHeld, TOKENS_CLAIM, type HeldTokens } from "../tokens/jwt.js"
+import { ReauthRequired } from "../../errors.js"
 
 /**
  * Sessions as encrypted JWT cookies.
@@ -42,7 +44,8 @@ export const jwtStrategy: SessionStrategy = {
       return unreadable(ctx, error)
     }
     try {
-      const { payload, rotated } = opened
+      const { rotated } = opened
+      let { payload } = opened
       // Off by default: then the hot path pays one property read for each.
       const managed = config.sessionRegistry !== undefined || config.session.absoluteMaxAge !== undefined
       if (managed) {
@@ -53,6 +56,9 @@ export const jwtStrategy: SessionStrategy = {
       // T67: a session issued while its user was unverified is confirmed with the adapter.
       const mark = await checkUnverifiedMark(ctx, payload)
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
+      // tokenRefresh.jwt: provider tokens about to expire are rotated before the callback sees them.
+      const held = await refreshedForSession(ctx, payload)
+      if (held) payload = { ...payload, [TOKENS_CLAIM]: held }
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
@@ -82,7 +88,9 @@ export const jwtStrategy: SessionStrategy = {
         if (token[SESSION_ID_CLAIM] !== payload[SESSION_ID_CLAIM]) token[SESSION_ID_CLAIM] = payload[SESSION_ID_CLAIM]
         if (token[CREATED_CLAIM] !== payload[CREATED_CLAIM]) token[CREATED_CLAIM] = payload[CREATED_CLAIM]
       }
-      const changed = update !== undefined || rotated || stale || unmark || (custom && JSON.stringify(token) !== before)
+      // Like the mark: a callback that rebuilds the token must not drop the rotated tokens.
+      if (held && token[TOKENS_CLAIM] !== held) token = { ...token, [TOKENS_CLAIM]: held }
+      const changed = update !== undefined || rotated || stale || unmark || !!held || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {
@@ -159,6 +167,8 @@ export const jwtStrategy: SessionStrategy = {
         claims[SESSION_ID_CLAIM] = id
       }
     }
+    const held = heldFromAccount(config, account)
+    if (held) claims[TOKENS_CLAIM] = held
     return writeSession(ctx, claims)
   },
 
@@ -220,6 +230,56 @@ export function stillValid(ctx: RequestContext, payload: JWT): boolean | Promise
   const id = sessionIdOf(payload)
   if (!id || typeof payload.sub !== "string") return false
   return registry.confirm(payload.sub, id, now, config.session.maxAge * 1000)
+}
+
+/**
+ * With `tokenRefresh.jwt`, the token's provider tokens rotated when they expire within the
+ * skew, or marked when the provider refused them; `undefined` when nothing changed. A
+ * provider that cannot be reached costs nothing here: the session stands, the old tokens
+ * stay, and the next check (or `getAccessToken`, which reports it) tries again.
+ */
+async function refreshedForSession(ctx: RequestContext, payload: JWT): Promise<HeldTokens | undefined> {
+  const { config } = ctx
+  if (!config.tokenRefresh.jwt) return undefined
+  const held = heldIn(payload)
+  if (!held || heldIsCurrent(config, held)) return undefined
+  try {
+    const next = await rotateHeld(config, held)
+    return next === held ? undefined : next
+  } catch (error) {
+    if (error instanceof ReauthRequired) return { ...held, reauth: true }
+    config.logger.error(error as Error)
+    return undefined
+  }
+}
+
+/**
+ * The provider tokens a JWT session cookie carries (`tokenRefresh.jwt`), rotated first when
+ * they expire within the skew; the re-issued cookie comes back in `cookies`. `null` when the
+ * request has no readable session.
+ */
+export async function heldTokensOfRequest(ctx: RequestContext): Promise<{ held: HeldTokens | undefined; refreshed: boolean; cookies: Cookie[]; failure?: ReauthRequired } | null> {
+  const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
+  if (!raw) return null
+  const opened = await openToken(ctx, raw).catch(() => null)
+  if (!opened) return null
+  const mark = await checkUnverifiedMark(ctx, opened.payload)
+  if (mark === "revoked") return null
+  const before = heldIn(opened.payload)
+  if (!before || heldIsCurrent(ctx.config, before)) return { held: before, refreshed: false, cookies: [] }
+  let held: HeldTokens
+  let failure: ReauthRequired | undefined
+  try {
+    held = await rotateHeld(ctx.config, before)
+  } catch (error) {
+    if (!(error instanceof ReauthRequired)) throw error
+    held = { ...before, reauth: true }
+    failure = error
+  }
+  const { iat: _i, exp: _e, jti: _j, ...claims } = opened.payload
+  const cookies = await writeSession(ctx, { ...claims, [TOKENS_CLAIM]: held })
+  // The mark goes into the cookie too, so later checks stop asking the provider.
+  return { held, refreshed: !failure, cookies, ...(failure && { failure }) }
 }
 
 /**
