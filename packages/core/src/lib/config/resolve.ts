@@ -21,10 +21,8 @@ import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
-import { DiscoveryCache } from "../oauth/discovery-cache.js"
-import { checkOAuthConfig } from "../oauth/config-check.js"
-import { checkWebAuthnConfig } from "../webauthn/config-check.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
+import type { DiscoveryCache } from "../oauth/discovery-cache.js"
+import { ProviderKinds } from "../kinds/registry.js"
 import { LogLimiter } from "../log-limiter.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
@@ -63,6 +61,11 @@ export interface ResolvedConfig {
   sessionMemory: SessionMemory
   /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
   discovery: DiscoveryCache
+  /**
+   * The provider kinds this configuration uses, each loaded once (`import()`) when the
+   * configuration is resolved, and their configuration checks (see `ProviderKinds`).
+   */
+  kinds: ProviderKinds
   trustHost: boolean
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
@@ -79,7 +82,11 @@ export interface ResolvedConfig {
   experimental: { enableWebAuthn: boolean }
   fetch: typeof fetch
   cookies(secure: boolean): CookiesOptions
-  /** The first configuration problem; every request answers with it until fixed. */
+  /**
+   * The first configuration problem found synchronously (options, secrets, adapter);
+   * every request answers with it until fixed. The provider kinds' own checks come after
+   * it: `kinds.checked` (the runtime awaits both, see `configProblem`).
+   */
   error: AuthError | undefined
   env: Env
 }
@@ -100,6 +107,15 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     }
   }
   return { ...resolveChecked(fallbackConfig(config), env), error: problem }
+}
+
+/**
+ * The first configuration problem of `config`: the synchronous checks' first, else the
+ * first the provider kinds' own checks found (settled once, when the kinds have loaded).
+ * Every request awaits it before anything else.
+ */
+export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
+  return config.error ?? (await config.kinds.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
@@ -129,9 +145,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
-  checkOAuthProviders(providers, env, redirectProxyUrl, logger, fail)
-  const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
-  if (webauthnProblem) fail(webauthnProblem)
+  // Each kind checks its own providers once its module has loaded (`kinds.checked`).
+  const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger })
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
@@ -161,7 +176,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     logger,
     logLimiter: new LogLimiter(logger),
     sessionMemory: new SessionMemory(),
-    discovery: new DiscoveryCache(),
+    discovery: new WeakMap(),
+    kinds,
     trustHost,
     trustedOrigins,
     siteUrl,
@@ -180,20 +196,6 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
-
-/**
- * OAuth/OIDC providers are checked now, like Auth.js's `assertConfig`, so a broken one is a
- * configuration error on every request rather than a failure at its first sign-in; a
- * plain-http endpoint allowed outside production is one warning per provider.
- */
-function checkOAuthProviders(providers: ProviderConfig[], env: Env, redirectProxyUrl: string | undefined, logger: LoggerInstance, fail: Fail) {
-  for (const p of providers) {
-    if (p.type !== "oauth" && p.type !== "oidc") continue
-    const { error, insecureUrl } = checkOAuthConfig(p, env, redirectProxyUrl)
-    if (error) fail(error)
-    else if (insecureUrl) logger.warn("insecure-provider-endpoint", { provider: p.id, url: insecureUrl })
-  }
-}
 
 /** `AUTH_URL` (or `NEXTAUTH_URL`): the site's own origin and path, which wins over headers. */
 function resolveSiteUrl(env: Env, fail: Fail): URL | undefined {
