@@ -51,6 +51,8 @@ export interface EdgeBundle {
 export interface BundleOptions {
   /** Split modules reached only through `import()` into chunks of their own (ESM targets only). */
   splitting?: boolean
+  /** Packages the platform provides and the app's build leaves out (e.g. `next/*` in a Next.js edge build). */
+  external?: string[]
 }
 
 const builtins = new Set(builtinModules)
@@ -76,7 +78,7 @@ function recordNodeImports(into: NodeImport[]): Plugin {
 export async function bundleForEdge(
   entry: { file: string } | { contents: string; resolveDir: string },
   target: EdgeTarget,
-  { splitting = false }: BundleOptions = {},
+  { splitting = false, external = [] }: BundleOptions = {},
 ): Promise<EdgeBundle> {
   const nodeImports: NodeImport[] = []
   const { conditions, format } = targets[target]
@@ -93,6 +95,7 @@ export async function bundleForEdge(
     mainFields: ["browser", "module", "main"],
     logLevel: "silent",
     plugins: [recordNodeImports(nodeImports)],
+    external,
     // Output paths only name the chunks: nothing is written.
     ...(splitting && { splitting: true, outdir: "/edge-bundle", chunkNames: "chunk-[hash]" }),
   })
