@@ -25,7 +25,7 @@
  * ```
  * @module
  */
-import { error, redirect, type Handle, type RequestEvent } from "@sveltejs/kit"
+import { error, redirect, type RequestEvent } from "@sveltejs/kit"
 import type { AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
 import { originOfUrl, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, underBasePath, type AuthRuntime } from "@portcullis/core/integration"
@@ -55,6 +55,14 @@ declare global {
     }
   }
 }
+
+/**
+ * SvelteKit's `handle` hook, written out: Kit 2 exports `Handle` from `@sveltejs/kit`, Kit 3
+ * only from `@sveltejs/kit/hooks`, and this shape is assignable to both (use it as
+ * `export const handle = auth.handle` or inside `sequence(…)`). The hook calls `resolve`
+ * without options, so it asks for no more than that.
+ */
+export type Handle = (input: { event: RequestEvent; resolve: (event: RequestEvent) => Response | Promise<Response> }) => Promise<Response>
 
 /** A SvelteKit form action that never returns: it redirects (303) or throws. */
 export type AuthAction = (event: RequestEvent) => Promise<never>
