@@ -134,7 +134,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
     // relies on the origin checks alone, as Auth.js's form actions do.
     const checked = typeof csrfToken === "string" && csrfToken !== ""
     const target = await serverSignIn({ origin, headers: event.request.headers, provider, fields, redirectTo, authorizationParams, skipCSRF: !checked }, runtime, cookieSink(event))
-    redirect(303, target)
+    leaveTo(target)
   }
 
   const signOut: AuthAction = async (event) => {
@@ -150,7 +150,7 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
       runtime,
       cookieSink(event),
     )
-    redirect(303, target)
+    leaveTo(target)
   }
 
   return { handle, signIn, signOut }
@@ -166,6 +166,16 @@ function assertSameOrigin(event: RequestEvent, siteOrigin: string): void {
   const origin = event.request.headers.get("origin")
   if (origin !== null && origin !== siteOrigin) error(403, "Cross-site sign-in and sign-out are refused")
   if (event.request.headers.get("sec-fetch-site") === "cross-site") error(403, "Cross-site sign-in and sign-out are refused")
+}
+
+/**
+ * A 303 to core's answer, which may be another site: the provider's authorization endpoint,
+ * or a URL the configuration's `redirect` callback accepted (core has checked it). Kit 3
+ * refuses an external location unless told (`{ external: true }`; `javascript:` stays
+ * refused); Kit 2 takes no third argument and ignores it.
+ */
+function leaveTo(location: string): never {
+  return (redirect as (status: 303, location: string, options: { external: true }) => never)(303, location, { external: true })
 }
 
 /**
