@@ -1,13 +1,16 @@
 /**
- * Database sessions on PostgreSQL through `@portcullis/sql-adapter`, for the runtimes with
- * TCP (Node, Bun, Deno). The edge has no TCP client; its answer is in `docs/runtimes.md`.
+ * Database sessions on PostgreSQL through `@portcullis/sql-adapter`, given the Kysely
+ * instance a runtime reaches PostgreSQL with: `pg` over TCP on Bun and Deno (their
+ * drivers), a Kysely `PostgresDialect` over HTTP in workerd (`http-pg-pool.ts`). Imports
+ * only the adapter's default entry, which a Worker build resolves to its edge entry.
  * Written like `scenarios.ts`: no test framework, results as {@link ScenarioResult}s.
- * The Node-side test creates a fresh database and hands its URL in.
+ * The Node-side test creates a fresh database for each run.
  * @module
  */
+import type { Kysely } from "kysely"
 import { createAuth } from "@portcullis/core"
 import Credentials from "@portcullis/core/providers/credentials"
-import { createPostgresKysely, DEFAULT_TABLES, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { DEFAULT_TABLES, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
 import { APP_ORIGIN, Browser, redirectTarget, type ScenarioResult } from "./scenarios.ts"
 
 function check(condition: unknown, message: string): asserts condition {
@@ -23,9 +26,8 @@ export const sqlScenarioNames: readonly string[] = [
   "sql: sign-out deletes the session row",
 ]
 
-/** Runs the database-session scenarios against `databaseUrl`, in order. */
-export async function runSqlScenarios(databaseUrl: string): Promise<ScenarioResult[]> {
-  const db = createPostgresKysely(databaseUrl)
+/** Runs the database-session scenarios on `db` (an empty PostgreSQL database), in order; destroys `db` at the end. */
+export async function runSqlScenarios(db: Kysely<any>): Promise<ScenarioResult[]> {
   const auth = createAuth({
     secret: "runtime-matrix-secret-with-at-least-32-characters",
     trustHost: true,

@@ -35,7 +35,7 @@ function coreEntries(): string[] {
 }
 
 /** Adapters documented as edge-safe (`docs/runtimes.md`). */
-const edgeAdapters = ["@portcullis/memory-adapter", "@portcullis/unstorage-adapter", "@portcullis/xata-adapter"]
+const edgeAdapters = ["@portcullis/memory-adapter", "@portcullis/unstorage-adapter", "@portcullis/xata-adapter", "@portcullis/sql-adapter"]
 
 async function nodeImportsOf(specifier: string, target: EdgeTarget): Promise<string[]> {
   const bundle = await bundleForEdge({ contents: `export * from "${specifier}"`, resolveDir: root }, target)
@@ -60,7 +60,7 @@ describe("core's entries bundle for a Worker without a Node built-in", () => {
 })
 
 describe("the entries an edge app uses bundle for Vercel's edge runtime without a Node built-in", () => {
-  it.each(["@portcullis/core", "@portcullis/core/jwt", "@portcullis/core/providers/credentials", "@portcullis/core/providers/google", "@portcullis/core/providers/resend", "@portcullis/unstorage-adapter"])("%s", async (entry) => {
+  it.each(["@portcullis/core", "@portcullis/core/jwt", "@portcullis/core/providers/credentials", "@portcullis/core/providers/google", "@portcullis/core/providers/resend", "@portcullis/unstorage-adapter", "@portcullis/sql-adapter"])("%s", async (entry) => {
     expect(await nodeImportsOf(entry, "edge-light")).toEqual([])
   })
 })
@@ -68,6 +68,20 @@ describe("the entries an edge app uses bundle for Vercel's edge runtime without 
 describe("the edge-safe adapters bundle for a Worker without a Node built-in", () => {
   it.each(edgeAdapters)("%s", async (entry) => {
     expect(await nodeImportsOf(entry, "workerd")).toEqual([])
+  })
+})
+
+describe("@portcullis/sql-adapter keeps its Node drivers out of edge builds", () => {
+  // Its default entry resolves to the edge entry under the Worker/edge conditions, and to
+  // everything (edge entry + Node drivers) on Node, Bun and Deno, so Node imports keep working.
+  it("/node, the Node drivers, is Node-only", async () => {
+    expect(await nodeImportsOf("@portcullis/sql-adapter/node", "workerd")).not.toEqual([])
+  })
+
+  it("the edge build gets the adapter and the migrations, not pg, mysql2 or node:sqlite", async () => {
+    const bundle = await bundleForEdge({ contents: `export { SqlAdapter, migrateToLatest } from "@portcullis/sql-adapter"`, resolveDir: root }, "workerd")
+    expect(bundle.inputs).toEqual(expect.arrayContaining([expect.stringMatching(/packages\/sql-adapter\/dist\/edge\.js$/)]))
+    expect(bundle.inputs.filter((input) => /node_modules\/(pg|mysql2|pg-pool)\/|sql-adapter\/dist\/(sqlite|connect|postgres-pool|mysql-pool|cli)\.js/.test(input))).toEqual([])
   })
 })
 

@@ -111,12 +111,15 @@ const providers: PageProvider[] = [
   { id: "passkey", name: "Passkey", type: "webauthn", signinUrl: "/auth/signin/passkey", callbackUrl: "/auth/callback/passkey" },
 ]
 
+// The passkey provider's scripts, as the sign-in action hands them to the renderer.
+const scripts = webauthnPageScripts
+
 const signIn = (extra: Partial<Parameters<typeof renderSignIn>[0]> = {}) =>
-  renderSignIn({ ...base, providers, callbackUrl: "/dashboard", ...extra })
+  renderSignIn({ ...base, providers, scripts, callbackUrl: "/dashboard", ...extra })
 
 /** Every page, for checks that hold across all of them. */
 const allPages = (extra: Partial<PageBase> = {}, callbackUrl = "/dashboard") => [
-  renderSignIn({ ...base, ...extra, providers, callbackUrl, error: "OAuthSignin" }),
+  renderSignIn({ ...base, ...extra, providers, scripts, callbackUrl, error: "OAuthSignin" }),
   renderSignOut({ ...base, ...extra, callbackUrl }),
   renderError({ ...base, ...extra, error: "Verification" }).html,
   renderVerifyRequest({ ...base, ...extra }),
@@ -178,7 +181,7 @@ describe("escaping of interpolated values", () => {
   }))
   const theme = { logo: XSS, brandColor: XSS, buttonText: XSS, colorScheme: XSS as "dark" }
   const pages = [
-    renderSignIn({ ...base, theme, csrfToken: XSS, providers: hostile, callbackUrl: XSS, error: XSS, code: XSS, email: XSS }),
+    renderSignIn({ ...base, theme, csrfToken: XSS, providers: hostile, scripts, callbackUrl: XSS, error: XSS, code: XSS, email: XSS }),
     renderSignOut({ ...base, theme, csrfToken: XSS, callbackUrl: XSS }),
     renderError({ ...base, theme, csrfToken: XSS, error: XSS }).html,
     renderVerifyRequest({ ...base, theme, csrfToken: XSS, provider: XSS }),

@@ -5,7 +5,8 @@
  * @module
  */
 import { parseArgs } from "node:util"
-import { connectUrl, redactUrl } from "./connect.js"
+import { connectUrl } from "./connect.js"
+import { redactUrl } from "./url.js"
 import { migrateToLatest } from "./migrations.js"
 import type { TableNames } from "./tables.js"
 

@@ -9,6 +9,7 @@ import { createMysqlPool, guardMysqlPool, type MysqlPoolOptions } from "./mysql-
 import { createPostgresPool, guardPostgresPool, type PostgresPoolOptions } from "./postgres-pool.js"
 import { createSqliteKysely } from "./sqlite.js"
 import type { SqlDialect } from "./tables.js"
+import { parseDatabaseUrl } from "./url.js"
 
 /**
  * Kysely options, plus `pool`: the pool options for a URL (for a pool you pass, only
@@ -76,55 +77,6 @@ export function createMysqlKysely(urlOrPool: string | MysqlPool, config: MysqlKy
 function isEmitter<T extends object>(pool: T): pool is T & { on(event: string, listener: (...args: any[]) => void): unknown; listenerCount(event: string): number } {
   const p = pool as { on?: unknown; listenerCount?: unknown }
   return typeof p.on === "function" && typeof p.listenerCount === "function"
-}
-
-/** A database URL understood by {@link connectUrl}, split into dialect and target. */
-export interface ParsedDatabaseUrl {
-  dialect: SqlDialect
-  /** The URL the driver gets (for SQLite: the file path). */
-  target: string
-}
-
-/**
- * Recognises `postgres://`/`postgresql://`, `mysql://`/`mariadb://` and
- * `sqlite:path`/`sqlite://path`/`file:path` (a relative path, or `sqlite:///abs/path`).
- *
- * @example
- * ```ts
- * parseDatabaseUrl("sqlite:data/auth.db") // { dialect: "sqlite", target: "data/auth.db" }
- * parseDatabaseUrl("mariadb://root@db/app") // { dialect: "mysql", target: "mysql://root@db/app" }
- * ```
- */
-export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase()
-  switch (scheme) {
-    case "postgres":
-    case "postgresql":
-      return { dialect: "postgres", target: url }
-    case "mysql":
-    case "mariadb":
-      return { dialect: "mysql", target: url.replace(/^mariadb:/i, "mysql:") }
-    case "sqlite":
-    case "file": {
-      const path = url.slice(scheme.length + 1).replace(/^\/\//, "")
-      if (!path) throw new Error(`no file path in ${url}`)
-      return { dialect: "sqlite", target: path }
-    }
-    default:
-      throw new Error(`unsupported database URL (expected postgres://, mysql:// or sqlite:): ${redactUrl(url)}`)
-  }
-}
-
-/**
- * The URL with its password masked, for output.
- *
- * @example
- * ```ts
- * redactUrl("postgres://app:s3cret@db/app") // "postgres://app:***@db/app"
- * ```
- */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@")
 }
 
 /**

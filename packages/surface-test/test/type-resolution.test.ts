@@ -46,6 +46,10 @@ function consumer(mode: string): string {
     `export const update: UpdateSession | undefined = undefined as unknown as ReturnType<typeof useSession>["update"]`,
     `export const adapter: Adapter = { createUser: async (user) => ({ ...user, id: "1", emailVerified: null }) }`,
     `export const component: typeof SignIn = SignIn`,
+    // The hook is SvelteKit's Handle (written out, so it also fits Kit 3, which moved the type).
+    `import type { Handle } from "@sveltejs/kit"`,
+    `import { SvelteKitAuth } from "@portcullis/sveltekit"`,
+    `export const handle: Handle = SvelteKitAuth({ providers: [] }).handle`,
     // A custom provider typed with the helper types Auth.js's ./providers offers.
     `import type { OAuthConfig, OAuthUserConfig, ProviderId } from "@portcullis/next/providers"`,
     `type CorpProfile = { sub: string; email: string }`,

@@ -36,18 +36,6 @@ export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
 
-
-/**
- * SvelteKit's `handle` hook type, written out: SvelteKit 2 exports it from `@sveltejs/kit`,
- * SvelteKit 3 from `@sveltejs/kit/hooks`. This shape is assignable to both, so an app on
- * either major can `export const handle` it.
- */
-export type Handle = (input: {
-  event: RequestEvent
-  // `never`: this hook never passes resolve options, and any SvelteKit's resolve fits.
-  resolve: (event: RequestEvent, opts?: never) => Promise<Response>
-}) => Response | Promise<Response>
-
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
 export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
 
@@ -88,6 +76,14 @@ declare global {
     }
   }
 }
+
+/**
+ * SvelteKit's `handle` hook, written out: Kit 2 exports `Handle` from `@sveltejs/kit`, Kit 3
+ * only from `@sveltejs/kit/hooks`, and this shape is assignable to both (use it as
+ * `export const handle = auth.handle` or inside `sequence(…)`). The hook calls `resolve`
+ * without options, so it asks for no more than that.
+ */
+export type Handle = (input: { event: RequestEvent; resolve: (event: RequestEvent) => Response | Promise<Response> }) => Promise<Response>
 
 /** A SvelteKit form action that never returns: it redirects (303) or throws. */
 export type AuthAction = (event: RequestEvent) => Promise<never>
@@ -191,15 +187,6 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
 }
 
 /**
- * A 303 to where core decided: the provider's authorization URL, or a callback URL the
- * `redirect` callback accepted. SvelteKit 3 refuses external redirects unless told
- * (`external: true`, which still refuses `javascript:`); SvelteKit 2 ignores the option.
- */
-function leaveTo(target: string): never {
-  redirect(303, target, { external: true })
-}
-
-/**
  * The form actions call core with its CSRF token check off, as Auth.js does: SvelteKit's
  * own origin check (`csrf.checkOrigin`) refuses cross-site form posts before they get here.
  * This repeats that check, so an app that turned SvelteKit's off still has it for sign-in
@@ -209,6 +196,16 @@ function assertSameOrigin(event: RequestEvent, siteOrigin: string): void {
   const origin = event.request.headers.get("origin")
   if (origin !== null && origin !== siteOrigin) error(403, "Cross-site sign-in and sign-out are refused")
   if (event.request.headers.get("sec-fetch-site") === "cross-site") error(403, "Cross-site sign-in and sign-out are refused")
+}
+
+/**
+ * A 303 to core's answer, which may be another site: the provider's authorization endpoint,
+ * or a URL the configuration's `redirect` callback accepted (core has checked it). Kit 3
+ * refuses an external location unless told (`{ external: true }`; `javascript:` stays
+ * refused); Kit 2 takes no third argument and ignores it.
+ */
+function leaveTo(location: string): never {
+  return (redirect as (status: 303, location: string, options: { external: true }) => never)(303, location, { external: true })
 }
 
 /**

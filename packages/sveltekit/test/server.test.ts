@@ -159,6 +159,19 @@ describe("signIn and signOut form actions", () => {
     expect(jar["authjs.session-token"]).toMatchObject({ value: "", options: { maxAge: 0 } })
   })
 
+  // The actions let Kit redirect off-site (Kit 3 needs `{ external: true }` for the provider's
+  // authorization URL), so where the user lands after signing in is core's redirect check alone.
+  it("signs in to redirectTo on the site, never to a foreign redirectTo", async () => {
+    const { signIn } = SvelteKitAuth(config)
+    for (const [redirectTo, landing] of [["/account", `${origin}/account`], ["https://evil.example/phish", `${origin}`], ["//evil.example/phish", `${origin}`]] as const) {
+      const { event } = fakeEvent("/signin", form({ providerId: "credentials", username: "ada", password: "lovelace", redirectTo }))
+      const { status, location } = await redirectOf(signIn(event))
+      expect(status).toBe(303)
+      expect(new URL(location).origin).toBe(origin)
+      expect(location.replace(/\/$/, "")).toBe(landing)
+    }
+  })
+
   it("falls back to the Referer for the destination, and never leaves the site", async () => {
     const { signOut } = SvelteKitAuth(config)
     const { event } = fakeEvent("/signout", form({}, { referer: `${origin}/from-here` }))

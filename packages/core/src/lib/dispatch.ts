@@ -6,7 +6,6 @@ import { providers } from "./actions/providers.js"
 import { session } from "./actions/session.js"
 import { signin } from "./actions/signin.js"
 import { signout } from "./actions/signout.js"
-import { webauthnOptions } from "./actions/webauthn-options.js"
 import { carriesCallbackUrl, resolveCallbackUrl, type RequestContext } from "./context.js"
 
 const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInternal>> = {
@@ -18,7 +17,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   signin,
   signout,
   "verify-request": verifyRequestPage,
-  "webauthn-options": webauthnOptions,
+  // Loaded on first use: only configurations with a passkey provider ever answer it.
+  "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
 }
 
 /**

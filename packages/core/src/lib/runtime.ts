@@ -3,7 +3,7 @@ import { AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
-import { resolve, type ResolvedConfig } from "./config/resolve.js"
+import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
 import { createContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
@@ -137,8 +137,9 @@ export class AuthRuntime {
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
       options.raw ? { ...internal, cookies } : toResponse(internal, cookies, returnRedirect)
 
-    if (resolved.error) {
-      logger.error(resolved.error)
+    const problem = await configProblem(resolved)
+    if (problem) {
+      logger.error(problem)
       const url = safeUrl(request.url)
       return finish(
         configErrorResponse(resolved, {

@@ -101,6 +101,8 @@ gate.describe("token refresh across two app processes sharing PostgreSQL and Red
     verificationTokens: `${prefix}verification_tokens`,
     authenticators: `${prefix}authenticators`,
     locks: `${prefix}locks`,
+    rateLimits: `${prefix}rate_limits`,
+    sessionRegistry: `${prefix}session_registry`,
   }
   const redisPrefix = `portcullis-test:${randomBytes(4).toString("hex")}:`
   const db = createPostgresKysely(pgService.url)
@@ -118,7 +120,7 @@ gate.describe("token refresh across two app processes sharing PostgreSQL and Red
   })
   afterAll(async () => {
     await Promise.all(running.map((i) => i.kill()))
-    for (const table of [tables.locks, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
+    for (const table of [tables.locks, tables.rateLimits, tables.sessionRegistry, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
       await db.schema.dropTable(table).ifExists().cascade().execute()
     }
     await db.destroy()

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks"
 import { createAuth, setEnvDefaults, type AuthConfig, type AuthRuntime, type Awaitable, type CallbacksOptions, type Session, type SessionCallbackParams } from "@portcullis/core"
 import type { NextRequest } from "next/server"
 
@@ -57,10 +56,34 @@ function basePathFromEnv(env: Env): string | undefined {
   return (url && URL.canParse(url) && new URL(url).pathname.replace(/\/+$/, "")) || undefined
 }
 
-const serverSide = new AsyncLocalStorage<true>()
+/** The part of `AsyncLocalStorage` used here. */
+interface CallStore {
+  run<T>(store: true, fn: () => Promise<T>): Promise<T>
+  getStore(): true | undefined
+}
+type CallStoreClass = new () => CallStore
+
+/**
+ * `AsyncLocalStorage` without importing `node:async_hooks`, so the proxy (middleware) bundle
+ * for Next's edge runtime carries no `node:` import: Next puts the class on `globalThis` in
+ * both of its runtimes (the edge sandbox, and `node-environment-baseline` on Node); outside
+ * Next (a script, a test) Node, Bun and Deno hand it out through `process.getBuiltinModule`,
+ * which no bundler follows. A runtime with neither cannot tell server calls from browser
+ * ones, so server calls fail loudly rather than shape sessions the browser's way.
+ */
+function callStoreClass(): CallStoreClass | undefined {
+  const global = globalThis as { AsyncLocalStorage?: CallStoreClass; process?: { getBuiltinModule?: (id: string) => { AsyncLocalStorage?: CallStoreClass } | undefined } }
+  return global.AsyncLocalStorage ?? global.process?.getBuiltinModule?.("node:async_hooks")?.AsyncLocalStorage
+}
+
+const Store = callStoreClass()
+const serverSide: CallStore | undefined = Store && new Store()
 
 /** Runs a call of server code (`auth()`, the actions): the session callback then shapes the session for the server. */
 export function onServer<T>(fn: () => Promise<T>): Promise<T> {
+  if (!serverSide) {
+    return Promise.reject(new Error("@portcullis/next needs AsyncLocalStorage (globalThis.AsyncLocalStorage, as Next.js provides, or node:async_hooks) to read the session from server code"))
+  }
   return serverSide.run(true, fn)
 }
 
@@ -73,7 +96,7 @@ export function onServer<T>(fn: () => Promise<T>): Promise<T> {
  */
 function sessionCallback(app: CallbacksOptions["session"] | undefined): CallbacksOptions["session"] {
   return async (params) => {
-    if (!serverSide.getStore()) return app ? app(params) : coreDefault(params)
+    if (!serverSide?.getStore()) return app ? app(params) : coreDefault(params)
     const { sessionToken: _bearer, ...session } = params.session as Session & { sessionToken?: string }
     const result = app ? await app(params) : session
     return { user: params.user ?? params.token, ...result } as Session

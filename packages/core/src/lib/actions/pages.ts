@@ -50,7 +50,8 @@ export async function signinPage(ctx: RequestContext): Promise<ResponseInternal>
     enableConditionalUI: p.type === "webauthn" ? p.enableConditionalUI : undefined,
   }))
   const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
-  const html = renderSignIn({ ...(await base(ctx)), providers, callbackUrl, error, code, email })
+  const scripts = await ctx.config.kinds.pageScripts(providers)
+  const html = renderSignIn({ ...(await base(ctx)), providers, callbackUrl, error, code, email, scripts })
   return { headers: pageHeaders, body: html }
 }
 

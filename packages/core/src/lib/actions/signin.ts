@@ -1,8 +1,8 @@
 import { InvalidProvider } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
+import { kindFor } from "../kinds/index.js"
 import { findProvider, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
-import { kindFor } from "../kinds/index.js"
 import { signinPage } from "./pages.js"
 
 /**
@@ -17,7 +17,7 @@ export async function signin(ctx: RequestContext): Promise<ResponseInternal> {
   if (ctx.providerId !== undefined && !provider) {
     throw new InvalidProvider(`No provider with id ${JSON.stringify(ctx.providerId)}`)
   }
-  const start = provider && kindFor(provider)?.signin
+  const start = provider && (await kindFor(ctx.config.kinds, provider))?.signin
   // As Auth.js: to the sign-in page as it is; a `callbackUrl` the POST carried is in the
   // callback-url cookie by now (dispatch), and the page reads it from there.
   if (!provider || !start) return { redirect: `${ctx.authUrl}/signin` }

@@ -22,11 +22,9 @@ import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
-import { DiscoveryCache } from "../oauth/discovery-cache.js"
+import type { DiscoveryCache } from "../oauth/discovery-cache.js"
+import { ProviderKinds } from "../kinds/registry.js"
 import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
-import { checkOAuthConfig } from "../oauth/config-check.js"
-import { checkWebAuthnConfig } from "../webauthn/config-check.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import { LogLimiter } from "../log-limiter.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
@@ -74,6 +72,11 @@ export interface ResolvedConfig {
   discovery: DiscoveryCache
   /** Provider token refreshes: options, the lock, refreshes in flight (`lib/tokens/`). */
   tokenRefresh: TokenRefreshState
+  /**
+   * The provider kinds this configuration uses, each loaded once (`import()`) when the
+   * configuration is resolved, and their configuration checks (see `ProviderKinds`).
+   */
+  kinds: ProviderKinds
   trustHost: boolean
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
@@ -92,7 +95,11 @@ export interface ResolvedConfig {
   experimental: { enableWebAuthn: boolean }
   fetch: typeof fetch
   cookies(secure: boolean): CookiesOptions
-  /** The first configuration problem; every request answers with it until fixed. */
+  /**
+   * The first configuration problem found synchronously (options, secrets, adapter);
+   * every request answers with it until fixed. The provider kinds' own checks come after
+   * it: `kinds.checked` (the runtime awaits both, see `configProblem`).
+   */
   error: AuthError | undefined
   env: Env
 }
@@ -113,6 +120,15 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
     }
   }
   return { ...resolveChecked(fallbackConfig(config), env), error: problem }
+}
+
+/**
+ * The first configuration problem of `config`: the synchronous checks' first, else the
+ * first the provider kinds' own checks found (settled once, when the kinds have loaded).
+ * Every request awaits it before anything else.
+ */
+export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
+  return config.error ?? (await config.kinds.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
@@ -142,9 +158,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
-  checkOAuthProviders(providers, env, redirectProxyUrl, logger, fail)
-  const webauthnProblem = checkWebAuthnConfig(providers.filter((p): p is WebAuthnConfig => p.type === "webauthn"))
-  if (webauthnProblem) fail(webauthnProblem)
+  // Each kind checks its own providers once its module has loaded (`kinds.checked`).
+  const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger })
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
@@ -183,8 +198,9 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     logLimiter,
     sessionMemory: new SessionMemory(),
     sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout), session.revocationCheckInterval * 1000) : undefined,
-    discovery: new DiscoveryCache(),
+    discovery: new WeakMap(),
     tokenRefresh,
+    kinds,
     trustHost,
     rateLimit,
     trustedOrigins,
@@ -212,20 +228,6 @@ function resolveI18nOption(options: AuthConfig["i18n"], fail: Fail): ResolvedI18
   } catch (e) {
     fail(new InvalidConfig(e instanceof I18nOptionError ? e.message : "i18n could not be read", e as Error))
     return resolveI18n(undefined)
-  }
-}
-
-/**
- * OAuth/OIDC providers are checked now, like Auth.js's `assertConfig`, so a broken one is a
- * configuration error on every request rather than a failure at its first sign-in; a
- * plain-http endpoint allowed outside production is one warning per provider.
- */
-function checkOAuthProviders(providers: ProviderConfig[], env: Env, redirectProxyUrl: string | undefined, logger: LoggerInstance, fail: Fail) {
-  for (const p of providers) {
-    if (p.type !== "oauth" && p.type !== "oidc") continue
-    const { error, insecureUrl } = checkOAuthConfig(p, env, redirectProxyUrl)
-    if (error) fail(error)
-    else if (insecureUrl) logger.warn("insecure-provider-endpoint", { provider: p.id, url: insecureUrl })
   }
 }
 

@@ -1,13 +1,10 @@
 import type { ResponseInternal } from "../../base-types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import type { RequestContext } from "../context.js"
-import { credentialsKind } from "./credentials.js"
-import { emailKind } from "./email.js"
-import { webauthnKind } from "./webauthn.js"
-import { oauthKind } from "./oauth.js"
+import type { ProviderKind } from "./kind.js"
+import type { ProviderKinds } from "./registry.js"
 
 export type { ProviderKind } from "./kind.js"
-import type { ProviderKind } from "./kind.js"
 
 /** A kind with its provider filled in: what the actions call. */
 export interface BoundKind {
@@ -25,21 +22,22 @@ function bind<P extends ProviderConfig>(kind: ProviderKind<P>, provider: P): Bou
 }
 
 /**
- * The kind of `provider`, bound to it. The switch narrows the provider to its kind's type,
- * so each kind gets exactly the configuration it declares (no `ProviderKind<any>`); a type
- * with no kind is `undefined`, refused by the caller with `InvalidProvider`.
+ * The kind of `provider`, bound to it, from the configuration's loaded kinds
+ * (`ctx.config.kinds`). The switch narrows the provider to its kind's type, so each kind
+ * gets exactly the configuration it declares (no `ProviderKind<any>`); a type with no kind
+ * is `undefined`, refused by the caller with `InvalidProvider`.
  */
-export function kindFor(provider: ProviderConfig): BoundKind | undefined {
+export async function kindFor(kinds: ProviderKinds, provider: ProviderConfig): Promise<BoundKind | undefined> {
   switch (provider.type) {
     case "credentials":
-      return bind(credentialsKind, provider)
+      return bind(await kinds.load("credentials"), provider)
     case "email":
-      return bind(emailKind, provider)
+      return bind(await kinds.load("email"), provider)
     case "webauthn":
-      return bind(webauthnKind, provider)
+      return bind(await kinds.load("webauthn"), provider)
     case "oauth":
     case "oidc":
-      return bind(oauthKind, provider)
+      return bind(await kinds.load("oauth"), provider)
     default:
       return undefined
   }

@@ -4,6 +4,7 @@ import type { Profile } from "../../base-types.js"
 import { resolveCallbackUrl } from "../context.js"
 import { authorizationUrl } from "../oauth/authorization.js"
 import { callbackParams, handleAuthorizationResponse } from "../oauth/callback.js"
+import { checkOAuthConfig } from "../oauth/config-check.js"
 import { authorizationServer } from "../oauth/endpoints.js"
 import { safeCause, signinFailure } from "../oauth/failure.js"
 import { completeSignIn } from "../oauth/link.js"
@@ -23,6 +24,20 @@ import type { ProviderKind } from "./kind.js"
  *   else checks and redeems the response, maps the profile and signs the user in.
  */
 export const oauthKind: ProviderKind<OAuthConfig<any>> = {
+  // Each provider is checked when the configuration is resolved, like Auth.js's
+  // `assertConfig`, so a broken one is a configuration error on every request rather than a
+  // failure at its first sign-in; a plain-http endpoint allowed outside production is one
+  // warning per provider.
+  check(providers, { env, redirectProxyUrl, logger }) {
+    let first: AuthError | undefined
+    for (const provider of providers) {
+      const { error, insecureUrl } = checkOAuthConfig(provider, env, redirectProxyUrl)
+      if (error) first ??= error
+      else if (insecureUrl) logger.warn("insecure-provider-endpoint", { provider: provider.id, url: insecureUrl })
+    }
+    return first
+  },
+
   async signin(ctx, provider) {
     const rt = oauthRuntime(ctx, provider)
     refuseForgedLoopback(ctx)

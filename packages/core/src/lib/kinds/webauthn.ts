@@ -9,7 +9,9 @@ import { verifyCsrf } from "../csrf.js"
 import { createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { claimChallenge, openChallenge } from "../webauthn/challenge.js"
+import { checkWebAuthnConfig } from "../webauthn/config-check.js"
 import { findUserByEmail, webauthnOptions } from "../webauthn/options.js"
+import { webauthnPageScripts } from "../webauthn/page-script.js"
 import { relyingParty } from "../webauthn/relying-party.js"
 import { parseResponse, verifyAuthentication, verifyRegistration } from "../webauthn/verify.js"
 import type { ProviderKind } from "./kind.js"
@@ -22,6 +24,8 @@ import { store } from "../config/stores.js"
  */
 export const webauthnKind: ProviderKind<WebAuthnConfig> = {
   options: webauthnOptions,
+  check: (providers) => checkWebAuthnConfig(providers),
+  pageScripts: webauthnPageScripts,
   async callback(ctx, provider) {
     if (ctx.method !== "POST") throw new MethodNotAllowed("WebAuthn sign-in is a POST to /callback/<id>")
     await verifyCsrf(ctx)

@@ -11,8 +11,7 @@ export interface Entry {
  * (`ResolvedConfig.discovery`; resolved configs are cached, so the provider object is
  * stable). Keeping the *same* metadata object matters beyond saving a request:
  * oauth4webapi keys its JWKS cache on it, so a new object per sign-in would refetch the
- * key set every time.
+ * key set every time. A plain `WeakMap` type, so resolving a configuration creates it
+ * without loading any OAuth code.
  */
-export class DiscoveryCache {
-  readonly entries = new WeakMap<OAuthConfig<any>, Entry>()
-}
+export type DiscoveryCache = WeakMap<OAuthConfig<any>, Entry>

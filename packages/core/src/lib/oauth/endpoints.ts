@@ -11,9 +11,6 @@ export type DiscoveryClient = Pick<OAuthRuntime, "provider" | "id" | "discovery"
 /** How long discovered metadata is reused before it is fetched again. */
 const DISCOVERY_TTL = 60 * 60 * 1000
 
-import { DiscoveryCache } from "./discovery-cache.js"
-export { DiscoveryCache }
-
 /**
  * The provider's authorization server metadata. Discovered from `wellKnown` or
  * `<issuer>/.well-known/openid-configuration` (OIDC always; OAuth when an endpoint is
@@ -22,7 +19,7 @@ export { DiscoveryCache }
  */
 export function authorizationServer(rt: DiscoveryClient): Promise<o.AuthorizationServer> {
   const now = Date.now()
-  const cache = rt.discovery.entries
+  const cache = rt.discovery
   const hit = cache.get(rt.provider)
   if (hit && hit.expires > now) return hit.metadata
   const metadata = resolve(rt)

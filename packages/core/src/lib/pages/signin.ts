@@ -3,7 +3,6 @@
  * @module
  */
 import { field, hiddenFields, IdAllocator } from "./forms.js"
-import { webauthnPageScripts } from "../webauthn/page-script.js"
 import { html, raw, safeUrl, type SafeHtml } from "./html.js"
 import { renderDocument } from "./layout.js"
 import { messageFor } from "./messages.js"
@@ -25,6 +24,11 @@ export interface SignInPageOptions extends PageBase {
   code?: string
   /** Pre-fills the email field. */
   email?: string
+  /**
+   * Inline scripts the forms need, from the configured kinds (the passkey ceremony for
+   * WebAuthn): loaded by the caller, so the page renderer carries no kind's code.
+   */
+  scripts?: readonly string[]
 }
 
 /** Everything a provider form needs besides the provider itself. */
@@ -46,10 +50,11 @@ ${block}`))
   const alert = page.error !== undefined
     ? html`<div class="alert" role="alert"><p>${messageFor(m.signin.errors, page.error)}</p></div>`
     : undefined
+  // The forms' scripts are inlined once per page: the CSP allows inline scripts and nothing from elsewhere.
   const body = html`<h1>${m.signin.heading}</h1>
 ${alert}
 ${separated.length > 0 ? separated : html`<p class="muted center">${m.signin.noProviders}</p>`}
-${page.providers.some((p) => p.type === "webauthn") ? webauthnScripts() : undefined}`
+${page.scripts?.map((code) => html`<script>${raw(code)}</script>`)}`
   return renderDocument({ title: m.signin.title, theme: page.theme, body, locale: page.locale, messages: m })
 }
 
@@ -184,10 +189,4 @@ ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
-}
-
-// The passkey forms' client: the @simplewebauthn/browser bundle and our form script,
-// inlined once per page (the CSP allows inline scripts and nothing from elsewhere).
-function webauthnScripts(): SafeHtml {
-  return html`${webauthnPageScripts.map((code) => html`<script>${raw(code)}</script>`)}`
 }

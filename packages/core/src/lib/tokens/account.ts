@@ -4,7 +4,6 @@ import type { OAuthConfig } from "../../providers/oauth.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { randomHex, sha256Hex } from "../crypto.js"
 import { storedExpiry, stillValid } from "./expiry.js"
-import { refreshGrant } from "./grant.js"
 import type { AccessToken } from "./result.js"
 
 /** The adapter methods the database path needs; Auth.js adapters have neither. */
@@ -107,6 +106,8 @@ async function refreshUnderLock(config: ResolvedConfig, store: TokenStore, provi
     const oldRefreshToken = current.refresh_token as string
     let tokens
     try {
+      // OAuth code, loaded when a refresh happens, not at startup.
+      const { refreshGrant } = await import("./grant.js")
       tokens = await refreshGrant(config, provider, oldRefreshToken)
     } catch (error) {
       if (error instanceof ReauthRequired) {

@@ -1,22 +1,12 @@
 import * as o from "oauth4webapi"
-import { AuthError, InvalidProvider, ReauthRequired, TokenRefreshFailed } from "../../errors.js"
+import { AuthError, ReauthRequired, TokenRefreshFailed } from "../../errors.js"
 import type { TokenSet } from "../../base-types.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
-import type { ProviderConfig } from "../../providers/index.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { authorizationServer } from "../oauth/endpoints.js"
 import { safeCause } from "../oauth/failure.js"
 import { backChannel } from "../oauth/provider.js"
 import { normaliseTokens } from "../oauth/token.js"
-
-/** The OAuth/OIDC provider `id` of the configuration; `InvalidProvider` for any other. */
-export function refreshableProvider(config: ResolvedConfig, id: string): OAuthConfig<any> {
-  const provider: ProviderConfig | undefined = config.providerById.get(id)
-  if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
-    throw new InvalidProvider(`getAccessToken: "${id}" is not an OAuth or OIDC provider of this configuration`)
-  }
-  return provider
-}
 
 /**
  * One refresh-token grant (RFC 6749 §6) at the provider's token endpoint — the configured

@@ -5,7 +5,7 @@ import { randomHex, sha256Hex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import type { JWT } from "../jwt/types.js"
 import { storedExpiry, stillValid } from "./expiry.js"
-import { refreshableProvider, refreshGrant } from "./grant.js"
+import { refreshableProvider } from "./provider.js"
 import type { AccessToken } from "./result.js"
 
 /**
@@ -74,6 +74,9 @@ export async function rotateHeld(config: ResolvedConfig, held: HeldTokens): Prom
   if (held.reauth) throw new ReauthRequired(`The "${held.provider}" tokens of this session were refused: the user must sign in again`, { reason: "marked", provider: held.provider })
   if (stillValid(storedExpiry(held.expires_at), config.tokenRefresh.skew)) return held
   if (!held.refresh_token) throw new ReauthRequired(`The "${held.provider}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: held.provider })
+  // Loaded here, not at startup: the grant is OAuth code, which an app whose sessions carry
+  // no provider tokens must not load (runtimes/test/entry-weight.test.ts).
+  const { refreshGrant } = await import("./grant.js")
   const provider = refreshableProvider(config, held.provider)
   const oldRefreshToken = held.refresh_token
   const id = await sha256Hex(`${provider.id}\u0000${oldRefreshToken}`)
