@@ -54,7 +54,7 @@ export async function openWith<Payload = JWT>(keys: KeyRing, params: JWTDecodePa
   const { token, secret, salt } = params
   if (!token) return null
   const secrets = secretsOf(secret)
-  const { enc, kid } = readJweHeader(token)
+  const { enc, kid } = readJweHeader(token, keys.headers)
   if (kid !== undefined) {
     for (const s of secrets) {
       const derived = await keys.key(s, salt, enc)
