@@ -110,7 +110,10 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
   if (basePath && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
     throw new UnknownAction(`The path is not under the base path ${basePath}`)
   }
-  const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
+  const path = pathname.slice(basePath.length)
+  // Most requests name one action and nothing else (`/session`): read it without splitting.
+  const slash = path.indexOf("/", 1)
+  const segments = path.charCodeAt(0) === 47 && path.length > 1 && slash === -1 ? [path.slice(1)] : path.split("/").filter(Boolean)
   const [action, provider, ...rest] = segments
   if (!action || !isAuthAction(action) || rest.length) {
     throw new UnknownAction(`Unknown action. Portcullis serves ${Object.keys(routes).join(", ")} under ${basePath || "/"}`)
