@@ -34,7 +34,7 @@ export const jwtStrategy: SessionStrategy = {
     let opened: { payload: JWT; rotated: boolean }
     try {
       // A remembered cookie is answered without a promise in between (most checks).
-      const result = rememberedToken(ctx, raw, shared) ?? (await openToken(ctx, raw, shared))
+      const result = rememberedToken(ctx, raw, shared) ?? (await openUncached(ctx, raw, shared))
       if (!result) throw new RejectedByDecode()
       opened = result
     } catch (error) {
@@ -181,15 +181,21 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
  * must not change; otherwise as a clone.
  */
 async function openToken(ctx: RequestContext, raw: string, shared = false): Promise<{ payload: JWT; rotated: boolean } | null> {
+  return rememberedToken(ctx, raw, shared) ?? openUncached(ctx, raw, shared)
+}
+
+/**
+ * Opens a session cookie that is not remembered: the app's own decoder, or the built-in
+ * codec, whose verified tokens are remembered until their `exp`.
+ */
+async function openUncached(ctx: RequestContext, raw: string, shared: boolean): Promise<{ payload: JWT; rotated: boolean } | null> {
   const { config } = ctx
   const salt = ctx.cookieOptions.sessionToken.name
-  const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
   if (!config.jwt.builtin) {
+    const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
     const payload = await config.jwt.decode({ token: raw, secret, salt })
     return payload ? { payload, rotated: false } : null
   }
-  const hit = rememberedToken(ctx, raw, shared)
-  if (hit) return hit
   const cache = config.sessionMemory.verifiedTokens
   const state = config.sessionMemory.saltState(salt, config.secrets)
   const opened = await openWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
