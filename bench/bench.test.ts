@@ -41,6 +41,28 @@ describe("bench server (portcullis)", () => {
     expect(isBenchSession(again.session)).toBe(true)
   })
 
+  it("the session-shaped floor answers with exactly the headers of Portcullis's session answer, and the bench session", async () => {
+    const cookie = await signIn(server.url)
+    const floor = await startServer("baseline-session")
+    try {
+      const headersOf = async (url: string) => {
+        const response = await fetch(`${url}/auth/session`, { headers: { cookie } })
+        const body = await response.json()
+        // What node:http adds per response (date, keep-alive, length) is not the answer's.
+        const own = [...response.headers].filter(([name]) => !["date", "connection", "keep-alive", "content-length"].includes(name))
+        return { status: response.status, body, own }
+      }
+      const real = await headersOf(server.url)
+      const shaped = await headersOf(floor.url)
+      expect(shaped.status).toBe(real.status)
+      expect(shaped.own).toEqual(real.own)
+      expect(isBenchSession(shaped.body)).toBe(true)
+      expect(Object.keys(shaped.body as object)).toEqual(Object.keys(real.body as object))
+    } finally {
+      await floor.stop()
+    }
+  })
+
   it("answers an anonymous session for a request without the cookie", async () => {
     const anonymous = await getSession(server.url, "")
     expect(anonymous.status).toBe(200)

@@ -2,6 +2,8 @@
  * One bench server per process: `node bench/server.ts <target> [port]`.
  *
  *   baseline            answers `{}` to everything (the adapter alone: the ceiling)
+ *   baseline-session    answers a fixed session of the bench user with a session answer's
+ *                       five headers (the ceiling for an answer of that shape)
  *   portcullis          Portcullis `Auth(request, config)`, JWT sessions, default updateAge
  *   portcullis-reissue  the same with `session.updateAge: 0` (every check re-issues)
  *   authjs              @auth/core `Auth(request, config)` with the equivalent config
@@ -38,7 +40,7 @@ import express from "express"
 import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -71,6 +73,12 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     case "baseline": {
       const headers = { "content-type": "application/json" }
       return () => new Response("{}", { headers })
+    }
+    case "baseline-session": {
+      // What a session check answers (its body's `expires` fixed), without checking anything.
+      const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
+      const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
+      return () => new Response(body, { headers: SESSION_ANSWER_HEADERS })
     }
     case "portcullis": {
       const config = portcullisConfig({ reissue: false })

@@ -6,6 +6,7 @@
 /** The servers `bench/server.ts` can run (see there). */
 export const TARGETS = [
   "baseline",
+  "baseline-session",
   "portcullis",
   "portcullis-reissue",
   "authjs",
@@ -51,6 +52,19 @@ export const SESSIONS_ENV = "BENCH_SESSIONS"
  */
 export function sessionToken(runId: string, i: number): string {
   return `${runId}${i.toString(16).padStart(8, "0")}`
+}
+
+/**
+ * The headers of a session answer, exactly as Portcullis sends them (`privateJsonHeaders`
+ * in core; `bench/bench.test.ts` checks they still match): the `baseline-session` floor
+ * answers with them, so that row costs what the answer's shape costs and nothing else.
+ */
+export const SESSION_ANSWER_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Type": "application/json",
+  "Cache-Control": "private, no-cache, no-store",
+  Pragma: "no-cache",
+  Expires: "0",
+  Vary: "Cookie",
 }
 
 /** Environment variable carrying a database target's `DbSpec` (JSON, see `db.ts`). */

@@ -142,6 +142,30 @@ function databaseSessionSuite(label: string, open: () => Promise<TestDatabase>) 
       expect(lines.join("\n")).toContain("ServiceUnavailable")
     })
 
+    it("50 concurrent checks of one session share one read; a read that fails fails them all with 503, and the next check reads again", async () => {
+      const browser = new Browser(direct(config))
+      await browser.signIn()
+      const before = probe.calls.getSessionAndUser ?? 0
+      const answers = await Promise.all(Array.from({ length: 50 }, async () => (await browser.request("/auth/session")).json()))
+      for (const a of answers) expect((a as any).user).toEqual({ name: "Ada Lovelace", email: "ada@example.com", image: "https://example.com/ada.png" })
+      // At least one read, and far fewer than one per check (those in flight together share).
+      const reads = (probe.calls.getSessionAndUser ?? 0) - before
+      expect(reads).toBeGreaterThanOrEqual(1)
+      expect(reads).toBeLessThan(50)
+
+      probe.failing.add("getSessionAndUser")
+      const failed = await Promise.all(Array.from({ length: 50 }, () => browser.request("/auth/session")))
+      for (const r of failed) {
+        expect(r.status).toBe(503)
+        expect(r.headers.getSetCookie()).toEqual([])
+      }
+      // Nothing of the failed read is kept: once the store answers again, so does the check.
+      probe.failing.clear()
+      const after = probe.calls.getSessionAndUser ?? 0
+      expect((await browser.session()).user.name).toBe("Ada Lovelace")
+      expect((probe.calls.getSessionAndUser ?? 0) - after).toBe(1)
+    })
+
     it("database down during sign-in: the error page with ServiceUnavailable, and no session", async () => {
       probe.failing.add("createSession")
       const browser = new Browser(direct(config))

@@ -20,6 +20,25 @@ import type {
  */
 const copy = structuredClone
 
+/**
+ * The copy `structuredClone` makes of a stored record, without its cost when the record is
+ * flat — strings, numbers, booleans, bigints, `null`, `undefined` and `Date`s, which is
+ * every session and user the adapter contract describes. A session check copies a session
+ * and a user, and two `structuredClone`s cost more than the rest of the lookup. A record
+ * with anything else in it (a nested object or array an app stored) goes to
+ * `structuredClone`, so the copy is the same either way.
+ */
+function copyRecord<T extends object>(record: T): T {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(record)) {
+    const value = (record as Record<string, unknown>)[key]
+    if (value instanceof Date) out[key] = new Date(value.getTime())
+    else if (value !== null && (typeof value === "object" || typeof value === "function" || typeof value === "symbol")) return copy(record)
+    else out[key] = value
+  }
+  return out as T
+}
+
 /** Map key of an account; JSON keeps `a:b` + `c` apart from `a` + `b:c`. */
 const accountKey = (provider: string, providerAccountId: string) => JSON.stringify([provider, providerAccountId])
 const tokenKey = (identifier: string, token: string) => JSON.stringify([identifier, token])
@@ -127,7 +146,7 @@ export function MemoryAdapter(): Adapter {
     async getSessionAndUser(sessionToken) {
       const session = liveSession(sessionToken)
       const user = session && users.get(session.userId)
-      return session && user ? { session: copy(session), user: copy(user) } : null
+      return session && user ? { session: copyRecord(session), user: copyRecord(user) } : null
     },
     async updateSession(patch) {
       const session = liveSession(patch.sessionToken)

@@ -18,6 +18,25 @@ describe("MemoryAdapter isolation", () => {
     expect(found.emailVerified?.getUTCFullYear()).toBe(2024)
   })
 
+  it("hands a session check copies of the session and user, Dates and nested values included", async () => {
+    const adapter = MemoryAdapter()
+    const user = await adapter.createUser!({ ...makeUser(), roles: ["admin"], prefs: { theme: "dark" } } as AdapterUser)
+    const expires = new Date(Date.now() + 60_000)
+    await adapter.createSession!({ sessionToken: "t", userId: user.id, expires })
+    const first = await adapter.getSessionAndUser!("t")
+    expect(first).toEqual({ session: { sessionToken: "t", userId: user.id, expires }, user })
+    first!.session.expires.setFullYear(1999)
+    first!.user.name = "changed"
+    ;(first!.user.emailVerified as Date).setFullYear(1999)
+    ;((first!.user as unknown as { roles: string[] }).roles).push("root")
+    ;((first!.user as unknown as { prefs: { theme: string } }).prefs).theme = "light"
+    const again = await adapter.getSessionAndUser!("t")
+    expect(again!.session.expires.getTime()).toBe(expires.getTime())
+    expect(again!.user).toEqual(user)
+    expect(again!.user.emailVerified).toBeInstanceOf(Date)
+    expect(again!.session.expires).not.toBe(first!.session.expires)
+  })
+
   it("gives each adapter its own store", async () => {
     const user = makeUser()
     await MemoryAdapter().createUser!(user)

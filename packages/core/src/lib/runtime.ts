@@ -154,7 +154,8 @@ export class AuthRuntime {
 
     let ctx
     try {
-      ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF, options.clientAddress)
+      const parsed = parseRequest(request, resolved)
+      ctx = createContext(parsed instanceof Promise ? await parsed : parsed, resolved, options.skipCSRF, options.clientAddress)
     } catch (error) {
       logger.error(error as Error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
@@ -163,7 +164,9 @@ export class AuthRuntime {
 
     try {
       const internal = await dispatch(ctx)
-      return finish(internal, [...ctx.setCookies, ...(internal.cookies ?? [])])
+      // Most answers (a session check) add no cookie on either side: no array to build then.
+      const cookies = ctx.setCookies.length ? [...ctx.setCookies, ...(internal.cookies ?? [])] : (internal.cookies ?? [])
+      return finish(internal, cookies)
     } catch (thrown) {
       const error = asOutage(thrown)
       // A refusal is logged by the limiter, rate-limited: one error line per refused

@@ -56,8 +56,11 @@ export interface ParsedRequest {
   form?: URLSearchParams
 }
 
-/** Parse: URL → action and provider, then method, origin, cookies, query and body. */
-export async function parseRequest(request: Request, config: ResolvedConfig): Promise<ParsedRequest> {
+/**
+ * Parse: URL → action and provider, then method, origin, cookies, query and body. A request
+ * without a body (every GET) is parsed synchronously; only reading a body is awaited.
+ */
+export function parseRequest(request: Request, config: ResolvedConfig): ParsedRequest | Promise<ParsedRequest> {
   let url: URL
   try {
     url = new URL(request.url)
@@ -80,9 +83,8 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
 
   const { origin, trusted: originTrusted } = resolveOrigin(url, request.headers, config)
   const effectiveUrl = origin === url.origin ? url : new URL(url.pathname + url.search, origin)
-  const form: { params?: URLSearchParams } = {}
-  const body = method === "POST" ? await readBody(request, form) : undefined
-  return {
+  const headers = request.headers
+  const parsed: ParsedRequest = {
     request,
     method: method as Method,
     action,
@@ -90,19 +92,28 @@ export async function parseRequest(request: Request, config: ResolvedConfig): Pr
     url: effectiveUrl,
     origin,
     originTrusted,
-    headers: request.headers,
-    cookies: parseCookies(request.headers.get("cookie")),
+    headers,
+    cookies: parseCookies(headers.get("cookie")),
     query: url.search ? Object.fromEntries(url.searchParams) : {},
-    body,
-    ...(form.params && { form: form.params }),
+    body: undefined,
   }
+  if (method !== "POST") return parsed
+  const form: { params?: URLSearchParams } = {}
+  return readBody(request, form).then((body) => {
+    parsed.body = body
+    if (form.params) parsed.form = form.params
+    return parsed
+  })
 }
 
 function parseAction(pathname: string, basePath: string): { action: AuthAction; providerId?: string } {
   if (basePath && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
     throw new UnknownAction(`The path is not under the base path ${basePath}`)
   }
-  const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
+  const path = pathname.slice(basePath.length)
+  // Most requests name one action and nothing else (`/session`): read it without splitting.
+  const slash = path.indexOf("/", 1)
+  const segments = path.charCodeAt(0) === 47 && path.length > 1 && slash === -1 ? [path.slice(1)] : path.split("/").filter(Boolean)
   const [action, provider, ...rest] = segments
   if (!action || !isAuthAction(action) || rest.length) {
     throw new UnknownAction(`Unknown action. Portcullis serves ${Object.keys(routes).join(", ")} under ${basePath || "/"}`)

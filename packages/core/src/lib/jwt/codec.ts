@@ -54,11 +54,15 @@ export async function openWith<Payload = JWT>(keys: KeyRing, params: JWTDecodePa
   const { token, secret, salt } = params
   if (!token) return null
   const secrets = secretsOf(secret)
-  const { enc, kid } = readJweHeader(token)
+  const { enc, kid } = readJweHeader(token, keys.headers)
   if (kid !== undefined) {
     for (const s of secrets) {
       const derived = await keys.key(s, salt, enc)
-      if (derived.kid === kid) return { payload: (await keys.jwe.decrypt(token, derived.key)) as Payload, kid }
+      if (derived.kid === kid) {
+        // The Node path answers synchronously: awaited only when the codec returns a promise.
+        const payload = keys.jwe.decrypt(token, derived.key)
+        return { payload: (payload instanceof Promise ? await payload : payload) as Payload, kid }
+      }
     }
     throw new NoMatchingKey()
   }

@@ -1,5 +1,5 @@
 import { base64url } from "jose"
-import { isContentEncryption, type ContentEncryption } from "./keys.js"
+import { isContentEncryption, type ContentEncryption } from "./encryptions.js"
 
 /** Why a token was refused before any key was touched; `code` is in the style of jose's errors. */
 class RefusedToken extends Error {
@@ -32,13 +32,39 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
  * `alg: "dir"` with `A256CBC-HS512` or `A256GCM` goes further; the rest is refused here,
  * for the price of a JSON parse.
  */
-export function readJweHeader(token: string): JweHeader {
+export function readJweHeader(token: string, memo?: HeaderMemo): JweHeader {
   const dot = token.indexOf(".")
   if (dot <= 0 || dot > HEADER_LIMIT) throw new RefusedToken("ERR_JWE_MALFORMED", "The token is not a compact JWE")
-  if (token.split(".", 6).length !== 5) throw new RefusedToken("ERR_JWE_MALFORMED", "The token is not a compact JWE (five segments)")
+  if (!fiveSegments(token)) throw new RefusedToken("ERR_JWE_MALFORMED", "The token is not a compact JWE (five segments)")
+  const last = memo?.last
+  if (last && dot === last.segment.length && token.startsWith(last.segment)) return last.header
+  const segment = token.slice(0, dot)
+  const header = checkedHeader(segment)
+  if (memo) memo.last = { segment, header }
+  return header
+}
+
+/**
+ * The last header segment {@link readJweHeader} accepted, with its (frozen) answer: every
+ * token under one key carries the same header, and the answer is a pure function of the
+ * segment, so a key ring keeps one of these and a check parses the header once. A refused
+ * header is never kept; a different one is read afresh and replaces it.
+ */
+export interface HeaderMemo {
+  last?: { segment: string; header: JweHeader }
+}
+
+/** Exactly four dots (what `split(".").length === 5` says, without making five strings). */
+function fiveSegments(token: string): boolean {
+  let dots = 0
+  for (let i = token.indexOf("."); i !== -1; i = token.indexOf(".", i + 1)) if (++dots > 4) return false
+  return dots === 4
+}
+
+function checkedHeader(segment: string): JweHeader {
   let header: unknown
   try {
-    header = JSON.parse(strictUtf8.decode(base64url.decode(token.slice(0, dot))))
+    header = JSON.parse(strictUtf8.decode(base64url.decode(segment)))
   } catch {
     throw new RefusedToken("ERR_JWE_MALFORMED", "The token header does not parse")
   }
@@ -47,5 +73,5 @@ export function readJweHeader(token: string): JweHeader {
   if (alg !== "dir") throw new RefusedToken("ERR_JWE_ALG_REFUSED", "The token's alg is not dir")
   if (!isContentEncryption(enc)) throw new RefusedToken("ERR_JWE_ENC_REFUSED", "The token's enc is not A256CBC-HS512 or A256GCM")
   if (kid !== undefined && (typeof kid !== "string" || !kid || kid.length > KID_LIMIT)) throw new RefusedToken("ERR_JWE_MALFORMED", "The token's kid is not a short string")
-  return { enc, kid }
+  return Object.freeze({ enc, kid })
 }

@@ -237,13 +237,22 @@ export function nodeCryptoJwe(crypto: NodeCryptoLike, buffer: NodeBufferLike, fa
   const content = nodeContentCipher(crypto, buffer)
   const b64 = (bytes: Uint8Array) => buffer.from(bytes).toString("base64url")
 
-  /** The token's segments and `enc` if it has exactly the shape this path handles, else undefined. */
-  function plainShape(token: string, key: Uint8Array) {
-    const parts = token.split(".")
-    if (parts.length !== 5) return undefined
-    const [header, encryptedKey, iv, ciphertext, tag] = parts as [string, string, string, string, string]
-    // `dir` carries no encrypted key; jose words the refusal of one.
-    if (encryptedKey !== "" || !canonicalSegment(header) || !canonicalSegment(iv) || !canonicalSegment(ciphertext) || !canonicalSegment(tag)) return undefined
+  /**
+   * What a protected-header segment says, if it is one this path handles: its `enc` and
+   * its bytes as the AAD (which nothing changes: they only go to the MAC or the cipher).
+   * A pure function of the segment, and every token under one key has the same header, so
+   * the last answer is kept: a session check then parses no header here. A different
+   * segment (another key, or an attacker's) is worked out afresh, at today's cost.
+   */
+  let lastHeader: { segment: string; answer: { enc: ContentEncryption; aad: Uint8Array } | undefined } | undefined
+  function plainHeader(segment: string): { enc: ContentEncryption; aad: Uint8Array } | undefined {
+    if (lastHeader?.segment === segment) return lastHeader.answer
+    const answer = readPlainHeader(segment)
+    lastHeader = { segment, answer }
+    return answer
+  }
+  function readPlainHeader(header: string): { enc: ContentEncryption; aad: Uint8Array } | undefined {
+    if (!canonicalSegment(header)) return undefined
     let parsed: unknown
     try {
       parsed = JSON.parse(strictUtf8.decode(buffer.from(header, "base64url")))
@@ -255,11 +264,24 @@ export function nodeCryptoJwe(crypto: NodeCryptoLike, buffer: NodeBufferLike, fa
     for (const name in parsed) if (name !== "alg" && name !== "enc" && name !== "kid") return undefined
     const { alg, enc, kid } = parsed
     if (alg !== "dir" || (enc !== "A256CBC-HS512" && enc !== "A256GCM") || (kid !== undefined && typeof kid !== "string")) return undefined
-    const shape = SHAPES[enc as ContentEncryption]
+    return { enc: enc as ContentEncryption, aad: buffer.from(header, "latin1") }
+  }
+
+  /** The token's segments and `enc` if it has exactly the shape this path handles, else undefined. */
+  function plainShape(token: string, key: Uint8Array) {
+    const parts = token.split(".")
+    if (parts.length !== 5) return undefined
+    const [header, encryptedKey, iv, ciphertext, tag] = parts as [string, string, string, string, string]
+    // `dir` carries no encrypted key; jose words the refusal of one.
+    if (encryptedKey !== "" || !canonicalSegment(iv) || !canonicalSegment(ciphertext) || !canonicalSegment(tag)) return undefined
+    const checked = plainHeader(header)
+    if (!checked) return undefined
+    const { enc, aad } = checked
+    const shape = SHAPES[enc]
     const ivBytes = buffer.from(iv, "base64url")
     const tagBytes = buffer.from(tag, "base64url")
     if (key.length !== shape.key || ivBytes.length !== shape.iv || tagBytes.length !== shape.tag) return undefined
-    return { enc: enc as ContentEncryption, aad: buffer.from(header, "latin1"), iv: ivBytes, ciphertext: buffer.from(ciphertext, "base64url"), tag: tagBytes }
+    return { enc, aad, iv: ivBytes, ciphertext: buffer.from(ciphertext, "base64url"), tag: tagBytes }
   }
 
   return {

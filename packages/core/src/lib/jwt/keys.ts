@@ -1,4 +1,5 @@
 import { base64url, calculateJwkThumbprint } from "jose"
+import type { HeaderMemo } from "./header.js"
 import { defaultJwe, type JweCodec } from "./jwe.js"
 import { isContentEncryption, DEFAULT_ENC, type ContentEncryption } from "./encryptions.js"
 
@@ -45,6 +46,10 @@ export const hkdfKey: DeriveKey = async (secret, salt, enc) => {
 export class KeyRing {
   #keys = new Map<string, Promise<DerivedKey>>()
   #derived = 0
+  /** The last (secret, salt, enc) asked for and its key: a check asks for the same one each time. */
+  #last: { secret: string; salt: string; enc: ContentEncryption; key: Promise<DerivedKey> } | undefined
+  /** The last token header this ring's tokens were read with (see `readJweHeader`). */
+  readonly headers: HeaderMemo = {}
 
   constructor(
     readonly limit = 256,
@@ -64,16 +69,23 @@ export class KeyRing {
   }
 
   key(secret: string, salt: string, enc: ContentEncryption = DEFAULT_ENC): Promise<DerivedKey> {
+    const last = this.#last
+    if (last && last.secret === secret && last.salt === salt && last.enc === enc) return last.key
     if (!isContentEncryption(enc)) return Promise.reject(new TypeError(`Unsupported content encryption ${JSON.stringify(enc)}`))
     const id = `${enc}\u0000${salt}\u0000${secret}`
     let hit = this.#keys.get(id)
     if (!hit) {
       this.#derived++
-      hit = this.derive(secret, salt, enc)
+      const derived = this.derive(secret, salt, enc)
+      hit = derived
       if (this.#keys.size >= this.limit) this.#keys.delete(this.#keys.keys().next().value!)
-      this.#keys.set(id, hit)
-      hit.catch(() => this.#keys.delete(id))
+      this.#keys.set(id, derived)
+      derived.catch(() => {
+        this.#keys.delete(id)
+        if (this.#last?.key === derived) this.#last = undefined
+      })
     }
+    this.#last = { secret, salt, enc, key: hit }
     return hit
   }
 }

@@ -23,7 +23,8 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[name]
     if (!sessionToken) return { body: null }
     try {
-      const key = await storageKey(ctx, sessionToken)
+      const stored = storageKey(ctx, sessionToken)
+      const key = typeof stored === "string" ? stored : await stored
       const found = await lookup(ctx, adapter, key)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       const { session, user } = found
@@ -142,9 +143,13 @@ async function lookup(ctx: RequestContext, adapter: StoreFor<"database">, sessio
     return found && structuredClone(found)
   }
   // The request that started the query keeps the original; those that joined get copies.
-  const pending = Promise.resolve(adapter.getSessionAndUser(sessionToken)).finally(() => lookups.delete(sessionToken))
+  const pending = Promise.resolve(adapter.getSessionAndUser(sessionToken))
   lookups.set(sessionToken, pending)
-  return pending
+  try {
+    return await pending
+  } finally {
+    lookups.delete(sessionToken)
+  }
 }
 
 const RECENT_LIMIT = 10_000

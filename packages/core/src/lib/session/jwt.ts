@@ -37,7 +37,8 @@ export const jwtStrategy: SessionStrategy = {
     const shared = !config.customJwtCallback && !config.callbacks.session && config.events.session === noopEvent
     let opened: { payload: JWT; rotated: boolean }
     try {
-      const result = await openToken(ctx, raw, shared)
+      // A remembered cookie is answered without a promise in between (most checks).
+      const result = rememberedToken(ctx, raw, shared) ?? (await openUncached(ctx, raw, shared))
       if (!result) throw new RejectedByDecode()
       opened = result
     } catch (error) {
@@ -54,7 +55,9 @@ export const jwtStrategy: SessionStrategy = {
         if (valid !== true && !(await valid)) return { body: null, cookies: clearSession(ctx) }
       }
       // T67: a session issued while its user was unverified is confirmed with the adapter.
-      const mark = await checkUnverifiedMark(ctx, payload)
+      // (Unmarked tokens answer at once: awaited only when there is something to wait for.)
+      const checked = checkUnverifiedMark(ctx, payload)
+      const mark = typeof checked === "string" ? checked : await checked
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
       // tokenRefresh.jwt: provider tokens about to expire are rotated before the callback sees them.
       const held = await refreshedForSession(ctx, payload)
@@ -63,10 +66,11 @@ export const jwtStrategy: SessionStrategy = {
       // skip serialising it twice just to find out nothing changed.
       const custom = config.customJwtCallback
       const before = update || !custom ? undefined : JSON.stringify(payload)
-      let token = await config.callbacks.jwt({
+      const answered = config.callbacks.jwt({
         token: payload,
         ...(update ? { session: update.data, trigger: "update" as const } : {}),
       } as Parameters<typeof config.callbacks.jwt>[0])
+      let token = isThenable(answered) ? await answered : answered
       if (token === null) return { body: null, cookies: clearSession(ctx) }
 
       const now = Math.floor(Date.now() / 1000)
@@ -298,32 +302,56 @@ function unreadable(ctx: RequestContext, error: unknown): ResponseInternal {
 }
 
 /**
+ * The remembered token of a session cookie decrypted before (built-in codec only), or
+ * undefined. With `shared`, the cache's own object, which the caller must not change;
+ * otherwise a clone.
+ */
+function rememberedToken(ctx: RequestContext, raw: string, shared: boolean): { payload: JWT; rotated: boolean } | undefined {
+  const { config } = ctx
+  if (!config.jwt.builtin) return undefined
+  const { scope } = config.sessionMemory.saltState(ctx.cookieOptions.sessionToken.name, config.secrets)
+  const cache = config.sessionMemory.verifiedTokens
+  return shared ? cache.peek(scope, raw) : cache.get(scope, raw)
+}
+
+/** A callback's answer that must be awaited (a promise or another thenable). */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function"
+}
+
+/**
  * Opens a session cookie: from the verified-token cache, or decrypted (and remembered).
  * With `shared`, a remembered token comes back as the cache's own object, which the caller
  * must not change; otherwise as a clone.
  */
 export async function openToken(ctx: RequestContext, raw: string, shared = false): Promise<{ payload: JWT; rotated: boolean } | null> {
+  return rememberedToken(ctx, raw, shared) ?? openUncached(ctx, raw, shared)
+}
+
+/**
+ * Opens a session cookie that is not remembered: the app's own decoder, or the built-in
+ * codec, whose verified tokens are remembered until their `exp`.
+ */
+async function openUncached(ctx: RequestContext, raw: string, shared: boolean): Promise<{ payload: JWT; rotated: boolean } | null> {
   const { config } = ctx
   const salt = ctx.cookieOptions.sessionToken.name
-  const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
   if (!config.jwt.builtin) {
+    const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
     const payload = await config.jwt.decode({ token: raw, secret, salt })
     return payload ? { payload, rotated: false } : null
   }
   const cache = config.sessionMemory.verifiedTokens
-  const scope = `${salt}\u0000${config.secrets.join("\u0000")}`
-  const hit = shared ? cache.peek(scope, raw) : cache.get(scope, raw)
-  if (hit) return hit
+  const state = config.sessionMemory.saltState(salt, config.secrets)
   const opened = await openWith<JWT>(config.keys, { token: raw, secret: config.secrets, salt })
   if (!opened?.payload) return null
   const { payload } = opened
-  const primary = await config.keys.key(config.secrets[0]!, salt)
+  state.primaryKid ??= (await config.keys.key(config.secrets[0]!, salt)).kid
   // A token opened by an older secret is re-issued under the newest one (rotation).
-  const rotated = opened.kid !== primary.kid
+  const rotated = opened.kid !== state.primaryKid
   const entry = { payload, rotated }
   // The cache keeps its own copy, and this freshly decrypted payload is the caller's alone;
   // a `shared` caller changes nothing, so one object serves both.
-  if (typeof payload.exp === "number") cache.set(scope, raw, entry, payload.exp * 1000, !shared)
+  if (typeof payload.exp === "number") cache.set(state.scope, raw, entry, payload.exp * 1000, !shared)
   return entry
 }
 

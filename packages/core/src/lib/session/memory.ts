@@ -18,4 +18,21 @@ export class SessionMemory {
   readonly extending = new Map<string, Promise<AdapterSession | null>>()
   /** Database: extensions that just landed, so checks that read the row before them don't write again. */
   readonly recentlyExtended = new Map<string, { expires: Date; until: number }>()
+  /**
+   * JWT: per session-cookie name (the key salt), the verified-token cache's scope and the
+   * newest secret's `kid`, worked out once: building the scope string and awaiting the key
+   * ring on every check cost more than the cache lookup itself. Salts come from the
+   * configuration (one per cookie name, two at most), never from a request.
+   */
+  readonly #salts = new Map<string, { scope: string; primaryKid?: string }>()
+
+  /** The cache scope of `salt` under `secrets` (this configuration's, which never change). */
+  saltState(salt: string, secrets: readonly string[]): { scope: string; primaryKid?: string } {
+    let state = this.#salts.get(salt)
+    if (!state) {
+      state = { scope: `${salt}\u0000${secrets.join("\u0000")}` }
+      this.#salts.set(salt, state)
+    }
+    return state
+  }
 }
