@@ -7,31 +7,14 @@
 import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { sqlScenarioNames } from "../sql-scenarios.ts"
-import { describeWhere, locate, runDriver, type DriverReport } from "./support.ts"
+import { describeWhere, localPostgres, locate, runDriver, type DriverReport } from "./support.ts"
 
 const bun = locate({ pkg: "@oven/bun-linux-x64", file: "bin/bun" })
 const deno = locate({ pkg: "@deno/linux-x64-glibc", file: "deno" })
 const driver = (name: string) => fileURLToPath(new URL(`../drivers/${name}`, import.meta.url))
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client(service.url)
-  await client.connect()
-  await client.end()
-})
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(service.url)
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
+const { service, gate: postgres, admin } = await localPostgres()
 
 /** The database-session scenarios, run by one runtime's driver against a fresh database. */
 function databaseSessionSuite(command: () => string, args: string[]): void {

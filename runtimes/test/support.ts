@@ -9,7 +9,8 @@ import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isCI } from "@portcullis/adapter-test"
+import pg from "pg"
+import { isCI, postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { APP_ORIGIN, OIDC_PROVIDER_ID, scenarioNames, type ScenarioEnv, type ScenarioResult } from "../scenarios.ts"
 
@@ -147,4 +148,24 @@ export function runDriver(command: string, args: string[], env: unknown, timeout
       }
     })
   })
+}
+
+/**
+ * The local PostgreSQL for the runtimes' database tests: its service entry, a gate that
+ * skips (or, in CI, fails) when it is down, and `admin(sql)` for statements such as
+ * `CREATE DATABASE` that run outside any test database.
+ */
+export async function localPostgres() {
+  const service = postgresService()
+  const query = async (sql: string): Promise<void> => {
+    const client = new pg.Client(service.url)
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  const gate = await serviceAvailable(service, () => query("SELECT 1"))
+  return { service, gate, admin: query }
 }

@@ -17,30 +17,14 @@ import { fileURLToPath } from "node:url"
 import { Miniflare } from "miniflare"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { bundleForEdge, type EdgeBundle } from "../bundle.ts"
 import { sqlScenarioNames } from "../sql-scenarios.ts"
 import { startSqlEndpoint, type SqlEndpoint } from "../sql-over-http/server.ts"
-import { describeWhere, locate, type DriverReport } from "./support.ts"
+import { describeWhere, localPostgres, locate, type DriverReport } from "./support.ts"
 
 const driver = fileURLToPath(new URL("../drivers/workerd-sql.ts", import.meta.url))
 const workerd = locate({ pkg: "workerd", file: "bin/workerd" })
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client(service.url)
-  await client.connect()
-  await client.end()
-})
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(service.url)
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
+const { service, gate: postgres, admin } = await localPostgres()
 
 /** A fresh database served over HTTP, for one group of tests. */
 function freshDatabase() {

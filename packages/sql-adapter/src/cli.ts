@@ -8,7 +8,7 @@ import { parseArgs } from "node:util"
 import { connectUrl } from "./connect.js"
 import { redactUrl } from "./url.js"
 import { migrateToLatest } from "./migrations.js"
-import type { TableNames } from "./tables.js"
+import { prefixedTables, type TableNames } from "./tables.js"
 
 /** How long one migration statement may run from the command line (30 minutes). */
 const MIGRATION_TIMEOUT_MS = 30 * 60_000
@@ -84,18 +84,7 @@ export async function runMigrationsCli(
     return 2
   }
   const prefix = values["table-prefix"] ?? ""
-  const tables: Partial<TableNames> | undefined = prefix
-    ? {
-        users: `${prefix}users`,
-        accounts: `${prefix}accounts`,
-        sessions: `${prefix}sessions`,
-        verificationTokens: `${prefix}verification_tokens`,
-        authenticators: `${prefix}authenticators`,
-        rateLimits: `${prefix}rate_limits`,
-        sessionRegistry: `${prefix}session_registry`,
-        locks: `${prefix}portcullis_locks`,
-      }
-    : undefined
+  const tables: Partial<TableNames> | undefined = prefix ? prefixedTables(prefix) : undefined
   try {
     const applied = await migrateToLatest(connection.db, {
       dialect: connection.dialect,

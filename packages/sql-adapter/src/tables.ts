@@ -35,6 +35,21 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
 /** Default name of the table where applied migrations are recorded. */
 export const DEFAULT_MIGRATION_TABLE = "portcullis_migrations"
 
+/**
+ * Every table's default name with `prefix` in front (`app_users`, `app_rate_limits`, …), for
+ * several apps or test runs in one database. `portcullis migrate --table-prefix` uses it.
+ *
+ * @example
+ * ```ts
+ * const tables = prefixedTables("billing_")
+ * await migrateToLatest(db, { dialect: "postgres", tables, migrationTableName: "billing_migrations" })
+ * const adapter = SqlAdapter(db, { tables })
+ * ```
+ */
+export function prefixedTables(prefix: string): TableNames {
+  return Object.fromEntries(Object.entries(DEFAULT_TABLES).map(([key, name]) => [key, `${prefix}${name}`])) as unknown as TableNames
+}
+
 export function resolveTables(overrides: Partial<TableNames> = {}): TableNames {
   const tables = { ...DEFAULT_TABLES, ...overrides }
   for (const [key, name] of Object.entries(tables)) {

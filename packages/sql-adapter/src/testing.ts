@@ -22,7 +22,7 @@ import { SqlAdapter } from "./adapter.js"
 import { createPostgresKysely } from "./connect.js"
 import { migrateToLatest } from "./migrations.js"
 import { createSqliteKysely } from "./sqlite.js"
-import { DEFAULT_TABLES, type TableNames } from "./tables.js"
+import { DEFAULT_TABLES, prefixedTables, type TableNames } from "./tables.js"
 
 /** A migrated database for one test run. */
 export interface TestDatabase {
@@ -53,16 +53,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     }
   }
   const prefix = `pt${crypto.randomUUID().slice(0, 8)}_`
-  const tables: TableNames = {
-    users: `${prefix}users`,
-    accounts: `${prefix}accounts`,
-    sessions: `${prefix}sessions`,
-    verificationTokens: `${prefix}verification_tokens`,
-    authenticators: `${prefix}authenticators`,
-    rateLimits: `${prefix}rate_limits`,
-    sessionRegistry: `${prefix}session_registry`,
-    locks: `${prefix}locks`,
-  }
+  const tables = prefixedTables(prefix)
   const url = options.url ?? process.env.PORTCULLIS_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
   const db = createPostgresKysely(url)
   const migrationTableName = `${prefix}migrations`

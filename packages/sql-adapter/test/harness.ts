@@ -8,23 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Kysely, KyselyConfig } from "kysely"
 import { runAdapterConformance, runSessionRegistryConformance, type RawStorage } from "@portcullis/adapter-test"
 import { runRateLimitStoreContract } from "@portcullis/adapter-test/rate-limit"
-import { migrateToLatest, schemaMigrations, SqlAdapter, SqlSessionRegistry, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
+import { migrateToLatest, prefixedTables, schemaMigrations, SqlAdapter, SqlSessionRegistry, type SqlDialect, type TableNames } from "@portcullis/sql-adapter"
 import { sqlRateLimitStore } from "@portcullis/sql-adapter/rate-limit"
 
 export type Connect = (config: Omit<KyselyConfig, "dialect">) => Kysely<any>
 
 export class SqlTestDatabase {
   readonly prefix = `pc${randomBytes(4).toString("hex")}_`
-  readonly tables: TableNames = {
-    users: `${this.prefix}users`,
-    accounts: `${this.prefix}accounts`,
-    sessions: `${this.prefix}sessions`,
-    verificationTokens: `${this.prefix}verification_tokens`,
-    authenticators: `${this.prefix}authenticators`,
-    rateLimits: `${this.prefix}rate_limits`,
-    sessionRegistry: `${this.prefix}session_registry`,
-    locks: `${this.prefix}locks`,
-  }
+  readonly tables: TableNames = prefixedTables(this.prefix)
   readonly migrationTableName = `${this.prefix}migrations`
   /** Queries sent since the last `resetQueryCount()`. */
   queryCount = 0

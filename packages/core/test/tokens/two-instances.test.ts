@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { postgresService, redisService, serviceAvailable, pingRedis } from "@portcullis/adapter-test"
 import type { Adapter } from "@portcullis/core/adapters"
 import { encode } from "@portcullis/core/jwt"
-import { createPostgresKysely, migrateToLatest, SqlAdapter, type TableNames } from "@portcullis/sql-adapter"
+import { createPostgresKysely, migrateToLatest, prefixedTables, SqlAdapter, type TableNames } from "@portcullis/sql-adapter"
 import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
 import { clientId, clientSecret, startRefreshOp, type RefreshOp } from "./refresh-op.js"
 
@@ -94,16 +94,7 @@ class Instance {
 gate.describe("token refresh across two app processes sharing PostgreSQL and Redis", () => {
   let op: RefreshOp
   const prefix = `pt${randomBytes(4).toString("hex")}_`
-  const tables: TableNames = {
-    users: `${prefix}users`,
-    accounts: `${prefix}accounts`,
-    sessions: `${prefix}sessions`,
-    verificationTokens: `${prefix}verification_tokens`,
-    authenticators: `${prefix}authenticators`,
-    locks: `${prefix}locks`,
-    rateLimits: `${prefix}rate_limits`,
-    sessionRegistry: `${prefix}session_registry`,
-  }
+  const tables: TableNames = prefixedTables(prefix)
   const redisPrefix = `portcullis-test:${randomBytes(4).toString("hex")}:`
   const db = createPostgresKysely(pgService.url)
   const redis = createRedisClient(redisUrl)
