@@ -134,6 +134,54 @@ function raceSuite(open: () => Promise<TestDatabase>) {
       expect(await count("accounts")).toBe(1)
     })
 
+    it("the T67 replacement race: the user one sign-in made and another linked first is kept, not deleted under it", async () => {
+      // CI saw this once in three runs under load: two sign-ins both find the unverified
+      // user; the one whose createUser wins links second, its link fails on the unique
+      // constraint, and it used to delete "its" new user — with the other sign-in's account
+      // and session — leaving that sign-in a foreign-key error (ServiceUnavailable).
+      await backend.adapter.createUser!({ id: "grace-unverified", email: "grace@example.com", emailVerified: null })
+      op.user = { sub: "grace-at-op", email: "grace@example.com", email_verified: true, name: "Grace" }
+      const base = backend.adapter
+      let lookups = 0
+      let bothLookedUp!: () => void
+      const lookedUp = new Promise<void>((resolve) => (bothLookedUp = resolve))
+      let links = 0
+      let secondLinked!: () => void
+      const linkedSecond = new Promise<void>((resolve) => (secondLinked = resolve))
+      const adapter: Adapter = {
+        ...base,
+        // Both requests see the unverified user before either deletes it.
+        async getUserByEmail(email) {
+          const user = await base.getUserByEmail!(email)
+          if (++lookups === 2) bothLookedUp()
+          return user
+        },
+        async deleteUser(id) {
+          await lookedUp
+          return base.deleteUser!(id)
+        },
+        // The first link (by the request that created the fresh user) waits for the second.
+        async linkAccount(account) {
+          const nth = ++links
+          if (nth === 1) await linkedSecond
+          try {
+            return await base.linkAccount!(account)
+          } finally {
+            if (nth === 2) secondLinked()
+          }
+        },
+      }
+      const config = oauthConfig(adapter, { allowDangerousEmailAccountLinking: true })
+      const responses = await Promise.all([0, 1].map(() => signInThrough(new Browser(direct(config)), "op")))
+      expect(responses.map((r) => r.headers.get("location"))).toEqual(["http://localhost:3000", "http://localhost:3000"])
+      expect(await count("users")).toBe(1)
+      expect(await count("accounts")).toBe(1)
+      expect(await count("sessions")).toBe(2)
+      const user = await base.getUserByEmail!("grace@example.com")
+      expect(user?.id).not.toBe("grace-unverified")
+      expect(user?.emailVerified).toBeInstanceOf(Date)
+    })
+
     it("fault: an address owned by another user is still OAuthAccountNotLinked (after the short wait)", async () => {
       await backend.adapter.createUser!({ id: "someone-else", email: "grace@example.com", emailVerified: null })
       op.user = { sub: "grace-at-op", email: "grace@example.com", email_verified: true, name: "Grace" }

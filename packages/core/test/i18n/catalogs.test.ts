@@ -39,7 +39,7 @@ describe("the built-in catalogs", () => {
           expect(placeholders(text), path).toEqual(placeholders(english.get(path)!))
         }
       })
-      it.runIf(tag !== "en")("is translated: nearly every sentence differs from English", () => {
+      if (tag !== "en") it("is translated: nearly every sentence differs from English", () => {
         const same = [...own].filter(([path, text]) => path !== "dir" && text === english.get(path))
         // A few words may be spelled alike (e.g. "Error" in Spanish).
         expect(same.length, same.map(([p]) => p).join(", ")).toBeLessThanOrEqual(2)

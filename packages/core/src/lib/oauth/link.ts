@@ -128,10 +128,14 @@ async function linkNew(ctx: RequestContext, rt: OAuthRuntime, identity: Provider
   try {
     await link(ctx, rt, identity, user)
   } catch (error) {
-    if (isNewUser) await removeUser(ctx, user.id)
-    // Without an email nothing stopped the concurrent request earlier: its link won.
+    // A concurrent sign-in of this account linked it first: to its own user (without an
+    // email nothing stopped it earlier), or to this very user — it found the fresh user
+    // this sign-in made when replacing an unverified one (T67). That link stands, and a
+    // user it points to is not this sign-in's to delete.
     const winner = error instanceof AdapterError ? await linkedUser(ctx, rt, identity).catch(() => null) : null
-    if (winner) return finish(ctx, identity, winner, false)
+    const ours = winner?.id === user.id
+    if (isNewUser && !ours) await removeUser(ctx, user.id)
+    if (winner) return finish(ctx, identity, winner, isNewUser && ours)
     throw error
   }
   return finish(ctx, identity, user, isNewUser)
