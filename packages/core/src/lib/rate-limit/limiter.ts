@@ -194,13 +194,46 @@ export class RateLimiter {
   }
 }
 
+/** Longest identifier text worked on: a bound on the normalising, far past any real one. */
+const MAX_IDENTIFIER_INPUT = 4 * 320
+
 /**
- * The identifier a limit counts against: trimmed, Unicode-normalised (NFKC) and lower-cased,
- * so `Alice@Example.com ` and `alice@example.com` share one counter; `undefined` when there
- * is none. Capped at 320 characters (the longest email address).
+ * The identifier a limit counts against, folded so that every spelling a lookup may take for
+ * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased, then
+ * without combining marks (`ádá`, and `İ`'s dot: MySQL/MariaDB's default collations compare
+ * accents away) and without default-ignorable characters (soft hyphen, zero-width space:
+ * invisible, and ignored by some collations), trimmed. Folding more than the app does only
+ * makes two accounts share a counter; folding less would let one account have many.
+ * `undefined` when there is none. Capped at 320 characters (the longest email address).
+ *
+ * A value that is not a string (a JSON body can send `["ada"]` or `12345`) counts by its
+ * text: a lookup may well find the account from it (mysql2 expands `["ada"]` to `'ada'`),
+ * so skipping it would skip the lockout.
  */
 export function normaliseIdentifier(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined
-  const normalised = value.normalize("NFKC").trim().toLowerCase().slice(0, 320)
-  return normalised || undefined
+  const text = identifierText(value)
+  if (text === undefined) return undefined
+  const folded = text
+    .slice(0, MAX_IDENTIFIER_INPUT)
+    .normalize("NFKC")
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, "")
+    .normalize("NFKC")
+    .trim()
+    .slice(0, 320)
+  return folded || undefined
+}
+
+/** The text of a submitted identifier: strings as they are, other JSON values as their text. */
+function identifierText(value: unknown): string | undefined {
+  if (typeof value === "string") return value
+  if (value === null || value === undefined) return undefined
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value)
+  if (Array.isArray(value)) return value.map((item) => identifierText(item) ?? "").join(",")
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
 }
