@@ -267,6 +267,10 @@ export async function heldTokensOfRequest(ctx: RequestContext): Promise<{ held: 
   if (!raw) return null
   const opened = await openToken(ctx, raw).catch(() => null)
   if (!opened) return null
+  // A session revoked (registry) or past `absoluteMaxAge` hands out no provider token: the
+  // copy of a cookie signed out elsewhere must not keep the user's API access alive.
+  const { config } = ctx
+  if ((config.sessionRegistry || config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, opened.payload))) return null
   const mark = await checkUnverifiedMark(ctx, opened.payload)
   if (mark === "revoked") return null
   const before = heldIn(opened.payload)
