@@ -68,13 +68,29 @@ export class I18nOptionError extends Error {}
 
 const TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8}){0,4}$/
 
+/**
+ * A tag `Intl` accepts too: `en-a` or `de-de-de` pass the shape check, but the email's
+ * `{duration}` (`Intl.NumberFormat`) throws on them — only when a browser asks for that
+ * language, long after start-up. Refused with the rest of the option instead.
+ */
+function isLocaleTag(tag: string): boolean {
+  if (!TAG.test(tag)) return false
+  try {
+    Intl.getCanonicalLocales(tag)
+    new Intl.NumberFormat(tag)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Checks the option and merges each catalog with its overrides, once per configuration. */
 export function resolveI18n(options: I18nOptions | undefined): ResolvedI18n {
   if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) throw new I18nOptionError("i18n must be an object")
   const opts = options ?? {}
   const overrides = opts.messages ?? {}
   if (typeof overrides !== "object" || Array.isArray(overrides)) throw new I18nOptionError("i18n.messages must be an object keyed by locale tag")
-  for (const tag of Object.keys(overrides)) if (!TAG.test(tag)) throw new I18nOptionError(`i18n.messages: "${tag}" is not a locale tag`)
+  for (const tag of Object.keys(overrides)) if (!isLocaleTag(tag)) throw new I18nOptionError(`i18n.messages: "${tag}" is not a locale tag`)
   const known = [...new Set([...Object.keys(builtInCatalogs), ...Object.keys(overrides)])]
   const defaultLocale = opts.defaultLocale ?? "en"
   if (!known.includes(defaultLocale)) throw new I18nOptionError(`i18n.defaultLocale "${defaultLocale}" has no catalog; add it under i18n.messages`)
