@@ -109,11 +109,15 @@ export class RateLimiter {
     if (counter && counter.count > rule.max) await this.#refuse({ action, limit: "address", address }, counter.resetMs)
   }
 
-  /** Counts one email sign-in for `identifier` (a normalised address); refuses over the limit. */
+  /**
+   * Counts one email sign-in for `identifier` (a normalised address) against its mailbox
+   * ({@link mailboxOf}: `victim+1@x` and `victim+2@x` are one inbox to flood); refuses over
+   * the limit.
+   */
   async checkEmail(identifier: string, address: string | undefined): Promise<void> {
     const rule = this.settings.perIdentifier.email
     if (!rule || this.settings.allowList.has(identifier)) return
-    const key = `email:i:${await this.#digest(identifier)}`
+    const key = `email:i:${await this.#digest(mailboxOf(identifier))}`
     const counter = await this.#store("email", (store) => store.hit(key, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
   }
@@ -236,4 +240,17 @@ function identifierText(value: unknown): string | undefined {
   } catch {
     return String(value)
   }
+}
+
+/**
+ * The mailbox an email address delivers to, as the per-recipient limit counts it: without
+ * a plus-tag (`victim+news@x` → `victim@x`), folded as {@link normaliseIdentifier} folds.
+ * Only the counter uses it; the link still goes to the address as typed. Folding more than
+ * a mail server does only makes two mailboxes share a counter.
+ */
+export function mailboxOf(address: string): string {
+  const at = address.lastIndexOf("@")
+  if (at < 0) return normaliseIdentifier(address) ?? address
+  const local = address.slice(0, at).split("+")[0]!
+  return normaliseIdentifier(`${local}${address.slice(at)}`) ?? address
 }
