@@ -100,4 +100,19 @@ describe("what held", () => {
     expect(response.status).toBe(302)
     expect(sent.map((s) => s.locale)).toEqual(["ja"])
   })
+
+  it("the link-confirmation page in German and Arabic escapes an address a crafted link carries", async () => {
+    const { config } = emailConfig()
+    ;(config.providers[0] as { interstitial?: boolean }).interstitial = true
+    const email = '"><img src=x onerror=alert(1)>@example.com'
+    for (const language of ["de", "ar"]) {
+      const url = `${origin}/auth/callback/email?token=abc&email=${encodeURIComponent(email)}`
+      const response = await Auth(new Request(url, { headers: { "accept-language": language } }), config)
+      const body = await response.text()
+      expect(response.status).toBe(200)
+      expect(body).toContain(`<html lang="${language}"`)
+      expect(body).not.toContain("<img src=x")
+      expect(body).toContain("&lt;img src=x onerror=alert(1)&gt;")
+    }
+  })
 })
