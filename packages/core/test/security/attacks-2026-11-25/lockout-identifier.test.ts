@@ -125,3 +125,16 @@ describe("spellings the database takes for the same user share the lockout count
     for (const variant of ["ali\u00adce", "ali\u200bce", "\u2060alice", "ALİCE", "ａｌｉｃｅ", " Alice\t"]) expect(normaliseIdentifier(variant)).toBe(base)
   })
 })
+
+describe("the allow-list is folded as the identifiers are", () => {
+  it("an allow-listed name with accents stays allow-listed (never locked), and its neighbours are not", async () => {
+    const { lockoutApp, attempt } = await import("../../rate-limit/support.js")
+    const { browser } = lockoutApp({ allowList: ["Jösé"] })
+    const b = browser()
+    const errors = []
+    for (let i = 0; i < 7; i++) errors.push((await attempt(b, { username: "jösé", password: `guess-${i}` })).error)
+    expect(errors).toEqual(Array(7).fill("CredentialsSignin"))
+    for (let i = 0; i < 6; i++) errors.push((await attempt(b, { username: "josefa", password: `guess-${i}` })).error)
+    expect(errors.at(-1)).toBe("RateLimited")
+  })
+})
