@@ -138,3 +138,15 @@ describe("the allow-list is folded as the identifiers are", () => {
     expect(errors.at(-1)).toBe("RateLimited")
   })
 })
+
+describe("50 attempts at once under 50 spellings of one name", () => {
+  it("exactly five reach authorize(), the rest are refused", async () => {
+    const { lockoutApp, attempt } = await import("../../rate-limit/support.js")
+    const { browser, calls } = lockoutApp()
+    const spellings = ["ada", "ADA", "Ada ", "ádá", "ǎda", "ad\u00ada", "a\u200bda", "ａｄａ", "AD\u00c1", "ÅDA"]
+    const b = browser()
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => attempt(b, { username: spellings[i % spellings.length]!, password: `guess-${i}` })))
+    expect(calls.authorize).toBe(5)
+    expect(results.filter((r) => r.error === "RateLimited")).toHaveLength(45)
+  })
+})
