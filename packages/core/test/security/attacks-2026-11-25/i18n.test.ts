@@ -61,6 +61,43 @@ describe("a catalog tag Intl cannot format", () => {
   }
 })
 
+describe("a locale function that throws on hostile input", () => {
+  // The app reads its own language cookie; `lang=%E0%A4%A` makes decodeURIComponent throw.
+  // Every page answered a 302 to /auth/error, and the error page — rendered with the same
+  // function — answered a 302 to itself: a redirect loop for anyone holding that cookie
+  // (which a sibling subdomain can set: one cookie breaks the victim's sign-in).
+  const throwing = (logged: unknown[]) =>
+    credentialsConfig({
+      i18n: { locale: (request) => decodeURIComponent(/lang=([^;]*)/.exec(request.headers.get("cookie") ?? "")?.[1] ?? "") || undefined },
+      logger: { error: (e) => void logged.push(e), warn: () => {} },
+    })
+
+  for (const path of ["signin", "signout", "verify-request", "error?error=Verification"]) {
+    it(`/${path} still renders (in the Accept-Language language), and the failure is logged`, async () => {
+      const logged: unknown[] = []
+      const response = await Auth(new Request(`${origin}/auth/${path}`, { headers: { cookie: "lang=%E0%A4%A", "accept-language": "de" } }), throwing(logged))
+      expect(response.headers.get("location")).toBeNull()
+      expect([200, 403]).toContain(response.status)
+      expect(await response.text()).toContain('<html lang="de"')
+      expect(logged.length).toBeGreaterThan(0)
+    })
+  }
+
+  it("the error page never redirects to itself, whatever fails while rendering it", async () => {
+    const config = credentialsConfig({ i18n: { locale: () => { throw new Error("boom") } }, logger: { error: () => {}, warn: () => {} } })
+    let path = "/auth/signin"
+    const seen: string[] = []
+    for (let hop = 0; hop < 3; hop++) {
+      const response = await Auth(new Request(`${origin}${path}`), config)
+      const location = response.headers.get("location")
+      if (!location) break
+      expect(seen).not.toContain(location)
+      seen.push(location)
+      path = new URL(location).pathname + new URL(location).search
+    }
+  })
+})
+
 describe("what held", () => {
   const hostile = [
     '"><script>alert(1)</script>',
