@@ -5,6 +5,8 @@
  * is what the bounds still admit. Nothing below hashes anything: each case only asks
  * whether the stored value would be run.
  *
+ * FIXED here: a planted hash whose PHC parameters backtracked (ReDoS, below).
+ *
  * NOT FIXED (a policy for the lead): the worst hashes inside the bounds cost, per sign-in
  * attempt, about
  * - argon2 `m=1048576,t=32,p=16`: 1 GiB of memory and 32 passes over it (the native
@@ -20,7 +22,7 @@
 import { describe, expect, it } from "vitest"
 import { argon2ParamsOf } from "../../../src/lib/password/argon2.js"
 import { legacyFormatOf } from "../../../src/lib/password/legacy.js"
-import { verifyPassword } from "@portcullis/core/password"
+import { needsRehash, verifyPassword } from "@portcullis/core/password"
 import { UnsupportedPasswordHash } from "@portcullis/core/errors"
 
 const salt = "c2FsdHNhbHRzYWx0c2FsdA"
@@ -37,6 +39,30 @@ describe("planted hashes within the bounds", () => {
 
   it.fails("bcrypt at cost 16 (seconds of WebAssembly on the event loop) is refused", () => {
     expect(legacyFormatOf("$2b$16$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")).toBeUndefined()
+  })
+})
+
+describe("a planted hash whose parameters backtrack", () => {
+  // `$argon2id$v=19$a=123456789=123456789=…`: the PHC pattern `(k=v,?)+` let each run of
+  // digits split between a value and the next key in many ways. Proven before the fix with
+  // a script (no timed test here): 108 characters took 7 s of the event loop in parsePhc —
+  // verifyPassword and needsRehash both call it — and every 10 more characters multiplied
+  // that by about eight. Fixed: comma-separated parameters, and a length bound first.
+  const planted = (groups: number) => `$argon2id$v=19$a=${"123456789=".repeat(groups)}1$c2FsdA$!!`
+
+  it("is refused at once by verifyPassword (UnsupportedPasswordHash) and needsRehash (true)", async () => {
+    for (const groups of [8, 40, 400]) {
+      await expect(verifyPassword("pw", planted(groups))).rejects.toBeInstanceOf(UnsupportedPasswordHash)
+      expect(needsRehash(planted(groups))).toBe(true)
+      expect(argon2ParamsOf(planted(groups))).toBeUndefined()
+      expect(legacyFormatOf(planted(groups).replace("argon2id", "scrypt"))).toBeUndefined()
+    }
+  })
+
+  it("hashes of every library still parse (commas between parameters, none trailing)", () => {
+    expect(argon2ParamsOf(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${tag}`)).toMatchObject({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
+    expect(argon2ParamsOf(`$argon2i$m=4096,t=3,p=1$${salt}$${tag}`)).toMatchObject({ variant: "argon2i", version: 16 })
+    expect(legacyFormatOf(`$scrypt$ln=16,r=8,p=1$${salt}$${tag}`)).toBe("scrypt-phc")
   })
 })
 
