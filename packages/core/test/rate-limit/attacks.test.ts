@@ -41,7 +41,7 @@ describe("IPv6 clients", () => {
     expect(addressBucket("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:1:2::/64")
     expect(addressBucket("2001:0db8:0001:0002::1")).toBe("2001:db8:1:2::/64")
     expect(addressBucket("::1")).toBe("0:0:0:0::/64")
-    expect(addressBucket("::ffff:c000:201")).toBe("0:0:0:0::/64")
+    expect(addressBucket("::ffff:c000:201")).toBe("192.0.2.1") // an IPv4-mapped address counts as its IPv4 client (was one bucket for all of IPv4)
     expect(addressBucket("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64")
     expect(addressBucket("192.0.2.1")).toBe("192.0.2.1")
   })

@@ -3,7 +3,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
-import { localeOf, messagesOf } from "../i18n/index.js"
+import { localeFailed, localeOf, messagesOf } from "../i18n/index.js"
 import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
@@ -21,7 +21,7 @@ function customPage(ctx: RequestContext, path: string | undefined, params: Recor
 }
 
 async function base(ctx: RequestContext): Promise<PageBase> {
-  const locale = localeOf(ctx.config.i18n, ctx.request)
+  const locale = localeOf(ctx.config.i18n, ctx.request, localeFailed(ctx))
   return {
     theme: ctx.config.theme,
     basePath: ctx.config.basePath,

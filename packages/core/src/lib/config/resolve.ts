@@ -28,7 +28,7 @@ import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
-import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitAction, type RateLimitRule, type RateLimitSettings } from "../rate-limit/limiter.js"
+import { normaliseIdentifier, RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitAction, type RateLimitRule, type RateLimitSettings } from "../rate-limit/limiter.js"
 import { memoryRateLimitStore } from "../rate-limit/memory.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
@@ -342,7 +342,7 @@ function resolveRateLimit(config: AuthConfig, env: Env, fail: Fail, build: (sett
     perAddress,
     perIdentifier: { credentials, email },
     // Identifiers are compared normalised, as they are counted; addresses as given.
-    allowList: new Set((o.allowList ?? []).flatMap((a) => [a.trim(), a.normalize("NFKC").trim().toLowerCase()])),
+    allowList: new Set((o.allowList ?? []).flatMap((a) => [a.trim(), a.normalize("NFKC").trim().toLowerCase(), normaliseIdentifier(a) ?? ""]).filter(Boolean)),
     failClosed: new Set(o.failClosed ?? RATE_LIMIT_DEFAULTS.failClosed),
     timeout,
   })

@@ -14,6 +14,7 @@ import { ja } from "./catalogs/ja.js"
 import { pt } from "./catalogs/pt.js"
 import { zh } from "./catalogs/zh.js"
 import { acceptedLanguages, lookupLocale } from "./negotiate.js"
+import { InvalidConfig } from "../../errors.js"
 
 export type { Messages, MessageOverrides } from "./catalog.js"
 export { acceptedLanguages, lookupLocale } from "./negotiate.js"
@@ -68,13 +69,29 @@ export class I18nOptionError extends Error {}
 
 const TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8}){0,4}$/
 
+/**
+ * A tag `Intl` accepts too: `en-a` or `de-de-de` pass the shape check, but the email's
+ * `{duration}` (`Intl.NumberFormat`) throws on them — only when a browser asks for that
+ * language, long after start-up. Refused with the rest of the option instead.
+ */
+function isLocaleTag(tag: string): boolean {
+  if (!TAG.test(tag)) return false
+  try {
+    Intl.getCanonicalLocales(tag)
+    new Intl.NumberFormat(tag)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Checks the option and merges each catalog with its overrides, once per configuration. */
 export function resolveI18n(options: I18nOptions | undefined): ResolvedI18n {
   if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) throw new I18nOptionError("i18n must be an object")
   const opts = options ?? {}
   const overrides = opts.messages ?? {}
   if (typeof overrides !== "object" || Array.isArray(overrides)) throw new I18nOptionError("i18n.messages must be an object keyed by locale tag")
-  for (const tag of Object.keys(overrides)) if (!TAG.test(tag)) throw new I18nOptionError(`i18n.messages: "${tag}" is not a locale tag`)
+  for (const tag of Object.keys(overrides)) if (!isLocaleTag(tag)) throw new I18nOptionError(`i18n.messages: "${tag}" is not a locale tag`)
   const known = [...new Set([...Object.keys(builtInCatalogs), ...Object.keys(overrides)])]
   const defaultLocale = opts.defaultLocale ?? "en"
   if (!known.includes(defaultLocale)) throw new I18nOptionError(`i18n.defaultLocale "${defaultLocale}" has no catalog; add it under i18n.messages`)
@@ -112,9 +129,19 @@ function mergeCatalog<T>(base: T, override: unknown, path: string): T {
   return out as T
 }
 
-/** The language of one request: the configured choice, else `Accept-Language`, else the default. */
-export function localeOf(i18n: ResolvedI18n, request: Request): string {
-  const chosen = i18n.pick?.(request)
+/**
+ * The language of one request: the configured choice, else `Accept-Language`, else the
+ * default. The app's function reads the request (often a cookie anyone can set): when it
+ * throws, `onError` hears of it and `Accept-Language` decides — a page must still render,
+ * or the error page it redirects to would fail the same way and redirect to itself.
+ */
+export function localeOf(i18n: ResolvedI18n, request: Request, onError?: (error: unknown) => void): string {
+  let chosen: string | undefined
+  try {
+    chosen = i18n.pick?.(request)
+  } catch (error) {
+    onError?.(error)
+  }
   if (typeof chosen === "string") {
     const found = lookupLocale([chosen], i18n.available)
     if (found) return found
@@ -125,4 +152,9 @@ export function localeOf(i18n: ResolvedI18n, request: Request): string {
 /** The catalog of `locale` (English when the configuration has none, e.g. renderers used alone). */
 export function messagesOf(i18n: ResolvedI18n | undefined, locale: string): Messages {
   return i18n?.catalogs.get(locale) ?? en
+}
+
+/** The `onError` of {@link localeOf} for a request: the app's locale function threw, logged as a configuration problem. */
+export function localeFailed(ctx: { config: { logger: { error(error: Error): void } } }): (error: unknown) => void {
+  return (error) => ctx.config.logger.error(new InvalidConfig("i18n.locale threw; Accept-Language chose the language instead", error instanceof Error ? error : new Error(String(error))))
 }

@@ -18,11 +18,14 @@ export const credentialsKind: ProviderKind<CredentialsConfig> = {
     // Limits come before authorize(): a refused attempt checks no password, so a right one
     // during a lockout is refused exactly like a wrong one, for known and unknown users.
     const limiter = ctx.config.rateLimit
-    const identifier = limiter && credentialsIdentifier(provider, credentials)
+    const identifiers = limiter ? credentialsIdentifiers(provider, credentials) : []
     await limiter?.checkAddress("credentials", ctx.clientAddress)
-    await limiter?.checkCredentials(identifier, ctx.clientAddress)
+    for (const identifier of identifiers) await limiter?.checkCredentials(identifier, ctx.clientAddress)
     const user = await authorize(ctx, provider, credentials)
-    await limiter?.credentialsSucceeded(identifier)
+    // Only an attempt that named one identifier clears it: with both an email and a username
+    // we don't know which one signed in, and the other may be a victim's the attacker named
+    // to wipe its count with their own account's right password.
+    if (identifiers.length === 1) await limiter?.credentialsSucceeded(identifiers[0])
     const account: Account = { providerAccountId: user.id!, type: "credentials", provider: provider.id }
 
     const redirect = await runSignInCallback(ctx, { user, account, credentials })
@@ -38,13 +41,18 @@ export const credentialsKind: ProviderKind<CredentialsConfig> = {
 
 /**
  * Who a credentials attempt is for, as the lockout counts it: the first declared field that
- * is not a password (`username`, `email`, …), else a submitted `email` or `username`;
- * normalised. `undefined` when there is none: then only the per-address limit applies.
+ * is not a password (`username`, `email`, …); with no declared field, each of a submitted
+ * `email` and `username` — the lockout cannot know which one `authorize()` reads, and
+ * counting only one would let a decoy in the other shed the lockout (every attempt then
+ * counts against both). Normalised; empty when there is none: then only the per-address
+ * limit applies.
  */
-function credentialsIdentifier(provider: CredentialsConfig, credentials: Record<string, unknown>): string | undefined {
+function credentialsIdentifiers(provider: CredentialsConfig, credentials: Record<string, unknown>): string[] {
   const fields = Object.entries((provider.credentials ?? {}) as Record<string, { type?: unknown } | undefined>)
   const named = fields.find(([, field]) => field?.type !== "password")?.[0]
-  return normaliseIdentifier(named !== undefined ? credentials[named] : (credentials.email ?? credentials.username))
+  const values = named !== undefined ? [credentials[named]] : [credentials.email, credentials.username]
+  const identifiers = values.map(normaliseIdentifier).filter((id): id is string => id !== undefined)
+  return [...new Set(identifiers)]
 }
 
 async function authorize(ctx: RequestContext, provider: CredentialsConfig, credentials: Record<string, unknown>): Promise<User> {

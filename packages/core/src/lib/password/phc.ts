@@ -14,10 +14,17 @@ export interface ParsedPhc {
   hash: string
 }
 
-const PHC = /^\$([a-z0-9-]{1,32})(?:\$v=(\d{1,4}))?\$((?:[a-z0-9-]{1,32}=[0-9]{1,10},?)+)\$([A-Za-z0-9+/.-]{1,128})\$([A-Za-z0-9+/.-]{1,512})$/
+// Parameters are comma-separated with no optional separator: `(k=v,?)+` let the digits of
+// one value also start the next key (`a=123456789=…`), and a 108-character planted hash
+// backtracked for seconds (exponentially longer with each group) on the event loop.
+const PARAM = "[a-z0-9-]{1,32}=[0-9]{1,10}"
+const PHC = new RegExp(`^\\$([a-z0-9-]{1,32})(?:\\$v=(\\d{1,4}))?\\$(${PARAM}(?:,${PARAM}){0,15})\\$([A-Za-z0-9+/.-]{1,128})\\$([A-Za-z0-9+/.-]{1,512})$`)
+/** Longest PHC string read: the parts' own bounds, added up. */
+const MAX_PHC = 1 + 32 + 7 + 1 + 16 * 44 + 1 + 128 + 1 + 512
 
 /** Parses a PHC string with numeric parameters (argon2, scrypt), else `undefined`. */
 export function parsePhc(text: string): ParsedPhc | undefined {
+  if (text.length > MAX_PHC) return undefined
   const m = PHC.exec(text)
   if (!m) return undefined
   const params: Record<string, number> = {}

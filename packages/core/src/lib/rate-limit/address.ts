@@ -16,16 +16,45 @@
 /** Longest textual IP address (an IPv6 address with an embedded IPv4 one and a zone is longer, and refused). */
 const MAX_ADDRESS = 45
 
-/** An IPv4 or IPv6 address as text (no ports, no brackets); anything else is not an address. */
+/**
+ * An IPv4 or IPv6 address as text, or `undefined` for anything else. A port a proxy
+ * appended (`203.0.113.5:54321`, `[2001:db8::1]:443`, as Azure's front ends write them) is
+ * dropped: the client picks its port, so counting it would give every connection a fresh
+ * counter. IPv4 comes back in plain decimal; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`,
+ * `::ffff:c000:201`) as the IPv4 address it carries; other IPv6 addresses only when they
+ * parse, lower-cased.
+ */
 function asAddress(value: string | undefined | null): string | undefined {
   if (!value) return undefined
   let text = value.trim()
-  // `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) counts as `192.0.2.1`.
-  if (/^::ffff:\d{1,3}(\.\d{1,3}){3}$/i.test(text)) text = text.slice(7)
-  if (!text || text.length > MAX_ADDRESS) return undefined
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return text
-  if (/^[0-9a-f:.]+$/i.test(text) && text.includes(":")) return text.toLowerCase()
-  return undefined
+  if (!text || text.length > MAX_ADDRESS + 8) return undefined
+  const bracketed = /^\[([^\]]*)\](?::(\d{1,5}))?$/.exec(text)
+  const withPort = bracketed ? undefined : /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(text)
+  const port = bracketed?.[2] ?? withPort?.[2]
+  if (port !== undefined && Number(port) > 65535) return undefined
+  if (bracketed) {
+    text = bracketed[1]!
+    if (!text.includes(":")) return undefined
+  } else if (withPort) text = withPort[1]!
+  if (text.length > MAX_ADDRESS) return undefined
+  if (!text.includes(":")) return ipv4(text)
+  const groups = expandIPv6(text)
+  if (!groups) return undefined
+  return mappedIPv4(groups) ?? text.toLowerCase()
+}
+
+/** A dotted IPv4 address in plain decimal (`010.0.0.1` is `10.0.0.1`), or `undefined`. */
+function ipv4(text: string): string | undefined {
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return undefined
+  const octets = text.split(".").map(Number)
+  return octets.every((o) => o <= 255) ? octets.join(".") : undefined
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) carries, else `undefined`. */
+function mappedIPv4(groups: string[]): string | undefined {
+  if (!groups.slice(0, 5).every((g) => g === "0") || groups[5] !== "ffff") return undefined
+  const [hi, lo] = [parseInt(groups[6]!, 16), parseInt(groups[7]!, 16)]
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
 }
 
 /** The address to count against, or `undefined` when the request has none we can trust. */
@@ -47,7 +76,8 @@ export function clientAddress(headers: Headers, trustHost: boolean, fromIntegrat
 export function addressBucket(address: string): string {
   if (!address.includes(":")) return address
   const groups = expandIPv6(address)
-  return groups ? `${groups.slice(0, 4).join(":")}::/64` : address
+  if (!groups) return address
+  return mappedIPv4(groups) ?? `${groups.slice(0, 4).join(":")}::/64`
 }
 
 /** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail taken as two), or `undefined`. */
@@ -56,6 +86,7 @@ function expandIPv6(address: string): string[] | undefined {
   const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number]
+    if (a > 255 || b > 255 || c > 255 || d > 255 || (v4.index > 0 && text[v4.index - 1] !== ":")) return undefined
     text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const halves = text.split("::")

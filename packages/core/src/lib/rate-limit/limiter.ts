@@ -109,11 +109,15 @@ export class RateLimiter {
     if (counter && counter.count > rule.max) await this.#refuse({ action, limit: "address", address }, counter.resetMs)
   }
 
-  /** Counts one email sign-in for `identifier` (a normalised address); refuses over the limit. */
+  /**
+   * Counts one email sign-in for `identifier` (a normalised address) against its mailbox
+   * ({@link mailboxOf}: `victim+1@x` and `victim+2@x` are one inbox to flood); refuses over
+   * the limit.
+   */
   async checkEmail(identifier: string, address: string | undefined): Promise<void> {
     const rule = this.settings.perIdentifier.email
     if (!rule || this.settings.allowList.has(identifier)) return
-    const key = `email:i:${await this.#digest(identifier)}`
+    const key = `email:i:${await this.#digest(mailboxOf(identifier))}`
     const counter = await this.#store("email", (store) => store.hit(key, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
   }
@@ -194,13 +198,59 @@ export class RateLimiter {
   }
 }
 
+/** Longest identifier text worked on: a bound on the normalising, far past any real one. */
+const MAX_IDENTIFIER_INPUT = 4 * 320
+
 /**
- * The identifier a limit counts against: trimmed, Unicode-normalised (NFKC) and lower-cased,
- * so `Alice@Example.com ` and `alice@example.com` share one counter; `undefined` when there
- * is none. Capped at 320 characters (the longest email address).
+ * The identifier a limit counts against, folded so that every spelling a lookup may take for
+ * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased, then
+ * without combining marks (`ádá`, and `İ`'s dot: MySQL/MariaDB's default collations compare
+ * accents away) and without default-ignorable characters (soft hyphen, zero-width space:
+ * invisible, and ignored by some collations), trimmed. Folding more than the app does only
+ * makes two accounts share a counter; folding less would let one account have many.
+ * `undefined` when there is none. Capped at 320 characters (the longest email address).
+ *
+ * A value that is not a string (a JSON body can send `["ada"]` or `12345`) counts by its
+ * text: a lookup may well find the account from it (mysql2 expands `["ada"]` to `'ada'`),
+ * so skipping it would skip the lockout.
  */
 export function normaliseIdentifier(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined
-  const normalised = value.normalize("NFKC").trim().toLowerCase().slice(0, 320)
-  return normalised || undefined
+  const text = identifierText(value)
+  if (text === undefined) return undefined
+  const folded = text
+    .slice(0, MAX_IDENTIFIER_INPUT)
+    .normalize("NFKC")
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, "")
+    .normalize("NFKC")
+    .trim()
+    .slice(0, 320)
+  return folded || undefined
+}
+
+/** The text of a submitted identifier: strings as they are, other JSON values as their text. */
+function identifierText(value: unknown): string | undefined {
+  if (typeof value === "string") return value
+  if (value === null || value === undefined) return undefined
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value)
+  if (Array.isArray(value)) return value.map((item) => identifierText(item) ?? "").join(",")
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/**
+ * The mailbox an email address delivers to, as the per-recipient limit counts it: without
+ * a plus-tag (`victim+news@x` → `victim@x`), folded as {@link normaliseIdentifier} folds.
+ * Only the counter uses it; the link still goes to the address as typed. Folding more than
+ * a mail server does only makes two mailboxes share a counter.
+ */
+export function mailboxOf(address: string): string {
+  const at = address.lastIndexOf("@")
+  if (at < 0) return normaliseIdentifier(address) ?? address
+  const local = address.slice(0, at).split("+")[0]!
+  return normaliseIdentifier(`${local}${address.slice(at)}`) ?? address
 }

@@ -150,6 +150,9 @@ export const jwtStrategy: SessionStrategy = {
     const mark = unverifiedMark(ctx, result)
     if (mark !== undefined) claims[UNVERIFIED_CLAIM] = mark
     const registry = config.sessionRegistry
+    // As database sessions do: the session this browser arrived with ends with the new
+    // sign-in, so a copy of its cookie stops working and the list shows no ghost. Best effort.
+    if (registry) await endPrevious(ctx, registry)
     if (registry || config.session.absoluteMaxAge !== undefined) {
       const now = Date.now()
       claims[CREATED_CLAIM] = Math.floor(now / 1000)
@@ -214,6 +217,22 @@ export const jwtStrategy: SessionStrategy = {
   },
 }
 
+/** Removes the registered session of the request's own cookie, if any; failures only cost the cleanup. */
+async function endPrevious(ctx: RequestContext, registry: NonNullable<RequestContext["config"]["sessionRegistry"]>): Promise<void> {
+  const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
+  if (!raw) return
+  const opened = await openToken(ctx, raw).catch(() => null)
+  const id = opened && sessionIdOf(opened.payload)
+  const userId = opened?.payload.sub
+  if (!id || typeof userId !== "string") return
+  try {
+    await registry.store.remove(userId, [id])
+    registry.forget(userId, [id])
+  } catch {
+    // The old session then ends at its expiry, as it did before; the sign-in goes on.
+  }
+}
+
 /**
  * Session management's checks of an opened token: older than `absoluteMaxAge` since sign-in
  * (T42), or — with a registry — no longer registered (revoked, signed out everywhere). The
@@ -267,6 +286,10 @@ export async function heldTokensOfRequest(ctx: RequestContext): Promise<{ held: 
   if (!raw) return null
   const opened = await openToken(ctx, raw).catch(() => null)
   if (!opened) return null
+  // A session revoked (registry) or past `absoluteMaxAge` hands out no provider token: the
+  // copy of a cookie signed out elsewhere must not keep the user's API access alive.
+  const { config } = ctx
+  if ((config.sessionRegistry || config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, opened.payload))) return null
   const mark = await checkUnverifiedMark(ctx, opened.payload)
   if (mark === "revoked") return null
   const before = heldIn(opened.payload)
