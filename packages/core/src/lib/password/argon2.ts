@@ -19,8 +19,12 @@ export interface Argon2Params {
 
 export const OWASP_ARGON2ID: Readonly<Argon2Params> = Object.freeze({ memoryCost: 19_456, timeCost: 2, parallelism: 1 })
 
-/** Bounds on parameters read from a stored hash, so a planted hash can't exhaust memory or time. */
-export const ARGON2_LIMITS = { maxMemoryCost: 1 << 20, maxTimeCost: 32, maxParallelism: 16 } as const
+/**
+ * Bounds on parameters read from a stored hash, so a planted hash can't exhaust memory or
+ * time: at most 256 MiB, 10 passes and 16 lanes — an order of magnitude above OWASP's
+ * recommendations (19 MiB × 2) — and at most 1 GiB·pass of work in all.
+ */
+export const ARGON2_LIMITS = { maxMemoryCost: 1 << 18, maxTimeCost: 10, maxParallelism: 16, maxWork: 1 << 20 } as const
 
 /** One implementation of argon2id hashing and verification. */
 export interface Argon2Backend {
@@ -88,6 +92,7 @@ export function argon2ParamsOf(phc: string): (Argon2Params & { variant: string; 
   if (!parsed || !/^argon2(id|i|d)$/.test(parsed.id)) return undefined
   const { m, t, p } = parsed.params
   if (!m || !t || !p || m > ARGON2_LIMITS.maxMemoryCost || t > ARGON2_LIMITS.maxTimeCost || p > ARGON2_LIMITS.maxParallelism) return undefined
+  if (m * t > ARGON2_LIMITS.maxWork) return undefined
   if (m < 8 * p) return undefined
   return { variant: parsed.id, version: parsed.version ?? 16, memoryCost: m, timeCost: t, parallelism: p }
 }

@@ -3,6 +3,7 @@
  * next sign-in instead of forcing resets: bcrypt (`$2a$`, `$2b$`, `$2y$`), scrypt as a PHC
  * string (`$scrypt$ln=15,r=8,p=1$salt$hash`, passlib's form) and scrypt as `salt:key` in hex
  * (better-auth's form: N=16384, r=16, p=1, 64-byte key, the salt's hex text as salt).
+ * bcrypt is accepted up to cost 14.
  * @module
  */
 import { fromB64, parsePhc, sameBytes } from "./phc.js"
@@ -16,19 +17,22 @@ const SCRYPT_HEX = /^([0-9a-f]{16,128}):([0-9a-f]{64,256})$/i
 /** Which legacy format a stored hash is in, if any (and within cost bounds). */
 export function legacyFormatOf(stored: string): LegacyFormat | undefined {
   const bcrypt = BCRYPT.exec(stored)
-  if (bcrypt) return Number(bcrypt[1]) >= 4 && Number(bcrypt[1]) <= 16 ? "bcrypt" : undefined
+  // Cost 14 is already about a second of WebAssembly on the calling thread; 15 and up would
+  // let one planted row stall the server.
+  if (bcrypt) return Number(bcrypt[1]) >= 4 && Number(bcrypt[1]) <= 14 ? "bcrypt" : undefined
   if (SCRYPT_HEX.test(stored)) return "scrypt-hex"
   const phc = parsePhc(stored)
   if (phc?.id === "scrypt" && scryptParams(phc.params)) return "scrypt-phc"
   return undefined
 }
 
-/** scrypt's cost from PHC parameters, refused beyond 256 MiB of memory. */
+/** scrypt's cost from PHC parameters, refused beyond 256 MiB of memory times lanes. */
 function scryptParams(params: Record<string, number>): { N: number; r: number; p: number } | undefined {
   const { ln, r, p } = params
   if (!ln || !r || !p || ln > 20 || r > 32 || p > 16) return undefined
   const N = 2 ** ln
-  return 128 * N * r <= 256 * 1024 * 1024 ? { N, r, p } : undefined
+  // Lanes run one after another here: memory × lanes is the work, bounded like the memory.
+  return 128 * N * r * p <= 256 * 1024 * 1024 ? { N, r, p } : undefined
 }
 
 /** Verifies `password` against a stored hash in one of the legacy formats. */

@@ -128,7 +128,7 @@ export class RateLimiter {
    * exceed `max` is refused, and so is every later one until the window ends (a right
    * password included — the attempt is refused before it is checked). Each time the limit
    * is reached again within a day, the lockout doubles (`window`, `2 × window`, …, up to
-   * `maxLockout`). A successful sign-in clears the counters ({@link credentialsSucceeded}).
+   * `maxLockout`). A successful sign-in gives back only its own attempt ({@link credentialsSucceeded}).
    */
   async checkCredentials(identifier: string | undefined, address: string | undefined): Promise<void> {
     const rule = this.settings.perIdentifier.credentials
@@ -152,15 +152,22 @@ export class RateLimiter {
     return this.#refuse(event, wait)
   }
 
-  /** A right password: the identifier's attempts and strikes are forgotten. Best effort. */
+  /**
+   * A right password gives back the attempt it was counted as; the identifier's earlier
+   * failures stay until their window ends. Clearing them would let anyone whose own account
+   * folds to the same identifier (`ADA`, `ádá` where usernames differ by case or accent)
+   * wipe a victim's count between guesses. Best effort.
+   */
   async credentialsSucceeded(identifier: string | undefined): Promise<void> {
-    if (!this.settings.perIdentifier.credentials || identifier === undefined) return
-    const id = await this.#digest(identifier)
-    await Promise.all(
-      [`credentials:i:${id}`, `credentials:strikes:${id}`].map((key) =>
-        this.#bounded(this.settings.store.reset(key)).catch((e) => this.#storeFailed("credentials", e)),
-      ),
-    )
+    const rule = this.settings.perIdentifier.credentials
+    if (!rule || identifier === undefined) return
+    const key = `credentials:i:${await this.#digest(identifier)}`
+    try {
+      // Only a counter that still exists is refunded: a new one at -1 would be a free attempt.
+      if (await this.#bounded(this.settings.store.peek(key))) await this.#bounded(this.settings.store.hit(key, rule.window, -1))
+    } catch (e) {
+      this.#storeFailed("credentials", e)
+    }
   }
 
   async #refuse(event: Omit<RateLimitedEvent, "retryAfter">, resetMs: number): Promise<never> {
