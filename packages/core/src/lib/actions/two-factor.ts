@@ -56,7 +56,7 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor, store: T
   const attempt = settings.attempts.hit(challenge.id, challenge.until)
   if (attempt > MAX_ATTEMPTS) {
     ctx.setCookies.push(...clearChallenge(ctx))
-    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} had ${MAX_ATTEMPTS} wrong codes; sign in again`)
+    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} is used up (${MAX_ATTEMPTS} wrong codes, or its code passed already); sign in again`)
   }
   await ctx.config.rateLimit?.checkTwoFactor(challenge.userId, ctx.clientAddress)
   const record = await store.getTwoFactor(challenge.userId)
@@ -69,6 +69,7 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor, store: T
     ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:${checked.reason}`, { userId: challenge.userId, reason: checked.reason })
     return render(ctx, settings, { attemptsLeft: MAX_ATTEMPTS - attempt })
   }
+  settings.attempts.spend(challenge.id, challenge.until)
   ctx.setCookies.push(...clearChallenge(ctx))
   if (settings.rememberDevice > 0 && ctx.body?.remember === "1") {
     ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))

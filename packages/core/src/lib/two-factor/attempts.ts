@@ -23,6 +23,14 @@ export class AttemptCounter {
     return 1
   }
 
+  /**
+   * Marks challenge `id` used up (its code passed): every later attempt with a copy of its
+   * cookie counts as over the cap, so one challenge yields one session.
+   */
+  spend(id: string, until: number): void {
+    this.#counts.set(id, { count: Number.POSITIVE_INFINITY, until })
+  }
+
   #sweep(now: number): void {
     for (const [key, value] of this.#counts) if (value.until <= now) this.#counts.delete(key)
     while (this.#counts.size >= LIMIT) this.#counts.delete(this.#counts.keys().next().value!)
