@@ -152,3 +152,26 @@ describe("a user with two-factor authentication on, signing in by email link", (
     expect((await b.session()).user.email).toBe("grace@example.com")
   })
 })
+
+describe("the code page's language", () => {
+  it("follows Accept-Language like every built-in page (German, Japanese, Arabic right to left)", async () => {
+    const { config, browser } = twoFactorApp()
+    await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    const page = async (language: string) => (await b.request("/auth/two-factor", { headers: { "accept-language": language } })).text()
+    const de = await page("de-DE,de;q=0.9")
+    expect(de).toContain('lang="de"')
+    expect(de).toContain("Code eingeben")
+    expect(await page("ja")).toContain("コードを入力してください")
+    const ar = await page("ar")
+    expect(ar).toContain('dir="rtl"')
+    expect(ar).toContain("أدخل الرمز")
+  })
+
+  it("explains an expired step on the sign-in page in the user's language", async () => {
+    const { browser } = twoFactorApp()
+    const response = await browser().request("/auth/signin?error=TwoFactorChallengeInvalid", { headers: { "accept-language": "fr" } })
+    expect(await response.text()).toContain("L’étape de vérification a expiré")
+  })
+})
