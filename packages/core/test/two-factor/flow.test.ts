@@ -10,7 +10,8 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import type { AuthConfig } from "@portcullis/core"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
 import { emailConfig, newBrowser, requestLink } from "../email/support.js"
-import { direct } from "../helpers.js"
+import Credentials from "@portcullis/core/providers/credentials"
+import { ada, direct } from "../helpers.js"
 
 const CHALLENGE = "portcullis.two-factor"
 const HOME = "http://localhost:3000"
@@ -59,6 +60,35 @@ describe("a user with two-factor authentication on, signing in with credentials"
     expect(session.user).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com" })
     expect(signIns).toHaveLength(1)
     expect(signIns[0]).toMatchObject({ user: { id: ADA_ID }, account: { provider: "credentials" } })
+  })
+
+  it("hands the jwt callback exactly what authorize returned, custom fields included", async () => {
+    const seen: unknown[] = []
+    const { config, browser } = twoFactorApp({
+      callbacks: {
+        jwt: ({ token, user }) => {
+          if (user) {
+            seen.push(user)
+            token.role = (user as { role?: string }).role
+          }
+          return token
+        },
+        session: ({ session, token }) => ({ ...session, role: token.role }),
+      },
+      providers: [
+        Credentials({
+          credentials: { username: {}, password: {} },
+          authorize: ({ username, password }) => (username === ada.username && password === ada.password ? { id: ADA_ID, name: "Ada Lovelace", role: "admin" } : null),
+        }),
+      ],
+    })
+    const { secret } = await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    expect(seen).toHaveLength(0)
+    await secondFactor(b, totpCode(secret))
+    expect(seen).toEqual([expect.objectContaining({ id: ADA_ID, role: "admin" })])
+    expect((await b.session()).role).toBe("admin")
   })
 
   it("re-renders the page with the attempts left for a wrong code, and issues nothing", async () => {

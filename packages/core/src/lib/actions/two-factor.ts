@@ -7,7 +7,6 @@
  * parse → check (challenge, attempts, rate limit) → act (the code, atomically used) → respond.
  * @module
  */
-import type { AdapterUser } from "../../adapters.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { TwoFactorChallengeInvalid } from "../../errors.js"
 import type { RequestContext } from "../context.js"
@@ -75,14 +74,17 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor, store: T
     ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))
   }
   ctx.config.logger.debug("two_factor_passed", { userId: challenge.userId, used: checked.used })
-  return establishSession(ctx, await freshResult(ctx, challenge), { callbackUrl: challenge.callbackUrl })
+  return establishSession(ctx, firstFactorResult(challenge), { callbackUrl: challenge.callbackUrl })
 }
 
 /**
- * The first factor's result as sealed, with the user read again when the adapter has them:
- * the cookie's copy went through JSON (its `Date`s are strings) and may be minutes old.
+ * The first factor's result as sealed, so the session is issued from exactly what the first
+ * factor produced (custom fields an `authorize` returned included). The cookie went through
+ * JSON: `emailVerified` is revived as the `Date` it was.
  */
-async function freshResult(ctx: RequestContext, challenge: Challenge): Promise<Challenge["result"]> {
-  const user: AdapterUser | null | undefined = await ctx.config.adapter?.getUser?.(challenge.userId)
-  return user ? { ...challenge.result, user } : challenge.result
+function firstFactorResult(challenge: Challenge): Challenge["result"] {
+  const { user } = challenge.result
+  const verified = (user as { emailVerified?: unknown }).emailVerified
+  if (typeof verified !== "string") return challenge.result
+  return { ...challenge.result, user: { ...user, emailVerified: new Date(verified) } as Challenge["result"]["user"] }
 }
