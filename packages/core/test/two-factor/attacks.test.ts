@@ -54,6 +54,22 @@ describe("skipping the step", () => {
   })
 })
 
+describe("bad input at the code post", () => {
+  it("answers a code that is missing, not a string, or far too long with the page again (401), never a 500", async () => {
+    const { config, browser } = twoFactorApp()
+    await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    const csrfToken = await b.csrfToken()
+    const bodies: unknown[] = [{ csrfToken }, { csrfToken, code: { $ne: "" } }, { csrfToken, code: ["123456", "654321"] }, { csrfToken, code: "1".repeat(10_000) }]
+    for (const json of bodies) {
+      const response = await b.request("/auth/two-factor", { json, headers: { accept: "text/html" } })
+      expect(response.status, JSON.stringify(json).slice(0, 60)).toBe(401)
+    }
+    expect(b.sessionCookie()).toBeUndefined()
+  })
+})
+
 describe("forged and tampered challenges", () => {
   it("refuses a made-up challenge cookie, even with the right code", async () => {
     const { config, browser } = twoFactorApp()
