@@ -63,6 +63,33 @@ describe("the two-factor store down", () => {
     expect(b.sessionCookie()).toBeDefined()
   })
 
+  it("issues no session when the store hangs past adapterTimeout", async () => {
+    const inner = MemoryAdapter()
+    const hang = { on: false }
+    const adapter: Adapter = { ...inner, getTwoFactor: (userId) => (hang.on ? new Promise(() => {}) : inner.getTwoFactor!(userId)) }
+    const { config, browser } = twoFactorApp({ adapterTimeout: 50, logger: captureLogger().logger }, adapter)
+    await enroll(config)
+    hang.on = true
+    const b = browser()
+    const response = await firstFactor(b)
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/error?error=ServiceUnavailable")
+    expect(b.sessionCookie()).toBeUndefined()
+  })
+
+  it("finishes the step on another instance, or after a restart: the challenge is in the cookie, the record in the store", async () => {
+    const adapter = MemoryAdapter()
+    const before = twoFactorApp({}, adapter)
+    const { secret } = await enroll(before.config)
+    const b = before.browser()
+    await firstFactor(b)
+    // A new runtime (a restarted process, another instance): same secret and store.
+    const after = twoFactorApp({}, adapter)
+    const moved = after.browser()
+    for (const [name, cookie] of b.jar) moved.jar.set(name, cookie)
+    expect((await secondFactor(moved, totpCode(secret))).status).toBe(302)
+    expect(moved.sessionCookie()).toBeDefined()
+  })
+
   it("refuses to start with twoFactor on and an adapter without the capability", async () => {
     const { getTwoFactor: _drop, ...withoutGet } = MemoryAdapter()
     const log = captureLogger()
