@@ -665,6 +665,14 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
           await a().deleteTwoFactor(user.id)
         })
 
+        it("takes 10 concurrent writes of one user's record, keeping one of them whole", async () => {
+          const user = await newUser()
+          const records = Array.from({ length: 10 }, (_, i) => record(user.id, { secret: `sealed-${i}`, backupCodes: [`h${i}`] }))
+          await Promise.all(records.map((r) => a().setTwoFactor(r)))
+          const stored = await a().getTwoFactor(user.id)
+          expect(records).toContainEqual(stored)
+        })
+
         it("removes the record with the user", async () => {
           const user = await newUser()
           await a().setTwoFactor(record(user.id, { enabled: true }))

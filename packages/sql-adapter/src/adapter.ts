@@ -295,17 +295,14 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       return row ? twoFactorFromRow(row) : null
     },
     async setTwoFactor(record) {
-      // Replace, not upsert: the one statement every dialect spells the same way.
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom(t.twoFactor).where("userId", "=", record.userId).execute()
-        await trx.insertInto(t.twoFactor).values({
-          userId: record.userId,
-          secret: record.secret,
-          enabled: record.enabled,
-          lastUsedStep: record.lastUsedStep,
-          backupCodes: JSON.stringify(record.backupCodes),
-        }).execute()
-      })
+      const { userId, ...fields } = { ...record, backupCodes: JSON.stringify(record.backupCodes) }
+      // One upsert, so two concurrent writes (two tabs starting enrollment) both succeed and
+      // the last one stands: ON CONFLICT on PostgreSQL and SQLite, ON DUPLICATE KEY on MySQL.
+      const insert = db.insertInto(t.twoFactor).values({ userId, ...fields })
+      await (supportsReturning
+        ? insert.onConflict((oc) => oc.column("userId").doUpdateSet(fields))
+        : insert.onDuplicateKeyUpdate(fields)
+      ).execute()
     },
     async deleteTwoFactor(userId) {
       await db.deleteFrom(t.twoFactor).where("userId", "=", userId).execute()
