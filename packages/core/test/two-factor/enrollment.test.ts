@@ -67,6 +67,21 @@ describe("confirming enrollment", () => {
     expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).pending).toBe(true)
   })
 
+  it("answers backup codes to one of two confirmations sent at once (a double submit); the other is refused", async () => {
+    const adapter = MemoryAdapter()
+    const { config } = twoFactorApp({}, adapter)
+    const { secret } = await startTwoFactor(ada, config)
+    const code = totpCode(secret)
+    const results = await Promise.allSettled([0, 1].map(() => confirmTwoFactor({ userId: ADA_ID, code }, config)))
+    const won = results.filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<{ backupCodes: string[] }>[]
+    expect(won).toHaveLength(1)
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { type: "TwoFactorCodeInvalid" } })
+    // The codes answered are the ones stored.
+    const b = twoFactorApp({}, adapter).browser()
+    await firstFactor(b)
+    expect((await secondFactor(b, won[0]!.value.backupCodes[0]!)).status).toBe(302)
+  })
+
   it("refuses a confirmation with nothing started", async () => {
     const { config } = twoFactorApp()
     await expect(confirmTwoFactor({ userId: ADA_ID, code: "123456" }, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })

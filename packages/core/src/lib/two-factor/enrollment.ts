@@ -61,6 +61,9 @@ export async function confirmEnrollment(config: ResolvedConfig, input: { userId:
   if (!secret) throw new TwoFactorStateError("The pending enrollment cannot be read (the secret changed); start again")
   const result = typeof input.code === "string" ? verifyTotp({ secret, code: input.code }) : ({ valid: false } as const)
   if (!result.valid) throw new TwoFactorCodeInvalid("The code does not match the enrolled secret")
+  // The step is claimed first: of two confirmations at once (a double submit) one turns 2FA
+  // on, and the other is refused instead of answering backup codes that were overwritten.
+  if (!(await store.useTwoFactorStep(userId, result.step))) throw new TwoFactorCodeInvalid("The code was used already")
   const { codes, hashes } = await createBackupCodes()
   await store.setTwoFactor({ ...record, enabled: true, lastUsedStep: result.step, backupCodes: hashes })
   return { backupCodes: codes }
