@@ -121,7 +121,7 @@ export async function createBenchDatabase(dialect: BenchDialect): Promise<BenchD
     if (dialect !== "postgres") return
     // Children first: the foreign keys point at users.
     const { tables: t, migrationTableName } = spec
-    for (const table of [t.locks, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
+    for (const table of [t.twoFactor, t.locks, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
       await db.schema.dropTable(table).ifExists().execute()
     }
   }

@@ -4,7 +4,7 @@
  * @module
  */
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest"
-import type { Adapter, AdapterAccount, AdapterUser } from "@portcullis/core/adapters"
+import type { Adapter, AdapterAccount, AdapterTwoFactor, AdapterUser } from "@portcullis/core/adapters"
 import {
   daysFromNow,
   makeAccount,
@@ -50,6 +50,12 @@ export interface ConformanceFactory {
    * only then.
    */
   tokenRefresh?: boolean
+  /**
+   * Whether the adapter has the Portcullis two-factor capability (`getTwoFactor`,
+   * `setTwoFactor`, `deleteTwoFactor`, `useTwoFactorStep`, `useTwoFactorBackupCode`); their
+   * specs run only then.
+   */
+  twoFactor?: boolean
 }
 
 /** The Auth.js interface's methods; the Portcullis extensions (`listSessions`, token refresh) have their own specs. */
@@ -634,6 +640,87 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect((await a().getUserByEmail(user.email))?.id).toBe(again.id)
       })
     })
+
+    if (factory.twoFactor) {
+      describe("two-factor records (Portcullis extension)", () => {
+        const record = (userId: string, overrides: Partial<AdapterTwoFactor> = {}): AdapterTwoFactor => ({
+          userId,
+          secret: "sealed-secret",
+          enabled: false,
+          lastUsedStep: null,
+          backupCodes: [],
+          ...overrides,
+        })
+
+        it("stores, replaces and deletes a user's record; null for a user without one", async () => {
+          const user = await newUser()
+          expect(await a().getTwoFactor(user.id)).toBeNull()
+          await a().setTwoFactor(record(user.id))
+          expect(await a().getTwoFactor(user.id)).toEqual(record(user.id))
+          const enabled = record(user.id, { secret: "other", enabled: true, lastUsedStep: 59_000_000, backupCodes: ["h1", "h2"] })
+          await a().setTwoFactor(enabled)
+          expect(await a().getTwoFactor(user.id)).toEqual(enabled)
+          await a().deleteTwoFactor(user.id)
+          expect(await a().getTwoFactor(user.id)).toBeNull()
+          await a().deleteTwoFactor(user.id)
+        })
+
+        it("takes 10 concurrent writes of one user's record, keeping one of them whole", async () => {
+          const user = await newUser()
+          const records = Array.from({ length: 10 }, (_, i) => record(user.id, { secret: `sealed-${i}`, backupCodes: [`h${i}`] }))
+          await Promise.all(records.map((r) => a().setTwoFactor(r)))
+          const stored = await a().getTwoFactor(user.id)
+          expect(records).toContainEqual(stored)
+        })
+
+        it("removes the record with the user", async () => {
+          const user = await newUser()
+          await a().setTwoFactor(record(user.id, { enabled: true }))
+          await a().deleteUser(user.id)
+          expect(await a().getTwoFactor(user.id)).toBeNull()
+        })
+
+        it("moves the used time step forward only: the same or an earlier step is refused", async () => {
+          const user = await newUser()
+          await a().setTwoFactor(record(user.id, { enabled: true }))
+          expect(await a().useTwoFactorStep(user.id, 100)).toBe(true)
+          expect(await a().useTwoFactorStep(user.id, 100)).toBe(false)
+          expect(await a().useTwoFactorStep(user.id, 99)).toBe(false)
+          expect(await a().useTwoFactorStep(user.id, 101)).toBe(true)
+          expect((await a().getTwoFactor(user.id))?.lastUsedStep).toBe(101)
+          expect(await a().useTwoFactorStep(crypto.randomUUID(), 5)).toBe(false)
+        })
+
+        it("is atomic: of 25 concurrent uses of one time step exactly one succeeds", async () => {
+          const user = await newUser()
+          await a().setTwoFactor(record(user.id, { enabled: true, lastUsedStep: 10 }))
+          const results = await Promise.all(Array.from({ length: 25 }, () => a().useTwoFactorStep(user.id, 11)))
+          expect(results.filter(Boolean)).toHaveLength(1)
+        })
+
+        it("uses a backup code once, keeping the others", async () => {
+          const user = await newUser()
+          await a().setTwoFactor(record(user.id, { enabled: true, backupCodes: ["h1", "h2", "h3"] }))
+          expect(await a().useTwoFactorBackupCode(user.id, "h2")).toBe(true)
+          expect(await a().useTwoFactorBackupCode(user.id, "h2")).toBe(false)
+          expect(await a().useTwoFactorBackupCode(user.id, "nope")).toBe(false)
+          expect((await a().getTwoFactor(user.id))?.backupCodes).toEqual(["h1", "h3"])
+          expect(await a().useTwoFactorBackupCode(crypto.randomUUID(), "h1")).toBe(false)
+        })
+
+        it("is atomic: of 25 concurrent uses of one backup code exactly one succeeds, and other codes used at once all succeed", async () => {
+          const user = await newUser()
+          const codes = Array.from({ length: 10 }, (_, i) => `h${i}`)
+          await a().setTwoFactor(record(user.id, { enabled: true, backupCodes: codes }))
+          const same = Array.from({ length: 25 }, () => a().useTwoFactorBackupCode(user.id, "h0"))
+          const others = codes.slice(1, 6).map((code) => a().useTwoFactorBackupCode(user.id, code))
+          const [sameResults, otherResults] = await Promise.all([Promise.all(same), Promise.all(others)])
+          expect(sameResults.filter(Boolean)).toHaveLength(1)
+          expect(otherResults).toEqual([true, true, true, true, true])
+          expect((await a().getTwoFactor(user.id))?.backupCodes).toEqual(codes.slice(6))
+        })
+      })
+    }
 
     if (factory.tokenRefresh) {
       describe("getAccountByUserId (Portcullis extension)", () => {

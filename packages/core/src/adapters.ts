@@ -115,6 +115,23 @@ export interface AdapterAuthenticator {
 }
 
 /**
+ * Portcullis: a user's two-factor state, as the adapter stores it. The adapter treats every
+ * field as data: `secret` arrives encrypted (Portcullis seals it with the configuration's
+ * secret before storing) and `backupCodes` are hashes.
+ */
+export interface AdapterTwoFactor {
+  userId: string
+  /** The TOTP secret, sealed by Portcullis (a JWE string); opaque to the adapter. */
+  secret: string
+  /** `false` while enrollment waits for the first code; `true` once confirmed. */
+  enabled: boolean
+  /** The last TOTP time step used to sign in, so a code works once; `null` before the first. */
+  lastUsedStep: number | null
+  /** Hashes of the unused backup codes. */
+  backupCodes: string[]
+}
+
+/**
  * The storage interface. All methods are optional and may return promises.
  * Dates are `Date` objects both ways.
  */
@@ -193,6 +210,29 @@ export interface Adapter {
   setShared?(key: string, value: string, ttlMs: number): Awaitable<void>
   /** Portcullis: the value {@link setShared} kept under `key`, or `null` once it expired. */
   getShared?(key: string): Awaitable<string | null>
+
+  /*
+   * Portcullis two-factor capability (docs/two-factor.md): a user's TOTP state, one record
+   * per user. Optional; `twoFactor.enabled` needs all five.
+   */
+
+  /** Portcullis 2FA: the user's two-factor record, or `null` when they never enrolled. */
+  getTwoFactor?(userId: string): Awaitable<AdapterTwoFactor | null>
+  /** Portcullis 2FA: stores `record` as the user's, replacing any earlier one. */
+  setTwoFactor?(record: AdapterTwoFactor): Awaitable<void>
+  /** Portcullis 2FA: removes the user's record (2FA off); nothing for a user without one. */
+  deleteTwoFactor?(userId: string): Awaitable<void>
+  /**
+   * Portcullis 2FA: records TOTP time step `step` as used, atomically, only when it is after
+   * the stored `lastUsedStep` (or none is stored). `true` when written: of concurrent callers
+   * with the same step exactly one gets `true`, so one code signs in once.
+   */
+  useTwoFactorStep?(userId: string, step: number): Awaitable<boolean>
+  /**
+   * Portcullis 2FA: removes `hash` from the user's backup code hashes, atomically. `true`
+   * when it was there: of concurrent callers with the same hash exactly one gets `true`.
+   */
+  useTwoFactorBackupCode?(userId: string, hash: string): Awaitable<boolean>
 }
 
 /** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */

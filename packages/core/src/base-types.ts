@@ -25,6 +25,7 @@ export type AuthAction =
   | "signout"
   | "verify-request"
   | "webauthn-options"
+  | "two-factor"
 
 /** The user part of a session, as the client sees it. */
 export interface User {
@@ -131,6 +132,10 @@ export interface CookiesOptions {
   state: CookieOption
   nonce: CookieOption
   webauthnChallenge: CookieOption
+  /** Portcullis: the sealed challenge between a first factor and the two-factor step (5 minutes). */
+  twoFactorChallenge: CookieOption
+  /** Portcullis: the signed "remember this device" mark that skips the two-factor step (`twoFactor.rememberDevice`). */
+  twoFactorDevice: CookieOption
 }
 
 /** Overrides for the cookies: each name and option is optional. */
@@ -179,6 +184,7 @@ export type WarningCode =
   | "rate-limit-no-address"
   | "token-refresh-conflict"
   | "token-refresh-local-lock"
+  | "two-factor-code-refused"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

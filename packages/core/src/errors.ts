@@ -64,6 +64,9 @@ export type ErrorType =
   | "NotSignedIn"
   | "ReauthRequired"
   | "TokenRefreshFailed"
+  | "TwoFactorChallengeInvalid"
+  | "TwoFactorCodeInvalid"
+  | "TwoFactorStateError"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -400,6 +403,31 @@ export class NotSignedIn extends AuthError {
   static override type: ErrorType = "NotSignedIn"
 }
 
+/**
+ * The second sign-in step (two-factor authentication) cannot go on: its challenge cookie is
+ * missing, expired, tampered with or used up (too many wrong codes), or the user's 2FA
+ * changed meanwhile. The user signs in again from the start.
+ */
+export class TwoFactorChallengeInvalid extends SignInError {
+  static override type: ErrorType = "TwoFactorChallengeInvalid"
+}
+
+/**
+ * A two-factor code given to the enrollment API (confirming, disabling, regenerating backup
+ * codes) is wrong, malformed or already used.
+ */
+export class TwoFactorCodeInvalid extends AuthError {
+  static override type: ErrorType = "TwoFactorCodeInvalid"
+}
+
+/**
+ * An enrollment API call that does not fit the user's two-factor state: confirming with no
+ * enrollment started, starting while 2FA is already on, or disabling when it is off.
+ */
+export class TwoFactorStateError extends AuthError {
+  static override type: ErrorType = "TwoFactorStateError"
+}
+
 /** Any Portcullis error class. */
 export type AnyAuthError = InstanceType<
   | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError
@@ -425,6 +453,7 @@ const clientSafe = new Set<ErrorType>([
   "OAuthSignInError",
   "ServiceUnavailable",
   "RateLimited",
+  "TwoFactorChallengeInvalid",
 ])
 
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */

@@ -26,6 +26,9 @@ import { originFromHeaders } from "./lib/http/host.js"
 import { toResponse } from "./lib/http/response.js"
 import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
+import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
+import { confirmEnrollment, disable, regenerateBackupCodes, startEnrollment, twoFactorStatus, type TwoFactorStatus } from "./lib/two-factor/enrollment.js"
+import type { TotpEnrollment } from "./two-factor.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
 /**
@@ -352,3 +355,58 @@ function cookieHeaders(cookieHeader: string | null | undefined): Headers {
 function deliver(internal: Pick<ResponseInternal, "cookies">, setCookie: CookieSink | undefined): void {
   if (setCookie) for (const cookie of internal.cookies ?? []) setCookie(cookie)
 }
+
+/*
+ * Two-factor enrollment (docs/two-factor.md). The app passes the id of the signed-in user
+ * (from its own session check — never from the request body), and shows the results.
+ */
+
+/**
+ * Starts two-factor enrollment for `userId`: a new TOTP secret, kept pending (sealed) until
+ * {@link confirmTwoFactor}; show `qrSvg` (and `uri` for "can't scan?").
+ *
+ * @throws `TwoFactorStateError` when 2FA is already on; `AdapterError` when the store fails.
+ * @example
+ * ```ts
+ * const session = await auth()
+ * const { qrSvg } = await startTwoFactor({ userId: session.user.id, account: session.user.email }, config)
+ * ```
+ */
+export async function startTwoFactor(input: { userId: string; account: string }, auth: AuthSource): Promise<TotpEnrollment> {
+  return startEnrollment(await configFor(auth), input)
+}
+
+/**
+ * Confirms the pending enrollment with the code the authenticator app shows: 2FA is on and
+ * the ten backup codes are returned — the only time they exist in plain text.
+ *
+ * @throws `TwoFactorCodeInvalid` for a wrong code; `TwoFactorStateError` when nothing is pending.
+ */
+export async function confirmTwoFactor(input: { userId: string; code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
+  return confirmEnrollment(await configFor(auth), input)
+}
+
+/** Turns 2FA off for `userId`; needs a current code (TOTP or backup), which is used up. */
+export async function disableTwoFactor(input: { userId: string; code: string }, auth: AuthSource): Promise<void> {
+  return disable(await configFor(auth), input)
+}
+
+/** Replaces the backup codes with ten new ones; needs a current code, which is used up. */
+export async function regenerateTwoFactorBackupCodes(input: { userId: string; code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
+  return regenerateBackupCodes(await configFor(auth), input)
+}
+
+/** Whether `userId` has 2FA on (or pending), and how many backup codes are left. */
+export async function getTwoFactorStatus(input: { userId: string }, auth: AuthSource): Promise<TwoFactorStatus> {
+  return twoFactorStatus(await configFor(auth), input.userId)
+}
+
+/** The resolved configuration of `auth`, or its configuration error thrown. */
+async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
+  const config = runtimeFor(auth).config
+  const problem = await configProblem(config)
+  if (problem) throw problem
+  return config
+}
+
+export type { TwoFactorStatus, TotpEnrollment }

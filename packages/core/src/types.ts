@@ -14,6 +14,7 @@ import type { TokenRefreshOptions } from "./lib/tokens/options.js"
 import type { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 import type { RateLimitedEvent } from "./lib/rate-limit/limiter.js"
 import type { RateLimitOptions } from "./lib/rate-limit/options.js"
+import type { TwoFactorOptions } from "./lib/two-factor/options.js"
 import type {
   Account,
   Awaitable,
@@ -205,9 +206,20 @@ export interface AuthConfig {
    * ```
    */
   rateLimit?: false | RateLimitOptions
+  /**
+   * Portcullis: two-factor authentication (`docs/two-factor.md`). A user who turned it on
+   * enters a TOTP or backup code at `<basePath>/two-factor` after any first factor, before a
+   * session is issued. Needs an adapter with the two-factor capability.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter: SqlAdapter(db), providers, twoFactor: { issuer: "Example", rememberDevice: 30 * 86400 } }
+   * ```
+   */
+  twoFactor?: TwoFactorOptions
 }
 
-export type { AuthError, JWT, Provider }
+export type { AuthError, JWT, Provider, TwoFactorOptions }
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
 export type DefaultUser = User

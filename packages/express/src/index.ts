@@ -26,7 +26,7 @@
 import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AuthConfig, Session, SessionInfo } from "@portcullis/core"
-import { InvalidRequest } from "@portcullis/core/errors"
+import { InvalidRequest, NotSignedIn } from "@portcullis/core/errors"
 import type { AccessToken } from "@portcullis/core"
 import {
   invalidRequestResponse,
@@ -42,11 +42,19 @@ import {
   signOutEverywhere as coreSignOutEverywhere,
   type AuthRuntime,
   type SessionRequest,
+  startTwoFactor as coreStartTwoFactor,
+  confirmTwoFactor as coreConfirmTwoFactor,
+  disableTwoFactor as coreDisableTwoFactor,
+  regenerateTwoFactorBackupCodes as coreRegenerateTwoFactorBackupCodes,
+  getTwoFactorStatus as coreGetTwoFactorStatus,
+  type TotpEnrollment,
+  type TwoFactorStatus,
 } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
+export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
+export type { TotpEnrollment, TwoFactorStatus } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
@@ -339,4 +347,57 @@ async function sendWebResponse(res: ServerResponse, response: Response): Promise
   if (cookies.length) res.setHeader("set-cookie", cookies)
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined
   res.end(body)
+}
+
+/*
+ * Two-factor enrollment (docs/two-factor.md), for the signed-in user of `req`. `userId` is
+ * the id your app knows the user by (the adapter's); when the session exposes `user.id`, it
+ * must be the same. A request without a session is refused with `NotSignedIn`.
+ */
+
+async function signedIn(req: ExpressLikeRequest, config: ExpressAuthConfig, userId: string): Promise<void> {
+  const session = await getSession(req, config)
+  if (!session) throw new NotSignedIn("Two-factor enrollment needs a signed-in user")
+  const sessionUserId = (session.user as { id?: unknown } | undefined)?.id
+  if (typeof sessionUserId === "string" && sessionUserId !== userId) throw new NotSignedIn("The session belongs to another user than userId")
+}
+
+/**
+ * Starts enrollment: a new TOTP secret, pending until {@link confirmTwoFactor}. Show `qrSvg`.
+ *
+ * @example
+ * ```ts
+ * app.post("/account/2fa/start", async (req, res) => {
+ *   const { qrSvg, uri } = await startTwoFactor(req, authConfig, { userId: res.locals.userId, account: res.locals.email })
+ *   res.json({ qrSvg, uri })
+ * })
+ * ```
+ */
+export async function startTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; account: string }): Promise<TotpEnrollment> {
+  await signedIn(req, config, input.userId)
+  return coreStartTwoFactor(input, config)
+}
+
+/** Confirms enrollment with the app's current code: 2FA on; the ten backup codes are answered once. */
+export async function confirmTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<{ backupCodes: string[] }> {
+  await signedIn(req, config, input.userId)
+  return coreConfirmTwoFactor(input, config)
+}
+
+/** Turns 2FA off; needs a current code (re-authentication). */
+export async function disableTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<void> {
+  await signedIn(req, config, input.userId)
+  return coreDisableTwoFactor(input, config)
+}
+
+/** Ten new backup codes (the old ones stop working); needs a current code. */
+export async function regenerateTwoFactorBackupCodes(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<{ backupCodes: string[] }> {
+  await signedIn(req, config, input.userId)
+  return coreRegenerateTwoFactorBackupCodes(input, config)
+}
+
+/** Whether the user has 2FA on (or pending) and how many backup codes are left. */
+export async function getTwoFactorStatus(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string }): Promise<TwoFactorStatus> {
+  await signedIn(req, config, input.userId)
+  return coreGetTwoFactorStatus(input, config)
 }

@@ -8,6 +8,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AdapterTwoFactor,
   AdapterUser,
   SessionRecord,
   SessionRegistry,
@@ -68,6 +69,7 @@ export function MemoryAdapter(): Adapter {
   const authenticators = new Map<string, AdapterAuthenticator>()
   const locks = new Map<string, { owner: string; expires: number }>()
   const shared = new Map<string, { value: string; expires: number }>()
+  const twoFactor = new Map<string, AdapterTwoFactor>()
 
   const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
   const isExpired = (expires: Date) => expires.getTime() <= Date.now()
@@ -118,6 +120,7 @@ export function MemoryAdapter(): Adapter {
       removeWhere(accounts, (a) => a.userId === userId)
       removeWhere(sessions, (s) => s.userId === userId)
       removeWhere(authenticators, (a) => a.userId === userId)
+      twoFactor.delete(userId)
       return user ? copy(user) : null
     },
 
@@ -242,6 +245,32 @@ export function MemoryAdapter(): Adapter {
         return null
       }
       return hit.value
+    },
+
+    // Two-factor capability. Each method runs to its end without awaiting, so a check and
+    // its write are one step: of concurrent uses of one code exactly one finds it.
+    async getTwoFactor(userId) {
+      const record = twoFactor.get(userId)
+      return record ? copy(record) : null
+    },
+    async setTwoFactor(record) {
+      twoFactor.set(record.userId, copy(record))
+    },
+    async deleteTwoFactor(userId) {
+      twoFactor.delete(userId)
+    },
+    async useTwoFactorStep(userId, step) {
+      const record = twoFactor.get(userId)
+      if (!record || (record.lastUsedStep !== null && step <= record.lastUsedStep)) return false
+      record.lastUsedStep = step
+      return true
+    },
+    async useTwoFactorBackupCode(userId, hash) {
+      const record = twoFactor.get(userId)
+      const index = record ? record.backupCodes.indexOf(hash) : -1
+      if (index === -1) return false
+      record!.backupCodes.splice(index, 1)
+      return true
     },
   }
 }

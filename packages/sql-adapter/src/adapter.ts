@@ -6,7 +6,7 @@
  * @module
  */
 import { CompiledQuery, type Kysely } from "kysely"
-import type { AccountTokenPatch, Adapter } from "@portcullis/core/adapters"
+import type { AccountTokenPatch, Adapter, AdapterTwoFactor } from "@portcullis/core/adapters"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
   accountFromRow,
@@ -16,6 +16,7 @@ import {
   authenticatorRow,
   sessionFromRow,
   sessionMetadataPatch,
+  toBoolean,
   userFromRow,
   userPatch,
   verificationTokenFromRow,
@@ -287,6 +288,69 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       if (!row || row.value == null || Number(row.expires) <= Date.now()) return null
       return String(row.value)
     },
+
+    // Two-factor capability (docs/two-factor.md), table `0006_two_factor`.
+    async getTwoFactor(userId) {
+      const row = await db.selectFrom(t.twoFactor).selectAll().where("userId", "=", userId).executeTakeFirst()
+      return row ? twoFactorFromRow(row) : null
+    },
+    async setTwoFactor(record) {
+      const { userId, ...fields } = { ...record, backupCodes: JSON.stringify(record.backupCodes) }
+      // One upsert, so two concurrent writes (two tabs starting enrollment) both succeed and
+      // the last one stands: ON CONFLICT on PostgreSQL and SQLite, ON DUPLICATE KEY on MySQL.
+      const insert = db.insertInto(t.twoFactor).values({ userId, ...fields })
+      await (supportsReturning
+        ? insert.onConflict((oc) => oc.column("userId").doUpdateSet(fields))
+        : insert.onDuplicateKeyUpdate(fields)
+      ).execute()
+    },
+    async deleteTwoFactor(userId) {
+      await db.deleteFrom(t.twoFactor).where("userId", "=", userId).execute()
+    },
+    async useTwoFactorStep(userId, step) {
+      // One UPDATE decides: of concurrent callers with the same step, one moves the mark.
+      const { numUpdatedRows } = await db.updateTable(t.twoFactor)
+        .set({ lastUsedStep: step })
+        .where("userId", "=", userId)
+        .where((eb) => eb.or([eb("lastUsedStep", "is", null), eb("lastUsedStep", "<", step)]))
+        .executeTakeFirst()
+      return numUpdatedRows > 0n
+    },
+    async useTwoFactorBackupCode(userId, hash) {
+      // Compare-and-set on the whole list: the write happens only while the list is the one
+      // read, so of two callers with the same code one removes it and the other reads again
+      // and no longer finds it. Another code used in between only costs a retry.
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const row = await db.selectFrom(t.twoFactor).select("backupCodes").where("userId", "=", userId).executeTakeFirst()
+        if (!row) return false
+        const codes = parseCodes(row.backupCodes)
+        const index = codes.indexOf(hash)
+        if (index === -1) return false
+        const rest = codes.filter((_, i) => i !== index)
+        const { numUpdatedRows } = await db.updateTable(t.twoFactor)
+          .set({ backupCodes: JSON.stringify(rest) })
+          .where("userId", "=", userId)
+          .where("backupCodes", "=", row.backupCodes)
+          .executeTakeFirst()
+        if (numUpdatedRows > 0n) return true
+      }
+      throw new Error("useTwoFactorBackupCode: the backup codes kept changing; try again")
+    },
+  }
+}
+
+function parseCodes(value: unknown): string[] {
+  const parsed: unknown = JSON.parse(String(value))
+  return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
+}
+
+function twoFactorFromRow(row: Row): AdapterTwoFactor {
+  return {
+    userId: String(row.userId),
+    secret: String(row.secret),
+    enabled: toBoolean(row.enabled),
+    lastUsedStep: row.lastUsedStep == null ? null : Number(row.lastUsedStep),
+    backupCodes: parseCodes(row.backupCodes),
   }
 }
 

@@ -176,6 +176,28 @@ function tokenRefreshSchema(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * Two-factor authentication (docs/two-factor.md): one row per enrolled user, removed with
+ * the user. `secret` is sealed by Portcullis before it gets here; `backupCodes` is a JSON
+ * array of hashes, replaced whole by a compare-and-set so one code is used once.
+ */
+function twoFactorSchema(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.twoFactor)
+        .addColumn("userId", type.key, (c) => c.primaryKey().references(`${t.users}.id`).onDelete("cascade"))
+        .addColumn("secret", type.text, (c) => c.notNull())
+        .addColumn("enabled", type.boolean, (c) => c.notNull())
+        .addColumn("lastUsedStep", type.bigint)
+        .addColumn("backupCodes", type.text, (c) => c.notNull())).execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.twoFactor).ifExists().execute()
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
@@ -185,6 +207,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
     "0002_rate_limits": rateLimits(dialect, tables),
     "0003_session_management": sessionManagement(dialect, tables),
     "0004_token_refresh": tokenRefreshSchema(dialect, tables),
+    "0006_two_factor": twoFactorSchema(dialect, tables),
   }
 }
 

@@ -29,7 +29,7 @@ export function toDate(value: unknown): Date {
 }
 
 const toNullableDate = (value: unknown) => (value == null ? null : toDate(value))
-const toBoolean = (value: unknown) => value === true || value === 1 || value === 1n || value === "1" || value === "t"
+export const toBoolean = (value: unknown) => value === true || value === 1 || value === 1n || value === "1" || value === "t"
 const toNullableString = (value: unknown) => (value == null ? null : String(value))
 
 export function userFromRow(row: Row): AdapterUser {

@@ -18,6 +18,8 @@ export interface TableNames {
   sessionRegistry: string
   /** Short-lived locks and shared values of provider token refreshes (`acquireLock`, `setShared`). */
   locks: string
+  /** Each user's two-factor state (`getTwoFactor` and the rest of the 2FA capability). */
+  twoFactor: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -30,6 +32,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   rateLimits: "rate_limits",
   sessionRegistry: "session_registry",
   locks: "portcullis_locks",
+  twoFactor: "two_factor",
 })
 
 /** Default name of the table where applied migrations are recorded. */

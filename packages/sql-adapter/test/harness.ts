@@ -49,7 +49,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -87,6 +87,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     teardown: () => conformance.close(),
     db: conformance.raw(),
     tokenRefresh: true,
+    twoFactor: true,
   })
 
   describe(`sqlRateLimitStore on ${label}`, () => {
@@ -156,7 +157,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0006_two_factor"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

@@ -25,6 +25,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     state: { name: `${prefix}authjs.state`, options: { ...base, maxAge: 900 } },
     nonce: { name: `${prefix}authjs.nonce`, options: { ...base, maxAge: 900 } },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base, maxAge: 900 } },
+    twoFactorChallenge: { name: `${prefix}portcullis.two-factor`, options: { ...base, maxAge: 300 } },
+    twoFactorDevice: { name: `${prefix}portcullis.two-factor-device`, options: { ...base } },
   }
 }
 

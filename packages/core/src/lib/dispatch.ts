@@ -18,6 +18,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   signout,
   "verify-request": verifyRequestPage,
   // Loaded on first use: only configurations with a passkey provider ever answer it.
+  // Loaded on first use: only configurations with two-factor authentication answer it.
+  "two-factor": async (ctx) => (await import("./actions/two-factor.js")).twoFactor(ctx),
   "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
 }
 

@@ -93,7 +93,7 @@ export function requestErrorResponse(error: unknown): ResponseInternal | undefin
 
 /**
  * A configuration problem, as Auth.js answers it: a `GET` of a page (`signin`, `signout`,
- * `error`, `verify-request`) gets the error page — a 302 to `pages.error?error=Configuration`
+ * `error`, `verify-request`, and Portcullis's `two-factor`) gets the error page — a 302 to `pages.error?error=Configuration`
  * when the app has one, else the built-in page (500) — and everything else a JSON 500.
  * A `callbackUrl` that points back at `pages.error` means that page itself requires
  * sign-in: redirecting there would loop, so the built-in page answers and `ErrorPageLoop`
@@ -106,7 +106,7 @@ export function configErrorResponse(
   request: { action: string | undefined; method: string; origin: string | undefined; callbackUrl?: string | null; pathname?: string },
 ): ResponseInternal {
   const { action, method, origin } = request
-  const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request")
+  const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request" || action === "two-factor")
   if (isPage) {
     const errorPage = config.pages.error
     const loops = !!errorPage && (!!request.callbackUrl?.startsWith(errorPage) || isErrorPageItself(errorPage, origin, request.pathname))

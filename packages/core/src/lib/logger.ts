@@ -22,6 +22,8 @@ const warnings: Record<WarningCode, string> = {
     "A request was refused by a rate limit or a sign-in lockout (429). Now and then is normal; a stream of them is an attack or a client in a loop. Subscribe to the rateLimited event for detail.",
   "rate-limit-store-failed":
     "The rate-limit store failed or did not answer in time. Requests of actions not in rateLimit.failClosed were let through uncounted; credentials sign-ins (failClosed by default) were refused with 503.",
+  "two-factor-code-refused":
+    "A two-factor code was refused at the second sign-in step (wrong, malformed, already used, or a secret sealed under an AUTH_SECRET no longer configured). Now and then is a typo; a stream for one user is someone guessing after their first factor — see the rateLimited event.",
   "rate-limit-no-address":
     "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }

@@ -6,6 +6,7 @@ import type { RequestContext } from "./context.js"
 import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"
 import { store } from "./config/stores.js"
+import { secondFactorChallenge } from "./two-factor/step.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -31,7 +32,17 @@ export async function runSignInCallback(ctx: RequestContext, params: SignInCallb
  * The shared last step of every sign-in: start the session, fire `signIn`, and send the
  * user on — to `pages.newUser` on their first sign-in when set, else to the callback URL.
  */
-export async function establishSession(ctx: RequestContext, result: SignInResult): Promise<ResponseInternal> {
+export async function establishSession(
+  ctx: RequestContext,
+  result: SignInResult,
+  /** Set by the two-factor step once the second factor passed: the challenge's callback URL. */
+  secondFactor?: { callbackUrl: string },
+): Promise<ResponseInternal> {
+  // Two-factor authentication: a user who has it on gets a challenge, not a session.
+  if (!secondFactor && ctx.config.twoFactor) {
+    const challenge = await secondFactorChallenge(ctx, result)
+    if (challenge) return challenge
+  }
   const cookies = await sessionStrategy(ctx).create(ctx, result)
   await ctx.config.events.signIn({
     user: result.user,
@@ -39,7 +50,7 @@ export async function establishSession(ctx: RequestContext, result: SignInResult
     profile: result.profile,
     isNewUser: result.isNewUser,
   })
-  const callbackUrl = await resolveCallbackUrl(ctx)
+  const callbackUrl = secondFactor?.callbackUrl ?? (await resolveCallbackUrl(ctx))
   const { newUser } = ctx.config.pages
   if (result.isNewUser && newUser) {
     const target = new URL(newUser, ctx.origin)

@@ -35,6 +35,7 @@ import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type En
 import { checkShape, fallbackConfig } from "./checks.js"
 import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapRegistry, type Stores } from "./stores.js"
 import { RegistryState } from "../session/registry.js"
+import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -78,6 +79,8 @@ export interface ResolvedConfig {
    */
   kinds: ProviderKinds
   trustHost: boolean
+  /** Two-factor authentication (`twoFactor`); `undefined` when off. */
+  twoFactor: ResolvedTwoFactor | undefined
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
   /**
@@ -167,6 +170,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
+  const twoFactor = resolveTwoFactor(config.twoFactor, adapter, fail)
+
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
@@ -202,6 +207,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     tokenRefresh,
     kinds,
     trustHost,
+    twoFactor,
     rateLimit,
     trustedOrigins,
     siteUrl,

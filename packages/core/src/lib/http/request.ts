@@ -23,6 +23,7 @@ const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none"
   "verify-request": { get: true, post: false, provider: "none" },
   error: { get: true, post: false, provider: "none" },
   "webauthn-options": { get: true, post: false, provider: "optional" },
+  "two-factor": { get: true, post: true, provider: "none" },
 }
 
 /** Whether `action` is one of the actions Portcullis serves. */

@@ -92,6 +92,21 @@ export interface Messages {
     expires: string
     ignore: string
   }
+  /** The second step of a sign-in with two-factor authentication on (`<basePath>/two-factor`). */
+  twoFactor: {
+    title: string
+    heading: string
+    instructions: string
+    codeLabel: string
+    backupHint: string
+    remember: string
+    button: string
+    wrongCode: string
+    /** `{count}`: attempts left before the user must sign in again. */
+    attemptsLeft: string
+    /** On the sign-in page (`?error=TwoFactorChallengeInvalid`): the step expired or had too many wrong codes. */
+    expired: string
+  }
   /** Said by the sign-in page's passkey script. */
   passkey: {
     unsupported: string

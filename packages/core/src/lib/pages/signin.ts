@@ -48,7 +48,7 @@ export function renderSignIn(page: SignInPageOptions): string {
   const separated = groups.map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
 ${block}`))
   const alert = page.error !== undefined
-    ? html`<div class="alert" role="alert"><p>${messageFor(m.signin.errors, page.error)}</p></div>`
+    ? html`<div class="alert" role="alert"><p>${page.error === "TwoFactorChallengeInvalid" ? m.twoFactor.expired : messageFor(m.signin.errors, page.error)}</p></div>`
     : undefined
   // The forms' scripts are inlined once per page: the CSP allows inline scripts and nothing from elsewhere.
   const body = html`<h1>${m.signin.heading}</h1>

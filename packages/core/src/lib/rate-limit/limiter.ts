@@ -4,7 +4,7 @@ import { addressBucket } from "./address.js"
 import type { RateLimitStore } from "./store.js"
 
 /** The ways in that are limited, by name (the keys of `rateLimit.perAddress`). */
-export type RateLimitAction = "credentials" | "email" | "webauthn" | "webauthnOptions" | "oauth" | "sessionUpdate"
+export type RateLimitAction = "credentials" | "email" | "webauthn" | "webauthnOptions" | "oauth" | "sessionUpdate" | "twoFactor"
 
 /** At most `max` requests per `window` seconds. */
 export interface RateLimitRule {
@@ -49,6 +49,7 @@ export const RATE_LIMIT_DEFAULTS = Object.freeze({
     webauthnOptions: { max: 120, window: 15 * 60 },
     oauth: { max: 120, window: 15 * 60 },
     sessionUpdate: { max: 600, window: 15 * 60 },
+    twoFactor: { max: 30, window: 15 * 60 },
   }) as Readonly<Record<RateLimitAction, RateLimitRule>>,
   perIdentifier: Object.freeze({
     credentials: { max: 5, window: 15 * 60, maxLockout: 60 * 60 },
@@ -57,6 +58,9 @@ export const RATE_LIMIT_DEFAULTS = Object.freeze({
   failClosed: ["credentials"] as readonly RateLimitAction[],
   timeout: 1000,
 })
+
+/** Two-factor codes tried per user (any address, any challenge) per window: 10 per 15 minutes. */
+export const TWO_FACTOR_PER_USER: Readonly<RateLimitRule> = Object.freeze({ max: 10, window: 15 * 60 })
 
 /** How long the strikes of a credentials lockout are remembered (the exponent of the backoff). */
 const STRIKE_WINDOW = 24 * 60 * 60
@@ -168,6 +172,20 @@ export class RateLimiter {
     } catch (e) {
       this.#storeFailed("credentials", e)
     }
+  }
+
+  /**
+   * Counts one two-factor code attempt (`POST /two-factor`) from `address` and for `userId`:
+   * the address rule `perAddress.twoFactor`, and at most {@link TWO_FACTOR_PER_USER} codes per
+   * user per window whatever the address, so guesses spread over many challenges and
+   * addresses stay few. The user id is keyed by HMAC as identifiers are.
+   */
+  async checkTwoFactor(userId: string, address: string | undefined): Promise<void> {
+    await this.checkAddress("twoFactor", address)
+    const rule = TWO_FACTOR_PER_USER
+    const key = `twoFactor:i:${await this.#digest(`user:${userId}`)}`
+    const counter = await this.#store("twoFactor", (store) => store.hit(key, rule.window))
+    if (counter && counter.count > rule.max) await this.#refuse({ action: "twoFactor", limit: "identifier", address }, counter.resetMs)
   }
 
   async #refuse(event: Omit<RateLimitedEvent, "retryAfter">, resetMs: number): Promise<never> {

@@ -71,6 +71,18 @@ export const de: Messages = {
     expires: "Der Link funktioniert einmal und läuft in {duration} ab.",
     ignore: "Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie einfach ignorieren.",
   },
+  twoFactor: {
+    title: "Zwei-Faktor-Authentifizierung",
+    heading: "Code eingeben",
+    instructions: "Öffnen Sie Ihre Authenticator-App und geben Sie den sechsstelligen Code ein, den sie für diese Website anzeigt.",
+    codeLabel: "Code",
+    backupHint: "Gerät verloren? Geben Sie stattdessen einen Ihrer Backup-Codes ein.",
+    remember: "Dieses Gerät merken",
+    button: "Bestätigen",
+    wrongCode: "Dieser Code ist ungültig. Jeder Code gilt nur einmal; warten Sie auf den nächsten oder nutzen Sie einen Backup-Code.",
+    attemptsLeft: "Verbleibende Versuche: {count}",
+    expired: "Der Bestätigungsschritt ist abgelaufen oder hatte zu viele falsche Codes. Bitte melden Sie sich erneut an.",
+  },
   passkey: {
     unsupported: "Dieser Browser unterstützt keine Passkeys.",
     cancelled: "Die Passkey-Anfrage wurde abgebrochen oder ist abgelaufen. Bitte versuchen Sie es erneut.",

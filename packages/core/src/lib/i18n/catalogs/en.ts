@@ -74,6 +74,18 @@ export const en: Messages = {
     expires: "The link works once and expires in {duration}.",
     ignore: "If you did not request this email you can safely ignore it.",
   },
+  twoFactor: {
+    title: "Two-factor authentication",
+    heading: "Enter your code",
+    instructions: "Open your authenticator app and enter the six-digit code it shows for this site.",
+    codeLabel: "Code",
+    backupHint: "Lost your device? Enter one of your backup codes instead.",
+    remember: "Remember this device",
+    button: "Verify",
+    wrongCode: "That code is not valid. Codes work once; wait for the next one or use a backup code.",
+    attemptsLeft: "Attempts left: {count}",
+    expired: "The verification step expired or had too many wrong codes. Please sign in again.",
+  },
   passkey: {
     unsupported: "This browser does not support passkeys.",
     cancelled: "The passkey request was cancelled or timed out. Please try again.",

@@ -71,6 +71,18 @@ export const es: Messages = {
     expires: "El enlace funciona una sola vez y caduca en {duration}.",
     ignore: "Si no has solicitado este correo, puedes ignorarlo.",
   },
+  twoFactor: {
+    title: "Autenticación en dos pasos",
+    heading: "Introduce tu código",
+    instructions: "Abre tu aplicación de autenticación e introduce el código de seis dígitos que muestra para este sitio.",
+    codeLabel: "Código",
+    backupHint: "¿Perdiste tu dispositivo? Introduce uno de tus códigos de respaldo.",
+    remember: "Recordar este dispositivo",
+    button: "Verificar",
+    wrongCode: "Ese código no es válido. Cada código sirve una sola vez; espera al siguiente o usa un código de respaldo.",
+    attemptsLeft: "Intentos restantes: {count}",
+    expired: "El paso de verificación caducó o recibió demasiados códigos incorrectos. Vuelve a iniciar sesión.",
+  },
   passkey: {
     unsupported: "Este navegador no admite llaves de acceso.",
     cancelled: "La solicitud de llave de acceso se canceló o caducó. Inténtalo de nuevo.",

@@ -71,6 +71,18 @@ export const fr: Messages = {
     expires: "Le lien fonctionne une seule fois et expire dans {duration}.",
     ignore: "Si vous n’avez pas demandé cet e-mail, vous pouvez l’ignorer.",
   },
+  twoFactor: {
+    title: "Authentification à deux facteurs",
+    heading: "Saisissez votre code",
+    instructions: "Ouvrez votre application d’authentification et saisissez le code à six chiffres qu’elle affiche pour ce site.",
+    codeLabel: "Code",
+    backupHint: "Appareil perdu ? Saisissez plutôt l’un de vos codes de secours.",
+    remember: "Se souvenir de cet appareil",
+    button: "Vérifier",
+    wrongCode: "Ce code n’est pas valide. Chaque code ne sert qu’une fois ; attendez le suivant ou utilisez un code de secours.",
+    attemptsLeft: "Tentatives restantes : {count}",
+    expired: "L’étape de vérification a expiré ou a reçu trop de codes erronés. Veuillez vous reconnecter.",
+  },
   passkey: {
     unsupported: "Ce navigateur ne prend pas en charge les clés d’accès.",
     cancelled: "La demande de clé d’accès a été annulée ou a expiré. Veuillez réessayer.",

@@ -71,6 +71,18 @@ export const pt: Messages = {
     expires: "O link funciona uma única vez e expira em {duration}.",
     ignore: "Se você não solicitou este e-mail, pode ignorá-lo com segurança.",
   },
+  twoFactor: {
+    title: "Autenticação de dois fatores",
+    heading: "Digite seu código",
+    instructions: "Abra seu aplicativo autenticador e digite o código de seis dígitos que ele mostra para este site.",
+    codeLabel: "Código",
+    backupHint: "Perdeu seu dispositivo? Digite um dos seus códigos de backup.",
+    remember: "Lembrar deste dispositivo",
+    button: "Verificar",
+    wrongCode: "Esse código não é válido. Cada código funciona uma vez; aguarde o próximo ou use um código de backup.",
+    attemptsLeft: "Tentativas restantes: {count}",
+    expired: "A etapa de verificação expirou ou recebeu códigos errados demais. Entre novamente.",
+  },
   passkey: {
     unsupported: "Este navegador não oferece suporte a chaves de acesso.",
     cancelled: "A solicitação da chave de acesso foi cancelada ou expirou. Tente novamente.",

@@ -70,6 +70,18 @@ export const zh: Messages = {
     expires: "该链接只能使用一次，将在 {duration}后失效。",
     ignore: "如果您没有请求此邮件，可以放心忽略。",
   },
+  twoFactor: {
+    title: "双重身份验证",
+    heading: "输入验证码",
+    instructions: "打开您的身份验证器应用，输入它为本网站显示的六位数验证码。",
+    codeLabel: "验证码",
+    backupHint: "设备丢失？请改为输入您的一个备用码。",
+    remember: "记住此设备",
+    button: "验证",
+    wrongCode: "该验证码无效。每个验证码只能使用一次；请等待下一个验证码或使用备用码。",
+    attemptsLeft: "剩余尝试次数：{count}",
+    expired: "验证步骤已过期或输入错误验证码次数过多。请重新登录。",
+  },
   passkey: {
     unsupported: "此浏览器不支持通行密钥。",
     cancelled: "通行密钥请求已取消或超时，请重试。",

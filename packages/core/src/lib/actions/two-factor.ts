@@ -1,0 +1,90 @@
+/**
+ * `<basePath>/two-factor`: the second sign-in step. `GET` shows the code page for the
+ * challenge a first factor left in its cookie; `POST` (CSRF-checked) judges one code and,
+ * when it passes, issues the session exactly as the first factor would have — the same
+ * session strategy, `jwt` callback and `signIn` event, with the first factor's result.
+ *
+ * parse → check (challenge, attempts, rate limit) → act (the code, atomically used) → respond.
+ * @module
+ */
+import type { ResponseInternal } from "../../base-types.js"
+import { TwoFactorChallengeInvalid } from "../../errors.js"
+import type { RequestContext } from "../context.js"
+import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { pageHeaders } from "../http/response.js"
+import { localeOf, messagesOf } from "../i18n/index.js"
+import { establishSession } from "../login.js"
+import { renderTwoFactor } from "../pages/two-factor.js"
+import { clearChallenge, openChallenge, sealDevice, type Challenge } from "../two-factor/challenge.js"
+import { hasTwoFactor, MAX_ATTEMPTS, type ResolvedTwoFactor, type TwoFactorStore } from "../two-factor/options.js"
+import { checkCode } from "../two-factor/verify.js"
+
+export async function twoFactor(ctx: RequestContext): Promise<ResponseInternal> {
+  const settings = ctx.config.twoFactor
+  const store = ctx.config.adapter
+  if (!settings || !hasTwoFactor(store)) throw new TwoFactorChallengeInvalid("Two-factor authentication is not configured")
+  return ctx.method === "POST" ? verify(ctx, settings, store) : page(ctx, settings)
+}
+
+async function render(ctx: RequestContext, settings: ResolvedTwoFactor, wrong?: { attemptsLeft: number }): Promise<ResponseInternal> {
+  const locale = localeOf(ctx.config.i18n, ctx.request)
+  const html = renderTwoFactor({
+    theme: ctx.config.theme,
+    basePath: ctx.config.basePath,
+    origin: ctx.origin,
+    csrfToken: await ensureCsrfToken(ctx),
+    locale,
+    messages: messagesOf(ctx.config.i18n, locale),
+    rememberDevice: settings.rememberDevice > 0,
+    wrong,
+  })
+  return { status: wrong ? 401 : 200, headers: pageHeaders, body: html }
+}
+
+/** `GET`: the page, for a live challenge only (else back to sign-in). */
+async function page(ctx: RequestContext, settings: ResolvedTwoFactor): Promise<ResponseInternal> {
+  await openChallenge(ctx)
+  return render(ctx, settings)
+}
+
+/** `POST`: one code against the challenge's user. */
+async function verify(ctx: RequestContext, settings: ResolvedTwoFactor, store: TwoFactorStore): Promise<ResponseInternal> {
+  await verifyCsrf(ctx)
+  const challenge = await openChallenge(ctx)
+  // Counted before the code is judged, so concurrent guesses cannot all slip under the cap.
+  const attempt = settings.attempts.hit(challenge.id, challenge.until)
+  if (attempt > MAX_ATTEMPTS) {
+    ctx.setCookies.push(...clearChallenge(ctx))
+    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} is used up (${MAX_ATTEMPTS} wrong codes, or its code passed already); sign in again`)
+  }
+  await ctx.config.rateLimit?.checkTwoFactor(challenge.userId, ctx.clientAddress)
+  const record = await store.getTwoFactor(challenge.userId)
+  if (!record?.enabled) {
+    ctx.setCookies.push(...clearChallenge(ctx))
+    throw new TwoFactorChallengeInvalid("Two-factor authentication was turned off during the challenge; sign in again")
+  }
+  const checked = await checkCode(ctx.config, store, record, ctx.body?.code)
+  if (!checked.ok) {
+    ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:${checked.reason}`, { userId: challenge.userId, reason: checked.reason })
+    return render(ctx, settings, { attemptsLeft: MAX_ATTEMPTS - attempt })
+  }
+  settings.attempts.spend(challenge.id, challenge.until)
+  ctx.setCookies.push(...clearChallenge(ctx))
+  if (settings.rememberDevice > 0 && ctx.body?.remember === "1") {
+    ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))
+  }
+  ctx.config.logger.debug("two_factor_passed", { userId: challenge.userId, used: checked.used })
+  return establishSession(ctx, firstFactorResult(challenge), { callbackUrl: challenge.callbackUrl })
+}
+
+/**
+ * The first factor's result as sealed, so the session is issued from exactly what the first
+ * factor produced (custom fields an `authorize` returned included). The cookie went through
+ * JSON: `emailVerified` is revived as the `Date` it was.
+ */
+function firstFactorResult(challenge: Challenge): Challenge["result"] {
+  const { user } = challenge.result
+  const verified = (user as { emailVerified?: unknown }).emailVerified
+  if (typeof verified !== "string") return challenge.result
+  return { ...challenge.result, user: { ...user, emailVerified: new Date(verified) } as Challenge["result"]["user"] }
+}

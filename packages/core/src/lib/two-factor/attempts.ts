@@ -1,0 +1,38 @@
+/**
+ * Wrong-code counts per two-factor challenge, kept server-side: the challenge cookie cannot
+ * carry its own count, since a client could send an older copy again. Bounded; a field of
+ * the configuration's runtime (`ResolvedTwoFactor.attempts`), never module state.
+ * @module
+ */
+
+/** Most challenges remembered at once; the oldest go first. */
+const LIMIT = 10_000
+
+export class AttemptCounter {
+  readonly #counts = new Map<string, { count: number; until: number }>()
+
+  /** Counts one attempt at challenge `id` (which expires at `until`, epoch ms); returns the count so far. */
+  hit(id: string, until: number, now = Date.now()): number {
+    const entry = this.#counts.get(id)
+    if (entry && entry.until > now) {
+      entry.count++
+      return entry.count
+    }
+    this.#sweep(now)
+    this.#counts.set(id, { count: 1, until })
+    return 1
+  }
+
+  /**
+   * Marks challenge `id` used up (its code passed): every later attempt with a copy of its
+   * cookie counts as over the cap, so one challenge yields one session.
+   */
+  spend(id: string, until: number): void {
+    this.#counts.set(id, { count: Number.POSITIVE_INFINITY, until })
+  }
+
+  #sweep(now: number): void {
+    for (const [key, value] of this.#counts) if (value.until <= now) this.#counts.delete(key)
+    while (this.#counts.size >= LIMIT) this.#counts.delete(this.#counts.keys().next().value!)
+  }
+}

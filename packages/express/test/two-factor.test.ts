@@ -1,0 +1,63 @@
+/**
+ * Two-factor authentication through a real Express server: enrollment with the wrapper's
+ * API for the signed-in user, then a sign-in that needs the code page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import express from "express"
+import { confirmTwoFactor, startTwoFactor, type ExpressAuthConfig } from "@portcullis/express"
+import { totpCode } from "@portcullis/core/two-factor"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { Browser, credentialsConfig } from "../../core/test/helpers.js"
+import { expressServer } from "./support.js"
+
+describe("two-factor authentication on Express", () => {
+  const config: ExpressAuthConfig = credentialsConfig({ adapter: MemoryAdapter(), session: { strategy: "jwt" }, twoFactor: {} })
+  let server: Awaited<ReturnType<typeof expressServer>>
+  beforeAll(async () => {
+    server = await expressServer(config, (app) => {
+      app.use(express.urlencoded({ extended: false }))
+      // The app knows its user's id; here the demo user's.
+      app.post("/account/2fa/start", async (req, res) => {
+        try {
+          res.json(await startTwoFactor(req, config, { userId: "user-ada", account: "ada@example.com" }))
+        } catch (error) {
+          res.status(401).json({ error: (error as { type?: string }).type })
+        }
+      })
+      app.post("/account/2fa/confirm", async (req, res) => {
+        try {
+          res.json(await confirmTwoFactor(req, config, { userId: "user-ada", code: String(req.body.code) }))
+        } catch (error) {
+          res.status(400).json({ error: (error as { type?: string }).type })
+        }
+      })
+    })
+  })
+  afterAll(() => server.close())
+
+  it("refuses enrollment without a session", async () => {
+    const response = await new Browser(server.transport, server.origin).request("/account/2fa/start", { method: "POST" })
+    expect(response.status).toBe(401)
+    expect(await response.json()).toEqual({ error: "NotSignedIn" })
+  })
+
+  it("enrolls the signed-in user, then asks for the code at the next sign-in", async () => {
+    const browser = new Browser(server.transport, server.origin)
+    await browser.signIn()
+    const { secret, qrSvg } = (await (await browser.request("/account/2fa/start", { method: "POST" })).json()) as { secret: string; qrSvg: string }
+    expect(qrSvg).toMatch(/^<svg/)
+    const confirmed = await browser.request("/account/2fa/confirm", { form: { code: totpCode(secret, Date.now() - 30_000) } })
+    expect(((await confirmed.json()) as { backupCodes: string[] }).backupCodes).toHaveLength(10)
+    await browser.signOut()
+
+    const signIn = await browser.signIn()
+    expect(signIn.headers.get("location")).toBe(`${server.origin}/auth/two-factor`)
+    expect(await browser.session()).toBeNull()
+    const page = await browser.request("/auth/two-factor")
+    expect(page.status).toBe(200)
+    const csrfToken = await browser.csrfToken()
+    const verified = await browser.request("/auth/two-factor", { form: { code: totpCode(secret), csrfToken } })
+    expect(verified.status).toBe(302)
+    expect((await browser.session()).user.name).toBe("Ada Lovelace")
+  })
+})
