@@ -193,6 +193,15 @@ export interface Adapter {
   setShared?(key: string, value: string, ttlMs: number): Awaitable<void>
   /** Portcullis: the value {@link setShared} kept under `key`, or `null` once it expired. */
   getShared?(key: string): Awaitable<string | null>
+  /**
+   * Portcullis: the password hash (a PHC string from `hashPassword`) stored for `userId`, or
+   * `null` when the user has none. The password provider's capability: the hash lives
+   * apart from the user record, so `getUser` never returns it and Auth.js's users table
+   * stays as it is.
+   */
+  getUserPassword?(userId: string): Awaitable<string | null>
+  /** Portcullis: stores `hash` as the password hash of `userId`, replacing any earlier one. */
+  setUserPassword?(userId: string, hash: string): Awaitable<void>
 }
 
 /** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */

@@ -6,7 +6,7 @@
  */
 
 /** The kinds of provider. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "password"
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>

@@ -68,6 +68,8 @@ export function MemoryAdapter(): Adapter {
   const authenticators = new Map<string, AdapterAuthenticator>()
   const locks = new Map<string, { owner: string; expires: number }>()
   const shared = new Map<string, { value: string; expires: number }>()
+  // Password hashes by user id: apart from the users, so no user read ever carries one.
+  const passwords = new Map<string, string>()
 
   const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
   const isExpired = (expires: Date) => expires.getTime() <= Date.now()
@@ -118,6 +120,7 @@ export function MemoryAdapter(): Adapter {
       removeWhere(accounts, (a) => a.userId === userId)
       removeWhere(sessions, (s) => s.userId === userId)
       removeWhere(authenticators, (a) => a.userId === userId)
+      passwords.delete(userId)
       return user ? copy(user) : null
     },
 
@@ -242,6 +245,14 @@ export function MemoryAdapter(): Adapter {
         return null
       }
       return hit.value
+    },
+    async getUserPassword(userId) {
+      return passwords.get(userId) ?? null
+    },
+    async setUserPassword(userId, hash) {
+      // As the SQL table's foreign key: a hash belongs to an existing user.
+      if (!users.has(userId)) throw new Error(`no user with id ${userId}`)
+      passwords.set(userId, hash)
     },
   }
 }

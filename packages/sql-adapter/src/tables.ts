@@ -18,6 +18,8 @@ export interface TableNames {
   sessionRegistry: string
   /** Short-lived locks and shared values of provider token refreshes (`acquireLock`, `setShared`). */
   locks: string
+  /** Password hashes by user id, for the password provider (`0005_passwords`). */
+  passwords: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -30,6 +32,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   rateLimits: "rate_limits",
   sessionRegistry: "session_registry",
   locks: "portcullis_locks",
+  passwords: "user_passwords",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -100,6 +100,10 @@ export interface Messages {
     alreadyRegistered: string
     failed: string
   }
+  /** The password provider's form and pages. */
+  password: {
+    passwordLabel: string
+  }
 }
 
 /** A partial catalog, as apps override it: any key at any depth. */

@@ -89,6 +89,8 @@ function renderGroup(group: PageProvider[], ctx: FormContext): SafeHtml | undefi
       return credentialsForm(first, ctx)
     case "webauthn":
       return webauthnForm(first, ctx)
+    case "password":
+      return passwordForm(first, ctx)
     default:
       return undefined
   }
@@ -147,6 +149,33 @@ function credentialsForm(provider: PageProvider, { page, ids, m }: FormContext):
   return html`<form method="post" action="${action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
+</form>`
+}
+
+function passwordForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.callbackUrl)
+  if (!action) return undefined
+  return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${field({
+  id: ids.next(provider.id, "email"),
+  name: "email",
+  label: m.signin.emailLabel,
+  type: "email",
+  value: page.email,
+  placeholder: "you@example.com",
+  autocomplete: "username",
+  required: true,
+})}
+${field({
+  id: ids.next(provider.id, "password"),
+  name: "password",
+  label: m.password.passwordLabel,
+  type: "password",
+  autocomplete: "current-password",
+  required: true,
+})}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
 }

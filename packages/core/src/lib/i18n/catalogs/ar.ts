@@ -77,4 +77,7 @@ export const ar: Messages = {
     alreadyRegistered: "مفتاح المرور هذا مسجَّل بالفعل. سجّل الدخول به بدلًا من ذلك.",
     failed: "مفاتيح المرور لا تعمل الآن. يُرجى المحاولة مرة أخرى.",
   },
+  password: {
+    passwordLabel: "كلمة المرور",
+  },
 }

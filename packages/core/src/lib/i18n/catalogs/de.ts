@@ -78,4 +78,7 @@ export const de: Messages = {
     alreadyRegistered: "Dieser Passkey ist bereits registriert. Melden Sie sich stattdessen damit an.",
     failed: "Passkeys funktionieren gerade nicht. Bitte versuchen Sie es erneut.",
   },
+  password: {
+    passwordLabel: "Passwort",
+  },
 }

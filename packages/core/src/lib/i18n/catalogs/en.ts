@@ -81,4 +81,7 @@ export const en: Messages = {
     alreadyRegistered: "This passkey is already registered. Sign in with it instead.",
     failed: "Passkeys are not working right now. Please try again.",
   },
+  password: {
+    passwordLabel: "Password",
+  },
 }

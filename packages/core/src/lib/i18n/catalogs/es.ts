@@ -78,4 +78,7 @@ export const es: Messages = {
     alreadyRegistered: "Esta llave de acceso ya está registrada. Inicia sesión con ella.",
     failed: "Las llaves de acceso no funcionan en este momento. Inténtalo de nuevo.",
   },
+  password: {
+    passwordLabel: "Contraseña",
+  },
 }

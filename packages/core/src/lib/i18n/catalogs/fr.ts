@@ -78,4 +78,7 @@ export const fr: Messages = {
     alreadyRegistered: "Cette clé d’accès est déjà enregistrée. Connectez-vous plutôt avec elle.",
     failed: "Les clés d’accès ne fonctionnent pas pour le moment. Veuillez réessayer.",
   },
+  password: {
+    passwordLabel: "Mot de passe",
+  },
 }

@@ -78,4 +78,7 @@ export const ja: Messages = {
     alreadyRegistered: "このパスキーはすでに登録されています。このパスキーでサインインしてください。",
     failed: "現在パスキーを利用できません。もう一度お試しください。",
   },
+  password: {
+    passwordLabel: "パスワード",
+  },
 }

@@ -78,4 +78,7 @@ export const pt: Messages = {
     alreadyRegistered: "Esta chave de acesso já está registrada. Entre com ela.",
     failed: "As chaves de acesso não estão funcionando agora. Tente novamente.",
   },
+  password: {
+    passwordLabel: "Senha",
+  },
 }

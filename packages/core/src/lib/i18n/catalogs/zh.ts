@@ -77,4 +77,7 @@ export const zh: Messages = {
     alreadyRegistered: "此通行密钥已注册，请直接用它登录。",
     failed: "通行密钥暂时无法使用，请重试。",
   },
+  password: {
+    passwordLabel: "密码",
+  },
 }
