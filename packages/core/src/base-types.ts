@@ -25,6 +25,7 @@ export type AuthAction =
   | "signout"
   | "verify-request"
   | "webauthn-options"
+  | "password"
 
 /** The user part of a session, as the client sees it. */
 export interface User {

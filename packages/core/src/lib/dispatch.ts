@@ -19,6 +19,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   "verify-request": verifyRequestPage,
   // Loaded on first use: only configurations with a passkey provider ever answer it.
   "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
+  // Likewise only configurations with a password provider.
+  password: async (ctx) => (await import("./actions/password.js")).password(ctx),
 }
 
 /**

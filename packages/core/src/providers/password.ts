@@ -26,6 +26,7 @@
  */
 import type { CommonProviderOptions } from "../base-types.js"
 import type { PasswordOptions } from "../password.js"
+import type { EmailConfig } from "../lib/email/provider-types.js"
 
 export type PasswordProviderId = "password"
 
@@ -40,6 +41,31 @@ export interface PasswordConfig extends CommonProviderOptions {
   emailVerification: "required" | "optional"
   /** Argon2 parameters and implementation for new hashes (and the rehash check). Default OWASP's. */
   hashing?: PasswordOptions
+  /** What a new password must be (sign-up, reset, change). */
+  policy?: PasswordPolicy
+  /**
+   * The email provider that sends the verification, "you already have an account" and
+   * reset emails — any of ours (`Nodemailer`, `Resend`, …), used only as a sender: it adds
+   * no magic-link sign-in. Default: the configuration's first email provider. Sign-up and
+   * reset need one of the two.
+   */
+  mailer?: EmailConfig
+  /** Lifetime of a verification link, in seconds. Default 24 hours. */
+  verificationMaxAge?: number
+  /** Lifetime of a reset link, in seconds. Default 30 minutes. */
+  resetMaxAge?: number
+}
+
+/** The rules a new password must meet. */
+export interface PasswordPolicy {
+  /** Fewest characters (Unicode code points). Default 8; at least 1. */
+  minLength?: number
+  /**
+   * Lowest `@zxcvbn-ts/core` strength score accepted, 0–4 (0: anything goes; 3: "safely
+   * unguessable", the default; 4: "very unguessable"). The address is among the words it
+   * knows, so a password made of the address scores low.
+   */
+  minScore?: 0 | 1 | 2 | 3 | 4
 }
 
 /** What `Password()` takes: every field but `type` is optional. */

@@ -48,3 +48,15 @@ export async function passwordSignIn(browser: Browser, fields: Record<string, st
   const error = location ? new URL(location).searchParams.get("error") : null
   return { response, status: response.status, location, error }
 }
+
+/** Posts a password step's form (`signup`, `forgot`, `reset`, `change`) with a fresh CSRF token. */
+export async function postStep(browser: Browser, step: string, fields: Record<string, string>) {
+  const csrfToken = await browser.csrfToken()
+  const response = await browser.request(`/auth/password/${step}`, { form: { ...fields, csrfToken } })
+  const location = response.headers.get("location")
+  const url = location ? new URL(location) : undefined
+  return { response, status: response.status, location, path: url?.pathname, error: url?.searchParams.get("error") ?? null }
+}
+
+/** A strong password for tests that are not about the policy. */
+export const STRONG = "violet tractor sandwich orbit"

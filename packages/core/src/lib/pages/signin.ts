@@ -8,6 +8,7 @@ import { renderDocument } from "./layout.js"
 import { messageFor } from "./messages.js"
 import { en } from "../i18n/catalogs/en.js"
 import { fill } from "../i18n/format.js"
+import { passwordLinks } from "./password.js"
 import type { Messages } from "../i18n/catalog.js"
 import { authRoute } from "./paths.js"
 import { providerButtonStyle } from "./theme.js"
@@ -177,7 +178,8 @@ ${field({
   required: true,
 })}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
-</form>`
+</form>
+${passwordLinks(page.basePath, m)}`
 }
 
 // The passkey ceremony needs a client script, which reads the data attributes; until it
