@@ -14,7 +14,7 @@ import { requireTrustedOrigin } from "../origin-trust.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import type { PageBase } from "../pages/types.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
-import { sendPasswordMail } from "../password-flows/mail.js"
+import { mailerOf, sendPasswordMail } from "../password-flows/mail.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
@@ -112,6 +112,8 @@ function addressOf(input: unknown): string {
 async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
   requireTrustedOrigin(ctx, "Mailing a verification link")
+  // Before any lookup: a missing sender must fail for every address alike.
+  mailerOf(ctx, provider)
   const body = ctx.body ?? {}
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => stepUrl(ctx, "signup", { error, callbackUrl }), async () => {
@@ -162,6 +164,8 @@ async function verify(ctx: RequestContext): Promise<ResponseInternal> {
 async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
   requireTrustedOrigin(ctx, "Mailing a password reset link")
+  // Before the lookup: an unknown address sends nothing, and must not be the only one that works.
+  mailerOf(ctx, provider)
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => stepUrl(ctx, "forgot", { error, callbackUrl }), async () => {
     const limiter = ctx.config.rateLimit
@@ -211,10 +215,14 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
  */
 async function change(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
-  const userId = await signedInUserId(ctx)
   const adapter = store(ctx.config.stores, "password")
-  const user = await adapter.getUser(userId)
-  if (!user) throw new NotSignedIn("The signed-in user no longer exists")
+  const userId = await signedInUserId(ctx).catch((error: unknown) => {
+    if (error instanceof NotSignedIn) return undefined
+    throw error
+  })
+  const user = userId ? await adapter.getUser(userId) : null
+  // Not signed in: to the sign-in page, as for any page that needs a session.
+  if (!user) return { redirect: `${ctx.authUrl}/signin?error=SessionRequired` }
   const body = ctx.body ?? {}
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => { const url = new URL(callbackUrl); url.searchParams.set("error", error); return url.href }, async () => {

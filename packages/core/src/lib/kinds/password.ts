@@ -20,9 +20,8 @@ import type { ProviderKind } from "./kind.js"
 export const passwordKind: ProviderKind<PasswordConfig> = {
   check(providers) {
     for (const p of providers) {
-      if (p.emailVerification !== "required" && p.emailVerification !== "optional") {
-        return new InvalidConfig(`The password provider "${p.id}" has emailVerification ${JSON.stringify(p.emailVerification)}; use "required" or "optional"`)
-      }
+      const problem = checkOptions(p)
+      if (problem) return new InvalidConfig(`The password provider "${p.id}" ${problem}`)
     }
     return undefined
   },
@@ -76,4 +75,20 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, emai
     }
   }
   return user
+}
+
+/** What is wrong with a password provider's options, or `undefined`. */
+function checkOptions(p: PasswordConfig): string | undefined {
+  if (p.emailVerification !== "required" && p.emailVerification !== "optional") {
+    return `has emailVerification ${JSON.stringify(p.emailVerification)}; use "required" or "optional"`
+  }
+  for (const name of ["verificationMaxAge", "resetMaxAge"] as const) {
+    const value = p[name]
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) return `has ${name} ${JSON.stringify(value)}; use a positive number of seconds`
+  }
+  const { minLength, minScore } = p.policy ?? {}
+  if (minLength !== undefined && (!Number.isSafeInteger(minLength) || minLength < 1 || minLength > 1024)) return `has policy.minLength ${JSON.stringify(minLength)}; use a whole number from 1 to 1024`
+  if (minScore !== undefined && ![0, 1, 2, 3, 4].includes(minScore)) return `has policy.minScore ${JSON.stringify(minScore)}; use 0, 1, 2, 3 or 4`
+  if (p.mailer !== undefined && (p.mailer?.type !== "email" || typeof p.mailer.sendVerificationRequest !== "function")) return "has a mailer that is not an email provider (Nodemailer(…), Resend(…), …)"
+  return undefined
 }
