@@ -182,15 +182,26 @@ describe("attacks on forgot and reset", () => {
     expect((await postStep(browser(), "reset", { token, email, password: NEW })).path).toBe("/auth/password/done")
   })
 
-  it("verifies the address of an unverified user who resets (the link proved it)", async () => {
+  it("replaces an unverified user on reset (T67): the owner gets a fresh verified user, the pre-registrant's account link is gone", async () => {
     const adapter = MemoryAdapter()
     const email = unique("unverified")
-    await seedUser(adapter, { email, password: OLD, verified: false })
-    const { browser } = app(adapter)
+    // Someone signed up with this address first and linked an OAuth account to that user.
+    const squatter = await seedUser(adapter, { email, password: OLD, verified: false })
+    await adapter.linkAccount!({ userId: squatter.id, type: "oauth", provider: "github", providerAccountId: "squatter-gh" })
+    const { browser } = app(adapter, "jwt", { emailVerification: "optional" })
+    const squatterSession = browser("198.51.100.66")
+    expect((await passwordSignIn(squatterSession, { email, password: OLD })).error).toBeNull()
+
     await postStep(browser(), "forgot", { email })
     const token = new URL(smtp.linkFor(email)).searchParams.get("token")!
-    await postStep(browser(), "reset", { token, email, password: NEW })
-    expect((await adapter.getUserByEmail!(email))?.emailVerified).toBeInstanceOf(Date)
+    expect((await postStep(browser(), "reset", { token, email, password: NEW })).path).toBe("/auth/password/done")
+
+    const owner = await adapter.getUserByEmail!(email)
+    expect(owner?.id).not.toBe(squatter.id)
+    expect(owner?.emailVerified).toBeInstanceOf(Date)
+    expect(await adapter.getUserByAccount!({ provider: "github", providerAccountId: "squatter-gh" })).toBeNull()
+    expect(await squatterSession.session()).toBeNull()
+    expect((await passwordSignIn(browser(), { email, password: OLD })).error).toBe("CredentialsSignin")
     expect((await passwordSignIn(browser(), { email, password: NEW })).error).toBeNull()
   })
 

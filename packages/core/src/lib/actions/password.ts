@@ -10,6 +10,7 @@ import { normalizeEmail } from "../email/normalize.js"
 import { pageHeaders } from "../http/response.js"
 import { localeOf, messagesOf } from "../i18n/index.js"
 import { createUserOnce } from "../login.js"
+import { replaceUnverifiedUser } from "../first-verification.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import type { PageBase } from "../pages/types.js"
@@ -201,9 +202,14 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
     const adapter = store(ctx.config.stores, "password")
     const user = await adapter.getUserByEmail(email)
     if (!user) throw new Verification("The account this link was made for no longer exists")
-    await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
-    if (!user.emailVerified) await adapter.updateUser({ id: user.id, emailVerified: new Date() })
+    const hash = await hashPassword(password, provider.hashing)
+    // Sessions first, while the registry still knows them under this user's id.
     await revokeAllSessions(ctx, user.id)
+    // An unverified user was made by whoever typed the address first — perhaps not the
+    // owner, who only now proves it: that user is replaced, not adopted, so nothing the
+    // earlier registrant attached (accounts, passkeys, sessions) survives (T67).
+    const owner = user.emailVerified ? user : (await replaceUnverifiedUser(ctx, user, { email, name: null, image: null })).user
+    await adapter.setUserPassword(owner.id, hash)
     return { redirect: stepUrl(ctx, "done") }
   })
 }
