@@ -83,10 +83,11 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       conformance.open()
       await conformance.migrate()
     },
-    adapter: () => conformance.adapter(),
+    adapter: () => conformance.adapter({ passwords: true }),
     teardown: () => conformance.close(),
     db: conformance.raw(),
     tokenRefresh: true,
+    passwords: true,
   })
 
   describe(`sqlRateLimitStore on ${label}`, () => {
