@@ -219,3 +219,27 @@ describe("attacks on sign-up", () => {
     expect(result.error).toBe("Verification")
   })
 })
+
+describe("the server API for apps with their own UI", () => {
+  it("takes a JSON sign-up from a fetch client and answers with the URL to go to, the same for any address", async () => {
+    const adapter = MemoryAdapter()
+    const known = unique("json-known")
+    await seedUser(adapter, { email: known, password: "the owner's own passphrase" })
+    const { browser } = app(adapter)
+    const post = async (email: string, password = STRONG) => {
+      const b = browser()
+      const csrfToken = await b.csrfToken()
+      const response = await b.request("/auth/password/signup", { json: { email, password, csrfToken }, headers: { "x-auth-return-redirect": "1" } })
+      return { status: response.status, body: (await response.json()) as { url: string } }
+    }
+    const fresh = await post(unique("json-new"))
+    const existing = await post(known)
+    expect(fresh.status).toBe(200)
+    expect(new URL(fresh.body.url).pathname).toBe("/auth/password/sent")
+    expect(existing).toEqual(fresh)
+    // A refused password names its reason in the URL the client is sent to.
+    const weak = await post(unique("json-weak"), "password123")
+    expect(new URL(weak.body.url).pathname).toBe("/auth/password/signup")
+    expect(new URL(weak.body.url).searchParams.get("error")).toBe("PasswordTooWeak")
+  })
+})

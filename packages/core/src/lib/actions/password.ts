@@ -231,7 +231,11 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
   if (!user) return { redirect: `${ctx.authUrl}/signin?error=SessionRequired` }
   const body = ctx.body ?? {}
   const callbackUrl = await resolveCallbackUrl(ctx)
-  return refusable(ctx, (error) => { const url = new URL(callbackUrl); url.searchParams.set("error", error); return url.href }, async () => {
+  return refusable(ctx, (error) => {
+    const url = new URL(callbackUrl, ctx.origin)
+    url.searchParams.set("error", error)
+    return url.href
+  }, async () => {
     const limiter = ctx.config.rateLimit
     await limiter?.checkAddress("credentials", ctx.clientAddress)
     await limiter?.checkCredentials(user.email, ctx.clientAddress)
