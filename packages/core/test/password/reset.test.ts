@@ -277,3 +277,26 @@ describe("configuration of the password provider's mail", () => {
     expect(lines.join("\n")).toMatch(message)
   })
 })
+
+describe("mail flooding", () => {
+  it("limits the mails one address can be sent: the sixth sign-up or reset request within the hour is RateLimited, known or unknown", async () => {
+    const adapter = MemoryAdapter()
+    const known = unique("flooded")
+    const unknown = unique("nobody")
+    await seedUser(adapter, { email: known, password: OLD })
+    const mailer = Nodemailer({ server: smtp.url, from: "Portcullis Tests <auth@example.com>" })
+    const { browser } = passwordApp(adapter, { provider: { mailer, hashing: LIGHT }, extra: { rateLimit: {} } })
+    const outcomes = async (email: string) => {
+      const results = []
+      // From many client addresses, as a botnet would: the per-address limit does not save the victim.
+      for (let i = 0; i < 6; i++) results.push(await postStep(browser(`203.0.113.${i + 1}`), i % 2 ? "signup" : "forgot", { email, password: STRONG }))
+      return results
+    }
+    const forKnown = await outcomes(known)
+    const forUnknown = await outcomes(unknown)
+    expect(forKnown.slice(0, 5).every((r) => r.path === "/auth/password/sent")).toBe(true)
+    expect(forKnown[5]!.error).toBe("RateLimited")
+    expect(forUnknown.map((r) => [r.status, r.path, r.error])).toEqual(forKnown.map((r) => [r.status, r.path, r.error]))
+    expect(mailsTo(known).length).toBeLessThanOrEqual(5)
+  })
+})
