@@ -300,3 +300,18 @@ describe("mail flooding", () => {
     expect(mailsTo(known).length).toBeLessThanOrEqual(5)
   })
 })
+
+describe("guessing the current password on a change", () => {
+  it("counts toward the sign-in lockout of the address: after five wrong guesses the right one is refused too", async () => {
+    const adapter = MemoryAdapter()
+    const email = unique("guess")
+    await seedUser(adapter, { email, password: OLD })
+    const mailer = Nodemailer({ server: smtp.url, from: "Portcullis Tests <auth@example.com>" })
+    const { browser } = passwordApp(adapter, { provider: { mailer, hashing: LIGHT }, extra: { rateLimit: {} } })
+    const thief = browser()
+    expect((await passwordSignIn(thief, { email, password: OLD })).error).toBeNull()
+    for (let i = 0; i < 5; i++) expect((await postStep(thief, "change", { currentPassword: `guess ${i}`, password: NEW })).error).toBe("PasswordMismatch")
+    expect((await postStep(thief, "change", { currentPassword: OLD, password: NEW })).error).toBe("RateLimited")
+    expect((await passwordSignIn(browser("198.51.100.99"), { email, password: OLD })).error).toBe("RateLimited")
+  })
+})

@@ -12,6 +12,7 @@ import { localeOf, messagesOf } from "../i18n/index.js"
 import { createUserOnce } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
+import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import type { PageBase } from "../pages/types.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
@@ -237,12 +238,14 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     return url.href
   }, async () => {
     const limiter = ctx.config.rateLimit
+    // The sign-in's counter: guesses at the current password here and there add up.
+    const identifier = normaliseIdentifier(user.email)
     await limiter?.checkAddress("credentials", ctx.clientAddress)
-    await limiter?.checkCredentials(user.email, ctx.clientAddress)
+    await limiter?.checkCredentials(identifier, ctx.clientAddress)
     const stored = await adapter.getUserPassword(user.id)
     const current = typeof body.currentPassword === "string" ? body.currentPassword : ""
     if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
-    await limiter?.credentialsSucceeded(user.email)
+    await limiter?.credentialsSucceeded(identifier)
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
     await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
     await revokeOtherSessions(ctx)
