@@ -56,6 +56,11 @@ export interface ConformanceFactory {
    * specs run only then.
    */
   twoFactor?: boolean
+  /**
+   * Whether the adapter has the Portcullis password capability (`getUserPassword`,
+   * `setUserPassword`) the password provider needs; its specs run only then.
+   */
+  passwords?: boolean
 }
 
 /** The Auth.js interface's methods; the Portcullis extensions (`listSessions`, token refresh) have their own specs. */
@@ -832,6 +837,41 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
           await a().setShared(key, "first", 30_000)
           await a().setShared(key, "second", 30_000)
           expect(await a().getShared(key)).toBe("second")
+        })
+      })
+    }
+
+    if (factory.passwords) {
+      describe("getUserPassword / setUserPassword (Portcullis extension)", () => {
+        it("stores one hash per user, replaces it, and answers null for a user without one", async () => {
+          const user = await newUser()
+          const other = await newUser()
+          expect(await a().getUserPassword(user.id)).toBeNull()
+          await a().setUserPassword(user.id, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$first")
+          await a().setUserPassword(user.id, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$second")
+          expect(await a().getUserPassword(user.id)).toBe("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$second")
+          expect(await a().getUserPassword(other.id)).toBeNull()
+        })
+
+        it("never puts the hash on the user record", async () => {
+          const user = await newUser()
+          await a().setUserPassword(user.id, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$onrecord")
+          expect(JSON.stringify(await a().getUser(user.id))).not.toContain("onrecord")
+          expect(JSON.stringify(await a().getUserByEmail(user.email))).not.toContain("onrecord")
+        })
+
+        it("deletes the hash with the user, so a new user with the old id has none", async () => {
+          const user = await newUser()
+          await a().setUserPassword(user.id, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$deleted")
+          await a().deleteUser(user.id)
+          expect(await a().getUserPassword(user.id)).toBeNull()
+        })
+
+        it("keeps one hash when 20 writers set it at once: the last write of one of them", async () => {
+          const user = await newUser()
+          const written = Array.from({ length: 20 }, (_, i) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$writer${i}`)
+          await Promise.all(written.map((hash) => a().setUserPassword(user.id, hash)))
+          expect(written).toContain(await a().getUserPassword(user.id))
         })
       })
     }

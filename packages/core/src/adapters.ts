@@ -233,6 +233,16 @@ export interface Adapter {
    * when it was there: of concurrent callers with the same hash exactly one gets `true`.
    */
   useTwoFactorBackupCode?(userId: string, hash: string): Awaitable<boolean>
+
+  /**
+   * Portcullis: the password hash (a PHC string from `hashPassword`) stored for `userId`, or
+   * `null` when the user has none. The password provider's capability: the hash lives
+   * apart from the user record, so `getUser` never returns it and Auth.js's users table
+   * stays as it is.
+   */
+  getUserPassword?(userId: string): Awaitable<string | null>
+  /** Portcullis: stores `hash` as the password hash of `userId`, replacing any earlier one. */
+  setUserPassword?(userId: string, hash: string): Awaitable<void>
 }
 
 /** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */

@@ -6,7 +6,7 @@
  */
 
 /** The kinds of provider. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "password"
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -26,6 +26,7 @@ export type AuthAction =
   | "verify-request"
   | "webauthn-options"
   | "two-factor"
+  | "password"
 
 /** The user part of a session, as the client sees it. */
 export interface User {

@@ -77,7 +77,8 @@ export async function signIn(provider?: string, options: SignInOptions = {}, aut
     navigate(`${base}/signin?${new URLSearchParams({ callbackUrl })}`)
     return undefined
   }
-  const action = type === "credentials" ? "callback" : "signin"
+  // Credentials and password sign-ins are one POST to the callback, with the fields.
+  const action = type === "credentials" || type === "password" ? "callback" : "signin"
   const query = authorizationParams ? `?${new URLSearchParams(authorizationParams)}` : ""
   const body = new URLSearchParams()
   for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) body.set(k, String(v))
@@ -166,7 +167,7 @@ async function post(path: string, body: URLSearchParams, redirect: boolean, prov
   const ok = response.ok && !error
   // Before navigating, so other tabs follow at once. Only a sign-out or a credentials
   // sign-in has changed the session by now; other sign-ins have only started.
-  if (ok && (providerType === undefined || providerType === "credentials")) sessionChanged()
+  if (ok && (providerType === undefined || providerType === "credentials" || providerType === "password")) sessionChanged()
   if (redirect) {
     navigate(url)
     return undefined

@@ -59,6 +59,7 @@ export type ErrorType =
   | "MethodNotAllowed"
   | "InvalidRequest"
   | "UnsupportedPasswordHash"
+  | "PasswordRejected"
   | "RateLimited"
   | "SessionManagementUnsupported"
   | "NotSignedIn"
@@ -468,6 +469,30 @@ export function isClientError(error: unknown): error is AuthError {
  */
 export class UnsupportedPasswordHash extends AuthError {
   static override type: ErrorType = "UnsupportedPasswordHash"
+}
+
+/** Why {@link PasswordRejected} was thrown: the `?error=` code the password forms show. */
+export type PasswordRejection = "InvalidEmail" | "PasswordTooShort" | "PasswordTooLong" | "PasswordTooWeak" | "PasswordMismatch"
+
+/**
+ * A password form's input was refused before anything was stored: the address is not an
+ * address, the new password breaks the policy (too short, too long, too weak), or the
+ * current password given to a change is wrong. Says nothing about whether an account
+ * exists — every check here reads only the input (and, for a change, the signed-in
+ * user's own hash). The form is shown again with `?error=<code>`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof PasswordRejected && error.code === "PasswordTooWeak") showHint()
+ * ```
+ */
+export class PasswordRejected extends AuthError {
+  static override type: ErrorType = "PasswordRejected"
+  readonly code: PasswordRejection
+  constructor(code: PasswordRejection, message: string) {
+    super(message)
+    this.code = code
+  }
 }
 
 /** Why {@link ReauthRequired} was thrown. */

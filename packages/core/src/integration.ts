@@ -197,7 +197,7 @@ export async function serverSignIn(input: ServerSignInInput, auth: AuthSource, s
     return url.href
   }
   const id = encodeURIComponent(provider.id)
-  const path = provider.type === "credentials" ? `${basePath}/callback/${id}` : `${basePath}/signin/${id}`
+  const path = provider.type === "credentials" || provider.type === "password" ? `${basePath}/callback/${id}` : `${basePath}/signin/${id}`
   const url = new URL(path, input.origin)
   for (const [k, v] of Object.entries(input.authorizationParams)) url.searchParams.set(k, v)
   const body = new URLSearchParams({ ...input.fields, callbackUrl })

@@ -70,6 +70,8 @@ export function MemoryAdapter(): Adapter {
   const locks = new Map<string, { owner: string; expires: number }>()
   const shared = new Map<string, { value: string; expires: number }>()
   const twoFactor = new Map<string, AdapterTwoFactor>()
+  // Password hashes by user id: apart from the users, so no user read ever carries one.
+  const passwords = new Map<string, string>()
 
   const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
   const isExpired = (expires: Date) => expires.getTime() <= Date.now()
@@ -121,6 +123,7 @@ export function MemoryAdapter(): Adapter {
       removeWhere(sessions, (s) => s.userId === userId)
       removeWhere(authenticators, (a) => a.userId === userId)
       twoFactor.delete(userId)
+      passwords.delete(userId)
       return user ? copy(user) : null
     },
 
@@ -271,6 +274,14 @@ export function MemoryAdapter(): Adapter {
       if (index === -1) return false
       record!.backupCodes.splice(index, 1)
       return true
+    },
+    async getUserPassword(userId) {
+      return passwords.get(userId) ?? null
+    },
+    async setUserPassword(userId, hash) {
+      // As the SQL table's foreign key: a hash belongs to an existing user.
+      if (!users.has(userId)) throw new Error(`no user with id ${userId}`)
+      passwords.set(userId, hash)
     },
   }
 }

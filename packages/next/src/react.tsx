@@ -107,7 +107,7 @@ export async function signIn(provider?: string, options: SignInOptions = {}, aut
   const result = await client.signIn(provider, { ...fields, redirectTo: redirectTo ?? callbackUrl, redirect: false }, authorizationParams)
   if (!result) return undefined // it went to the sign-in page
   const { error, code, status, ok, url, providerType } = result
-  if (!redirect && (providerType === "credentials" || providerType === "email")) return { error, code, status, ok, url: error ? null : url }
+  if (!redirect && (providerType === "credentials" || providerType === "password" || providerType === "email")) return { error, code, status, ok, url: error ? null : url }
   window.location.href = url
   // A URL that differs only by its #fragment does not load the page.
   if (url.includes("#")) window.location.reload()

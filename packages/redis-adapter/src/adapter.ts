@@ -70,6 +70,13 @@ redis.call("SET", KEYS[1], encoded)
 return encoded
 `
 
+/** Sets the password hash KEYS[2] to ARGV[1] only while the user KEYS[1] exists; 1 when written. */
+const SET_PASSWORD_SCRIPT = `
+if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
+redis.call("SET", KEYS[2], ARGV[1])
+return 1
+`
+
 /**
  * Creates an adapter on an ioredis client. Needs Redis 6.2 or later (GETDEL, SET PXAT).
  *
@@ -154,7 +161,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
         client.smembers(k.userAuthenticators(userId)),
       ])
       const doomed = [
-        k.user(userId), k.userAccounts(userId), k.userSessions(userId), k.userAuthenticators(userId),
+        k.user(userId), k.userAccounts(userId), k.userSessions(userId), k.userAuthenticators(userId), k.userPassword(userId),
         ...accountKeys,
         ...sessionTokens.map(k.session),
         ...credentialIDs.map(k.authenticator),
@@ -284,6 +291,16 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     },
     async getShared(key) {
       return client.get(k.lock(key))
+    },
+
+    async getUserPassword(userId) {
+      return client.get(k.userPassword(userId))
+    },
+    async setUserPassword(userId, hash) {
+      // Only for a user that exists, checked and written in one script: a hash cannot
+      // outlive a deleteUser that runs at the same moment.
+      const written = await client.eval(SET_PASSWORD_SCRIPT, 2, k.user(userId), k.userPassword(userId), hash)
+      if (written !== 1) throw new Error(`no user with id ${userId}`)
     },
 
     async updateAuthenticatorCounter(credentialID, newCounter) {

@@ -40,6 +40,8 @@ export function redisKeys(prefix: string) {
     lock: (key: string) => `${prefix}lock:${key}`,
     /** JSON of an authenticator. */
     authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
+    /** A user's password hash (PHC string), for the password provider. */
+    userPassword: (userId: string) => `${prefix}user-password:${userId}`,
   }
 }
 

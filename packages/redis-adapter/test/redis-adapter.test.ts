@@ -53,6 +53,7 @@ gate.describe("Redis", () => {
     adapter: () => RedisAdapter(conformance.client(), { prefix: conformance.prefix }),
     teardown: () => conformance.close(),
     tokenRefresh: true,
+    passwords: true,
     db: {
       user: (id) => conformance.client().get(k.user(id)),
       account: (provider, providerAccountId) => conformance.client().get(k.account(provider, providerAccountId)),

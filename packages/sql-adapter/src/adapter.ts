@@ -34,6 +34,13 @@ export interface SqlAdapterOptions {
    * `false`, for an Auth.js schema. Writing metadata follows core's `session.metadata`.
    */
   sessionMetadata?: boolean
+  /**
+   * The database has the passwords table (`0005_passwords`): the adapter then stores
+   * password hashes (`getUserPassword` / `setUserPassword`, which the password provider
+   * needs) and `deleteUser` removes a user's hash with it. Default `false`, for an Auth.js
+   * schema; `migrateToLatest` creates the table.
+   */
+  passwords?: boolean
 }
 
 /**
@@ -124,7 +131,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       // keys on connections that did not enable them.
       return db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom(t.users).selectAll().where("id", "=", userId).executeTakeFirst()
-        for (const table of [t.authenticators, t.sessions, t.accounts]) {
+        for (const table of options.passwords === true ? [t.passwords, t.authenticators, t.sessions, t.accounts] : [t.authenticators, t.sessions, t.accounts]) {
           await trx.deleteFrom(table).where("userId", "=", userId).execute()
         }
         await trx.deleteFrom(t.users).where("id", "=", userId).execute()
@@ -336,6 +343,20 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       }
       throw new Error("useTwoFactorBackupCode: the backup codes kept changing; try again")
     },
+    ...(options.passwords === true && {
+      async getUserPassword(userId: string) {
+        const row = await db.selectFrom(t.passwords).select("hash").where("userId", "=", userId).executeTakeFirst()
+        return row ? String(row.hash) : null
+      },
+      async setUserPassword(userId: string, hash: string) {
+        // One statement, so two concurrent writers (a reset and a rehash) cannot both insert.
+        const insert = db.insertInto(t.passwords).values({ userId, hash, updatedAt: new Date() })
+        await (supportsReturning
+          ? insert.onConflict((oc) => oc.column("userId").doUpdateSet({ hash, updatedAt: new Date() }))
+          : insert.onDuplicateKeyUpdate({ hash, updatedAt: new Date() })
+        ).execute()
+      },
+    }),
   }
 }
 

@@ -198,6 +198,26 @@ function twoFactorSchema(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * The password provider's store: one hash per user, in its own table keyed by the user's
+ * id, so Auth.js's users table stays as it is and no user read carries a hash. `updatedAt`
+ * records the last change (a reset, a change, a rehash).
+ */
+function passwordsSchema(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.passwords)
+        .addColumn("userId", type.key, (c) => c.primaryKey().references(`${t.users}.id`).onDelete("cascade"))
+        .addColumn("hash", type.text, (c) => c.notNull())
+        .addColumn("updatedAt", type.timestamp, (c) => c.notNull())).execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.passwords).ifExists().execute()
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
@@ -207,6 +227,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
     "0002_rate_limits": rateLimits(dialect, tables),
     "0003_session_management": sessionManagement(dialect, tables),
     "0004_token_refresh": tokenRefreshSchema(dialect, tables),
+    "0005_passwords": passwordsSchema(dialect, tables),
     "0006_two_factor": twoFactorSchema(dialect, tables),
   }
 }

@@ -20,6 +20,8 @@ export interface TableNames {
   locks: string
   /** Each user's two-factor state (`getTwoFactor` and the rest of the 2FA capability). */
   twoFactor: string
+  /** Password hashes by user id, for the password provider (`0005_passwords`). */
+  passwords: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -33,6 +35,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   sessionRegistry: "session_registry",
   locks: "portcullis_locks",
   twoFactor: "two_factor",
+  passwords: "user_passwords",
 })
 
 /** Default name of the table where applied migrations are recorded. */

@@ -45,7 +45,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     return {
       db,
       tables: { ...DEFAULT_TABLES },
-      adapter: SqlAdapter(db),
+      adapter: SqlAdapter(db, { passwords: true }),
       close: async () => {
         await db.destroy()
         rmSync(dir, { recursive: true, force: true })
@@ -61,10 +61,10 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
   return {
     db,
     tables,
-    adapter: SqlAdapter(db, { tables }),
+    adapter: SqlAdapter(db, { tables, passwords: true }),
     close: async () => {
       // Children first: the foreign keys point at users.
-      for (const t of [tables.twoFactor, tables.locks, tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
+      for (const t of [tables.passwords, tables.twoFactor, tables.locks, tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
         await db.schema.dropTable(t).ifExists().cascade().execute()
       }
       await db.destroy()

@@ -41,7 +41,7 @@ export class SqlTestDatabase {
     return migrateToLatest(this.db, { dialect: this.dialect, tables: this.tables, migrationTableName: this.migrationTableName })
   }
 
-  adapter(options: { sessionMetadata?: boolean } = {}) {
+  adapter(options: { sessionMetadata?: boolean; passwords?: boolean } = {}) {
     return SqlAdapter(this.db, { tables: this.tables, ...options })
   }
 
@@ -49,7 +49,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -83,11 +83,12 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       conformance.open()
       await conformance.migrate()
     },
-    adapter: () => conformance.adapter(),
+    adapter: () => conformance.adapter({ passwords: true }),
     teardown: () => conformance.close(),
     db: conformance.raw(),
     tokenRefresh: true,
     twoFactor: true,
+    passwords: true,
   })
 
   describe(`sqlRateLimitStore on ${label}`, () => {
@@ -157,7 +158,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0006_two_factor"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0005_passwords", "0006_two_factor"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {
@@ -222,6 +223,33 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       expect(listed).toMatchObject({ sessionToken, userAgent: "Agent/1", ipAddress: "2001:db8::1" })
       expect(listed!.createdAt?.getTime()).toBe(createdAt.getTime())
       expect(listed!.lastSeenAt?.getTime()).toBe(seen.getTime())
+    })
+
+    it("stores one password hash per user apart from the user (passwords: true), replaces it, and deletes it with the user", async () => {
+      const adapter = database.adapter({ passwords: true })
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      expect(await adapter.getUserPassword!(user.id)).toBeNull()
+      await adapter.setUserPassword!(user.id, "$argon2id$v=19$m=19456,t=2,p=1$first")
+      await adapter.setUserPassword!(user.id, "$argon2id$v=19$m=19456,t=2,p=1$second")
+      expect(await adapter.getUserPassword!(user.id)).toBe("$argon2id$v=19$m=19456,t=2,p=1$second")
+      expect(Object.values((await adapter.getUser!(user.id))!)).not.toContain("$argon2id$v=19$m=19456,t=2,p=1$second")
+      await adapter.deleteUser!(user.id)
+      expect(await adapter.getUserPassword!(user.id)).toBeNull()
+    })
+
+    it("keeps one row when 20 writers set a user's password at once", async () => {
+      const adapter = database.adapter({ passwords: true })
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, emailVerified: null })
+      await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.setUserPassword!(user.id, `$argon2id$v=19$m=19456,t=2,p=1$writer${i}`)))
+      const rows = await database.db.selectFrom(database.tables.passwords).selectAll().where("userId", "=", user.id).execute()
+      expect(rows).toHaveLength(1)
+      expect(String(rows[0]!.hash)).toMatch(/writer\d+$/)
+    })
+
+    it("has no password methods without passwords: true, for an Auth.js schema", () => {
+      const adapter = database.adapter()
+      expect(adapter.getUserPassword).toBeUndefined()
+      expect(adapter.setUserPassword).toBeUndefined()
     })
 
     it("drops account fields that have no column instead of failing", async () => {

@@ -236,7 +236,7 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
         ...sessions.map(async (token) => remove(await k.session(token))),
         ...authenticators.map(async (credentialID) => remove(await k.authenticator(credentialID))),
       ])
-      await Promise.all([remove(accountsKey), remove(sessionsKey), remove(authenticatorsKey)])
+      await Promise.all([remove(accountsKey), remove(sessionsKey), remove(authenticatorsKey), remove(await k.userPassword(userId))])
       if (user) {
         const emailKey = await k.userByEmail(user.email)
         if ((await read<EmailIndex>(emailKey))?.id === userId) await remove(emailKey)
@@ -354,6 +354,19 @@ export function UnstorageAdapter(storage: Storage, options: UnstorageAdapterOpti
         await write(key, store(updated))
         return updated
       })
+    },
+
+    async getUserPassword(userId) {
+      // A hash left behind by an interrupted deleteUser belongs to no one.
+      const [stored, user] = await Promise.all([read<{ hash: string }>(await k.userPassword(userId)), getUser(userId)])
+      return user && typeof stored?.hash === "string" ? stored.hash : null
+    },
+
+    async setUserPassword(userId, hash) {
+      if (!(await getUser(userId))) throw new Error("UnstorageAdapter: setUserPassword for an unknown user")
+      const key = await k.userPassword(userId)
+      // One write at a time per key in this process: the fs driver tears a file written twice at once.
+      await serialize(key, () => write(key, { hash }))
     },
   }
 }

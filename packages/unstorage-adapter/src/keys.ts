@@ -20,6 +20,7 @@ export type RecordKind =
   | "verification-token"
   | "authenticator"
   | "user-authenticators"
+  | "user-password"
 
 const encoder = new TextEncoder()
 
@@ -54,6 +55,8 @@ export function unstorageKeys(prefix = "portcullis") {
     authenticator: (credentialID: string) => key("authenticator", credentialID),
     /** `<prefix>:user-authenticators:<h(userId)>` → the user's credential ids. */
     userAuthenticators: (userId: string) => key("user-authenticators", userId),
+    /** `<prefix>:user-password:<h(userId)>` → `{ hash }`, the user's password hash (the password provider). */
+    userPassword: (userId: string) => key("user-password", userId),
   }
 }
 

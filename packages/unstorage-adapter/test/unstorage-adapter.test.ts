@@ -31,6 +31,7 @@ describe("memory driver", () => {
   runAdapterConformance("UnstorageAdapter (memory)", {
     adapter: () => UnstorageAdapter(storage),
     db: rawStorage(() => storage, "portcullis"),
+    passwords: true,
   })
 })
 
@@ -55,6 +56,7 @@ describe("filesystem driver", () => {
       state.storage = createStorage({ driver: fsDriver({ base: state.dir }) })
     },
     adapter: () => UnstorageAdapter(storage(), { prefix: "auth" }),
+    passwords: true,
     teardown: async () => {
       await state.storage?.dispose()
       rmSync(state.dir, { recursive: true, force: true })
@@ -88,6 +90,7 @@ gate.describe("Redis driver", () => {
     adapter: () => UnstorageAdapter(redis.storage()),
     teardown: () => redis.close(),
     db: rawStorage(redis.storage, "portcullis"),
+    passwords: true,
   })
 
   flows("UnstorageAdapter (redis)", async () => {

@@ -21,6 +21,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   // Loaded on first use: only configurations with two-factor authentication answer it.
   "two-factor": async (ctx) => (await import("./actions/two-factor.js")).twoFactor(ctx),
   "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
+  // Likewise only configurations with a password provider.
+  password: async (ctx) => (await import("./actions/password.js")).password(ctx),
 }
 
 /**

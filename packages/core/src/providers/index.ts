@@ -11,6 +11,7 @@ import type Email from "./email.js"
 import type { EmailConfig, EmailProviderId } from "./email.js"
 import type { OAuthConfig, OAuthProviderId, OIDCConfig } from "./oauth.js"
 import type { WebAuthnConfig, WebAuthnProviderType, WebAuthnUserConfig } from "./webauthn.js"
+import type { PasswordConfig, PasswordProviderId } from "./password.js"
 
 // The types of each kind's module, as Auth.js's index re-exports them. Types only: the index
 // stays free of run-time code, so importing from it loads no sender, template or error class.
@@ -59,11 +60,13 @@ export type ProviderConfig =
   | EmailConfig
   | CredentialsConfig<any>
   | WebAuthnConfig
+  | PasswordConfig
 
 /** A provider: a configuration object, or a factory called with no arguments. */
 export type Provider = ProviderConfig | ((options?: any) => ProviderConfig)
 
-export type { CredentialsConfig, EmailConfig, OAuthConfig, OIDCConfig, WebAuthnConfig }
+export type { CredentialsConfig, EmailConfig, OAuthConfig, OIDCConfig, PasswordConfig, WebAuthnConfig }
+export type { PasswordProviderId, PasswordUserConfig } from "./password.js"
 
 /**
  * Any preset's id, or your own provider's (`string & {}` keeps the known ids suggested).
@@ -74,7 +77,7 @@ export type { CredentialsConfig, EmailConfig, OAuthConfig, OIDCConfig, WebAuthnC
  * const shown: ProviderId[] = ["github", "email", "credentials"]
  * ```
  */
-export type ProviderId = CredentialsProviderId | EmailProviderId | OAuthProviderId | WebAuthnProviderType | (string & {})
+export type ProviderId = CredentialsProviderId | EmailProviderId | OAuthProviderId | WebAuthnProviderType | PasswordProviderId | (string & {})
 
 /** A preset factory by id, as a lookup table of types (`BuiltInProviders["github"]`). */
 export type BuiltInProviders = Record<OAuthProviderId, (config: Partial<OAuthConfig<any>>) => OAuthConfig<any>> &

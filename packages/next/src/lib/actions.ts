@@ -68,7 +68,7 @@ export function createActions(input: NextAuthConfigInput): { signIn: SignIn; sig
       page.searchParams.set("callbackUrl", callbackUrl)
       return finish(page.href, redirect)
     }
-    const action = url(`${target.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(target.id)}`)
+    const action = url(`${target.type === "credentials" || target.type === "password" ? "callback" : "signin"}/${encodeURIComponent(target.id)}`)
     if (authorizationParams) action.search = new URLSearchParams(authorizationParams).toString()
     const body = new URLSearchParams({ callbackUrl })
     for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) body.set(name, String(value))

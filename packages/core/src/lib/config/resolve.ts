@@ -1,3 +1,4 @@
+import { PasswordStrength } from "../password-flows/strength.js"
 import type { Adapter } from "../../adapters.js"
 import { I18nOptionError, resolveI18n, type ResolvedI18n } from "../i18n/index.js"
 import {
@@ -78,6 +79,8 @@ export interface ResolvedConfig {
    * configuration is resolved, and their configuration checks (see `ProviderKinds`).
    */
   kinds: ProviderKinds
+  /** The password strength estimator of the password provider's policy, built on first use. */
+  passwordStrength: PasswordStrength
   trustHost: boolean
   /** Two-factor authentication (`twoFactor`); `undefined` when off. */
   twoFactor: ResolvedTwoFactor | undefined
@@ -206,6 +209,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
+    passwordStrength: new PasswordStrength(),
     trustHost,
     twoFactor,
     rateLimit,

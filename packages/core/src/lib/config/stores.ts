@@ -29,6 +29,10 @@ export const needs = {
   oauth: ["createUser", "getUser", "getUserByEmail", "getUserByAccount", "linkAccount"],
   email: ["createUser", "getUserByEmail", "updateUser", "createVerificationToken", "useVerificationToken"],
   credentials: ["createUser", "getUser", "getUserByEmail"],
+  // Hashes live behind their own capability (docs/passwords.md), never on the user record.
+  // Verification tokens carry the sign-up and reset links (lib/password-flows/tokens.ts).
+  // deleteUser: a reset replaces a user whose address was never verified (T67).
+  password: ["createUser", "getUser", "getUserByEmail", "updateUser", "deleteUser", "getUserPassword", "setUserPassword", "createVerificationToken", "useVerificationToken"],
   // Verification tokens record issued challenges, so each is claimed once across processes.
   webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "createVerificationToken", "useVerificationToken"],
 } as const
@@ -55,6 +59,9 @@ export function checkProviders(
       else logger.warn("experimental-webauthn")
       if (!adapter) fail(new MissingAdapter(`The WebAuthn provider "${p.id}" needs an adapter to store authenticators`))
       needs.webauthn.forEach((m) => required.add(m))
+    } else if (p.type === "password") {
+      if (!adapter) fail(new MissingAdapter(`The password provider "${p.id}" needs an adapter to store users and password hashes`))
+      needs.password.forEach((m) => required.add(m))
     } else if ((p.type === "oauth" || p.type === "oidc") && adapter) {
       needs.oauth.forEach((m) => required.add(m))
     } else if (p.type !== "oauth" && p.type !== "oidc") {
@@ -78,7 +85,7 @@ export function checkProviders(
 function replacesUnverifiedUsers(providers: ProviderConfig[], session: SessionOptions): string | undefined {
   const email = providers.find((p) => p.type === "email")
   const unverified = providers.find(
-    (p) => p.type === "webauthn" || p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && session.strategy === "database"),
+    (p) => p.type === "webauthn" || p.type === "oauth" || p.type === "oidc" || p.type === "password" || (p.type === "credentials" && session.strategy === "database"),
   )
   if (email && unverified) return `the email provider "${email.id}" beside "${unverified.id}"`
   // Linking by email verifies the address through the provider (lib/oauth/link.ts).
@@ -177,6 +184,7 @@ export function narrowStores(adapter: Adapter | undefined): Stores {
     email: has(adapter, needs.email) ? adapter : undefined,
     credentials: has(adapter, needs.credentials) ? adapter : undefined,
     webauthn: has(adapter, needs.webauthn) ? adapter : undefined,
+    password: has(adapter, needs.password) ? adapter : undefined,
   }
 }
 

@@ -115,6 +115,63 @@ export interface Messages {
     alreadyRegistered: string
     failed: string
   }
+  /** The password provider's forms, pages and emails (docs/passwords.md). */
+  password: {
+    passwordLabel: string
+    newPasswordLabel: string
+    currentPasswordLabel: string
+    /** Link from the sign-in page to the sign-up page. */
+    createAccount: string
+    /** Link from the sign-in page to the forgot-password page. */
+    forgotPassword: string
+    signupTitle: string
+    signupButton: string
+    /** `{min}`: the shortest password accepted. */
+    signupHint: string
+    forgotTitle: string
+    forgotIntro: string
+    forgotButton: string
+    resetTitle: string
+    resetButton: string
+    /** After sign-up and forgot-password: the same page whether or not the address has an account. */
+    sentTitle: string
+    sent: string
+    verifiedTitle: string
+    verified: string
+    resetDoneTitle: string
+    resetDone: string
+    backToSignIn: string
+    /** Form alerts, by `?error=` code; `{min}` in `PasswordTooShort`. */
+    errors: PasswordErrorMessages
+    /** The email with the link that verifies a new account's address. */
+    verifyEmail: EmailMessages
+    /** The email sent when someone signs up with an address that already has an account. */
+    existingAccount: EmailMessages
+    /** The email with the password reset link. */
+    resetEmail: EmailMessages
+  }
+}
+
+/** The sentences of one email: the shape `Messages["email"]` has, which every sender renders. */
+export interface EmailMessages {
+  /** `{host}`. */
+  subject: string
+  /** `{host}`, shown in bold. */
+  heading: string
+  button: string
+  /** `{duration}`. */
+  expires: string
+  ignore: string
+}
+
+/** Password form alerts, by `?error=` code. */
+export interface PasswordErrorMessages {
+  default: string
+  InvalidEmail: string
+  PasswordTooShort: string
+  PasswordTooLong: string
+  PasswordTooWeak: string
+  PasswordMismatch: string
 }
 
 /** A partial catalog, as apps override it: any key at any depth. */

@@ -35,6 +35,8 @@ export async function kindFor(kinds: ProviderKinds, provider: ProviderConfig): P
       return bind(await kinds.load("email"), provider)
     case "webauthn":
       return bind(await kinds.load("webauthn"), provider)
+    case "password":
+      return bind(await kinds.load("password"), provider)
     case "oauth":
     case "oidc":
       return bind(await kinds.load("oauth"), provider)

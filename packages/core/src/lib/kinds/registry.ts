@@ -4,6 +4,7 @@ import type { ProviderConfig } from "../../providers/index.js"
 import type { CredentialsConfig } from "../../providers/credentials.js"
 import type { EmailConfig } from "../../providers/email.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
+import type { PasswordConfig } from "../../providers/password.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import type { Env } from "../config/env.js"
 
@@ -40,6 +41,7 @@ interface KindConfigs {
   email: EmailConfig
   webauthn: WebAuthnConfig
   oauth: OAuthConfig<any>
+  password: PasswordConfig
 }
 export type KindName = keyof KindConfigs
 
@@ -54,6 +56,7 @@ const loaders = {
   email: async () => (await import("./email.js")).emailKind,
   oauth: async () => (await import("./oauth.js")).oauthKind,
   webauthn: async () => (await import("./webauthn.js")).webauthnKind,
+  password: async () => (await import("./password.js")).passwordKind,
 } satisfies { readonly [K in KindName]: () => Promise<KindSetup<KindConfigs[K]>> }
 
 /** The loaded module of each kind. */
@@ -66,6 +69,7 @@ export function kindName(type: unknown): KindName | undefined {
     case "credentials":
     case "email":
     case "webauthn":
+    case "password":
       return type
     case "oauth":
     case "oidc":

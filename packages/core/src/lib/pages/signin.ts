@@ -8,6 +8,7 @@ import { renderDocument } from "./layout.js"
 import { messageFor } from "./messages.js"
 import { en } from "../i18n/catalogs/en.js"
 import { fill } from "../i18n/format.js"
+import { passwordLinks } from "./password.js"
 import type { Messages } from "../i18n/catalog.js"
 import { authRoute } from "./paths.js"
 import { providerButtonStyle } from "./theme.js"
@@ -89,6 +90,8 @@ function renderGroup(group: PageProvider[], ctx: FormContext): SafeHtml | undefi
       return credentialsForm(first, ctx)
     case "webauthn":
       return webauthnForm(first, ctx)
+    case "password":
+      return passwordForm(first, ctx)
     default:
       return undefined
   }
@@ -149,6 +152,34 @@ ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
+}
+
+function passwordForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
+  const action = safeUrl(provider.callbackUrl)
+  if (!action) return undefined
+  return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${field({
+  id: ids.next(provider.id, "email"),
+  name: "email",
+  label: m.signin.emailLabel,
+  type: "email",
+  value: page.email,
+  placeholder: "you@example.com",
+  autocomplete: "username",
+  required: true,
+})}
+${field({
+  id: ids.next(provider.id, "password"),
+  name: "password",
+  label: m.password.passwordLabel,
+  type: "password",
+  autocomplete: "current-password",
+  required: true,
+})}
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
+</form>
+${passwordLinks(page.basePath, m)}`
 }
 
 // The passkey ceremony needs a client script, which reads the data attributes; until it

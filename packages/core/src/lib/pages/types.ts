@@ -13,7 +13,7 @@ export interface PageProvider {
   id: string
   /** Shown in the button: "Sign in with {name}". */
   name: string
-  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "password"
   /** Where OAuth, OIDC and email forms post (`{basePath}/signin/{id}`). */
   signinUrl: string
   /** Where credentials and WebAuthn forms post (`{basePath}/callback/{id}`). */

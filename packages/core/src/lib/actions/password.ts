@@ -1,0 +1,270 @@
+import { InvalidProvider, NotSignedIn, PasswordRejected, UnknownAction, Verification } from "../../errors.js"
+import type { ResponseInternal } from "../../base-types.js"
+import { hashPassword, verifyPassword } from "../../password.js"
+import type { PasswordConfig } from "../../providers/password.js"
+import { resolveCallbackUrl, type RequestContext } from "../context.js"
+import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { readChunked } from "../cookies.js"
+import { store } from "../config/stores.js"
+import { normalizeEmail } from "../email/normalize.js"
+import { pageHeaders } from "../http/response.js"
+import { localeOf, messagesOf } from "../i18n/index.js"
+import { createUserOnce } from "../login.js"
+import { replaceUnverifiedUser } from "../first-verification.js"
+import { requireTrustedOrigin } from "../origin-trust.js"
+import { normaliseIdentifier } from "../rate-limit/limiter.js"
+import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
+import type { PageBase } from "../pages/types.js"
+import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
+import { mailerOf, sendPasswordMail } from "../password-flows/mail.js"
+import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
+import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
+import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
+import { openToken, stillValid } from "../session/jwt.js"
+
+/** Default lifetimes of the emailed links, in seconds. */
+const VERIFICATION_MAX_AGE = 24 * 60 * 60
+const RESET_MAX_AGE = 30 * 60
+
+/**
+ * `<basePath>/password/<step>`: the password provider's steps besides sign-in (which is
+ * `POST /callback/password`). Every step has a page (GET) and a server API (POST, the same
+ * form fields as JSON or url-encoded); errors in the input send the form back with
+ * `?error=<code>`. Sign-up and forgot-password answer every address alike: the mail
+ * differs, the response does not.
+ */
+export async function password(ctx: RequestContext): Promise<ResponseInternal> {
+  const provider = ctx.config.providers.find((p): p is PasswordConfig => p.type === "password")
+  if (!provider) throw new InvalidProvider("No password provider is configured")
+  const step = ctx.providerId
+  const post = ctx.method === "POST"
+  switch (step) {
+    case "signup":
+      return post ? signUp(ctx, provider) : page(ctx, { step: "signup", callbackUrl: await resolveCallbackUrl(ctx), ...formQuery(ctx), minLength: minLengthOf(provider) })
+    case "forgot":
+      return post ? forgot(ctx, provider) : page(ctx, { step: "forgot", callbackUrl: await resolveCallbackUrl(ctx), ...formQuery(ctx) })
+    case "reset":
+      return post ? reset(ctx, provider) : resetPage(ctx, provider)
+    case "verify":
+      return verify(ctx)
+    case "change":
+      if (!post) break
+      return change(ctx, provider)
+    case "sent":
+    case "verified":
+    case "done":
+      if (post) break
+      return page(ctx, { step })
+  }
+  throw new UnknownAction(`There is no password step ${JSON.stringify(step)} for ${ctx.method}`)
+}
+
+async function page(ctx: RequestContext, content: PasswordPage): Promise<ResponseInternal> {
+  const locale = localeOf(ctx.config.i18n, ctx.request)
+  const base: PageBase = {
+    theme: ctx.config.theme,
+    basePath: ctx.config.basePath,
+    origin: ctx.origin,
+    csrfToken: await ensureCsrfToken(ctx),
+    locale,
+    messages: messagesOf(ctx.config.i18n, locale),
+  }
+  return { headers: pageHeaders, body: renderPasswordPage(base, content) }
+}
+
+/** `?error=` and `?email=` of a form page, bounded. */
+function formQuery(ctx: RequestContext): { error?: string; email?: string } {
+  const error = typeof ctx.query.error === "string" && /^\w{1,32}$/.test(ctx.query.error) ? ctx.query.error : undefined
+  const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
+  return { ...(error && { error }), ...(email && { email }) }
+}
+
+function stepUrl(ctx: RequestContext, step: string, params: Record<string, string> = {}): string {
+  const url = new URL(`${ctx.authUrl}/password/${step}`)
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  return url.href
+}
+
+/** Runs a form step; a refusal of its input sends the form back with the reason. */
+async function refusable(ctx: RequestContext, back: (code: string) => string, run: () => Promise<ResponseInternal>): Promise<ResponseInternal> {
+  try {
+    return await run()
+  } catch (error) {
+    if (!(error instanceof PasswordRejected)) throw error
+    ctx.config.logger.debug("password_input_refused", { code: error.code })
+    return { redirect: back(error.code) }
+  }
+}
+
+function addressOf(input: unknown): string {
+  try {
+    return normalizeEmail(input)
+  } catch {
+    throw new PasswordRejected("InvalidEmail", "The submitted email address was refused")
+  }
+}
+
+/**
+ * `POST /password/signup` (`email`, `password`): a new address gets an unverified user, the
+ * password and a verification link; an address that already has a user gets an email
+ * saying so, with a reset link. Both hash the password and answer the same redirect to
+ * the "check your email" page. Concurrent sign-ups of one address make one user: the
+ * others lose the insert and are answered as for an existing address.
+ */
+async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
+  await verifyCsrf(ctx)
+  requireTrustedOrigin(ctx, "Mailing a verification link")
+  // Before any lookup: a missing sender must fail for every address alike.
+  mailerOf(ctx, provider)
+  const body = ctx.body ?? {}
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  return refusable(ctx, (error) => stepUrl(ctx, "signup", { error, callbackUrl }), async () => {
+    const limiter = ctx.config.rateLimit
+    await limiter?.checkAddress("email", ctx.clientAddress)
+    const email = addressOf(body.email)
+    await limiter?.checkEmail(email, ctx.clientAddress)
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email)
+    // Hashed for every address, so a known one answers no faster.
+    const hash = await hashPassword(password, provider.hashing)
+    const adapter = store(ctx.config.stores, "password")
+    const existing = await adapter.getUserByEmail(email)
+    const created = existing
+      ? undefined
+      : await createUserOnce(ctx, { email, emailVerified: null, name: null, image: null }, () => adapter.getUserByEmail(email))
+    if (created?.isNewUser) {
+      await adapter.setUserPassword(created.user.id, hash)
+      const link = await issueToken(ctx, "verify", email, provider.verificationMaxAge ?? VERIFICATION_MAX_AGE)
+      const url = stepUrl(ctx, "verify", { token: link.token, email })
+      await sendPasswordMail(ctx, provider, "verifyEmail", { ...link, email, url })
+    } else {
+      await mailResetLink(ctx, provider, email, "existingAccount")
+    }
+    return { redirect: stepUrl(ctx, "sent") }
+  })
+}
+
+async function mailResetLink(ctx: RequestContext, provider: PasswordConfig, email: string, kind: "existingAccount" | "resetEmail") {
+  const link = await issueToken(ctx, "reset", email, provider.resetMaxAge ?? RESET_MAX_AGE)
+  const url = stepUrl(ctx, "reset", { token: link.token, email })
+  await sendPasswordMail(ctx, provider, kind, { ...link, email, url })
+}
+
+/** `GET /password/verify?token&email`: the link proves the address; single use. */
+async function verify(ctx: RequestContext): Promise<ResponseInternal> {
+  const email = await consumeToken(ctx, "verify", readLink(ctx.query))
+  const adapter = store(ctx.config.stores, "password")
+  const user = await adapter.getUserByEmail(email)
+  if (!user) throw new Verification("The account this link was made for no longer exists")
+  if (!user.emailVerified) await adapter.updateUser({ id: user.id, emailVerified: new Date() })
+  return { redirect: stepUrl(ctx, "verified") }
+}
+
+/**
+ * `POST /password/forgot` (`email`): mails a reset link when the address has a user, and
+ * nothing otherwise; the answer is the same redirect either way.
+ */
+async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
+  await verifyCsrf(ctx)
+  requireTrustedOrigin(ctx, "Mailing a password reset link")
+  // Before the lookup: an unknown address sends nothing, and must not be the only one that works.
+  mailerOf(ctx, provider)
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  return refusable(ctx, (error) => stepUrl(ctx, "forgot", { error, callbackUrl }), async () => {
+    const limiter = ctx.config.rateLimit
+    await limiter?.checkAddress("email", ctx.clientAddress)
+    const email = addressOf(ctx.body?.email)
+    await limiter?.checkEmail(email, ctx.clientAddress)
+    const user = await store(ctx.config.stores, "password").getUserByEmail(email)
+    if (user) await mailResetLink(ctx, provider, email, "resetEmail")
+    return { redirect: stepUrl(ctx, "sent") }
+  })
+}
+
+/** `GET /password/reset?token&email`: the form; the token is checked (and used) only on POST. */
+async function resetPage(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
+  const link = readLink(ctx.query)
+  const { error } = formQuery(ctx)
+  return page(ctx, { step: "reset", callbackUrl: await resolveCallbackUrl(ctx), ...link, ...(error && { error }), minLength: minLengthOf(provider) })
+}
+
+/**
+ * `POST /password/reset` (`token`, `email`, `password`): checks the new password first (a
+ * refused one keeps the link usable), then uses the token — once — stores the new hash,
+ * marks the address verified (the link proved it) and ends every session of the user.
+ */
+async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
+  await verifyCsrf(ctx)
+  const body = ctx.body ?? {}
+  const link = readLink(body)
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  return refusable(ctx, (error) => stepUrl(ctx, "reset", { ...link, error, callbackUrl }), async () => {
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, link.email)
+    const email = await consumeToken(ctx, "reset", link)
+    const adapter = store(ctx.config.stores, "password")
+    const user = await adapter.getUserByEmail(email)
+    if (!user) throw new Verification("The account this link was made for no longer exists")
+    const hash = await hashPassword(password, provider.hashing)
+    // Sessions first, while the registry still knows them under this user's id.
+    await revokeAllSessions(ctx, user.id)
+    // An unverified user was made by whoever typed the address first — perhaps not the
+    // owner, who only now proves it: that user is replaced, not adopted, so nothing the
+    // earlier registrant attached (accounts, passkeys, sessions) survives (T67).
+    const owner = user.emailVerified ? user : (await replaceUnverifiedUser(ctx, user, { email, name: null, image: null })).user
+    await adapter.setUserPassword(owner.id, hash)
+    return { redirect: stepUrl(ctx, "done") }
+  })
+}
+
+/**
+ * `POST /password/change` (`currentPassword`, `password`), signed in: the current password
+ * must be right (and is rate limited like a sign-in); then the new hash is stored and the
+ * user's other sessions end. This session stays.
+ */
+async function change(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
+  await verifyCsrf(ctx)
+  const adapter = store(ctx.config.stores, "password")
+  const userId = await signedInUserId(ctx).catch((error: unknown) => {
+    if (error instanceof NotSignedIn) return undefined
+    throw error
+  })
+  const user = userId ? await adapter.getUser(userId) : null
+  // Not signed in: to the sign-in page, as for any page that needs a session.
+  if (!user) return { redirect: `${ctx.authUrl}/signin?error=SessionRequired` }
+  const body = ctx.body ?? {}
+  const callbackUrl = await resolveCallbackUrl(ctx)
+  return refusable(ctx, (error) => {
+    const url = new URL(callbackUrl, ctx.origin)
+    url.searchParams.set("error", error)
+    return url.href
+  }, async () => {
+    const limiter = ctx.config.rateLimit
+    // The sign-in's counter: guesses at the current password here and there add up.
+    const identifier = normaliseIdentifier(user.email)
+    await limiter?.checkAddress("credentials", ctx.clientAddress)
+    await limiter?.checkCredentials(identifier, ctx.clientAddress)
+    const stored = await adapter.getUserPassword(user.id)
+    const current = typeof body.currentPassword === "string" ? body.currentPassword : ""
+    if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
+    await limiter?.credentialsSucceeded(identifier)
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
+    await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
+    await revokeOtherSessions(ctx)
+    return { redirect: callbackUrl }
+  })
+}
+
+/** The id of the user this request's session belongs to; `NotSignedIn` without a valid one. */
+async function signedInUserId(ctx: RequestContext): Promise<string> {
+  const { name } = ctx.cookieOptions.sessionToken
+  if (ctx.config.session.strategy === "database") {
+    const token = ctx.cookies[name]
+    const found = token ? await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx, token)) : null
+    const now = Date.now()
+    if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
+    return found.user.id
+  }
+  const raw = readChunked(ctx.cookies, name)
+  const payload = raw ? (await openToken(ctx, raw).catch(() => null))?.payload : undefined
+  if (!payload || typeof payload.sub !== "string" || !(await stillValid(ctx, payload))) throw new NotSignedIn("No valid session in this request")
+  return payload.sub
+}

@@ -1,0 +1,94 @@
+import type { AdapterUser } from "../../adapters.js"
+import { CredentialsSignin, InvalidConfig, MethodNotAllowed } from "../../errors.js"
+import { hashPassword, needsRehash, verifyPassword } from "../../password.js"
+import type { PasswordConfig } from "../../providers/password.js"
+import type { Account } from "../../base-types.js"
+import type { RequestContext } from "../context.js"
+import { verifyCsrf } from "../csrf.js"
+import { normalizeEmail } from "../email/normalize.js"
+import { establishSession, runSignInCallback } from "../login.js"
+import { store } from "../config/stores.js"
+import { normaliseIdentifier } from "../rate-limit/limiter.js"
+import type { ProviderKind } from "./kind.js"
+
+/**
+ * Password: `POST /callback/:id` with `email` and `password`; CSRF-checked, rate limited
+ * per address and per identifier like credentials. Every refusal — unknown address, wrong
+ * password, unverified address when verification is required, lockout — is the same
+ * `CredentialsSignin`, reached after the same work (one argon2 verification).
+ */
+export const passwordKind: ProviderKind<PasswordConfig> = {
+  check(providers) {
+    for (const p of providers) {
+      const problem = checkOptions(p)
+      if (problem) return new InvalidConfig(`The password provider "${p.id}" ${problem}`)
+    }
+    return undefined
+  },
+
+  async callback(ctx, provider) {
+    if (ctx.method !== "POST") throw new MethodNotAllowed("Password sign-in is a POST to /callback/<id>")
+    await verifyCsrf(ctx)
+    const body = ctx.body ?? {}
+    const password = typeof body.password === "string" ? body.password : ""
+    const limiter = ctx.config.rateLimit
+    const identifier = normaliseIdentifier(body.email)
+    await limiter?.checkAddress("credentials", ctx.clientAddress)
+    await limiter?.checkCredentials(identifier, ctx.clientAddress)
+
+    const user = await checkPassword(ctx, provider, body.email, password)
+    await limiter?.credentialsSucceeded(identifier)
+    const account: Account = { providerAccountId: user.id, type: "password", provider: provider.id, userId: user.id }
+
+    const redirect = await runSignInCallback(ctx, { user, account, credentials: { email: user.email } })
+    if (redirect) return { redirect }
+    return establishSession(ctx, { user, account, isNewUser: false })
+  },
+}
+
+/**
+ * The user whose password this is, else `CredentialsSignin`. An address that is malformed
+ * or has no user (or no password) still costs one full argon2 hash, so the time taken says
+ * nothing about who has an account. A hash made with weaker parameters than the configured
+ * ones is replaced on the way (best effort: a failed rehash does not fail the sign-in).
+ */
+async function checkPassword(ctx: RequestContext, provider: PasswordConfig, email: unknown, password: string): Promise<AdapterUser> {
+  const adapter = store(ctx.config.stores, "password")
+  let address: string | undefined
+  try {
+    address = normalizeEmail(email)
+  } catch {
+    address = undefined
+  }
+  const user = address ? await adapter.getUserByEmail(address) : null
+  const stored = user ? await adapter.getUserPassword(user.id) : null
+  const ok = await verifyPassword(password, stored, provider.hashing)
+  if (!user || !stored || !ok) throw new CredentialsSignin("Wrong email address or password")
+  // Checked after the password, so an unverified account answers like a wrong password
+  // and takes as long.
+  if (provider.emailVerification === "required" && !user.emailVerified) throw new CredentialsSignin("Wrong email address or password")
+  if (needsRehash(stored, provider.hashing)) {
+    try {
+      await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
+    } catch (error) {
+      ctx.config.logger.error(error as Error)
+    }
+  }
+  return user
+}
+
+/** What is wrong with a password provider's options, or `undefined`. */
+function checkOptions(p: PasswordConfig): string | undefined {
+  if (p.emailVerification !== "required" && p.emailVerification !== "optional") {
+    return `has emailVerification ${JSON.stringify(p.emailVerification)}; use "required" or "optional"`
+  }
+  for (const name of ["verificationMaxAge", "resetMaxAge"] as const) {
+    const value = p[name]
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) return `has ${name} ${JSON.stringify(value)}; use a positive number of seconds`
+  }
+  const { minLength, minScore } = p.policy ?? {}
+  if (minLength !== undefined && (!Number.isSafeInteger(minLength) || minLength < 1 || minLength > 1024)) return `has policy.minLength ${JSON.stringify(minLength)}; use a whole number from 1 to 1024`
+  if (minScore !== undefined && ![0, 1, 2, 3, 4].includes(minScore)) return `has policy.minScore ${JSON.stringify(minScore)}; use 0, 1, 2, 3 or 4`
+  if (p.mailer !== undefined && (p.mailer?.type !== "email" || typeof p.mailer.sendVerificationRequest !== "function")) return "has a mailer that is not an email provider (Nodemailer(…), Resend(…), …)"
+  return undefined
+}

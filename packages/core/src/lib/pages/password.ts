@@ -1,0 +1,107 @@
+/**
+ * The password provider's pages: sign-up, forgot password, choose a new password, and the
+ * one-sentence pages after each step. Same layout and theme as the sign-in page.
+ * @module
+ */
+import { html, safeUrl, type SafeHtml } from "./html.js"
+import { field, hiddenFields, IdAllocator } from "./forms.js"
+import { renderDocument } from "./layout.js"
+import { authRoute } from "./paths.js"
+import type { PageBase } from "./types.js"
+import { en } from "../i18n/catalogs/en.js"
+import { fill } from "../i18n/format.js"
+import type { Messages, PasswordErrorMessages } from "../i18n/catalog.js"
+
+/** Which password page to render, and what it shows. */
+export type PasswordPage =
+  | { step: "signup"; callbackUrl: string; email?: string; error?: string; minLength: number }
+  | { step: "forgot"; callbackUrl: string; email?: string; error?: string }
+  | { step: "reset"; callbackUrl: string; token: string; email: string; error?: string; minLength: number }
+  | { step: "sent" | "verified" | "done" }
+
+/** Renders one of the password pages as a complete HTML document. */
+export function renderPasswordPage(base: PageBase, page: PasswordPage): string {
+  const m = base.messages ?? en
+  const p = m.password
+  const ids = new IdAllocator()
+  const action = (step: string) => safeUrl(authRoute(base.basePath, `password/${step}`))
+  const signin = safeUrl(authRoute(base.basePath, "signin"))
+  const back = html`<p class="center actions"><a href="${signin}">${p.backToSignIn}</a></p>`
+  const alert = (error: string | undefined, minLength?: number) =>
+    error === undefined ? undefined : html`<div class="alert" role="alert"><p>${fill(messageFor(p.errors, error), { min: String(minLength ?? "") })}</p></div>`
+  const emailField = (value: string | undefined) =>
+    field({ id: ids.next("password", "email"), name: "email", label: m.signin.emailLabel, type: "email", value, placeholder: "you@example.com", autocomplete: "username", required: true })
+  const newPassword = (label: string) =>
+    field({ id: ids.next("password", "password"), name: "password", label, type: "password", autocomplete: "new-password", required: true })
+
+  let title: string
+  let body: SafeHtml
+  switch (page.step) {
+    case "signup":
+      title = p.signupTitle
+      body = html`<h1>${p.signupTitle}</h1>
+${alert(page.error, page.minLength)}
+<form method="post" action="${action("signup")}">
+${hiddenFields(base.csrfToken, page.callbackUrl)}
+${emailField(page.email)}
+${newPassword(p.passwordLabel)}
+<p class="muted">${fill(p.signupHint, { min: String(page.minLength) })}</p>
+<button type="submit">${p.signupButton}</button>
+</form>
+${back}`
+      break
+    case "forgot":
+      title = p.forgotTitle
+      body = html`<h1>${p.forgotTitle}</h1>
+${alert(page.error)}
+<p>${p.forgotIntro}</p>
+<form method="post" action="${action("forgot")}">
+${hiddenFields(base.csrfToken, page.callbackUrl)}
+${emailField(page.email)}
+<button type="submit">${p.forgotButton}</button>
+</form>
+${back}`
+      break
+    case "reset":
+      title = p.resetTitle
+      body = html`<h1>${p.resetTitle}</h1>
+${alert(page.error, page.minLength)}
+<form method="post" action="${action("reset")}">
+${hiddenFields(base.csrfToken, page.callbackUrl)}
+<input type="hidden" name="token" value="${page.token}">
+<input type="hidden" name="email" value="${page.email}">
+${newPassword(p.newPasswordLabel)}
+<p class="muted">${fill(p.signupHint, { min: String(page.minLength) })}</p>
+<button type="submit">${p.resetButton}</button>
+</form>`
+      break
+    case "sent":
+      title = p.sentTitle
+      body = html`<h1>${p.sentTitle}</h1>
+<p class="center">${p.sent}</p>
+${back}`
+      break
+    case "verified":
+      title = p.verifiedTitle
+      body = html`<h1>${p.verifiedTitle}</h1>
+<p class="center">${p.verified}</p>
+${back}`
+      break
+    case "done":
+      title = p.resetDoneTitle
+      body = html`<h1>${p.resetDoneTitle}</h1>
+<p class="center">${p.resetDone}</p>
+${back}`
+      break
+  }
+  return renderDocument({ title, theme: base.theme, body, locale: base.locale, messages: m })
+}
+
+/** The links under the password sign-in form. */
+export function passwordLinks(basePath: string, m: Messages): SafeHtml {
+  return html`<p class="center muted"><a href="${safeUrl(authRoute(basePath, "password/signup"))}">${m.password.createAccount}</a> · <a href="${safeUrl(authRoute(basePath, "password/forgot"))}">${m.password.forgotPassword}</a></p>`
+}
+
+function messageFor(errors: PasswordErrorMessages, code: string): string {
+  return Object.hasOwn(errors, code) ? errors[code as keyof PasswordErrorMessages] : errors.default
+}

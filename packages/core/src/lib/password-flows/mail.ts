@@ -1,0 +1,65 @@
+import { AdapterError, EmailSignInError, InvalidConfig } from "../../errors.js"
+import type { EmailConfig } from "../../providers/email.js"
+import type { PasswordConfig } from "../../providers/password.js"
+import { customFetch } from "../../symbols.js"
+import type { RequestContext } from "../context.js"
+import { redactError } from "../email/redact.js"
+import type { EmailMessages } from "../i18n/catalog.js"
+import { localeOf, messagesOf } from "../i18n/index.js"
+import { dropToken } from "./tokens.js"
+
+/** Which of the password emails to send; each has its own sentences in the catalog. */
+export type PasswordMail = "verifyEmail" | "existingAccount" | "resetEmail"
+
+/**
+ * The sender: the provider's `mailer` (its factory options applied, as configuration
+ * resolution does for listed providers), else the configuration's first email provider.
+ */
+export function mailerOf(ctx: RequestContext, provider: PasswordConfig): EmailConfig {
+  const own = provider.mailer
+  if (own) {
+    const { options, ...defaults } = own as EmailConfig & { options?: Record<string, unknown> }
+    return { ...defaults, ...(options as Partial<EmailConfig> | undefined) } as EmailConfig
+  }
+  const listed = ctx.config.providers.find((p): p is EmailConfig => p.type === "email")
+  if (!listed) throw new InvalidConfig(`The password provider "${provider.id}" needs a mailer (or an email provider in the configuration) to send sign-up and reset emails`)
+  return listed
+}
+
+/**
+ * Hands one link to the mailer's `sendVerificationRequest`, in the request's language,
+ * with the sentences of `kind` — the senders render any email of this shape. On failure
+ * the link's token is deleted before the error propagates (the message may have left
+ * anyway), and the error is scrubbed of the token and link.
+ */
+export async function sendPasswordMail(
+  ctx: RequestContext,
+  provider: PasswordConfig,
+  kind: PasswordMail,
+  link: { email: string; url: string; token: string; hashed: string; identifier: string; expires: Date },
+): Promise<void> {
+  const mailer = mailerOf(ctx, provider)
+  const sender: EmailConfig = { ...mailer, [customFetch]: mailer[customFetch] ?? ctx.config.fetch }
+  try {
+    const locale = localeOf(ctx.config.i18n, ctx.request)
+    const all = messagesOf(ctx.config.i18n, locale)
+    const messages: EmailMessages = all.password[kind]
+    await mailer.sendVerificationRequest({
+      identifier: link.email,
+      url: link.url,
+      expires: link.expires,
+      provider: sender,
+      token: link.token,
+      theme: ctx.config.theme,
+      request: ctx.request,
+      language: { locale, dir: all.dir, messages },
+    })
+  } catch (error) {
+    try {
+      await dropToken(ctx, link.identifier, link.hashed)
+    } catch (cleanupError) {
+      ctx.config.logger.error(new AdapterError("The token of an unsent password email could not be deleted", redactError(cleanupError, [link.token, link.hashed])))
+    }
+    throw new EmailSignInError(`Sending the ${kind} email with provider "${mailer.id}" failed`, redactError(error, [link.token, link.url]))
+  }
+}

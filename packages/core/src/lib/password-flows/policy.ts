@@ -1,0 +1,31 @@
+import { PasswordRejected } from "../../errors.js"
+import { MAX_PASSWORD_BYTES } from "../../password.js"
+import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordStrength } from "./strength.js"
+
+/** Defaults of `policy`: NIST SP 800-63B's floor of 8, and zxcvbn's "safely unguessable". */
+export const DEFAULT_MIN_LENGTH = 8
+export const DEFAULT_MIN_SCORE = 3
+
+export function minLengthOf(provider: PasswordConfig): number {
+  return provider.policy?.minLength ?? DEFAULT_MIN_LENGTH
+}
+
+/**
+ * Checks a new password against the provider's policy: length first (cheap, and bounded
+ * before the estimator sees it), then strength with the address as a known word. Reads
+ * only its input, so the answer is the same whether or not the address has an account.
+ */
+export async function checkNewPassword(provider: PasswordConfig, strength: PasswordStrength, password: unknown, email: string): Promise<string> {
+  if (typeof password !== "string") throw new PasswordRejected("PasswordTooShort", "No password was submitted")
+  // Code points, so a password of emoji or CJK characters counts what the user typed.
+  const length = [...password.slice(0, MAX_PASSWORD_BYTES + 1)].length
+  if (length < minLengthOf(provider)) throw new PasswordRejected("PasswordTooShort", `The new password is shorter than ${minLengthOf(provider)} characters`)
+  if (new TextEncoder().encode(password).length > MAX_PASSWORD_BYTES) throw new PasswordRejected("PasswordTooLong", `The new password is longer than ${MAX_PASSWORD_BYTES} bytes`)
+  const minScore = provider.policy?.minScore ?? DEFAULT_MIN_SCORE
+  if (minScore > 0) {
+    const score = await strength.score(password, [email, email.split("@")[0] ?? ""])
+    if (score < minScore) throw new PasswordRejected("PasswordTooWeak", `The new password scores ${score}, below the minimum of ${minScore}`)
+  }
+  return password
+}

@@ -1,0 +1,90 @@
+/**
+ * Password provider: sign in with an email address and a password that Portcullis hashes
+ * (argon2id, `@portcullis/core/password`), stores through the adapter and checks for you.
+ *
+ * Needs an adapter with the password capability — `getUserPassword` and `setUserPassword`
+ * besides `createUser`, `getUser` and `getUserByEmail` (the memory adapter has it; the SQL
+ * adapter with `passwords: true` after `migrateToLatest`, see docs/passwords.md). Works with
+ * JWT and database sessions.
+ *
+ * Sign-in is `POST {basePath}/callback/password` with `email`, `password` and `csrfToken`
+ * (`signIn("password", { email, password })` from the client). A wrong password, an unknown
+ * address, an address not yet verified (with `emailVerification: "required"`) and a locked
+ * out address all get the same answer: `CredentialsSignin`.
+ *
+ * @example
+ * ```ts
+ * import Password from "@portcullis/core/providers/password"
+ * import { SqlAdapter } from "@portcullis/sql-adapter"
+ *
+ * export const config = {
+ *   adapter: SqlAdapter(db, { passwords: true }),
+ *   providers: [Password({ emailVerification: "optional" })],
+ * }
+ * ```
+ * @module
+ */
+import type { CommonProviderOptions } from "../base-types.js"
+import type { PasswordOptions } from "../password.js"
+import type { EmailConfig } from "../lib/email/provider-types.js"
+
+export type PasswordProviderId = "password"
+
+/** The password provider's configuration. */
+export interface PasswordConfig extends CommonProviderOptions {
+  type: "password"
+  /**
+   * `"required"` (default): a user whose address is not verified (`emailVerified` unset)
+   * cannot sign in with a password, and is answered exactly as for a wrong password.
+   * `"optional"`: the password is enough.
+   */
+  emailVerification: "required" | "optional"
+  /** Argon2 parameters and implementation for new hashes (and the rehash check). Default OWASP's. */
+  hashing?: PasswordOptions
+  /** What a new password must be (sign-up, reset, change). */
+  policy?: PasswordPolicy
+  /**
+   * The email provider that sends the verification, "you already have an account" and
+   * reset emails — any of ours (`Nodemailer`, `Resend`, …), used only as a sender: it adds
+   * no magic-link sign-in. Default: the configuration's first email provider. Sign-up and
+   * reset need one of the two.
+   */
+  mailer?: EmailConfig
+  /** Lifetime of a verification link, in seconds. Default 24 hours. */
+  verificationMaxAge?: number
+  /** Lifetime of a reset link, in seconds. Default 30 minutes. */
+  resetMaxAge?: number
+}
+
+/** The rules a new password must meet. */
+export interface PasswordPolicy {
+  /** Fewest characters (Unicode code points). Default 8; at least 1. */
+  minLength?: number
+  /**
+   * Lowest `@zxcvbn-ts/core` strength score accepted, 0–4 (0: anything goes; 3: "safely
+   * unguessable", the default; 4: "very unguessable"). The address is among the words it
+   * knows, so a password made of the address scores low.
+   */
+  minScore?: 0 | 1 | 2 | 3 | 4
+}
+
+/** What `Password()` takes: every field but `type` is optional. */
+export type PasswordUserConfig = Partial<Omit<PasswordConfig, "type" | "options">>
+
+/**
+ * Creates the password provider.
+ *
+ * @example
+ * ```ts
+ * providers: [Password()] // emailVerification: "required"
+ * ```
+ */
+export default function Password(config: PasswordUserConfig = {}): PasswordConfig {
+  return {
+    id: "password",
+    name: "Password",
+    type: "password",
+    emailVerification: "required",
+    options: config as Record<string, unknown>,
+  }
+}
