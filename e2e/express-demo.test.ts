@@ -31,7 +31,7 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await page.screenshot({ path: join(artifacts, "express-signin.png"), fullPage: true })
 
     await page.getByLabel("Username").fill("demo")
-    await page.getByLabel("Password").fill("portcullis")
+    await page.locator("form", { has: page.getByLabel("Username") }).getByLabel("Password").fill("portcullis")
     await page.getByRole("button", { name: /sign in with demo account/i }).click()
     await page.waitForURL(demo.url + "/")
     expect(await page.textContent("#user-name")).toBe("Demo User")
@@ -136,14 +136,14 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await page.goto(`${demo.url}/private`)
     await page.waitForURL(/\/auth\/signin\?callbackUrl=/)
     await page.getByLabel("Username").fill("demo")
-    await page.getByLabel("Password").fill("wrong")
+    await page.locator("form", { has: page.getByLabel("Username") }).getByLabel("Password").fill("wrong")
     await page.getByRole("button", { name: /sign in with demo account/i }).click()
     await page.waitForURL(/error=CredentialsSignin/)
     const alert = await page.getByRole("alert").textContent()
     expect(alert).toBeTruthy()
     expect(alert!.toLowerCase()).not.toContain("password is wrong")
     await page.getByLabel("Username").fill("demo")
-    await page.getByLabel("Password").fill("portcullis")
+    await page.locator("form", { has: page.getByLabel("Username") }).getByLabel("Password").fill("portcullis")
     await page.getByRole("button", { name: /sign in with demo account/i }).click()
     await page.waitForURL(`${demo.url}/private`)
     expect(await page.textContent("h1")).toBe("Private page")
@@ -155,7 +155,7 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
       const page = await context.newPage()
       await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
       await page.getByLabel("Username").fill("demo")
-      await page.getByLabel("Password").fill("portcullis")
+      await page.locator("form", { has: page.getByLabel("Username") }).getByLabel("Password").fill("portcullis")
       await page.getByRole("button", { name: /sign in with demo account/i }).click()
       await page.waitForURL(demo.url + "/")
       return { context, page }
@@ -208,7 +208,7 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     for (const page of [laptop!, phone!]) {
       await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
       await page.getByLabel("Username").fill("demo")
-      await page.getByLabel("Password").fill("portcullis")
+      await page.locator("form", { has: page.getByLabel("Username") }).getByLabel("Password").fill("portcullis")
       await page.getByRole("button", { name: /sign in with demo account/i }).click()
       await page.waitForURL(demo.url + "/")
     }

@@ -1,8 +1,22 @@
 import express from "express"
 import type { Adapter } from "@portcullis/core/adapters"
-import { ExpressAuth, getCsrfToken, getSession, InvalidRequest, listSessions, MissingCSRF, NotSignedIn, revokeOtherSessions, revokeSession } from "@portcullis/express"
+import {
+  confirmTwoFactor,
+  disableTwoFactor,
+  ExpressAuth,
+  getCsrfToken,
+  getSession,
+  getTwoFactorStatus,
+  InvalidRequest,
+  listSessions,
+  MissingCSRF,
+  NotSignedIn,
+  revokeOtherSessions,
+  revokeSession,
+  startTwoFactor,
+} from "@portcullis/express"
 import { authConfig, type DemoPeers } from "./auth.ts"
-import { homePage, privatePage, sessionsPage } from "./views.ts"
+import { homePage, privatePage, sessionsPage, twoFactorPage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
 export function createApp(options: { secret: string; adapter?: Adapter } & DemoPeers) {
@@ -56,12 +70,61 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoP
     }
   })
 
+  // Two-factor settings. The forms carry the CSRF token, checked here as the double-submit
+  // cookie's value; the user id comes from the session, never from the form.
+  const signedInUser = async (req: express.Request) => {
+    const session = await getSession(req, config)
+    const id = (session?.user as { id?: unknown } | undefined)?.id
+    if (!session || typeof id !== "string") throw new NotSignedIn("Sign in to manage two-factor authentication")
+    return { userId: id, account: session.user?.email ?? session.user?.name ?? id }
+  }
+  const checkedForm = async (req: express.Request, res: express.Response) => {
+    if (typeof req.body?.csrfToken !== "string" || req.body.csrfToken !== (await getCsrfToken(req, res, config))) throw new MissingCSRF("The form's CSRF token does not match")
+  }
+  const showTwoFactor = async (req: express.Request, res: express.Response, extra: Omit<Parameters<typeof twoFactorPage>[0], "status" | "csrfToken"> = {}) => {
+    const { userId } = await signedInUser(req)
+    const status = await getTwoFactorStatus(req, config, { userId })
+    res.type("html").send(twoFactorPage({ status, csrfToken: await getCsrfToken(req, res, config), ...extra }))
+  }
+  app.get("/two-factor", (req, res, next) => void showTwoFactor(req, res).catch(next))
+  app.post("/two-factor/start", form, async (req, res, next) => {
+    try {
+      await checkedForm(req, res)
+      const user = await signedInUser(req)
+      await showTwoFactor(req, res, { enrollment: await startTwoFactor(req, config, user) })
+    } catch (error) {
+      next(error)
+    }
+  })
+  app.post("/two-factor/confirm", form, async (req, res, next) => {
+    try {
+      await checkedForm(req, res)
+      const { userId } = await signedInUser(req)
+      const { backupCodes } = await confirmTwoFactor(req, config, { userId, code: String(req.body?.code ?? "") })
+      await showTwoFactor(req, res, { backupCodes })
+    } catch (error) {
+      if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right. Start again." }).catch(next)
+      next(error)
+    }
+  })
+  app.post("/two-factor/disable", form, async (req, res, next) => {
+    try {
+      await checkedForm(req, res)
+      const { userId } = await signedInUser(req)
+      await disableTwoFactor(req, config, { userId, code: String(req.body?.code ?? "") })
+      await showTwoFactor(req, res, { notice: "Two-factor authentication is off." })
+    } catch (error) {
+      if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right." }).catch(next)
+      next(error)
+    }
+  })
+
   // getSession throws InvalidRequest for a malformed Host or forwarded header: the client's
   // fault, so a 400. No error detail (stack, file paths) ever reaches the browser.
   app.use(((error, _req, res, _next) => {
     if (error instanceof InvalidRequest) return void res.status(400).type("text").send("Bad request")
     // Signed out (or revoked meanwhile): sign in again, then come back to the list.
-    if (error instanceof NotSignedIn) return void res.redirect(303, "/auth/signin?callbackUrl=%2Fsessions")
+    if (error instanceof NotSignedIn) return void res.redirect(303, `/auth/signin?callbackUrl=${encodeURIComponent(_req.path.startsWith("/two-factor") ? "/two-factor" : "/sessions")}`)
     if (error instanceof MissingCSRF) return void res.status(403).type("text").send("This form expired; reload the page and try again")
     console.error(error)
     res.status(500).type("text").send("Internal error")

@@ -1,6 +1,7 @@
 import type { Adapter } from "@portcullis/core/adapters"
 import Email from "@portcullis/core/providers/email"
 import Passkey from "@portcullis/core/providers/passkey"
+import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
@@ -26,13 +27,21 @@ export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers =
       // Passkeys need the adapter too (authenticators are stored). Autofill (conditional UI)
       // is off so the button is the one way in, which keeps the demo easy to follow.
       ...(adapter ? [Passkey({ enableConditionalUI: false })] : []),
+      // Password accounts: sign up, verify by the mailed link (the mail catcher prints it),
+      // forgot/reset. Hashes live in their own table (`passwords: true` on the SQL adapter).
+      ...(adapter && smtpUrl ? [Password({ emailVerification: "required" })] : []),
       demoCredentials(),
     ],
+    // Two-factor: users who turn it on (page /two-factor) enter a TOTP code or a backup code
+    // after any first factor; a passkey counts as strong enough on its own.
+    ...(adapter && { twoFactor: { enabled: true, issuer: "Portcullis demo" } }),
     experimental: { enableWebAuthn: !!adapter },
     // Session management ("Your sessions"): rows remember when and from where they began
     // (the columns `portcullis migrate` adds), and no session outlives a week however
     // active it stays (T42).
     ...(adapter && { session: { metadata: true, absoluteMaxAge: 7 * 24 * 3600 } }),
+    // The user's id in the session, which the account pages (2FA settings) act on.
+    callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id ?? session.user?.id } }) },
     theme: { brandColor: "#4f46e5", colorScheme: "auto" },
   }
 }

@@ -52,7 +52,7 @@ const op = await startDemoOidcProvider({
 // A mail catcher on loopback: "Sign in with Email" works offline; links are printed below.
 const smtp = await startDemoSmtp({ port: Number(process.env.DEMO_SMTP_PORT ?? 0) })
 
-server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db, { sessionMetadata: true }), oidc: { issuer: op.issuer, ...oidcClient }, smtpUrl: smtp.url }))
+server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }), oidc: { issuer: op.issuer, ...oidcClient }, smtpUrl: smtp.url }))
 console.log(`Portcullis demo listening on ${process.env.AUTH_URL}`)
 console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
 console.log(`with a passkey, or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)

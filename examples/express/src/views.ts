@@ -1,4 +1,4 @@
-import type { Session, SessionInfo } from "@portcullis/express"
+import type { Session, SessionInfo, TotpEnrollment, TwoFactorStatus } from "@portcullis/express"
 
 const escape = (s: unknown) =>
   String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -12,7 +12,7 @@ const shell = (title: string, body: string) => `<!DOCTYPE html>
   pre { background: #f3f4f6; padding: 1rem; border-radius: .5rem; overflow: auto; }
   nav a { margin-right: 1rem; }
 </style></head>
-<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a></nav>${body}</body></html>`
+<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a><a href="/two-factor" id="nav-two-factor">Two-factor</a></nav>${body}</body></html>`
 
 export function homePage(session: Session | null): string {
   if (!session) {
@@ -21,8 +21,9 @@ export function homePage(session: Session | null): string {
       `<h1>Portcullis demo</h1>
 <p id="status">You are not signed in.</p>
 <p>Sign in with the demo account <code>demo</code> / <code>portcullis</code>, with the local
-OpenID provider (login <code>demo</code>, any password), with a passkey, or by email — the
-link is printed in the terminal that runs the demo.</p>
+OpenID provider (login <code>demo</code>, any password), with a passkey, by email, or with a
+password account of your own (<a href="/auth/password/signup" id="sign-up">create one</a>) —
+links are printed in the terminal that runs the demo.</p>
 <p><a class="button" id="sign-in" href="/auth/signin?callbackUrl=%2F">Sign in</a></p>`,
     )
   }
@@ -75,4 +76,31 @@ ${
     : ""
 }`,
   )
+}
+
+const codeForm = (action: string, csrfToken: string, label: string, button: string, id: string) =>
+  `<form method="post" action="${action}" id="${id}"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}">
+<label>${escape(label)} <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label> <button type="submit">${escape(button)}</button></form>`
+
+/** Two-factor settings: turn it on (QR code, then a first code), see the backup codes once, turn it off. */
+export function twoFactorPage(state: { status: TwoFactorStatus; csrfToken: string; enrollment?: TotpEnrollment; backupCodes?: string[]; notice?: string }): string {
+  const { status, csrfToken, enrollment, backupCodes, notice } = state
+  let body: string
+  if (backupCodes) {
+    body = `<p id="two-factor-state">Two-factor authentication is on.</p>
+<p>Keep these backup codes somewhere safe. Each works once, when your authenticator app is not at hand. They are shown only now.</p>
+<ul id="backup-codes">${backupCodes.map((c) => `<li><code>${escape(c)}</code></li>`).join("")}</ul>`
+  } else if (enrollment) {
+    body = `<p id="two-factor-state">Scan this code with your authenticator app, then enter the code it shows.</p>
+<div id="qr" style="width:200px">${enrollment.qrSvg}</div>
+<p>Can't scan it? Enter this key: <code id="totp-secret">${escape(enrollment.secret)}</code></p>
+${codeForm("/two-factor/confirm", csrfToken, "Code", "Turn on", "confirm-two-factor")}`
+  } else if (status.enabled) {
+    body = `<p id="two-factor-state">Two-factor authentication is on (${status.backupCodesLeft} backup codes left).</p>
+${codeForm("/two-factor/disable", csrfToken, "Current code", "Turn off", "disable-two-factor")}`
+  } else {
+    body = `<p id="two-factor-state">Two-factor authentication is off.</p>
+<form method="post" action="/two-factor/start"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><button type="submit" id="start-two-factor">Turn on two-factor authentication</button></form>`
+  }
+  return shell("Two-factor authentication", `<h1>Two-factor authentication</h1>${notice ? `<p id="notice">${escape(notice)}</p>` : ""}\n${body}`)
 }
