@@ -27,6 +27,13 @@ export interface XataAdapterOptions {
    * so a database set up for `@auth/xata-adapter` works unchanged.
    */
   prefix?: string
+  /**
+   * The database has the `<prefix>user_passwords` table (see `schema.json`): the adapter
+   * then stores password hashes (`getUserPassword` / `setUserPassword`, which the password
+   * provider needs) and `deleteUser` removes a user's hash with it. Default `false`, for a
+   * database set up for Auth.js, which has no such table.
+   */
+  passwords?: boolean
 }
 
 /** An error the adapter raises, naming the Xata database and branch it talked to. */
@@ -76,6 +83,9 @@ const MAX_TRANSACTION_OPERATIONS = 1000
  * millisecond) and strongly consistent reads.
  */
 const FRESH: ReadOptions = { cache: -1, consistency: "strong" }
+
+/** What Xata accepts as a record id; user ids are record ids, so no user has another. */
+const RECORD_ID = /^[a-zA-Z0-9_\-~:]{1,255}$/
 
 const ACCOUNT_STRING_FIELDS = ["access_token", "refresh_token", "id_token", "scope", "token_type", "session_state"] as const
 
@@ -246,7 +256,8 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  * Creates an adapter on a Xata client. Tables are `<prefix>users`, `<prefix>accounts`,
  * `<prefix>sessions`, `<prefix>verificationTokens`, the link tables
  * `<prefix>users_accounts` and `<prefix>users_sessions`, and, for passkeys only,
- * `<prefix>authenticators`. Create them from `@portcullis/xata-adapter/schema.json` (or
+ * `<prefix>authenticators`, and, for passwords only (`{ passwords: true }`),
+ * `<prefix>user_passwords`. Create them from `@portcullis/xata-adapter/schema.json` (or
  * `xataSchema(prefix)` for another prefix).
  *
  * The client's `getConfig()` is read once, at the first operation: a client without a
@@ -266,6 +277,9 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  *
  * // tables named auth_users, auth_sessions, ... instead of nextauth_*:
  * XataAdapter(client, { prefix: "auth_" })
+ *
+ * // with the nextauth_user_passwords table, for the password provider:
+ * XataAdapter(client, { passwords: true })
  * ```
  */
 export function XataAdapter(client: XataClientLike, options: XataAdapterOptions = {}): Adapter {
@@ -279,6 +293,8 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
   const usersAccounts = db[t.usersAccounts]!
   const usersSessions = db[t.usersSessions]!
   const authenticators = db[t.authenticators]!
+  const userPasswords = db[t.userPasswords]!
+  const passwords = options.passwords === true
 
   let target: Promise<string> | undefined
 
@@ -397,6 +413,8 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
           ...accountIds.map(del(t.accounts)),
           ...sessionIds.map(del(t.sessions)),
           ...authenticatorIds.map(del(t.authenticators)),
+          // The hash's record id is the user id; deleting a missing record is no error.
+          ...(passwords ? [del(t.userPasswords)(userId)] : []),
           del(t.users)(userId),
         ])
         return user ? toUser(user) : null
@@ -544,5 +562,31 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
         if (!record) throw new XataAdapterError(`XataAdapter.updateAuthenticatorCounter: no authenticator ${credentialID}`)
         return toAuthenticator(record)
       }),
+
+    // Password hashes (a Portcullis capability), only when the table exists: the password
+    // provider looks for these methods, so an Auth.js-era database must not offer them.
+    ...(passwords && {
+      getUserPassword: (userId: string) =>
+        run("getUserPassword", async () => {
+          // An id Xata would refuse cannot be a user's: no hash, rather than a 400 from Xata.
+          if (!RECORD_ID.test(userId)) return null
+          const record = await userPasswords.read(userId, ["hash"])
+          return record ? text(record.hash) : null
+        }),
+
+      setUserPassword: (userId: string, hash: string) =>
+        run("setUserPassword", async () => {
+          // One insert that replaces the record when it exists (`createOnly: false`): of
+          // concurrent writers (a reset and a rehash) one write wins whole, and no writer
+          // fails on a record another has just created.
+          await transact([{
+            insert: {
+              table: t.userPasswords,
+              record: { id: userId, ...apiValues({ user: userId, hash, updatedAt: new Date() }) },
+              createOnly: false,
+            },
+          }])
+        }),
+    }),
   }
 }

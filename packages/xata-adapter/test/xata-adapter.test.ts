@@ -50,10 +50,14 @@ class Harness {
     this.tables = xataTableNames(prefix)
   }
 
-  /** The schema the stand-in serves (an Auth.js-era database has no authenticators table). */
+  /**
+   * The schema the stand-in serves (an Auth.js-era database has neither the authenticators
+   * nor the user_passwords table, both Portcullis additions).
+   */
   schema() {
     const schema = xataSchema(this.prefix)
-    return this.withAuthenticators ? schema : { tables: schema.tables.filter((t) => t.name !== this.tables.authenticators) }
+    const added = [this.tables.authenticators, this.tables.userPasswords]
+    return this.withAuthenticators ? schema : { tables: schema.tables.filter((t) => !added.includes(t.name)) }
   }
 
   get standIn(): XataStandIn {
@@ -92,8 +96,8 @@ class Harness {
     )
   }
 
-  adapter(options: { tables?: boolean; branch?: string } = {}): Required<Adapter> {
-    return XataAdapter(this.client(options), { prefix: this.prefix }) as Required<Adapter>
+  adapter(options: { tables?: boolean; branch?: string; passwords?: boolean } = {}): Required<Adapter> {
+    return XataAdapter(this.client(options), { prefix: this.prefix, passwords: options.passwords }) as Required<Adapter>
   }
 
   /** Rows of a table where every given column equals the value (bypassing the service). */
@@ -125,6 +129,7 @@ describe("schema.json", () => {
     expect(file.tables.map((t: { name: string }) => t.name)).toEqual([
       "nextauth_users", "nextauth_accounts", "nextauth_sessions", "nextauth_verificationTokens",
       "nextauth_users_accounts", "nextauth_users_sessions", "nextauth_authenticators",
+      "nextauth_user_passwords",
     ])
   })
 
@@ -155,9 +160,74 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
   const conformance = new Harness()
   runAdapterConformance("XataAdapter", {
     setup: () => conformance.start(),
-    adapter: () => conformance.adapter(),
+    adapter: () => conformance.adapter({ passwords: true }),
     teardown: () => conformance.stop(),
     db: conformance.raw(),
+    passwords: true,
+  })
+
+  describe("XataAdapter: password hashes (the user_passwords table)", () => {
+    const h = new Harness()
+    let a: Required<Adapter>
+    beforeAll(async () => {
+      await h.start()
+      a = h.adapter({ passwords: true })
+    })
+    afterAll(() => h.stop())
+
+    const hash = (tag: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$${tag}`
+
+    it("keeps the hash in a user_passwords record whose id is the user id and links to the user", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setUserPassword(user.id, hash("stored"))
+      const rows = await h.rows(h.tables.userPasswords)
+      expect(rows.filter((r) => r.id === user.id)).toEqual([expect.objectContaining({ user: user.id, hash: hash("stored") })])
+      expect(JSON.stringify(await h.rows(h.tables.users, { id: user.id }))).not.toContain("stored")
+    })
+
+    it("replaces the hash in place: 50 writers at once leave one record holding one of their hashes", async () => {
+      const user = await a.createUser(makeUser())
+      const written = Array.from({ length: 50 }, (_, i) => hash(`writer${i}`))
+      await Promise.all(written.map((value) => a.setUserPassword(user.id, value)))
+      expect(await h.rows(h.tables.userPasswords, { user: user.id })).toHaveLength(1)
+      expect(written).toContain(await a.getUserPassword(user.id))
+    })
+
+    it("answers null for ids that are no user, and a path in the id never reaches another record", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setUserPassword(user.id, hash("target"))
+      expect(await a.getUserPassword("")).toBeNull()
+      expect(await a.getUserPassword("no-such-user")).toBeNull()
+      expect(await a.getUserPassword(`../${h.tables.userPasswords}/${user.id}`)).toBeNull()
+      expect(await a.getUserPassword(`${user.id}?columns=hash`)).toBeNull()
+    })
+
+    it("refuses a hash for a user that does not exist, writing nothing", async () => {
+      await expect(a.setUserPassword("missing-user", hash("orphan"))).rejects.toThrow(/setUserPassword failed on Xata/)
+      expect(await h.rows(h.tables.userPasswords, { id: "missing-user" })).toEqual([])
+    })
+
+    it("fails with a XataAdapterError naming the operation, never the API key, when Xata is unreachable", async () => {
+      const user = await a.createUser(makeUser())
+      const client = new BaseClient({
+        databaseURL: h.standIn.databaseURL, apiKey: h.standIn.apiKey, branch: "main",
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }, h.schema().tables)
+      const down = XataAdapter(client, { passwords: true }) as Required<Adapter>
+      for (const attempt of [down.getUserPassword(user.id), down.setUserPassword(user.id, hash("down"))]) {
+        const error = await Promise.resolve(attempt).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(XataAdapterError)
+        expect((error as Error).message).toMatch(/UserPassword failed on Xata portcullis:main/)
+        expect((error as Error).message).not.toContain(h.standIn.apiKey)
+      }
+      expect(await a.getUserPassword(user.id)).toBeNull()
+    })
+
+    it("offers no password methods without { passwords: true }", () => {
+      const plain = h.adapter()
+      expect(plain.getUserPassword).toBeUndefined()
+      expect(plain.setUserPassword).toBeUndefined()
+    })
   })
 
   describe("XataAdapter: Xata data model", () => {
@@ -319,6 +389,7 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
       await expect(a.createAuthenticator(makeAuthenticator(user.id))).rejects.toThrow(/passkeys need the nextauth_authenticators table/)
       expect(await Promise.resolve(a.listAuthenticatorsByUserId(user.id)).then(() => "listed", (e: Error) => e.message))
         .toMatch(/passkeys need the nextauth_authenticators table/)
+      expect(a.getUserPassword).toBeUndefined()
     })
   })
 
