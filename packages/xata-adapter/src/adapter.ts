@@ -8,6 +8,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AdapterTwoFactor,
   AdapterUser,
   VerificationToken,
 } from "@portcullis/core/adapters"
@@ -34,6 +35,13 @@ export interface XataAdapterOptions {
    * database set up for Auth.js, which has no such table.
    */
   passwords?: boolean
+  /**
+   * The database has the `<prefix>two_factor` table (see `schema.json`): the adapter then
+   * stores two-factor records (`getTwoFactor`, `setTwoFactor`, `deleteTwoFactor`,
+   * `useTwoFactorStep`, `useTwoFactorBackupCode`, which `twoFactor.enabled` needs) and
+   * `deleteUser` removes a user's record with it. Default `false`.
+   */
+  twoFactor?: boolean
 }
 
 /** An error the adapter raises, naming the Xata database and branch it talked to. */
@@ -64,6 +72,8 @@ interface XRepository {
   create(record: Fields): Promise<XRecord>
   read(id: string, columns?: string[]): Promise<XRecord | null>
   update(id: string, fields: Fields): Promise<XRecord | null>
+  /** With `ifVersion`: null when the record is missing or has another version (Xata's 422). */
+  update(id: string, fields: Fields, columns: string[], options: { ifVersion: number }): Promise<XRecord | null>
   delete(id: string): Promise<XRecord | null>
 }
 type Operation =
@@ -166,6 +176,41 @@ function toAuthenticator(record: XRecord): AdapterAuthenticator {
     transports: text(record.transports),
   }
 }
+
+/** The backup code hashes stored as a JSON array in a text column. */
+function parseCodes(value: unknown): string[] {
+  if (typeof value !== "string") return []
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
+  } catch {
+    return []
+  }
+}
+
+function toTwoFactor(record: XRecord): AdapterTwoFactor {
+  return {
+    userId: record.id,
+    secret: text(record.secret) ?? "",
+    enabled: record.enabled === true,
+    lastUsedStep: typeof record.lastUsedStep === "number" ? record.lastUsedStep : null,
+    backupCodes: parseCodes(record.backupCodes),
+  }
+}
+
+/** The version Xata gave a record (`xata.version`), for a write that expects it unchanged. */
+function versionOf(record: XRecord): number {
+  const version = (record.xata as { version?: unknown } | undefined)?.version
+  if (typeof version !== "number") throw new XataAdapterError("XataAdapter: Xata returned a record without xata.version")
+  return version
+}
+
+/**
+ * How often a two-factor use is retried after another write changed the record first.
+ * Each retry means another caller's write went through, so this bounds the work under
+ * contention rather than the outcome (50 concurrent users of one record need at most 50).
+ */
+const MAX_VERSION_RETRIES = 200
 
 /** The user's columns; an empty email is stored as no email (Xata's `email` type refuses ""). */
 function userFields(user: Partial<AdapterUser>): Fields {
@@ -295,6 +340,8 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
   const authenticators = db[t.authenticators]!
   const userPasswords = db[t.userPasswords]!
   const passwords = options.passwords === true
+  const twoFactorRecords = db[t.twoFactor]!
+  const twoFactor = options.twoFactor === true
 
   let target: Promise<string> | undefined
 
@@ -342,6 +389,26 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
   }
 
   const del = (table: string) => (id: string): Operation => ({ delete: { table, id } })
+
+  /**
+   * Compare-and-set on the user's two-factor record: reads it, lets `change` decide the
+   * fields to write (or `null`: nothing to do, answer `false`), and writes them only if
+   * the record still has the version read (Xata's `ifVersion`). When another write got in
+   * between, reads again and decides again: of concurrent callers wanting the same
+   * change exactly one writes it.
+   */
+  async function casTwoFactor(userId: string, change: (record: XRecord) => Fields | null): Promise<boolean> {
+    if (!RECORD_ID.test(userId)) return false
+    for (let attempt = 0; attempt < MAX_VERSION_RETRIES; attempt++) {
+      const record = await twoFactorRecords.read(userId, ["*"])
+      if (!record) return false
+      const fields = change(record)
+      if (!fields) return false
+      const updated = await twoFactorRecords.update(userId, fields, ["id"], { ifVersion: versionOf(record) })
+      if (updated) return true
+    }
+    throw new XataAdapterError(`XataAdapter: the two-factor record of ${userId} kept changing (${MAX_VERSION_RETRIES} attempts)`)
+  }
 
   /** Passkey methods fail with a pointer to the schema when the table is missing. */
   async function withAuthenticators<T>(operation: string, body: () => Promise<T>): Promise<T> {
@@ -415,6 +482,7 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
           ...authenticatorIds.map(del(t.authenticators)),
           // The hash's record id is the user id; deleting a missing record is no error.
           ...(passwords ? [del(t.userPasswords)(userId)] : []),
+          ...(twoFactor ? [del(t.twoFactor)(userId)] : []),
           del(t.users)(userId),
         ])
         return user ? toUser(user) : null
@@ -587,6 +655,58 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
             },
           }])
         }),
+    }),
+
+    // Two-factor records (a Portcullis capability), only when the table exists.
+    ...(twoFactor && {
+      getTwoFactor: (userId: string) =>
+        run("getTwoFactor", async () => {
+          if (!RECORD_ID.test(userId)) return null
+          const record = await twoFactorRecords.read(userId, ["*"])
+          return record ? toTwoFactor(record) : null
+        }),
+
+      setTwoFactor: (record: AdapterTwoFactor) =>
+        run("setTwoFactor", async () => {
+          // One insert replacing any earlier record (`createOnly: false`), like setUserPassword.
+          await transact([{
+            insert: {
+              table: t.twoFactor,
+              record: {
+                id: record.userId,
+                user: record.userId,
+                secret: record.secret,
+                enabled: record.enabled,
+                lastUsedStep: record.lastUsedStep,
+                backupCodes: JSON.stringify(record.backupCodes),
+              },
+              createOnly: false,
+            },
+          }])
+        }),
+
+      deleteTwoFactor: (userId: string) =>
+        run("deleteTwoFactor", async () => {
+          // A transaction delete of a missing record is no error: nothing for a user without one.
+          if (RECORD_ID.test(userId)) await transact([del(t.twoFactor)(userId)])
+        }),
+
+      useTwoFactorStep: (userId: string, step: number) =>
+        run("useTwoFactorStep", () =>
+          casTwoFactor(userId, (record) => {
+            const last = record.lastUsedStep
+            return typeof last === "number" && last >= step ? null : { lastUsedStep: step }
+          })),
+
+      useTwoFactorBackupCode: (userId: string, hash: string) =>
+        run("useTwoFactorBackupCode", () =>
+          casTwoFactor(userId, (record) => {
+            const codes = parseCodes(record.backupCodes)
+            const index = codes.indexOf(hash)
+            if (index === -1) return null
+            codes.splice(index, 1)
+            return { backupCodes: JSON.stringify(codes) }
+          })),
     }),
   }
 }

@@ -43,6 +43,11 @@ export interface XataTableNames {
    * one record per user, whose record id is the user id.
    */
   userPasswords: string
+  /**
+   * Only needed for two-factor sign-in (`XataAdapter(client, { twoFactor: true })`): one
+   * record per user, whose record id is the user id.
+   */
+  twoFactor: string
 }
 
 const TABLE_NAME = /^[a-zA-Z0-9_\-~]+$/
@@ -69,6 +74,7 @@ export function xataTableNames(prefix: string = DEFAULT_PREFIX): XataTableNames 
     usersSessions: `${prefix}users_sessions`,
     authenticators: `${prefix}authenticators`,
     userPasswords: `${prefix}user_passwords`,
+    twoFactor: `${prefix}two_factor`,
   }
 }
 
@@ -161,6 +167,18 @@ export function xataSchema(prefix: string = DEFAULT_PREFIX): XataSchema {
           link("user", t.users),
           { name: "hash", type: "text" },
           { name: "updatedAt", type: "datetime" },
+        ],
+      },
+      {
+        // A user's TOTP state; the record id is the user id. `backupCodes` is a JSON array
+        // of hashes, rewritten whole under the record's version (optimistic concurrency).
+        name: t.twoFactor,
+        columns: [
+          link("user", t.users),
+          { name: "secret", type: "text" },
+          { name: "enabled", type: "bool" },
+          { name: "lastUsedStep", type: "int" },
+          { name: "backupCodes", type: "text" },
         ],
       },
     ],

@@ -56,7 +56,7 @@ class Harness {
    */
   schema() {
     const schema = xataSchema(this.prefix)
-    const added = [this.tables.authenticators, this.tables.userPasswords]
+    const added = [this.tables.authenticators, this.tables.userPasswords, this.tables.twoFactor]
     return this.withAuthenticators ? schema : { tables: schema.tables.filter((t) => !added.includes(t.name)) }
   }
 
@@ -96,8 +96,10 @@ class Harness {
     )
   }
 
-  adapter(options: { tables?: boolean; branch?: string; passwords?: boolean } = {}): Required<Adapter> {
-    return XataAdapter(this.client(options), { prefix: this.prefix, passwords: options.passwords }) as Required<Adapter>
+  adapter(options: { tables?: boolean; branch?: string; passwords?: boolean; twoFactor?: boolean } = {}): Required<Adapter> {
+    return XataAdapter(this.client(options), {
+      prefix: this.prefix, passwords: options.passwords, twoFactor: options.twoFactor,
+    }) as Required<Adapter>
   }
 
   /** Rows of a table where every given column equals the value (bypassing the service). */
@@ -129,7 +131,7 @@ describe("schema.json", () => {
     expect(file.tables.map((t: { name: string }) => t.name)).toEqual([
       "nextauth_users", "nextauth_accounts", "nextauth_sessions", "nextauth_verificationTokens",
       "nextauth_users_accounts", "nextauth_users_sessions", "nextauth_authenticators",
-      "nextauth_user_passwords",
+      "nextauth_user_passwords", "nextauth_two_factor",
     ])
   })
 
@@ -160,10 +162,93 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
   const conformance = new Harness()
   runAdapterConformance("XataAdapter", {
     setup: () => conformance.start(),
-    adapter: () => conformance.adapter({ passwords: true }),
+    adapter: () => conformance.adapter({ passwords: true, twoFactor: true }),
     teardown: () => conformance.stop(),
     db: conformance.raw(),
     passwords: true,
+    twoFactor: true,
+  })
+
+  describe("XataAdapter: two-factor records (the two_factor table)", () => {
+    const h = new Harness()
+    let a: Required<Adapter>
+    beforeAll(async () => {
+      await h.start()
+      a = h.adapter({ twoFactor: true })
+    })
+    afterAll(() => h.stop())
+
+    const record = (userId: string, codes = ["h1", "h2", "h3"]) =>
+      ({ userId, secret: "eyJhbGciOiJkaXIifQ..sealed", enabled: true, lastUsedStep: null, backupCodes: codes })
+
+    it("keeps one record per user, its record id the user id, the codes as a JSON array", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const rows = await h.rows(h.tables.twoFactor, { id: user.id })
+      expect(rows).toEqual([expect.objectContaining({ user: user.id, enabled: true, backupCodes: JSON.stringify(["h1", "h2", "h3"]) })])
+    })
+
+    // The stand-in checks ifVersion in the same statement as the write, as Xata documents
+    // for optimistic concurrency; these show the adapter relies on nothing more.
+    it("50 concurrent uses of one step: exactly one succeeds, and the step is stored once", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all(Array.from({ length: 50 }, () => a.useTwoFactorStep(user.id, 1000)))
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await a.getTwoFactor(user.id))?.lastUsedStep).toBe(1000)
+    })
+
+    it("steps used out of order at once never move the stored step back", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all([1001, 1002, 1001, 1002].map((step) => a.useTwoFactorStep(user.id, step)))
+      expect(results.filter(Boolean).length).toBeGreaterThanOrEqual(1)
+      expect(results.filter(Boolean).length).toBeLessThanOrEqual(2)
+      expect((await a.getTwoFactor(user.id))?.lastUsedStep).toBe(1002)
+    })
+
+    it("50 concurrent uses of one backup code: exactly one succeeds, the others stay", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all(Array.from({ length: 50 }, () => a.useTwoFactorBackupCode(user.id, "h2")))
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await a.getTwoFactor(user.id))?.backupCodes).toEqual(["h1", "h3"])
+    })
+
+    it("answers false and null for users without a record, and for ids Xata would refuse", async () => {
+      for (const id of ["no-such-user", "", "../nextauth_users/x", "a?columns=secret"]) {
+        expect(await a.getTwoFactor(id)).toBeNull()
+        expect(await a.useTwoFactorStep(id, 1)).toBe(false)
+        expect(await a.useTwoFactorBackupCode(id, "h1")).toBe(false)
+        await expect(a.deleteTwoFactor(id)).resolves.toBeUndefined()
+      }
+    })
+
+    it("removes the record with the user and with deleteTwoFactor", async () => {
+      const user = await a.createUser(makeUser())
+      const other = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      await a.setTwoFactor(record(other.id))
+      await a.deleteTwoFactor(other.id)
+      expect(await a.getTwoFactor(other.id)).toBeNull()
+      await a.deleteUser(user.id)
+      expect(await h.rows(h.tables.twoFactor, { id: user.id })).toEqual([])
+    })
+
+    it("fails with a XataAdapterError, never a wrong answer, when Xata is unreachable", async () => {
+      const client = new BaseClient({
+        databaseURL: h.standIn.databaseURL, apiKey: h.standIn.apiKey, branch: "main",
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }, h.schema().tables)
+      const down = XataAdapter(client, { twoFactor: true }) as Required<Adapter>
+      await expect(down.useTwoFactorStep("some-user", 5)).rejects.toThrow(/useTwoFactorStep failed on Xata portcullis:main/)
+      await expect(down.useTwoFactorBackupCode("some-user", "h1")).rejects.toThrow(XataAdapterError)
+    })
+
+    it("offers no two-factor methods without { twoFactor: true }", () => {
+      expect(h.adapter().getTwoFactor).toBeUndefined()
+      expect(h.adapter().useTwoFactorStep).toBeUndefined()
+    })
   })
 
   describe("XataAdapter: password hashes (the user_passwords table)", () => {
@@ -390,6 +475,7 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
       expect(await Promise.resolve(a.listAuthenticatorsByUserId(user.id)).then(() => "listed", (e: Error) => e.message))
         .toMatch(/passkeys need the nextauth_authenticators table/)
       expect(a.getUserPassword).toBeUndefined()
+      expect(a.getTwoFactor).toBeUndefined()
     })
   })
 
