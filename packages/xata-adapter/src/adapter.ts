@@ -301,8 +301,9 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  * Creates an adapter on a Xata client. Tables are `<prefix>users`, `<prefix>accounts`,
  * `<prefix>sessions`, `<prefix>verificationTokens`, the link tables
  * `<prefix>users_accounts` and `<prefix>users_sessions`, and, for passkeys only,
- * `<prefix>authenticators`, and, for passwords only (`{ passwords: true }`),
- * `<prefix>user_passwords`. Create them from `@portcullis/xata-adapter/schema.json` (or
+ * `<prefix>authenticators`, for passwords only (`{ passwords: true }`),
+ * `<prefix>user_passwords`, and for two-factor sign-in only (`{ twoFactor: true }`),
+ * `<prefix>two_factor`. Create them from `@portcullis/xata-adapter/schema.json` (or
  * `xataSchema(prefix)` for another prefix).
  *
  * The client's `getConfig()` is read once, at the first operation: a client without a
@@ -325,6 +326,9 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  *
  * // with the nextauth_user_passwords table, for the password provider:
  * XataAdapter(client, { passwords: true })
+ *
+ * // with nextauth_two_factor too, for twoFactor.enabled:
+ * XataAdapter(client, { passwords: true, twoFactor: true })
  * ```
  */
 export function XataAdapter(client: XataClientLike, options: XataAdapterOptions = {}): Adapter {

@@ -18,6 +18,8 @@
  * columns. Unknown columns, filter operators and page options are refused with 400, so a
  * request the real service would read differently fails here instead of passing quietly.
  * It is not Xata: search, aggregations, files, SQL, schema edits and branches are absent.
+ * `ifVersion` is atomic only on PATCH (the one place the adapter sends it); on PUT, POST
+ * and in transactions it is checked before the write, which concurrent writers can race.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
