@@ -8,6 +8,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AdapterTwoFactor,
   AdapterUser,
   VerificationToken,
 } from "@portcullis/core/adapters"
@@ -27,6 +28,20 @@ export interface XataAdapterOptions {
    * so a database set up for `@auth/xata-adapter` works unchanged.
    */
   prefix?: string
+  /**
+   * The database has the `<prefix>user_passwords` table (see `schema.json`): the adapter
+   * then stores password hashes (`getUserPassword` / `setUserPassword`, which the password
+   * provider needs) and `deleteUser` removes a user's hash with it. Default `false`, for a
+   * database set up for Auth.js, which has no such table.
+   */
+  passwords?: boolean
+  /**
+   * The database has the `<prefix>two_factor` table (see `schema.json`): the adapter then
+   * stores two-factor records (`getTwoFactor`, `setTwoFactor`, `deleteTwoFactor`,
+   * `useTwoFactorStep`, `useTwoFactorBackupCode`, which `twoFactor.enabled` needs) and
+   * `deleteUser` removes a user's record with it. Default `false`.
+   */
+  twoFactor?: boolean
 }
 
 /** An error the adapter raises, naming the Xata database and branch it talked to. */
@@ -57,6 +72,8 @@ interface XRepository {
   create(record: Fields): Promise<XRecord>
   read(id: string, columns?: string[]): Promise<XRecord | null>
   update(id: string, fields: Fields): Promise<XRecord | null>
+  /** With `ifVersion`: null when the record is missing or has another version (Xata's 422). */
+  update(id: string, fields: Fields, columns: string[], options: { ifVersion: number }): Promise<XRecord | null>
   delete(id: string): Promise<XRecord | null>
 }
 type Operation =
@@ -76,6 +93,9 @@ const MAX_TRANSACTION_OPERATIONS = 1000
  * millisecond) and strongly consistent reads.
  */
 const FRESH: ReadOptions = { cache: -1, consistency: "strong" }
+
+/** What Xata accepts as a record id; user ids are record ids, so no user has another. */
+const RECORD_ID = /^[a-zA-Z0-9_\-~:]{1,255}$/
 
 const ACCOUNT_STRING_FIELDS = ["access_token", "refresh_token", "id_token", "scope", "token_type", "session_state"] as const
 
@@ -156,6 +176,41 @@ function toAuthenticator(record: XRecord): AdapterAuthenticator {
     transports: text(record.transports),
   }
 }
+
+/** The backup code hashes stored as a JSON array in a text column. */
+function parseCodes(value: unknown): string[] {
+  if (typeof value !== "string") return []
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : []
+  } catch {
+    return []
+  }
+}
+
+function toTwoFactor(record: XRecord): AdapterTwoFactor {
+  return {
+    userId: record.id,
+    secret: text(record.secret) ?? "",
+    enabled: record.enabled === true,
+    lastUsedStep: typeof record.lastUsedStep === "number" ? record.lastUsedStep : null,
+    backupCodes: parseCodes(record.backupCodes),
+  }
+}
+
+/** The version Xata gave a record (`xata.version`), for a write that expects it unchanged. */
+function versionOf(record: XRecord): number {
+  const version = (record.xata as { version?: unknown } | undefined)?.version
+  if (typeof version !== "number") throw new XataAdapterError("XataAdapter: Xata returned a record without xata.version")
+  return version
+}
+
+/**
+ * How often a two-factor use is retried after another write changed the record first.
+ * Each retry means another caller's write went through, so this bounds the work under
+ * contention rather than the outcome (50 concurrent users of one record need at most 50).
+ */
+const MAX_VERSION_RETRIES = 200
 
 /** The user's columns; an empty email is stored as no email (Xata's `email` type refuses ""). */
 function userFields(user: Partial<AdapterUser>): Fields {
@@ -246,7 +301,9 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  * Creates an adapter on a Xata client. Tables are `<prefix>users`, `<prefix>accounts`,
  * `<prefix>sessions`, `<prefix>verificationTokens`, the link tables
  * `<prefix>users_accounts` and `<prefix>users_sessions`, and, for passkeys only,
- * `<prefix>authenticators`. Create them from `@portcullis/xata-adapter/schema.json` (or
+ * `<prefix>authenticators`, for passwords only (`{ passwords: true }`),
+ * `<prefix>user_passwords`, and for two-factor sign-in only (`{ twoFactor: true }`),
+ * `<prefix>two_factor`. Create them from `@portcullis/xata-adapter/schema.json` (or
  * `xataSchema(prefix)` for another prefix).
  *
  * The client's `getConfig()` is read once, at the first operation: a client without a
@@ -266,6 +323,12 @@ async function resolveTarget(client: XataClientLike): Promise<string> {
  *
  * // tables named auth_users, auth_sessions, ... instead of nextauth_*:
  * XataAdapter(client, { prefix: "auth_" })
+ *
+ * // with the nextauth_user_passwords table, for the password provider:
+ * XataAdapter(client, { passwords: true })
+ *
+ * // with nextauth_two_factor too, for twoFactor.enabled:
+ * XataAdapter(client, { passwords: true, twoFactor: true })
  * ```
  */
 export function XataAdapter(client: XataClientLike, options: XataAdapterOptions = {}): Adapter {
@@ -279,6 +342,10 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
   const usersAccounts = db[t.usersAccounts]!
   const usersSessions = db[t.usersSessions]!
   const authenticators = db[t.authenticators]!
+  const userPasswords = db[t.userPasswords]!
+  const passwords = options.passwords === true
+  const twoFactorRecords = db[t.twoFactor]!
+  const twoFactor = options.twoFactor === true
 
   let target: Promise<string> | undefined
 
@@ -326,6 +393,26 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
   }
 
   const del = (table: string) => (id: string): Operation => ({ delete: { table, id } })
+
+  /**
+   * Compare-and-set on the user's two-factor record: reads it, lets `change` decide the
+   * fields to write (or `null`: nothing to do, answer `false`), and writes them only if
+   * the record still has the version read (Xata's `ifVersion`). When another write got in
+   * between, reads again and decides again: of concurrent callers wanting the same
+   * change exactly one writes it.
+   */
+  async function casTwoFactor(userId: string, change: (record: XRecord) => Fields | null): Promise<boolean> {
+    if (!RECORD_ID.test(userId)) return false
+    for (let attempt = 0; attempt < MAX_VERSION_RETRIES; attempt++) {
+      const record = await twoFactorRecords.read(userId, ["*"])
+      if (!record) return false
+      const fields = change(record)
+      if (!fields) return false
+      const updated = await twoFactorRecords.update(userId, fields, ["id"], { ifVersion: versionOf(record) })
+      if (updated) return true
+    }
+    throw new XataAdapterError(`XataAdapter: the two-factor record of ${userId} kept changing (${MAX_VERSION_RETRIES} attempts)`)
+  }
 
   /** Passkey methods fail with a pointer to the schema when the table is missing. */
   async function withAuthenticators<T>(operation: string, body: () => Promise<T>): Promise<T> {
@@ -397,6 +484,9 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
           ...accountIds.map(del(t.accounts)),
           ...sessionIds.map(del(t.sessions)),
           ...authenticatorIds.map(del(t.authenticators)),
+          // The hash's record id is the user id; deleting a missing record is no error.
+          ...(passwords ? [del(t.userPasswords)(userId)] : []),
+          ...(twoFactor ? [del(t.twoFactor)(userId)] : []),
           del(t.users)(userId),
         ])
         return user ? toUser(user) : null
@@ -544,5 +634,83 @@ export function XataAdapter(client: XataClientLike, options: XataAdapterOptions 
         if (!record) throw new XataAdapterError(`XataAdapter.updateAuthenticatorCounter: no authenticator ${credentialID}`)
         return toAuthenticator(record)
       }),
+
+    // Password hashes (a Portcullis capability), only when the table exists: the password
+    // provider looks for these methods, so an Auth.js-era database must not offer them.
+    ...(passwords && {
+      getUserPassword: (userId: string) =>
+        run("getUserPassword", async () => {
+          // An id Xata would refuse cannot be a user's: no hash, rather than a 400 from Xata.
+          if (!RECORD_ID.test(userId)) return null
+          const record = await userPasswords.read(userId, ["hash"])
+          return record ? text(record.hash) : null
+        }),
+
+      setUserPassword: (userId: string, hash: string) =>
+        run("setUserPassword", async () => {
+          // One insert that replaces the record when it exists (`createOnly: false`): of
+          // concurrent writers (a reset and a rehash) one write wins whole, and no writer
+          // fails on a record another has just created.
+          await transact([{
+            insert: {
+              table: t.userPasswords,
+              record: { id: userId, ...apiValues({ user: userId, hash, updatedAt: new Date() }) },
+              createOnly: false,
+            },
+          }])
+        }),
+    }),
+
+    // Two-factor records (a Portcullis capability), only when the table exists.
+    ...(twoFactor && {
+      getTwoFactor: (userId: string) =>
+        run("getTwoFactor", async () => {
+          if (!RECORD_ID.test(userId)) return null
+          const record = await twoFactorRecords.read(userId, ["*"])
+          return record ? toTwoFactor(record) : null
+        }),
+
+      setTwoFactor: (record: AdapterTwoFactor) =>
+        run("setTwoFactor", async () => {
+          // One insert replacing any earlier record (`createOnly: false`), like setUserPassword.
+          await transact([{
+            insert: {
+              table: t.twoFactor,
+              record: {
+                id: record.userId,
+                user: record.userId,
+                secret: record.secret,
+                enabled: record.enabled,
+                lastUsedStep: record.lastUsedStep,
+                backupCodes: JSON.stringify(record.backupCodes),
+              },
+              createOnly: false,
+            },
+          }])
+        }),
+
+      deleteTwoFactor: (userId: string) =>
+        run("deleteTwoFactor", async () => {
+          // A transaction delete of a missing record is no error: nothing for a user without one.
+          if (RECORD_ID.test(userId)) await transact([del(t.twoFactor)(userId)])
+        }),
+
+      useTwoFactorStep: (userId: string, step: number) =>
+        run("useTwoFactorStep", () =>
+          casTwoFactor(userId, (record) => {
+            const last = record.lastUsedStep
+            return typeof last === "number" && last >= step ? null : { lastUsedStep: step }
+          })),
+
+      useTwoFactorBackupCode: (userId: string, hash: string) =>
+        run("useTwoFactorBackupCode", () =>
+          casTwoFactor(userId, (record) => {
+            const codes = parseCodes(record.backupCodes)
+            const index = codes.indexOf(hash)
+            if (index === -1) return null
+            codes.splice(index, 1)
+            return { backupCodes: JSON.stringify(codes) }
+          })),
+    }),
   }
 }

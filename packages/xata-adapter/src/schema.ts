@@ -38,6 +38,16 @@ export interface XataTableNames {
   usersSessions: string
   /** Only needed for passkeys (WebAuthn). */
   authenticators: string
+  /**
+   * Only needed for the password provider (`XataAdapter(client, { passwords: true })`):
+   * one record per user, whose record id is the user id.
+   */
+  userPasswords: string
+  /**
+   * Only needed for two-factor sign-in (`XataAdapter(client, { twoFactor: true })`): one
+   * record per user, whose record id is the user id.
+   */
+  twoFactor: string
 }
 
 const TABLE_NAME = /^[a-zA-Z0-9_\-~]+$/
@@ -63,6 +73,8 @@ export function xataTableNames(prefix: string = DEFAULT_PREFIX): XataTableNames 
     usersAccounts: `${prefix}users_accounts`,
     usersSessions: `${prefix}users_sessions`,
     authenticators: `${prefix}authenticators`,
+    userPasswords: `${prefix}user_passwords`,
+    twoFactor: `${prefix}two_factor`,
   }
 }
 
@@ -145,6 +157,28 @@ export function xataSchema(prefix: string = DEFAULT_PREFIX): XataSchema {
           { name: "credentialDeviceType", type: "string" },
           { name: "credentialBackedUp", type: "bool" },
           { name: "transports", type: "string" },
+        ],
+      },
+      {
+        // Password hashes apart from the users table, so reading a user never reads a hash.
+        // The record id is the user id: one hash per user, replaced in place.
+        name: t.userPasswords,
+        columns: [
+          link("user", t.users),
+          { name: "hash", type: "text" },
+          { name: "updatedAt", type: "datetime" },
+        ],
+      },
+      {
+        // A user's TOTP state; the record id is the user id. `backupCodes` is a JSON array
+        // of hashes, rewritten whole under the record's version (optimistic concurrency).
+        name: t.twoFactor,
+        columns: [
+          link("user", t.users),
+          { name: "secret", type: "text" },
+          { name: "enabled", type: "bool" },
+          { name: "lastUsedStep", type: "int" },
+          { name: "backupCodes", type: "text" },
         ],
       },
     ],

@@ -50,10 +50,14 @@ class Harness {
     this.tables = xataTableNames(prefix)
   }
 
-  /** The schema the stand-in serves (an Auth.js-era database has no authenticators table). */
+  /**
+   * The schema the stand-in serves (an Auth.js-era database has neither the authenticators
+   * nor the user_passwords table, both Portcullis additions).
+   */
   schema() {
     const schema = xataSchema(this.prefix)
-    return this.withAuthenticators ? schema : { tables: schema.tables.filter((t) => t.name !== this.tables.authenticators) }
+    const added = [this.tables.authenticators, this.tables.userPasswords, this.tables.twoFactor]
+    return this.withAuthenticators ? schema : { tables: schema.tables.filter((t) => !added.includes(t.name)) }
   }
 
   get standIn(): XataStandIn {
@@ -92,8 +96,10 @@ class Harness {
     )
   }
 
-  adapter(options: { tables?: boolean; branch?: string } = {}): Required<Adapter> {
-    return XataAdapter(this.client(options), { prefix: this.prefix }) as Required<Adapter>
+  adapter(options: { tables?: boolean; branch?: string; passwords?: boolean; twoFactor?: boolean } = {}): Required<Adapter> {
+    return XataAdapter(this.client(options), {
+      prefix: this.prefix, passwords: options.passwords, twoFactor: options.twoFactor,
+    }) as Required<Adapter>
   }
 
   /** Rows of a table where every given column equals the value (bypassing the service). */
@@ -125,6 +131,7 @@ describe("schema.json", () => {
     expect(file.tables.map((t: { name: string }) => t.name)).toEqual([
       "nextauth_users", "nextauth_accounts", "nextauth_sessions", "nextauth_verificationTokens",
       "nextauth_users_accounts", "nextauth_users_sessions", "nextauth_authenticators",
+      "nextauth_user_passwords", "nextauth_two_factor",
     ])
   })
 
@@ -155,9 +162,157 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
   const conformance = new Harness()
   runAdapterConformance("XataAdapter", {
     setup: () => conformance.start(),
-    adapter: () => conformance.adapter(),
+    adapter: () => conformance.adapter({ passwords: true, twoFactor: true }),
     teardown: () => conformance.stop(),
     db: conformance.raw(),
+    passwords: true,
+    twoFactor: true,
+  })
+
+  describe("XataAdapter: two-factor records (the two_factor table)", () => {
+    const h = new Harness()
+    let a: Required<Adapter>
+    beforeAll(async () => {
+      await h.start()
+      a = h.adapter({ twoFactor: true })
+    })
+    afterAll(() => h.stop())
+
+    const record = (userId: string, codes = ["h1", "h2", "h3"]) =>
+      ({ userId, secret: "eyJhbGciOiJkaXIifQ..sealed", enabled: true, lastUsedStep: null, backupCodes: codes })
+
+    it("keeps one record per user, its record id the user id, the codes as a JSON array", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const rows = await h.rows(h.tables.twoFactor, { id: user.id })
+      expect(rows).toEqual([expect.objectContaining({ user: user.id, enabled: true, backupCodes: JSON.stringify(["h1", "h2", "h3"]) })])
+    })
+
+    // The stand-in checks ifVersion in the same statement as the write, as Xata documents
+    // for optimistic concurrency; these show the adapter relies on nothing more.
+    it("50 concurrent uses of one step: exactly one succeeds, and the step is stored once", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all(Array.from({ length: 50 }, () => a.useTwoFactorStep(user.id, 1000)))
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await a.getTwoFactor(user.id))?.lastUsedStep).toBe(1000)
+    })
+
+    it("steps used out of order at once never move the stored step back", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all([1001, 1002, 1001, 1002].map((step) => a.useTwoFactorStep(user.id, step)))
+      expect(results.filter(Boolean).length).toBeGreaterThanOrEqual(1)
+      expect(results.filter(Boolean).length).toBeLessThanOrEqual(2)
+      expect((await a.getTwoFactor(user.id))?.lastUsedStep).toBe(1002)
+    })
+
+    it("50 concurrent uses of one backup code: exactly one succeeds, the others stay", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      const results = await Promise.all(Array.from({ length: 50 }, () => a.useTwoFactorBackupCode(user.id, "h2")))
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await a.getTwoFactor(user.id))?.backupCodes).toEqual(["h1", "h3"])
+    })
+
+    it("answers false and null for users without a record, and for ids Xata would refuse", async () => {
+      for (const id of ["no-such-user", "", "../nextauth_users/x", "a?columns=secret"]) {
+        expect(await a.getTwoFactor(id)).toBeNull()
+        expect(await a.useTwoFactorStep(id, 1)).toBe(false)
+        expect(await a.useTwoFactorBackupCode(id, "h1")).toBe(false)
+        await expect(a.deleteTwoFactor(id)).resolves.toBeUndefined()
+      }
+    })
+
+    it("removes the record with the user and with deleteTwoFactor", async () => {
+      const user = await a.createUser(makeUser())
+      const other = await a.createUser(makeUser())
+      await a.setTwoFactor(record(user.id))
+      await a.setTwoFactor(record(other.id))
+      await a.deleteTwoFactor(other.id)
+      expect(await a.getTwoFactor(other.id)).toBeNull()
+      await a.deleteUser(user.id)
+      expect(await h.rows(h.tables.twoFactor, { id: user.id })).toEqual([])
+    })
+
+    it("fails with a XataAdapterError, never a wrong answer, when Xata is unreachable", async () => {
+      const client = new BaseClient({
+        databaseURL: h.standIn.databaseURL, apiKey: h.standIn.apiKey, branch: "main",
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }, h.schema().tables)
+      const down = XataAdapter(client, { twoFactor: true }) as Required<Adapter>
+      await expect(down.useTwoFactorStep("some-user", 5)).rejects.toThrow(/useTwoFactorStep failed on Xata portcullis:main/)
+      await expect(down.useTwoFactorBackupCode("some-user", "h1")).rejects.toThrow(XataAdapterError)
+    })
+
+    it("offers no two-factor methods without { twoFactor: true }", () => {
+      expect(h.adapter().getTwoFactor).toBeUndefined()
+      expect(h.adapter().useTwoFactorStep).toBeUndefined()
+    })
+  })
+
+  describe("XataAdapter: password hashes (the user_passwords table)", () => {
+    const h = new Harness()
+    let a: Required<Adapter>
+    beforeAll(async () => {
+      await h.start()
+      a = h.adapter({ passwords: true })
+    })
+    afterAll(() => h.stop())
+
+    const hash = (tag: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$${tag}`
+
+    it("keeps the hash in a user_passwords record whose id is the user id and links to the user", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setUserPassword(user.id, hash("stored"))
+      const rows = await h.rows(h.tables.userPasswords)
+      expect(rows.filter((r) => r.id === user.id)).toEqual([expect.objectContaining({ user: user.id, hash: hash("stored") })])
+      expect(JSON.stringify(await h.rows(h.tables.users, { id: user.id }))).not.toContain("stored")
+    })
+
+    it("replaces the hash in place: 50 writers at once leave one record holding one of their hashes", async () => {
+      const user = await a.createUser(makeUser())
+      const written = Array.from({ length: 50 }, (_, i) => hash(`writer${i}`))
+      await Promise.all(written.map((value) => a.setUserPassword(user.id, value)))
+      expect(await h.rows(h.tables.userPasswords, { user: user.id })).toHaveLength(1)
+      expect(written).toContain(await a.getUserPassword(user.id))
+    })
+
+    it("answers null for ids that are no user, and a path in the id never reaches another record", async () => {
+      const user = await a.createUser(makeUser())
+      await a.setUserPassword(user.id, hash("target"))
+      expect(await a.getUserPassword("")).toBeNull()
+      expect(await a.getUserPassword("no-such-user")).toBeNull()
+      expect(await a.getUserPassword(`../${h.tables.userPasswords}/${user.id}`)).toBeNull()
+      expect(await a.getUserPassword(`${user.id}?columns=hash`)).toBeNull()
+    })
+
+    it("refuses a hash for a user that does not exist, writing nothing", async () => {
+      await expect(a.setUserPassword("missing-user", hash("orphan"))).rejects.toThrow(/setUserPassword failed on Xata/)
+      expect(await h.rows(h.tables.userPasswords, { id: "missing-user" })).toEqual([])
+    })
+
+    it("fails with a XataAdapterError naming the operation, never the API key, when Xata is unreachable", async () => {
+      const user = await a.createUser(makeUser())
+      const client = new BaseClient({
+        databaseURL: h.standIn.databaseURL, apiKey: h.standIn.apiKey, branch: "main",
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      }, h.schema().tables)
+      const down = XataAdapter(client, { passwords: true }) as Required<Adapter>
+      for (const attempt of [down.getUserPassword(user.id), down.setUserPassword(user.id, hash("down"))]) {
+        const error = await Promise.resolve(attempt).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(XataAdapterError)
+        expect((error as Error).message).toMatch(/UserPassword failed on Xata portcullis:main/)
+        expect((error as Error).message).not.toContain(h.standIn.apiKey)
+      }
+      expect(await a.getUserPassword(user.id)).toBeNull()
+    })
+
+    it("offers no password methods without { passwords: true }", () => {
+      const plain = h.adapter()
+      expect(plain.getUserPassword).toBeUndefined()
+      expect(plain.setUserPassword).toBeUndefined()
+    })
   })
 
   describe("XataAdapter: Xata data model", () => {
@@ -319,6 +474,8 @@ gate.describe("XataAdapter on the Xata stand-in (PostgreSQL-backed)", () => {
       await expect(a.createAuthenticator(makeAuthenticator(user.id))).rejects.toThrow(/passkeys need the nextauth_authenticators table/)
       expect(await Promise.resolve(a.listAuthenticatorsByUserId(user.id)).then(() => "listed", (e: Error) => e.message))
         .toMatch(/passkeys need the nextauth_authenticators table/)
+      expect(a.getUserPassword).toBeUndefined()
+      expect(a.getTwoFactor).toBeUndefined()
     })
   })
 

@@ -8,7 +8,7 @@
  * - `POST   /db/{db}:{branch}/tables/{table}/data`        insert (server-generated id)
  * - `PUT    /db/{db}:{branch}/tables/{table}/data/{id}`   insert with id (`createOnly`) or replace
  * - `POST   /db/{db}:{branch}/tables/{table}/data/{id}`   upsert
- * - `PATCH  /db/{db}:{branch}/tables/{table}/data/{id}`   update (404 when missing)
+ * - `PATCH  /db/{db}:{branch}/tables/{table}/data/{id}`   update (404 when missing; `ifVersion`: 422 when the version differs, checked in the same statement as the write)
  * - `GET    /db/{db}:{branch}/tables/{table}/data/{id}`   read (404 when missing)
  * - `DELETE /db/{db}:{branch}/tables/{table}/data/{id}`   delete, returning the record (404 when missing)
  * - `POST   /db/{db}:{branch}/tables/{table}/query`       filter, sort, offset/cursor pages, column selection with `link.*` expansion
@@ -18,6 +18,8 @@
  * columns. Unknown columns, filter operators and page options are refused with 400, so a
  * request the real service would read differently fails here instead of passing quietly.
  * It is not Xata: search, aggregations, files, SQL, schema edits and branches are absent.
+ * `ifVersion` is atomic only on PATCH (the one place the adapter sends it); on PUT, POST
+ * and in transactions it is checked before the write, which concurrent writers can race.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -225,11 +227,16 @@ export class XataStandIn {
         return [existing ? 200 : 201, await this.#respond(pool, table, row!, columns)]
       }
       case "PATCH": {
-        const existing = await selectRow(pool, this.pgTable(table.name), id)
-        if (!existing) throw new ApiError(404, `record [${id}] not found`)
-        checkVersion(existing, ifVersion)
-        const row = await this.#update(pool, table, id, object(input ?? {}, "record"), false)
-        if (!row) throw new ApiError(404, `record [${id}] not found`)
+        // With ifVersion the version check and the write are one statement, so of
+        // concurrent updates expecting the same version exactly one is applied (Xata's
+        // documented optimistic concurrency control); the others get 422.
+        const row = await this.#update(pool, table, id, object(input ?? {}, "record"), false, ifVersion)
+        if (!row) {
+          const existing = await selectRow(pool, this.pgTable(table.name), id)
+          if (!existing) throw new ApiError(404, `record [${id}] not found`)
+          checkVersion(existing, ifVersion)
+          throw new ApiError(422, `record [${id}] changed while it was updated`)
+        }
         return [200, await this.#respond(pool, table, row, columns)]
       }
       case "DELETE": {
@@ -273,15 +280,20 @@ export class XataStandIn {
     return rows[0]
   }
 
-  /** Sets the given columns (`replace`: every other column becomes empty). Null when missing. */
-  async #update(db: Db, table: XataTable, id: string, fields: Json, replace: boolean): Promise<Json | null> {
+  /**
+   * Sets the given columns (`replace`: every other column becomes empty). Null when missing,
+   * or when `ifVersion` is given and the record has another version.
+   */
+  async #update(db: Db, table: XataTable, id: string, fields: Json, replace: boolean, ifVersion?: number): Promise<Json | null> {
     const values = toPg(table, fields)
     if (replace) for (const c of table.columns) if (!(c.name in values)) values[c.name] = null
     const names = Object.keys(values)
     const sets = [...names.map((n, i) => `${q(n)} = $${i + 2}`), "xata_version = xata_version + 1", "xata_updatedat = now()"]
+    const params: unknown[] = [id, ...names.map((n) => values[n])]
+    const versionCheck = ifVersion === undefined ? "" : ` AND xata_version = $${params.push(ifVersion)}`
     const { rows } = await db.query(
-      `UPDATE ${this.pgTable(table.name)} SET ${sets.join(", ")} WHERE id = $1 RETURNING *`,
-      [id, ...names.map((n) => values[n])],
+      `UPDATE ${this.pgTable(table.name)} SET ${sets.join(", ")} WHERE id = $1${versionCheck} RETURNING *`,
+      params,
     )
     return rows[0] ?? null
   }
