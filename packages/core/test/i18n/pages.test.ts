@@ -9,6 +9,8 @@ import { Auth, type AuthConfig } from "@portcullis/core"
 import Passkey from "@portcullis/core/providers/passkey"
 import GitHub from "@portcullis/core/providers/github"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
+import Nodemailer from "@portcullis/core/providers/nodemailer"
+import Password from "@portcullis/core/providers/password"
 import { credentialsConfig } from "../helpers.js"
 
 const origin = "http://localhost:3000"
@@ -136,4 +138,21 @@ describe("the i18n option", () => {
       expect(errors.map((e) => (e as { type?: string }).type)).toContain("InvalidConfig")
     })
   }
+})
+
+describe("every built-in page picks its language the same way", () => {
+  it("answers the password provider's pages in the request's language, also when the app's locale function throws", async () => {
+    const errors: unknown[] = []
+    const config: AuthConfig = {
+      ...credentialsConfig(),
+      adapter: MemoryAdapter(),
+      providers: [Password({ mailer: Nodemailer({ server: "smtp://127.0.0.1:9" }) })],
+      i18n: { locale: () => { throw new Error("a malformed language cookie") } },
+      logger: { error: (e) => errors.push(e), warn: () => {} },
+    }
+    const signup = await page(config, "password/signup", { "accept-language": "de" })
+    expect(signup.response.status).toBe(200)
+    expect(signup.lang).toEqual(["de", "ltr"])
+    expect(errors.map((e) => (e as { type?: string }).type)).toContain("InvalidConfig")
+  })
 })

@@ -3,7 +3,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
-import { localeFailed, localeOf, messagesOf } from "../i18n/index.js"
+import { pageBase } from "./page-base.js"
 import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
@@ -20,17 +20,6 @@ function customPage(ctx: RequestContext, path: string | undefined, params: Recor
   return url.href
 }
 
-async function base(ctx: RequestContext): Promise<PageBase> {
-  const locale = localeOf(ctx.config.i18n, ctx.request, localeFailed(ctx))
-  return {
-    theme: ctx.config.theme,
-    basePath: ctx.config.basePath,
-    origin: ctx.origin,
-    csrfToken: await ensureCsrfToken(ctx),
-    locale,
-    messages: messagesOf(ctx.config.i18n, locale),
-  }
-}
 
 /** `GET /signin`. */
 export async function signinPage(ctx: RequestContext): Promise<ResponseInternal> {
@@ -51,7 +40,7 @@ export async function signinPage(ctx: RequestContext): Promise<ResponseInternal>
   }))
   const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
   const scripts = await ctx.config.kinds.pageScripts(providers)
-  const html = renderSignIn({ ...(await base(ctx)), providers, callbackUrl, error, code, email, scripts })
+  const html = renderSignIn({ ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts })
   return { headers: pageHeaders, body: html }
 }
 
@@ -62,7 +51,7 @@ export async function signoutPage(ctx: RequestContext): Promise<ResponseInternal
   const custom = customPage(ctx, ctx.config.pages.signOut, {})
   if (custom) return { redirect: custom }
   const callbackUrl = await resolveCallbackUrl(ctx)
-  return { headers: pageHeaders, body: renderSignOut({ ...(await base(ctx)), callbackUrl }) }
+  return { headers: pageHeaders, body: renderSignOut({ ...(await pageBase(ctx)), callbackUrl }) }
 }
 
 /** `GET /error`. */
@@ -70,7 +59,7 @@ export async function errorPage(ctx: RequestContext): Promise<ResponseInternal> 
   const error = errorCode(ctx.query.error)
   const custom = customPage(ctx, ctx.config.pages.error, { error })
   if (custom) return { redirect: custom }
-  const { status, html } = renderError({ ...(await base(ctx)), error })
+  const { status, html } = renderError({ ...(await pageBase(ctx)), error })
   // A 503 page tells crawlers and retrying clients the condition is temporary.
   return { status, headers: status === 503 ? { ...pageHeaders, "Retry-After": String(RETRY_AFTER_SECONDS) } : pageHeaders, body: html }
 }
@@ -80,5 +69,5 @@ export async function verifyRequestPage(ctx: RequestContext): Promise<ResponseIn
   const custom = customPage(ctx, ctx.config.pages.verifyRequest, Object.fromEntries(ctx.url.searchParams))
   if (custom) return { redirect: custom }
   const provider = typeof ctx.query.provider === "string" ? ctx.query.provider : undefined
-  return { headers: pageHeaders, body: renderVerifyRequest({ ...(await base(ctx)), provider }) }
+  return { headers: pageHeaders, body: renderVerifyRequest({ ...(await pageBase(ctx)), provider }) }
 }

@@ -3,18 +3,17 @@ import type { ResponseInternal } from "../../base-types.js"
 import { hashPassword, verifyPassword } from "../../password.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
-import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { verifyCsrf } from "../csrf.js"
 import { readChunked } from "../cookies.js"
 import { store } from "../config/stores.js"
 import { normalizeEmail } from "../email/normalize.js"
 import { pageHeaders } from "../http/response.js"
-import { localeOf, messagesOf } from "../i18n/index.js"
+import { pageBase } from "./page-base.js"
 import { createUserOnce } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
-import type { PageBase } from "../pages/types.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
 import { mailerOf, sendPasswordMail } from "../password-flows/mail.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
@@ -60,16 +59,7 @@ export async function password(ctx: RequestContext): Promise<ResponseInternal> {
 }
 
 async function page(ctx: RequestContext, content: PasswordPage): Promise<ResponseInternal> {
-  const locale = localeOf(ctx.config.i18n, ctx.request)
-  const base: PageBase = {
-    theme: ctx.config.theme,
-    basePath: ctx.config.basePath,
-    origin: ctx.origin,
-    csrfToken: await ensureCsrfToken(ctx),
-    locale,
-    messages: messagesOf(ctx.config.i18n, locale),
-  }
-  return { headers: pageHeaders, body: renderPasswordPage(base, content) }
+  return { headers: pageHeaders, body: renderPasswordPage(await pageBase(ctx), content) }
 }
 
 /** `?error=` and `?email=` of a form page, bounded. */

@@ -10,9 +10,9 @@
 import type { ResponseInternal } from "../../base-types.js"
 import { TwoFactorChallengeInvalid } from "../../errors.js"
 import type { RequestContext } from "../context.js"
-import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { verifyCsrf } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
-import { localeOf, messagesOf } from "../i18n/index.js"
+import { pageBase } from "./page-base.js"
 import { establishSession } from "../login.js"
 import { renderTwoFactor } from "../pages/two-factor.js"
 import { clearChallenge, openChallenge, sealDevice, type Challenge } from "../two-factor/challenge.js"
@@ -27,14 +27,8 @@ export async function twoFactor(ctx: RequestContext): Promise<ResponseInternal> 
 }
 
 async function render(ctx: RequestContext, settings: ResolvedTwoFactor, wrong?: { attemptsLeft: number }): Promise<ResponseInternal> {
-  const locale = localeOf(ctx.config.i18n, ctx.request)
   const html = renderTwoFactor({
-    theme: ctx.config.theme,
-    basePath: ctx.config.basePath,
-    origin: ctx.origin,
-    csrfToken: await ensureCsrfToken(ctx),
-    locale,
-    messages: messagesOf(ctx.config.i18n, locale),
+    ...(await pageBase(ctx)),
     rememberDevice: settings.rememberDevice > 0,
     wrong,
   })

@@ -2,7 +2,7 @@
  * Handing the link to the provider's sender, and what happens when that fails.
  * @module
  */
-import { localeFailed, localeOf, messagesOf } from "../i18n/index.js"
+import { messagesOf, requestLocale } from "../i18n/index.js"
 import { AdapterError, EmailSignInError } from "../../errors.js"
 import type { EmailConfig } from "../../providers/email.js"
 import { customFetch } from "../../symbols.js"
@@ -32,7 +32,7 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
   // so a proxy or test double set once on the config applies to them too.
   const sender: EmailConfig = { ...provider, [customFetch]: provider[customFetch] ?? ctx.config.fetch }
   try {
-    const locale = localeOf(ctx.config.i18n, ctx.request, localeFailed(ctx))
+    const locale = requestLocale(ctx)
     const { dir, email: messages } = messagesOf(ctx.config.i18n, locale)
     const language = { locale, dir, messages }
     await provider.sendVerificationRequest({ identifier, url, expires, provider: sender, token, theme: ctx.config.theme, request: ctx.request, language })

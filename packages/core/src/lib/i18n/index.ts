@@ -154,6 +154,15 @@ export function messagesOf(i18n: ResolvedI18n | undefined, locale: string): Mess
   return i18n?.catalogs.get(locale) ?? en
 }
 
+/**
+ * The language of a request as every page and email of core picks it: {@link localeOf}, with
+ * an app's locale function that throws logged as a configuration problem (Accept-Language
+ * then decides) instead of failing the request.
+ */
+export function requestLocale(ctx: { request: Request; config: { i18n: ResolvedI18n; logger: { error(error: Error): void } } }): string {
+  return localeOf(ctx.config.i18n, ctx.request, localeFailed(ctx))
+}
+
 /** The `onError` of {@link localeOf} for a request: the app's locale function threw, logged as a configuration problem. */
 export function localeFailed(ctx: { config: { logger: { error(error: Error): void } } }): (error: unknown) => void {
   return (error) => ctx.config.logger.error(new InvalidConfig("i18n.locale threw; Accept-Language chose the language instead", error instanceof Error ? error : new Error(String(error))))

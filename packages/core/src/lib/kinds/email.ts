@@ -6,7 +6,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
 import { timingSafeEqual } from "../crypto.js"
 import { renderConfirmPage } from "../email/confirm-page.js"
-import { localeFailed, localeOf, messagesOf } from "../i18n/index.js"
+import { messagesOf, requestLocale } from "../i18n/index.js"
 import { AddressRefused, checkAddress, normalizeEmail } from "../email/normalize.js"
 import { deliverLink } from "../email/send.js"
 import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../email/token.js"
@@ -153,7 +153,7 @@ async function verifiedUser(ctx: RequestContext, found: AdapterUser | null, user
 
 /** The interstitial: shows a button that posts the link back; consumes nothing. */
 async function confirmPage(ctx: RequestContext, provider: EmailConfig, link: LinkParams) {
-  const locale = localeOf(ctx.config.i18n, ctx.request, localeFailed(ctx))
+  const locale = requestLocale(ctx)
   const body = renderConfirmPage({
     theme: ctx.config.theme,
     locale,

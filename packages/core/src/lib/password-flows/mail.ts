@@ -5,7 +5,7 @@ import { customFetch } from "../../symbols.js"
 import type { RequestContext } from "../context.js"
 import { redactError } from "../email/redact.js"
 import type { EmailMessages } from "../i18n/catalog.js"
-import { localeOf, messagesOf } from "../i18n/index.js"
+import { messagesOf, requestLocale } from "../i18n/index.js"
 import { dropToken } from "./tokens.js"
 
 /** Which of the password emails to send; each has its own sentences in the catalog. */
@@ -41,7 +41,7 @@ export async function sendPasswordMail(
   const mailer = mailerOf(ctx, provider)
   const sender: EmailConfig = { ...mailer, [customFetch]: mailer[customFetch] ?? ctx.config.fetch }
   try {
-    const locale = localeOf(ctx.config.i18n, ctx.request)
+    const locale = requestLocale(ctx)
     const all = messagesOf(ctx.config.i18n, locale)
     const messages: EmailMessages = all.password[kind]
     await mailer.sendVerificationRequest({
