@@ -51,12 +51,19 @@ export async function argon2Backend(prefer?: "native" | "wasm"): Promise<Argon2B
   return wasmBackend()
 }
 
+/**
+ * The native binding through `require`, reached at run time (`process.getBuiltinModule`):
+ * no `import` names it, so bundlers for edge runtimes neither try to include a native addon
+ * nor leave a dynamic `import()` of a computed name in the bundle, which workerd refuses to
+ * load. Where there is no `getBuiltinModule` (Workers, the edge runtime) or the binding does
+ * not load, WebAssembly takes over.
+ */
 async function loadNative(): Promise<NativeModule | undefined> {
-  // A variable specifier keeps bundlers for edge runtimes from trying to include the
-  // native addon; where it can't load, WebAssembly takes over.
-  const specifier = "@node-rs/argon2"
+  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule
+  if (typeof getBuiltin !== "function") return undefined
   try {
-    const mod = (await import(/* @vite-ignore */ specifier)) as Partial<NativeModule> & { default?: Partial<NativeModule> }
+    const { createRequire } = getBuiltin("node:module") as { createRequire(from: string): (id: string) => unknown }
+    const mod = createRequire(import.meta.url)("@node-rs/argon2") as Partial<NativeModule> & { default?: Partial<NativeModule> }
     const api = typeof mod.hash === "function" ? mod : mod.default
     return api && typeof api.hash === "function" && typeof api.verify === "function" ? (api as NativeModule) : undefined
   } catch {
