@@ -20,6 +20,7 @@ import {
   DEFAULT_MIGRATION_TABLE,
   DEFAULT_TABLES,
   migrateToLatest,
+  prefixedTables,
   SqlAdapter,
   type TableNames,
 } from "@portcullis/sql-adapter"
@@ -113,7 +114,7 @@ export async function createBenchDatabase(dialect: BenchDialect): Promise<BenchD
   } else {
     // A shared server: every name is unique to this run, and dropped by close().
     const prefix = `bench_${randomBytes(4).toString("hex")}_`
-    const tables = Object.fromEntries(Object.entries(DEFAULT_TABLES).map(([key, name]) => [key, prefix + name])) as unknown as TableNames
+    const tables = prefixedTables(prefix)
     spec = { dialect, location: PG_URL, tables, migrationTableName: `${prefix}migrations` }
   }
   const db = openDb(spec)
@@ -121,7 +122,7 @@ export async function createBenchDatabase(dialect: BenchDialect): Promise<BenchD
     if (dialect !== "postgres") return
     // Children first: the foreign keys point at users.
     const { tables: t, migrationTableName } = spec
-    for (const table of [t.twoFactor, t.locks, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
+    for (const table of [t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
       await db.schema.dropTable(table).ifExists().execute()
     }
   }

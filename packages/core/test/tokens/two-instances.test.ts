@@ -111,7 +111,7 @@ gate.describe("token refresh across two app processes sharing PostgreSQL and Red
   })
   afterAll(async () => {
     await Promise.all(running.map((i) => i.kill()))
-    for (const table of [tables.twoFactor, tables.locks, tables.rateLimits, tables.sessionRegistry, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
+    for (const table of [tables.passwords, tables.twoFactor, tables.locks, tables.rateLimits, tables.sessionRegistry, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, `${prefix}migrations`, `${prefix}migrations_lock`]) {
       await db.schema.dropTable(table).ifExists().cascade().execute()
     }
     await db.destroy()
