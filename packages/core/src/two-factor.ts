@@ -24,7 +24,7 @@
  */
 import { Secret, TOTP } from "otpauth"
 import { qrSvg } from "./lib/two-factor/qr.js"
-import { timingSafeEqual } from "./lib/crypto.js"
+import { sha256Hex, timingSafeEqual } from "./lib/crypto.js"
 
 /** The one TOTP profile used: what authenticator apps expect without asking. */
 const PERIOD = 30
@@ -126,8 +126,6 @@ function randomBackupChar(): string {
   }
 }
 
-async function hashBackupCode(code: string): Promise<string> {
-  const normalised = code.toLowerCase().replace(/[\s-]/g, "")
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`portcullis-backup-code:${normalised}`))
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+function hashBackupCode(code: string): Promise<string> {
+  return sha256Hex(`portcullis-backup-code:${code.toLowerCase().replace(/[\s-]/g, "")}`)
 }

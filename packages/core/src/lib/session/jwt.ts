@@ -60,7 +60,8 @@ export const jwtStrategy: SessionStrategy = {
       const mark = typeof checked === "string" ? checked : await checked
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
       // tokenRefresh.jwt: provider tokens about to expire are rotated before the callback sees them.
-      const held = await refreshedForSession(ctx, payload)
+      // Only with the option on: off, the hot path takes no promise hop for it.
+      const held = config.tokenRefresh.jwt ? await refreshedForSession(ctx, payload) : undefined
       if (held) payload = { ...payload, [TOKENS_CLAIM]: held }
       // Only an app's own jwt callback can change the token between checks; without one,
       // skip serialising it twice just to find out nothing changed.
