@@ -52,11 +52,17 @@ export type * from "./types.js"
  * With `config.raw` set to the exported `raw` symbol it returns the internal response
  * object instead, and rethrows {@link AuthError}s (for server-side helpers of integrations).
  */
-export async function Auth(request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
-export async function Auth(request: Request, config: Omit<AuthConfig, "raw">): Promise<Response>
-export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal>
-export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
-  return runtimeFor(config).handleAsConfigured(request)
+export function Auth(request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>
+export function Auth(request: Request, config: Omit<AuthConfig, "raw">): Promise<Response>
+export function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal>
+export function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+  // Not `async`: that would wrap the runtime's promise in one more (two more microtask
+  // turns per request). A synchronous throw still becomes a rejection, as before.
+  try {
+    return runtimeFor(config).handleAsConfigured(request)
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Browser, SECRET, credentialsConfig, direct, parseSetCookie } from "./helpers.js"
 import { decode } from "@portcullis/core/jwt"
+import { cookieValue, parseCookies } from "../src/lib/cookies.js"
 
 /** Cookie names and attributes (spec §5.9; checklist T35–T37). */
 describe("cookie attributes over http (development)", () => {
@@ -85,6 +86,23 @@ describe("Set-Cookie serialisation", () => {
     const response = await browser.request("/auth/signin?callbackUrl=" + encodeURIComponent("/a;Domain=evil.example\r\nX: y"))
     for (const header of response.headers.getSetCookie()) {
       expect(parseSetCookie(header).attributes.domain).toBeUndefined()
+    }
+  })
+})
+
+describe("cookieValue reads one cookie as parseCookies reads them all", () => {
+  it("agrees with parseCookies on thousands of random headers", () => {
+    const pieces = ["a", "b", "authjs.session-token", " authjs.session-token", "x", "=", ";", " ", "\"", "%", "%41", "%E0%A4%A", "\t", "é", ".", "0"]
+    let seed = 42
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    for (let i = 0; i < 5000; i++) {
+      let header = ""
+      const length = Math.floor(random() * 24)
+      for (let j = 0; j < length; j++) header += pieces[Math.floor(random() * pieces.length)]
+      const all = parseCookies(header)
+      for (const name of ["a", "b", "authjs.session-token", "x", "é"]) {
+        expect(cookieValue(header, name), JSON.stringify(header)).toBe(all[name])
+      }
     }
   })
 })

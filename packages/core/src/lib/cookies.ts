@@ -57,24 +57,44 @@ export function parseCookies(header: string | null): Record<string, string> {
     const eq = header.indexOf("=", start)
     if (eq !== -1 && eq < end) {
       const name = header.slice(start, eq).trim()
-      if (name && !(name in out)) {
-        let value = header.slice(eq + 1, end).trim()
-        if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
-          value = value.slice(1, -1)
-        }
-        if (value.includes("%")) {
-          try {
-            value = decodeURIComponent(value)
-          } catch {
-            // keep the raw value: a malformed cookie must not fail the request
-          }
-        }
-        out[name] = value
-      }
+      if (name && !(name in out)) out[name] = cookieText(header.slice(eq + 1, end))
     }
     start = end + 1
   }
   return out
+}
+
+/**
+ * `parseCookies(header)[name]` without building the record: the first cookie called `name`,
+ * its value read the same way. For the session check, which needs one cookie.
+ */
+export function cookieValue(header: string, name: string): string | undefined {
+  let start = 0
+  const len = header.length
+  while (start < len) {
+    let end = header.indexOf(";", start)
+    if (end === -1) end = len
+    const eq = header.indexOf("=", start)
+    if (eq !== -1 && eq < end && header.slice(start, eq).trim() === name) return cookieText(header.slice(eq + 1, end))
+    start = end + 1
+  }
+  return undefined
+}
+
+/** A cookie's value as sent: trimmed, one pair of quotes removed, percent-decoding undone when it is valid. */
+function cookieText(sent: string): string {
+  let value = sent.trim()
+  if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
+    value = value.slice(1, -1)
+  }
+  if (value.includes("%")) {
+    try {
+      value = decodeURIComponent(value)
+    } catch {
+      // keep the raw value: a malformed cookie must not fail the request
+    }
+  }
+  return value
 }
 
 /**

@@ -9,7 +9,9 @@ import { createContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
-import { toResponse } from "./http/response.js"
+import { privateJsonHeaders, toResponse } from "./http/response.js"
+import { SessionCheckParser } from "./http/session-check.js"
+import { SessionAnswers } from "./session/answers.js"
 import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 import { originFromHeaders } from "./http/host.js"
@@ -50,10 +52,16 @@ export class AuthRuntime {
   /** The resolved configuration, with the state it owns. */
   readonly config: ResolvedConfig
   readonly #defaults: Defaults
+  readonly #sessionChecks: SessionCheckParser
+  readonly #answers: SessionAnswers | undefined
+  /** Whether a request has found the configuration free of problems (then it stays so). */
+  #sound = false
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
+    this.#sessionChecks = new SessionCheckParser(this.config)
+    this.#answers = this.config.error ? undefined : SessionAnswers.of(this.config)
   }
 
   /** The base path the actions are served under, e.g. `/auth`. */
@@ -130,31 +138,47 @@ export class AuthRuntime {
     })
   }
 
+  /** The answer of a configuration that cannot work (logged): the error page, or a JSON error. */
+  #configError(request: Request, problem: Error, options: Defaults): Response | ResponseInternal {
+    const resolved = this.config
+    resolved.logger.error(problem)
+    const url = safeUrl(request.url)
+    const internal = configErrorResponse(resolved, {
+      action: url && actionOf(url, resolved.basePath),
+      method: request.method.toUpperCase(),
+      origin: resolved.siteUrl?.origin ?? url?.origin,
+      callbackUrl: url?.searchParams.get("callbackUrl"),
+      pathname: url?.pathname,
+    })
+    const cookies = internal.cookies ?? []
+    return options.raw ? { ...internal, cookies } : toResponse(internal, cookies, request.headers.has("x-auth-return-redirect"))
+  }
+
   async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
     const resolved = this.config
     const { logger } = resolved
+    // A configuration's problems are all known once its provider kinds have loaded: after
+    // one request found none, there are none, and no later request waits for the answer.
+    if (!this.#sound) {
+      const problem = await configProblem(resolved)
+      if (problem) return this.#configError(request, problem, options)
+      this.#sound = true
+    }
+    // Most requests are session checks from an origin already worked out: parsed from the
+    // URL string, and — when the token alone decides the answer and is already verified —
+    // answered from the verified-token cache (`session/answers.ts`).
+    const known = this.#sessionChecks.origin(request)
+    if (known && this.#answers && !options.raw) {
+      const body = this.#answers.answer(request.headers.get("cookie"), resolved.useSecureCookies ?? known.origin.startsWith("https:"))
+      if (body !== undefined) return new Response(body, { headers: privateJsonHeaders })
+    }
     const returnRedirect = request.headers.has("x-auth-return-redirect")
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
       options.raw ? { ...internal, cookies } : toResponse(internal, cookies, returnRedirect)
 
-    const problem = await configProblem(resolved)
-    if (problem) {
-      logger.error(problem)
-      const url = safeUrl(request.url)
-      return finish(
-        configErrorResponse(resolved, {
-          action: url && actionOf(url, resolved.basePath),
-          method: request.method.toUpperCase(),
-          origin: resolved.siteUrl?.origin ?? url?.origin,
-          callbackUrl: url?.searchParams.get("callbackUrl"),
-          pathname: url?.pathname,
-        }),
-      )
-    }
-
     let ctx
     try {
-      const parsed = parseRequest(request, resolved)
+      const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved)
       ctx = createContext(parsed instanceof Promise ? await parsed : parsed, resolved, options.skipCSRF, options.clientAddress)
     } catch (error) {
       logger.error(error as Error)

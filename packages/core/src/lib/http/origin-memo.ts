@@ -21,7 +21,22 @@ export class OriginMemo {
     return answer
   }
 
+  /** The answer for `key` if it was worked out before; never computes one. */
+  peek(key: string): Readonly<{ origin: string; trusted: boolean }> | undefined {
+    return this.#answers.get(key)
+  }
+
   get size(): number {
     return this.#answers.size
   }
+}
+
+/**
+ * The memo's key for a request: the scheme and Host the server saw (`http://host:port`, as
+ * a serialised URL spells them) and the two forwarded headers, which with `trustHost` may
+ * change the answer. One function, so the full parser and the session-check parser
+ * (`session-check.ts`) can never disagree about which answer belongs to a request.
+ */
+export function originKey(schemeAndHost: string, headers: Headers): string {
+  return `${schemeAndHost}\n${headers.get("x-forwarded-host") ?? "\u0000"}\n${headers.get("x-forwarded-proto") ?? "\u0000"}`
 }

@@ -6,6 +6,7 @@ import { parseCookies } from "../cookies.js"
 import { readCapped } from "./body.js"
 import { originFromHeaders } from "./host.js"
 import { mediaTypeEssence } from "./media-type.js"
+import { originKey } from "./origin-memo.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 const BODY_LIMIT = 1024 * 1024
@@ -143,11 +144,10 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
  */
 function resolveOrigin(url: URL, headers: Headers, config: ResolvedConfig): { origin: string; trusted: boolean } {
   if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
-  const forwardedHost = headers.get("x-forwarded-host")
-  const forwardedProto = headers.get("x-forwarded-proto")
   // The answer depends on these four strings and the configuration only: remembered per configuration.
-  const key = `${url.protocol}//${url.host}\n${forwardedHost ?? "\u0000"}\n${forwardedProto ?? "\u0000"}`
-  return config.origins.get(key, () => originOf(url, forwardedHost, forwardedProto, config))
+  return config.origins.get(originKey(`${url.protocol}//${url.host}`, headers), () =>
+    originOf(url, headers.get("x-forwarded-host"), headers.get("x-forwarded-proto"), config),
+  )
 }
 
 function originOf(url: URL, forwardedHost: string | null, forwardedProto: string | null, config: ResolvedConfig): { origin: string; trusted: boolean } {

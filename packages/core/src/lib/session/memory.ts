@@ -2,6 +2,15 @@ import type { AdapterSession, AdapterUser } from "../../adapters.js"
 import type { JWT } from "../jwt/types.js"
 import { VerifiedTokenCache } from "./token-cache.js"
 
+/** A verified session token; `answer` is filled by `SessionAnswers` (`session/answers.ts`). */
+export interface RememberedToken {
+  payload: JWT
+  /** Opened with an older secret: re-issued under the newest on the next check. */
+  rotated: boolean
+  /** The session check's JSON body for this token, when nothing but the token decides it. */
+  answer?: string
+}
+
 /**
  * What one configuration's session strategies remember between requests — only for speed,
  * never for correctness: with it empty every answer is the same, only slower. It lives on
@@ -11,7 +20,7 @@ import { VerifiedTokenCache } from "./token-cache.js"
  */
 export class SessionMemory {
   /** JWT cookies already decrypted, until their `exp` (bounded). */
-  readonly verifiedTokens = new VerifiedTokenCache<{ payload: JWT; rotated: boolean }>()
+  readonly verifiedTokens = new VerifiedTokenCache<RememberedToken>()
   /** Database: `getSessionAndUser` queries in flight, shared by concurrent checks of one token. */
   readonly lookups = new Map<string, Promise<{ session: AdapterSession; user: AdapterUser } | null>>()
   /** Database: `updateSession` writes in flight, shared by concurrent checks of one token. */
