@@ -4,6 +4,7 @@ import type { ResolvedConfig } from "./config/resolve.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
 import { clientAddress } from "./rate-limit/address.js"
+import type { LookedUp } from "./session/answers.js"
 
 /** Everything an action needs: the parsed request, the resolved config, and response cookies. */
 export interface RequestContext extends ParsedRequest {
@@ -23,6 +24,11 @@ export interface RequestContext extends ParsedRequest {
    * (`HandleOptions.clientAddress`). Rate limits count against it; new sessions record it.
    */
   clientAddress: string | undefined
+  /**
+   * The session row the session lane (`session/answers.ts`) already read for this request
+   * and left to the full check (missing, expired or due for extension): read once, not twice.
+   */
+  lookedUp?: LookedUp
 }
 
 export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false, peerAddress?: string): RequestContext {

@@ -11,7 +11,7 @@ import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse
 import { parseRequest } from "./http/request.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
 import { SessionCheckParser } from "./http/session-check.js"
-import { SessionAnswers } from "./session/answers.js"
+import { sessionAnswers, type LookedUp, type SessionAnswers } from "./session/answers.js"
 import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 import { originFromHeaders } from "./http/host.js"
@@ -61,7 +61,7 @@ export class AuthRuntime {
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
     this.#sessionChecks = new SessionCheckParser(this.config)
-    this.#answers = this.config.error ? undefined : SessionAnswers.of(this.config)
+    this.#answers = this.config.error ? undefined : sessionAnswers(this.config)
   }
 
   /** The base path the actions are served under, e.g. `/auth`. */
@@ -168,9 +168,19 @@ export class AuthRuntime {
     // URL string, and — when the token alone decides the answer and is already verified —
     // answered from the verified-token cache (`session/answers.ts`).
     const known = this.#sessionChecks.origin(request)
+    // A database row the lane read but left to the full check, or the store's failure,
+    // which the full check's error handling answers (an outage: 503).
+    let lookedUp: LookedUp | undefined
+    let storeFailure: { error: unknown } | undefined
     if (known && this.#answers && !options.raw) {
-      const body = this.#answers.answer(request.headers.get("cookie"), resolved.useSecureCookies ?? known.origin.startsWith("https:"))
-      if (body !== undefined) return new Response(body, { headers: privateJsonHeaders })
+      try {
+        const pending = this.#answers.answer(request.headers.get("cookie"), resolved.useSecureCookies ?? known.origin.startsWith("https:"))
+        const answer = pending instanceof Promise ? await pending : pending
+        if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
+        lookedUp = answer
+      } catch (error) {
+        storeFailure = { error }
+      }
     }
     const returnRedirect = request.headers.has("x-auth-return-redirect")
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
@@ -180,6 +190,7 @@ export class AuthRuntime {
     try {
       const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved)
       ctx = createContext(parsed instanceof Promise ? await parsed : parsed, resolved, options.skipCSRF, options.clientAddress)
+      if (lookedUp) ctx.lookedUp = lookedUp
     } catch (error) {
       logger.error(error as Error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
@@ -187,6 +198,7 @@ export class AuthRuntime {
     }
 
     try {
+      if (storeFailure) throw storeFailure.error
       const internal = await dispatch(ctx)
       // Most answers (a session check) add no cookie on either side: no array to build then.
       const cookies = ctx.setCookies.length ? [...ctx.setCookies, ...(internal.cookies ?? [])] : (internal.cookies ?? [])

@@ -3,7 +3,7 @@ import { Auth, type AuthConfig } from "@portcullis/core"
 import { encode } from "@portcullis/core/jwt"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { resolve } from "../../src/lib/config/resolve.js"
-import { SessionAnswers } from "../../src/lib/session/answers.js"
+import { sessionAnswers } from "../../src/lib/session/answers.js"
 import { credentialsConfig, SECRET } from "../helpers.js"
 
 /**
@@ -197,6 +197,102 @@ describe("50 session checks at once", () => {
   })
 })
 
+describe("database session answers", () => {
+  /** Two configurations on one adapter: the lane's, and the full check's (a session event). */
+  async function databasePair(extra: Partial<AuthConfig> = {}) {
+    const reads = { count: 0 }
+    const memory = MemoryAdapter()
+    const adapter = {
+      ...memory,
+      getSessionAndUser(token: string) {
+        reads.count++
+        return memory.getSessionAndUser!(token)
+      },
+    }
+    await memory.createUser!({ id: "u1", email: "ada@example.com", emailVerified: null, name: "Ada", image: null })
+    const base = { logger: quiet, adapter, session: { strategy: "database" as const }, ...extra }
+    return { lane: credentialsConfig(base), reference: credentialsConfig({ ...base, events: { session: async () => {} } }), memory, reads }
+  }
+
+  async function row(memory: ReturnType<typeof MemoryAdapter>, token: string, expires: Date) {
+    await memory.createSession!({ sessionToken: token, userId: "u1", expires })
+  }
+
+  it("answer what the full check answers: live, missing, expired and due rows", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-25T12:00:00.000Z") })
+    const now = Date.now()
+    const day = 86_400_000
+    for (const [label, expires] of [
+      ["live", new Date(now + 30 * day)],
+      ["missing", undefined],
+      ["expired", new Date(now - 1000)],
+      ["due for extension", new Date(now + 28 * day)],
+    ] as const) {
+      const { lane, reference, memory, reads } = await databasePair()
+      // Each configuration gets its own row, so a write by one cannot change the other's answer.
+      if (expires) {
+        await row(memory, "lane-token", expires)
+        await row(memory, "reference-token", expires)
+      }
+      reads.count = 0
+      const laneAnswer = await check(lane, `${COOKIE}=lane-token`)
+      expect(reads.count, `${label}: the store is read once`).toBe(1)
+      const referenceAnswer = await check(reference, `${COOKIE}=reference-token`)
+      // The same answer, but for the cookie's own token in a re-set cookie.
+      expect(JSON.parse(JSON.stringify(laneAnswer).replaceAll("lane-token", "reference-token")), label).toEqual(referenceAnswer)
+    }
+  })
+
+  it("answer what the full check answers for hashed tokens and every cookie shape", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-25T12:00:00.000Z") })
+    const { lane, reference, memory } = await databasePair({ session: { strategy: "database", hashTokens: true } })
+    const { sha256Hex } = await import("../../src/lib/crypto.js")
+    await row(memory, await sha256Hex("tok"), new Date(Date.now() + 30 * 86_400_000))
+    for (const header of [`${COOKIE}=tok`, `a=b; ${COOKIE}="tok"`, `${COOKIE}=`, `other=1`, ``, `${COOKIE}=nope`]) {
+      const laneAnswer = await check(lane, header)
+      expect(laneAnswer, header).toEqual(await check(reference, header))
+    }
+    expect(JSON.parse((await check(lane, `${COOKIE}=tok`)).body).user.email).toBe("ada@example.com")
+    expect(await check(lane, undefined)).toEqual(await check(reference, undefined))
+  })
+
+  it("a store that fails answers 503, cookie kept, exactly as the full check does", async () => {
+    const failing = {
+      ...MemoryAdapter(),
+      getSessionAndUser() {
+        throw new Error("connection refused")
+      },
+    }
+    const base = { logger: quiet, adapter: failing, session: { strategy: "database" as const } }
+    const lane = await check(credentialsConfig(base), `${COOKIE}=tok`)
+    const reference = await check(credentialsConfig({ ...base, events: { session: async () => {} } }), `${COOKIE}=tok`)
+    expect(lane.status).toBe(503)
+    expect(lane).toEqual(reference)
+  })
+
+  it("a store that hangs is given up after adapterTimeout: 503, as the full check", async () => {
+    const hanging = { ...MemoryAdapter(), getSessionAndUser: () => new Promise<null>(() => {}) }
+    const base = { logger: quiet, adapter: hanging, adapterTimeout: 50, session: { strategy: "database" as const } }
+    const lane = await check(credentialsConfig(base), `${COOKIE}=tok`)
+    expect(lane.status).toBe(503)
+    expect(lane).toEqual(await check(credentialsConfig({ ...base, events: { session: async () => {} } }), `${COOKIE}=tok`))
+  })
+
+  it("50 checks of one session at once share one read; 50 of different sessions each get their own answer", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-25T12:00:00.000Z") })
+    const { lane, reference, memory, reads } = await databasePair()
+    const expires = new Date(Date.now() + 30 * 86_400_000)
+    for (let i = 0; i < 50; i++) await row(memory, `t${i}`, expires)
+    const expected = await check(reference, `${COOKIE}=t0`)
+    reads.count = 0
+    const same = await Promise.all(Array.from({ length: 50 }, () => check(lane, `${COOKIE}=t0`)))
+    for (const answer of same) expect(answer).toEqual(expected)
+    expect(reads.count).toBeLessThanOrEqual(50)
+    const distinct = await Promise.all(Array.from({ length: 50 }, (_, i) => check(lane, `${COOKIE}=t${i}`)))
+    for (const answer of distinct) expect(answer).toEqual(expected)
+  })
+})
+
 describe("which configurations have remembered answers", () => {
   const base = credentialsConfig()
   const cases: [string, Partial<AuthConfig>, boolean][] = [
@@ -208,11 +304,13 @@ describe("which configurations have remembered answers", () => {
     ["absoluteMaxAge", { session: { strategy: "jwt", absoluteMaxAge: 86_400 } }, false],
     ["provider tokens refreshed in the cookie", { tokenRefresh: { jwt: true } }, false],
     ["the app's own token decoder", { jwt: { decode: async () => null } }, false],
-    ["database sessions", { adapter: MemoryAdapter(), session: { strategy: "database" } }, false],
+    ["database sessions", { adapter: MemoryAdapter(), session: { strategy: "database" } }, true],
+    ["database sessions with a session callback", { adapter: MemoryAdapter(), session: { strategy: "database" }, callbacks: { session: ({ session }) => session } }, false],
+    ["database sessions with absoluteMaxAge", { adapter: MemoryAdapter(), session: { strategy: "database", absoluteMaxAge: 86_400 } }, false],
   ]
   for (const [label, extra, expected] of cases) {
     it(`${label}: ${expected ? "yes" : "no"}`, () => {
-      expect(SessionAnswers.of(resolve({ ...base, ...extra }, {})) !== undefined).toBe(expected)
+      expect(sessionAnswers(resolve({ ...base, ...extra }, {})) !== undefined).toBe(expected)
     })
   }
 })

@@ -248,7 +248,7 @@ async function signedInUserId(ctx: RequestContext): Promise<string> {
   const { name } = ctx.cookieOptions.sessionToken
   if (ctx.config.session.strategy === "database") {
     const token = ctx.cookies[name]
-    const found = token ? await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx, token)) : null
+    const found = token ? await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx.config, token)) : null
     const now = Date.now()
     if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
     return found.user.id

@@ -1,10 +1,49 @@
 import type { ResolvedConfig } from "../config/resolve.js"
 import { noopEvent } from "../config/resolve.js"
 import { cookieValue } from "../cookies.js"
+import type { AdapterSession, AdapterUser } from "../../adapters.js"
+import { store } from "../config/stores.js"
 import { UNVERIFIED_CLAIM } from "./unverified-mark.js"
+import { isDue, lookup, storageKey } from "./database.js"
 
 /**
- * Whole answers to session checks that nothing but the session token decides.
+ * The session lane: answers to `GET /session` worked out without building a request
+ * context, for the checks most requests are. Each answer is the full check's answer for
+ * the same request, byte for byte — `test/session/answers.test.ts` compares both on the
+ * same requests — and anything the lane cannot answer alone goes the full way.
+ */
+export interface SessionAnswers {
+  /**
+   * The JSON body answering a session check that carries `cookieHeader` over a connection
+   * that is `secure` (which names the cookie); `undefined` when the full check must run;
+   * or, for database sessions, the row it read, which the full check continues from.
+   * Store failures are thrown (an `AdapterError`), for the full check's outage answer.
+   */
+  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | undefined | Promise<string | LookedUp>
+}
+
+/** A session row the lane read but did not answer alone (missing, expired, due for extension). */
+export interface LookedUp {
+  key: string
+  found: { session: AdapterSession; user: AdapterUser } | null
+}
+
+/**
+ * The session lane of `config`, or `undefined` when its checks run app code or need more
+ * than the cookie and the row: a `session` callback or event; for JWT sessions also a `jwt`
+ * callback, the app's own decoder, a session registry or provider-token refresh; and
+ * `absoluteMaxAge` for both.
+ */
+export function sessionAnswers(config: ResolvedConfig): SessionAnswers | undefined {
+  const { session, callbacks, events } = config
+  if (callbacks.session || events.session !== noopEvent || session.absoluteMaxAge !== undefined) return undefined
+  if (session.strategy === "database") return new DatabaseSessionAnswers(config)
+  const tokenOnly = config.jwt.builtin && !config.customJwtCallback && config.sessionRegistry === undefined && !config.tokenRefresh.jwt
+  return tokenOnly ? new JwtSessionAnswers(config) : undefined
+}
+
+/**
+ * JWT sessions: whole answers that nothing but the session token decides.
  *
  * Under a configuration with JWT sessions, the built-in codec, and no code of the app or
  * of Portcullis that looks at the token on a check — no `jwt` or `session` callback, no
@@ -17,30 +56,14 @@ import { UNVERIFIED_CLAIM } from "./unverified-mark.js"
  * costs a cookie read and a map lookup (`docs/benchmarks.md`).
  *
  * Anything else is `undefined`, and the request takes the full path (`jwtStrategy.read`),
- * which gives the same answer for these tokens — `test/session/answers.test.ts` compares
- * both on the same requests — and handles every other case.
+ * which gives the same answer for these tokens and handles every other case.
  */
-export class SessionAnswers {
+class JwtSessionAnswers implements SessionAnswers {
   readonly #config: ResolvedConfig
   readonly #cookies: ({ name: string; chunkPrefix: string; scope: string } | undefined)[] = []
 
-  private constructor(config: ResolvedConfig) {
+  constructor(config: ResolvedConfig) {
     this.#config = config
-  }
-
-  /** The answers of `config`, or `undefined` when its checks depend on more than the token. */
-  static of(config: ResolvedConfig): SessionAnswers | undefined {
-    const { session, callbacks, events } = config
-    const tokenOnly =
-      session.strategy === "jwt" &&
-      config.jwt.builtin &&
-      !config.customJwtCallback &&
-      !callbacks.session &&
-      events.session === noopEvent &&
-      config.sessionRegistry === undefined &&
-      session.absoluteMaxAge === undefined &&
-      !config.tokenRefresh.jwt
-    return tokenOnly ? new SessionAnswers(config) : undefined
   }
 
   /**
@@ -86,5 +109,41 @@ export class SessionAnswers {
       this.#cookies[variant] = cookie
     }
     return cookie
+  }
+}
+
+/**
+ * Database sessions: the row is read on every check (through the shared lookup, so
+ * concurrent checks of one session share one query), and a live row that is not due for
+ * extension answers `{ user: { name, email, image }, expires }` as `databaseStrategy.read`
+ * builds it. A missing, expired or due row is handed to the full check with the row it
+ * read, so the store is asked once either way.
+ */
+class DatabaseSessionAnswers implements SessionAnswers {
+  readonly #config: ResolvedConfig
+  readonly #names: (string | undefined)[] = []
+
+  constructor(config: ResolvedConfig) {
+    this.#config = config
+  }
+
+  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | Promise<string | LookedUp> {
+    if (cookieHeader === null) return "null"
+    const name = (this.#names[secure ? 1 : 0] ??= this.#config.cookies(secure).sessionToken.name)
+    const sessionToken = cookieValue(cookieHeader, name)
+    if (!sessionToken) return "null"
+    const stored = storageKey(this.#config, sessionToken)
+    return typeof stored === "string" ? this.#read(stored) : stored.then((key) => this.#read(key))
+  }
+
+  async #read(key: string): Promise<string | LookedUp> {
+    const config = this.#config
+    // Only read here, never changed: no copy of a row shared with concurrent checks.
+    const found = await lookup(config, store(config.stores, "database"), key, false)
+    if (!found) return { key, found }
+    const { session, user } = found
+    const now = Date.now()
+    if (session.expires.getTime() <= now || isDue(config, session, now)) return { key, found }
+    return JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
   }
 }

@@ -2,6 +2,7 @@ import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js"
 import { AdapterError, ServiceUnavailable, SessionTokenError, SignOutError } from "../../errors.js"
 import type { Cookie, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
+import type { ResolvedConfig } from "../config/resolve.js"
 import { expireCookie } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
@@ -23,9 +24,10 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.cookies[name]
     if (!sessionToken) return { body: null }
     try {
-      const stored = storageKey(ctx, sessionToken)
+      const stored = storageKey(ctx.config, sessionToken)
       const key = typeof stored === "string" ? stored : await stored
-      const found = await lookup(ctx, adapter, key)
+      // The session lane (`session/answers.ts`) may have read the row already for this request.
+      const found = ctx.lookedUp?.key === key ? ctx.lookedUp.found : await lookup(config, adapter, key)
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       const { session, user } = found
       const now = Date.now()
@@ -36,7 +38,7 @@ export const databaseStrategy: SessionStrategy = {
       }
       const cookies: Cookie[] = []
       // A failed extension leaves a still-valid session valid: answer it unextended.
-      const extended = isDue(ctx, session, now)
+      const extended = isDue(config, session, now)
         ? await extend(ctx, session, now).catch((e) => (config.logger.error(new SessionTokenError("The session could not be extended", e as Error)), null))
         : null
       if (extended) cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
@@ -76,7 +78,7 @@ export const databaseStrategy: SessionStrategy = {
     const { name, options } = ctx.cookieOptions.sessionToken
     // Never keep a token the browser arrived with: a fresh one per sign-in defeats fixation.
     const previous = ctx.cookies[name]
-    if (previous) await Promise.resolve(adapter.deleteSession(await storageKey(ctx, previous))).catch(() => {})
+    if (previous) await Promise.resolve(adapter.deleteSession(await storageKey(ctx.config, previous))).catch(() => {})
     if (isNewUser) {
       // The jwt callback's `signUp` trigger fires for database sessions too (spec §3).
       await config.callbacks.jwt({ token: { sub: user.id }, user, account, profile, isNewUser, trigger: "signUp" })
@@ -84,7 +86,7 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = config.session.generateSessionToken()
     const now = Date.now()
     const session = await adapter.createSession({
-      sessionToken: await storageKey(ctx, sessionToken),
+      sessionToken: await storageKey(ctx.config, sessionToken),
       userId: user.id!,
       expires: cappedExpiry(ctx, now, now),
       // Only when asked: an Auth.js adapter would pass unknown fields to its database.
@@ -100,7 +102,7 @@ export const databaseStrategy: SessionStrategy = {
     if (sessionToken) {
       let session: AdapterSession | null | undefined | void
       try {
-        session = await store(config.stores, "database").deleteSession(await storageKey(ctx, sessionToken))
+        session = await store(config.stores, "database").deleteSession(await storageKey(ctx.config, sessionToken))
       } catch (error) {
         // Clearing the cookie now would report a sign-out that did not happen: the row (and
         // any copy of the cookie) would stay valid. Keep the cookie so the user can retry.
@@ -114,7 +116,7 @@ export const databaseStrategy: SessionStrategy = {
   async currentUserId(ctx) {
     const sessionToken = ctx.cookies[ctx.cookieOptions.sessionToken.name]
     if (!sessionToken) return null
-    const found = await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx, sessionToken))
+    const found = await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx.config, sessionToken))
     const now = Date.now()
     return found && found.session.expires.getTime() > now && !pastAbsoluteLifetime(ctx, found.session, now) ? found.user.id : null
   },
@@ -125,22 +127,23 @@ export const databaseStrategy: SessionStrategy = {
  * `session.hashTokens` its SHA-256, so a leaked sessions table signs nobody in. The token
  * carries 256 random bits, so an unkeyed hash suffices (and survives secret rotation).
  */
-export function storageKey(ctx: RequestContext, sessionToken: string): Promise<string> | string {
-  return ctx.config.session.hashTokens ? sha256Hex(sessionToken) : sessionToken
+export function storageKey(config: ResolvedConfig, sessionToken: string): Promise<string> | string {
+  return config.session.hashTokens ? sha256Hex(sessionToken) : sessionToken
 }
 
 /**
  * `getSessionAndUser`, with concurrent checks of one session sharing a single query (a
  * page that fires ten API calls at once costs one read, not ten). Nothing is kept once the
  * query settles, so no answer is older than the request that asked; each caller gets its
- * own copy, since callbacks may change what they receive.
+ * own copy, since callbacks may change what they receive (`copy: false` for a caller that
+ * only reads).
  */
-async function lookup(ctx: RequestContext, adapter: StoreFor<"database">, sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
-  const { lookups } = ctx.config.sessionMemory
+export async function lookup(config: ResolvedConfig, adapter: StoreFor<"database">, sessionToken: string, copy = true): Promise<{ session: AdapterSession; user: AdapterUser } | null> {
+  const { lookups } = config.sessionMemory
   const shared = lookups.get(sessionToken)
   if (shared) {
     const found = await shared
-    return found && structuredClone(found)
+    return found && copy ? structuredClone(found) : found
   }
   // The request that started the query keeps the original; those that joined get copies.
   const pending = Promise.resolve(adapter.getSessionAndUser(sessionToken))
@@ -159,8 +162,8 @@ const RECENT_LIMIT = 10_000
  * Concurrent checks share one write, and checks that read the row just before that write
  * landed reuse its result instead of writing again.
  */
-function isDue(ctx: RequestContext, session: AdapterSession, now: number): boolean {
-  const { maxAge, updateAge } = ctx.config.session
+export function isDue(config: ResolvedConfig, session: AdapterSession, now: number): boolean {
+  const { maxAge, updateAge } = config.session
   return session.expires.getTime() - maxAge * 1000 + updateAge * 1000 <= now
 }
 

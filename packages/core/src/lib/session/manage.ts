@@ -104,7 +104,7 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
   const { name, options } = ctx.cookieOptions.sessionToken
   const token = ctx.cookies[name]
   const now = Date.now()
-  const currentKey = token ? await storageKey(ctx, token) : undefined
+  const currentKey = token ? await storageKey(ctx.config, token) : undefined
   const found = currentKey ? await adapter.getSessionAndUser(currentKey) : null
   if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
   const userId = found.user.id
