@@ -30,12 +30,17 @@ const copy = structuredClone
  * `structuredClone`, so the copy is the same either way.
  */
 function copyRecord<T extends object>(record: T): T {
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(record)) {
-    const value = (record as Record<string, unknown>)[key]
-    if (value instanceof Date) out[key] = new Date(value.getTime())
-    else if (value !== null && (typeof value === "object" || typeof value === "function" || typeof value === "symbol")) return copy(record)
-    else out[key] = value
+  // A spread copies a flat record fastest; only its `Date`s then need copies of their own.
+  const out: Record<string, unknown> = { ...(record as Record<string, unknown>) }
+  for (const key in out) {
+    const value = out[key]
+    if (typeof value === "object") {
+      if (value === null) continue
+      if (value instanceof Date) out[key] = new Date(value.getTime())
+      else return copy(record)
+    } else if (typeof value === "function" || typeof value === "symbol") {
+      return copy(record)
+    }
   }
   return out as T
 }
