@@ -4,7 +4,13 @@ import type { ResolvedConfig } from "./config/resolve.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
 import { clientAddress } from "./rate-limit/address.js"
-import type { LookedUp } from "./session/answers.js"
+import type { AdapterSession, AdapterUser } from "../adapters.js"
+
+/** A session row the session lane (`session/answers.ts`) read but did not answer alone (missing, expired, due for extension). */
+export interface LookedUp {
+  key: string
+  found: { session: AdapterSession; user: AdapterUser } | null
+}
 
 /** Everything an action needs: the parsed request, the resolved config, and response cookies. */
 export interface RequestContext extends ParsedRequest {

@@ -147,9 +147,11 @@ describe("remembered session answers under attack", () => {
     const configs = pair()
     const token = await mint()
     await both(configs, `${COOKIE}=${token}`)
-    const positions = [0, 10, token.indexOf(".") + 1, Math.floor(token.length / 2), token.length - 1]
+    // Never the last character of a segment: its low bits are padding, and a change there
+    // may decode to the very same bytes (a token that is genuinely the same).
+    const positions = [0, 10, token.indexOf(".") + 1, Math.floor(token.length / 2), token.length - 2].map((at) => (token[at + 1] === "." ? at - 1 : at))
     for (const at of positions) {
-      const flipped = token.slice(0, at) + (token[at] === "A" ? "B" : "A") + token.slice(at + 1)
+      const flipped = token.slice(0, at) + (token[at] === "A" ? "g" : "A") + token.slice(at + 1)
       const { lane, reference } = await both(configs, `${COOKIE}=${flipped}`)
       expect(lane, `position ${at}`).toEqual(reference)
       expect(lane.body).toBe("null")

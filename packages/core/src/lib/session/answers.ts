@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from "../config/resolve.js"
 import { noopEvent } from "../config/resolve.js"
 import { cookieValue } from "../cookies.js"
-import type { AdapterSession, AdapterUser } from "../../adapters.js"
+import type { LookedUp } from "../context.js"
 import { store } from "../config/stores.js"
 import { UNVERIFIED_CLAIM } from "./unverified-mark.js"
 import { isDue, lookup, storageKey } from "./database.js"
@@ -12,6 +12,8 @@ import { isDue, lookup, storageKey } from "./database.js"
  * the same request, byte for byte — `test/session/answers.test.ts` compares both on the
  * same requests — and anything the lane cannot answer alone goes the full way.
  */
+export type { LookedUp }
+
 export interface SessionAnswers {
   /**
    * The JSON body answering a session check that carries `cookieHeader` over a connection
@@ -20,12 +22,6 @@ export interface SessionAnswers {
    * Store failures are thrown (an `AdapterError`), for the full check's outage answer.
    */
   answer(cookieHeader: string | null, secure: boolean): string | LookedUp | undefined | Promise<string | LookedUp>
-}
-
-/** A session row the lane read but did not answer alone (missing, expired, due for extension). */
-export interface LookedUp {
-  key: string
-  found: { session: AdapterSession; user: AdapterUser } | null
 }
 
 /**
