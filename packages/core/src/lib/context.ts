@@ -5,11 +5,22 @@ import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
 import { clientAddress } from "./rate-limit/address.js"
 import type { AdapterSession, AdapterUser } from "../adapters.js"
+import type { JWT } from "./jwt/types.js"
 
 /** A session row the session lane (`session/answers.ts`) read but did not answer alone (missing, expired, due for extension). */
 export interface LookedUp {
   key: string
   found: { session: AdapterSession; user: AdapterUser } | null
+}
+
+/**
+ * A session cookie the session lane began to decrypt but did not answer alone (stale,
+ * rotated, marked, or refused): the full check takes the outcome from here, so a token is
+ * decrypted once per request however it ends.
+ */
+export interface Opening {
+  raw: string
+  opening: Promise<{ payload: JWT; rotated: boolean } | null>
 }
 
 /** Everything an action needs: the parsed request, the resolved config, and response cookies. */
@@ -35,6 +46,8 @@ export interface RequestContext extends ParsedRequest {
    * and left to the full check (missing, expired or due for extension): read once, not twice.
    */
   lookedUp?: LookedUp
+  /** The JWT the session lane already began to decrypt for this request. */
+  opened?: Opening
 }
 
 export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false, peerAddress?: string): RequestContext {

@@ -11,7 +11,7 @@ import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse
 import { parseRequest } from "./http/request.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
 import { SessionCheckParser } from "./http/session-check.js"
-import { sessionAnswers, type LookedUp, type SessionAnswers } from "./session/answers.js"
+import { sessionAnswers, type LookedUp, type Opening, type SessionAnswers } from "./session/answers.js"
 import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 import { originFromHeaders } from "./http/host.js"
@@ -168,16 +168,17 @@ export class AuthRuntime {
     // URL string, and — when the token alone decides the answer and is already verified —
     // answered from the verified-token cache (`session/answers.ts`).
     const known = this.#sessionChecks.origin(request)
-    // A database row the lane read but left to the full check, or the store's failure,
-    // which the full check's error handling answers (an outage: 503).
-    let lookedUp: LookedUp | undefined
+    // What the lane began but left to the full check — a database row it read, a token it
+    // began to decrypt — or the store's failure, which the full check's error handling
+    // answers (an outage: 503). Either way the store is asked, and a token decrypted, once.
+    let handoff: LookedUp | Opening | undefined
     let storeFailure: { error: unknown } | undefined
     if (known && this.#answers && !options.raw) {
       try {
         const pending = this.#answers.answer(request.headers.get("cookie"), resolved.useSecureCookies ?? known.origin.startsWith("https:"))
         const answer = pending instanceof Promise ? await pending : pending
         if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
-        lookedUp = answer
+        handoff = answer
       } catch (error) {
         storeFailure = { error }
       }
@@ -190,7 +191,10 @@ export class AuthRuntime {
     try {
       const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved)
       ctx = createContext(parsed instanceof Promise ? await parsed : parsed, resolved, options.skipCSRF, options.clientAddress)
-      if (lookedUp) ctx.lookedUp = lookedUp
+      if (handoff) {
+        if ("opening" in handoff) ctx.opened = handoff
+        else ctx.lookedUp = handoff
+      }
     } catch (error) {
       logger.error(error as Error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })

@@ -142,6 +142,36 @@ describe("remembered session answers", () => {
   })
 })
 
+describe("session answers for tokens not yet remembered", () => {
+  it("the first check of each kind of token answers what the full check answers", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-25T12:00:00.000Z") })
+    const fresh = await mint()
+    const rotated = await mint(claims, SECRET)
+    const tampered = fresh.slice(0, 20) + (fresh[20] === "A" ? "g" : "A") + fresh.slice(21)
+    vi.setSystemTime(new Date("2026-11-20T12:00:00.000Z"))
+    const stale = await mint()
+    vi.setSystemTime(new Date("2026-11-25T12:00:00.000Z"))
+    const cases: [string, string, Partial<AuthConfig>][] = [
+      ["fresh", fresh, {}],
+      ["stale (re-issued)", stale, {}],
+      ["from a rotated-out secret (re-issued)", rotated, { secret: ["the-new-secret-with-at-least-32-characters", SECRET] }],
+      ["tampered (refused, cookie cleared)", tampered, {}],
+      ["not a token", "not-a-token", {}],
+    ]
+    for (const [label, token, extra] of cases) {
+      // Fresh configurations: nothing remembered, so both checks decrypt.
+      const { lane, reference } = pair(extra)
+      const laneAnswer = await check(lane, `${COOKIE}=${token}`)
+      const referenceAnswer = await check(reference, `${COOKIE}=${token}`)
+      expect(laneAnswer.status, label).toBe(referenceAnswer.status)
+      expect(JSON.parse(laneAnswer.body), label).toEqual(JSON.parse(referenceAnswer.body))
+      // Re-issued cookies carry a fresh random IV, so compare which cookies are set, and how.
+      const shape = (headers: [string, string][]) => headers.map(([n, v]) => (n === "set-cookie" ? `${v.split("=")[0]} ${v.split(";").slice(1).join(";")}` : `${n}: ${v}`))
+      expect(shape(laneAnswer.headers), label).toEqual(shape(referenceAnswer.headers))
+    }
+  })
+})
+
 describe("remembered session answers under attack", () => {
   it("a tampered copy of a remembered token is checked in full and refused", async () => {
     const configs = pair()

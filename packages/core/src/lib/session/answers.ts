@@ -1,7 +1,9 @@
 import type { ResolvedConfig } from "../config/resolve.js"
 import { noopEvent } from "../config/resolve.js"
 import { cookieValue } from "../cookies.js"
-import type { LookedUp } from "../context.js"
+import type { LookedUp, Opening } from "../context.js"
+import { openUncachedWith } from "./jwt.js"
+import type { RememberedToken } from "./memory.js"
 import { store } from "../config/stores.js"
 import { UNVERIFIED_CLAIM } from "./unverified-mark.js"
 import { isDue, lookup, storageKey } from "./database.js"
@@ -12,7 +14,7 @@ import { isDue, lookup, storageKey } from "./database.js"
  * the same request, byte for byte — `test/session/answers.test.ts` compares both on the
  * same requests — and anything the lane cannot answer alone goes the full way.
  */
-export type { LookedUp }
+export type { LookedUp, Opening }
 
 export interface SessionAnswers {
   /**
@@ -21,7 +23,7 @@ export interface SessionAnswers {
    * or, for database sessions, the row it read, which the full check continues from.
    * Store failures are thrown (an `AdapterError`), for the full check's outage answer.
    */
-  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | undefined | Promise<string | LookedUp>
+  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | Opening | undefined | Promise<string | LookedUp | Opening>
 }
 
 /**
@@ -66,7 +68,7 @@ class JwtSessionAnswers implements SessionAnswers {
    * The JSON body answering a session check that carries `cookieHeader` over a connection
    * that is `secure` (which names the cookie), or `undefined` when the full check must run.
    */
-  answer(cookieHeader: string | null, secure: boolean): string | undefined {
+  answer(cookieHeader: string | null, secure: boolean): string | Opening | undefined | Promise<string | Opening> {
     // No cookie at all: signed out, as the full check answers.
     if (cookieHeader === null) return "null"
     const cookie = this.#cookie(secure)
@@ -78,7 +80,21 @@ class JwtSessionAnswers implements SessionAnswers {
     if (raw === "") return undefined
     const config = this.#config
     const remembered = config.sessionMemory.verifiedTokens.peek(cookie.scope, raw)
-    if (!remembered || remembered.rotated) return undefined
+    if (remembered) return this.#answerFor(remembered)
+    // Not remembered: decrypted here (and remembered), and answered if it qualifies;
+    // otherwise the full check continues from this decryption, refusals included.
+    const opening = openUncachedWith(config, cookie.name, raw, true)
+    const handoff: Opening = { raw, opening }
+    return opening.then(
+      (opened) => (opened && this.#answerFor(opened)) ?? handoff,
+      () => handoff,
+    )
+  }
+
+  /** The answer for a verified token, when the token alone decides it; else `undefined`. */
+  #answerFor(remembered: RememberedToken): string | undefined {
+    const config = this.#config
+    if (remembered.rotated) return undefined
     const token = remembered.payload
     // Past `updateAge` the full check re-issues the cookie; an unverified user's token is
     // confirmed with the adapter on every check.

@@ -2,6 +2,7 @@ import { AdapterError, JWTSessionError, ServiceUnavailable, SignOutError } from 
 import type { JWT } from "../jwt/types.js"
 import type { Cookie, ResponseInternal, Session } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
+import type { ResolvedConfig } from "../config/resolve.js"
 import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
 import { openWith } from "../jwt/codec.js"
@@ -38,7 +39,8 @@ export const jwtStrategy: SessionStrategy = {
     let opened: { payload: JWT; rotated: boolean }
     try {
       // A remembered cookie is answered without a promise in between (most checks).
-      const result = rememberedToken(ctx, raw, shared) ?? (await openUncached(ctx, raw, shared))
+      // The session lane may have begun decrypting this very cookie (`ctx.opened`).
+      const result = rememberedToken(ctx, raw, shared) ?? (await (ctx.opened?.raw === raw ? ctx.opened.opening : openUncached(ctx, raw, shared)))
       if (!result) throw new RejectedByDecode()
       opened = result
     } catch (error) {
@@ -356,9 +358,12 @@ export async function openToken(ctx: RequestContext, raw: string, shared = false
  * Opens a session cookie that is not remembered: the app's own decoder, or the built-in
  * codec, whose verified tokens are remembered until their `exp`.
  */
-async function openUncached(ctx: RequestContext, raw: string, shared: boolean): Promise<{ payload: JWT; rotated: boolean } | null> {
-  const { config } = ctx
-  const salt = ctx.cookieOptions.sessionToken.name
+function openUncached(ctx: RequestContext, raw: string, shared: boolean): Promise<{ payload: JWT; rotated: boolean } | null> {
+  return openUncachedWith(ctx.config, ctx.cookieOptions.sessionToken.name, raw, shared)
+}
+
+/** `openUncached` for a configuration and a cookie name (the key salt), without a request context. */
+export async function openUncachedWith(config: ResolvedConfig, salt: string, raw: string, shared: boolean): Promise<{ payload: JWT; rotated: boolean } | null> {
   if (!config.jwt.builtin) {
     const secret = config.secrets.length === 1 ? config.secrets[0]! : config.secrets
     const payload = await config.jwt.decode({ token: raw, secret, salt })
