@@ -1,3 +1,4 @@
+import { Deadlines } from "./deadlines.js"
 import type { Adapter } from "../../adapters.js"
 import {
   AdapterError,
@@ -128,30 +129,25 @@ export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, 
 
 function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
+  // One set of deadlines for all of this store's calls (see `Deadlines`).
+  const deadlines = timeoutMs ? new Deadlines(timeoutMs) : undefined
   for (const name of names) {
     const method = (target as Record<string, unknown>)[name]
     if (typeof method !== "function") continue
     const adapter = target
+    const event = `adapter_${name}`
+    const late = () => new DOMException(`${name} did not answer within ${timeoutMs} ms`, "TimeoutError")
     wrapped[name] = async (...args: unknown[]) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
       try {
-        logger.debug(`adapter_${name}`)
+        logger.debug(event)
         const result: unknown = method.apply(adapter, args)
-        // An answer already there (an in-memory adapter) cannot be late: no timer for it.
-        if (!timeoutMs || typeof (result as PromiseLike<unknown> | null)?.then !== "function") return await result
-        const call = Promise.resolve(result)
-        // A late rejection of an abandoned call must not become an unhandled rejection.
-        call.catch(() => {})
-        const expired = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new DOMException(`${name} did not answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs)
-        })
-        return await Promise.race([call, expired])
+        // An answer already there (an in-memory adapter) cannot be late: no deadline for it.
+        if (!deadlines || typeof (result as PromiseLike<unknown> | null)?.then !== "function") return await result
+        return await deadlines.race(result as PromiseLike<unknown>, late)
       } catch (e) {
         const error = new AdapterError(`Adapter method ${name} failed`, e as Error)
         error.name = `${name}`
         throw error
-      } finally {
-        clearTimeout(timer)
       }
     }
   }
