@@ -119,7 +119,8 @@ export interface AuthConfig {
   /**
    * Milliseconds each adapter call may take before it fails with an `AdapterError` (whose
    * cause is a `TimeoutError`), so a paused or unreachable store cannot hold requests
-   * without bound; the request then answers `ServiceUnavailable`. `false` or `0` disables
+   * without bound; the request then answers `ServiceUnavailable`. A late call fails between
+   * the limit and 1.25 × the limit (one timer serves all calls). `false` or `0` disables
    * the limit. Default `5000`.
    *
    * @example
