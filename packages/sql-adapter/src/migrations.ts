@@ -266,10 +266,22 @@ function migratorFor(db: Kysely<any>, options: MigrateOptions): Migrator {
  * ```
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
-  const { error, results = [] } = await migratorFor(db, options).migrateToLatest()
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results = [] } = await migratorFor(db, options).migrateToLatest()
+    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
     const failed = results.find((r) => r.status === "Error")?.migrationName
+    // Kysely's migrator finds its own table by listing every table of the schema, then
+    // reading each one's columns: a table that anything else in the database drops in
+    // between fails the listing. Nothing has run yet, so the setup is simply tried again.
+    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) continue
     throw new Error(`migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+}
+
+const SETUP_ATTEMPTS = 3
+
+/** PostgreSQL's `undefined_table`, MySQL's `ER_NO_SUCH_TABLE`, SQLite's "no such table". */
+function isUndefinedTable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
 }
