@@ -186,6 +186,7 @@ export type WarningCode =
   | "token-refresh-conflict"
   | "token-refresh-local-lock"
   | "two-factor-code-refused"
+  | "express-trust-proxy-all"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

@@ -11,7 +11,7 @@
  *
  * const authConfig: ExpressAuthConfig = { providers: [Credentials({ ... })] }
  * const app = express()
- * app.set("trust proxy", true) // behind a TLS-terminating proxy, so https is detected
+ * app.set("trust proxy", 1) // one TLS-terminating proxy in front: https and the client address come from it
  * app.use("/auth", ExpressAuth(authConfig))
  * app.get("/", async (req, res) => {
  *   const session = await getSession(req, authConfig)
@@ -83,6 +83,7 @@ export interface ExpressLikeRequest extends IncomingMessage {
  */
 export function ExpressAuth(config: ExpressAuthConfig) {
   const perBasePath = new Map<string, AuthRuntime>()
+  let warnedTrustAll = false
   return async (req: ExpressLikeRequest, res: ServerResponse, next: (err?: unknown) => void): Promise<void> => {
     try {
       const basePath = config.basePath ?? mountPath(req)
@@ -109,6 +110,12 @@ export function ExpressAuth(config: ExpressAuthConfig) {
       // from what core sees), else the socket's peer: what rate limits count against, and what
       // new sessions record.
       const clientAddress = req.ip ?? req.socket?.remoteAddress
+      // `true` trusts every hop, so `req.ip` is whatever the client wrote first: said once
+      // per middleware (a custom logger is called as often as warn is).
+      if (!warnedTrustAll && runtime.config.rateLimit && req.app?.get?.("trust proxy") === true) {
+        warnedTrustAll = true
+        runtime.config.logger.warn("express-trust-proxy-all")
+      }
       await sendWebResponse(res, await runtime.handle(request, clientAddress ? { clientAddress } : {}))
     } catch (error) {
       next(error)

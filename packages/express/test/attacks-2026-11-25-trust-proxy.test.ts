@@ -4,8 +4,8 @@
 // proxy that appends — so a new forged entry per attempt is a new counter.
 //
 // NOT FIXED (no clear fix in the integration: with `true`, the rightmost entry may be a CDN
-// shared by everyone): documented as "never `true`" in docs/rate-limiting.md. A candidate
-// for the lead: a warning from ExpressAuth when `req.app.get("trust proxy") === true`.
+// shared by everyone): documented as "never `true`" in docs/rate-limiting.md, and
+// ExpressAuth warns once (`express-trust-proxy-all`) when it sees `trust proxy: true`.
 import { describe, expect, it } from "vitest"
 import Credentials from "@portcullis/core/providers/credentials"
 import type { AuthConfig } from "@portcullis/core"
@@ -42,6 +42,25 @@ describe("Express with trust proxy: true", () => {
       expect(errors.slice(2)).toEqual(["RateLimited", "RateLimited"])
     } finally {
       await server.close()
+    }
+  })
+
+  it("says so once: ExpressAuth warns express-trust-proxy-all on the first request, and only then", async () => {
+    const warnings: string[] = []
+    const server = await expressServer({ ...config(), logger: { error: () => {}, warn: (code) => warnings.push(code), debug: () => {} } }, (app) => app.set("trust proxy", true))
+    try {
+      for (let i = 0; i < 3; i++) await fetch(`${server.origin}/auth/session`)
+      expect(warnings.filter((w) => w === "express-trust-proxy-all")).toHaveLength(1)
+    } finally {
+      await server.close()
+    }
+    const quiet: string[] = []
+    const counted = await expressServer({ ...config(), logger: { error: () => {}, warn: (code) => quiet.push(code), debug: () => {} } }, (app) => app.set("trust proxy", 1))
+    try {
+      await fetch(`${counted.origin}/auth/session`)
+      expect(quiet).not.toContain("express-trust-proxy-all")
+    } finally {
+      await counted.close()
     }
   })
 

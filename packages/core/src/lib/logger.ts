@@ -24,6 +24,8 @@ const warnings: Record<WarningCode, string> = {
     "The rate-limit store failed or did not answer in time. Requests of actions not in rateLimit.failClosed were let through uncounted; credentials sign-ins (failClosed by default) were refused with 503.",
   "two-factor-code-refused":
     "A two-factor code was refused at the second sign-in step (wrong, malformed, already used, or a secret sealed under an AUTH_SECRET no longer configured). Now and then is a typo; a stream for one user is someone guessing after their first factor — see the rateLimited event.",
+  "express-trust-proxy-all":
+    "Express's trust proxy is true: req.ip is then the leftmost X-Forwarded-For entry, which the client writes, so every forged value is a fresh rate-limit counter. Set trust proxy to the number of proxies in front of the app (1 for one load balancer), or to their addresses (docs/rate-limiting.md).",
   "rate-limit-no-address":
     "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }
