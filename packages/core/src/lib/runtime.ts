@@ -1,5 +1,5 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
+import { AdapterError, AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
@@ -180,7 +180,9 @@ export class AuthRuntime {
         if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
         handoff = answer
       } catch (error) {
-        storeFailure = { error }
+        // Only the store's failure is the full check's to answer (503). Anything else the lane
+        // met is left to the full check, which judges the request afresh.
+        if (error instanceof AdapterError) storeFailure = { error }
       }
     }
     const returnRedirect = request.headers.has("x-auth-return-redirect")

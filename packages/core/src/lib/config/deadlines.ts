@@ -2,7 +2,7 @@
  * Time limits for many concurrent calls with one timer. Arming and clearing a `setTimeout`
  * around every adapter call — a timer, two more promises and a race, on every session
  * check — cost more than the in-memory adapter's whole answer; here a call costs a set
- * entry, and one interval (unref'd, running only while calls are pending) fails the late
+ * entry, and one interval (running only while calls are pending) fails the late
  * ones. A late call fails between `ms` and `1.25 × ms` after it began.
  *
  * The clock is `performance.now()`: monotonic, and left alone by tests that freeze `Date`.
@@ -34,10 +34,10 @@ export class Deadlines {
   }
 
   #start(): ReturnType<typeof setInterval> {
-    const timer = setInterval(() => this.#sweep(), Math.max(1, Math.ceil(this.ms / 4)))
-    // A pending store call must not keep a process alive that has nothing else to do.
-    ;(timer as { unref?: () => void }).unref?.()
-    return timer
+    // Not unref'd: like the timer per call it replaces, it keeps the process alive until
+    // every pending call has settled or failed — a script awaiting a hung store gets its
+    // `AdapterError` rather than exiting in silence. It stops itself once nothing is pending.
+    return setInterval(() => this.#sweep(), Math.max(1, Math.ceil(this.ms / 4)))
   }
 
   #sweep(): void {

@@ -91,8 +91,20 @@ class JwtSessionAnswers implements SessionAnswers {
     )
   }
 
-  /** The answer for a verified token, when the token alone decides it; else `undefined`. */
+  /**
+   * The answer for a verified token, when the token alone decides it; else `undefined`,
+   * also for a token the answer cannot be built from (an `iat` past the range of a `Date`):
+   * the full check then judges it, as it judges every token it cannot use.
+   */
   #answerFor(remembered: RememberedToken): string | undefined {
+    try {
+      return this.#build(remembered)
+    } catch {
+      return undefined
+    }
+  }
+
+  #build(remembered: RememberedToken): string | undefined {
     const config = this.#config
     if (remembered.rotated) return undefined
     const token = remembered.payload
@@ -153,9 +165,15 @@ class DatabaseSessionAnswers implements SessionAnswers {
     // Only read here, never changed: no copy of a row shared with concurrent checks.
     const found = await lookup(config, store(config.stores, "database"), key, false)
     if (!found) return { key, found }
-    const { session, user } = found
-    const now = Date.now()
-    if (session.expires.getTime() <= now || isDue(config, session, now)) return { key, found }
-    return JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
+    try {
+      const { session, user } = found
+      const now = Date.now()
+      if (session.expires.getTime() <= now || isDue(config, session, now)) return { key, found }
+      return JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
+    } catch {
+      // A row in a shape the answer cannot be built from (an `expires` that is not a valid
+      // `Date`, no user): the full check judges the row already read.
+      return { key, found }
+    }
   }
 }
