@@ -9,6 +9,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AdapterTwoFactor,
   AdapterUser,
 } from "@portcullis/core/adapters"
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
@@ -74,6 +75,19 @@ return encoded
 const SET_PASSWORD_SCRIPT = `
 if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
 redis.call("SET", KEYS[2], ARGV[1])
+return 1
+`
+
+/**
+ * Records TOTP step ARGV[1] as used in the two-factor hash KEYS[1], only when it is after
+ * the stored one (or none is stored) and the record exists; 1 when written. One script, so
+ * of concurrent callers with one step exactly one gets 1.
+ */
+const USE_TWO_FACTOR_STEP_SCRIPT = `
+if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
+local last = redis.call("HGET", KEYS[1], "lastUsedStep")
+if last and last ~= "" and tonumber(ARGV[1]) <= tonumber(last) then return 0 end
+redis.call("HSET", KEYS[1], "lastUsedStep", ARGV[1])
 return 1
 `
 
@@ -162,6 +176,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       ])
       const doomed = [
         k.user(userId), k.userAccounts(userId), k.userSessions(userId), k.userAuthenticators(userId), k.userPassword(userId),
+        k.twoFactor(userId), k.twoFactorCodes(userId),
         ...accountKeys,
         ...sessionTokens.map(k.session),
         ...credentialIDs.map(k.authenticator),
@@ -295,6 +310,41 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
 
     async getUserPassword(userId) {
       return client.get(k.userPassword(userId))
+    },
+
+    // Two-factor capability: the state in a hash, the backup code hashes in a list (their
+    // order kept). Writes replace both in one MULTI; a code is used by one LREM, a step by
+    // one script — each atomic, so one code signs in once.
+    async getTwoFactor(userId) {
+      const replies = await client.multi().hgetall(k.twoFactor(userId)).lrange(k.twoFactorCodes(userId), 0, -1).exec()
+      const [state, codes] = (replies ?? []).map(([error, value]) => {
+        if (error) throw error
+        return value
+      }) as [Record<string, string>, string[]]
+      if (!state || state.secret === undefined) return null
+      return {
+        userId,
+        secret: state.secret,
+        enabled: state.enabled === "1",
+        lastUsedStep: state.lastUsedStep ? Number(state.lastUsedStep) : null,
+        backupCodes: codes ?? [],
+      } satisfies AdapterTwoFactor
+    },
+    async setTwoFactor(record) {
+      const state = { secret: record.secret, enabled: record.enabled ? "1" : "0", lastUsedStep: record.lastUsedStep === null ? "" : String(record.lastUsedStep) }
+      const multi = client.multi().del(k.twoFactor(record.userId), k.twoFactorCodes(record.userId)).hset(k.twoFactor(record.userId), state)
+      if (record.backupCodes.length) multi.rpush(k.twoFactorCodes(record.userId), ...record.backupCodes)
+      const replies = await multi.exec()
+      for (const [error] of replies ?? []) if (error) throw error
+    },
+    async deleteTwoFactor(userId) {
+      await client.del(k.twoFactor(userId), k.twoFactorCodes(userId))
+    },
+    async useTwoFactorStep(userId, step) {
+      return (await client.eval(USE_TWO_FACTOR_STEP_SCRIPT, 1, k.twoFactor(userId), String(step))) === 1
+    },
+    async useTwoFactorBackupCode(userId, hash) {
+      return (await client.lrem(k.twoFactorCodes(userId), 1, hash)) === 1
     },
     async setUserPassword(userId, hash) {
       // Only for a user that exists, checked and written in one script: a hash cannot

@@ -42,6 +42,10 @@ export function redisKeys(prefix: string) {
     authenticator: (credentialID: string) => `${prefix}authenticator:${credentialID}`,
     /** A user's password hash (PHC string), for the password provider. */
     userPassword: (userId: string) => `${prefix}user-password:${userId}`,
+    /** Hash of a user's two-factor state: `secret` (sealed), `enabled` (`1`/`0`), `lastUsedStep` (empty before the first). */
+    twoFactor: (userId: string) => `${prefix}two-factor:${userId}`,
+    /** List of the hashes of a user's unused backup codes, in the order they were issued. */
+    twoFactorCodes: (userId: string) => `${prefix}two-factor-codes:${userId}`,
   }
 }
 

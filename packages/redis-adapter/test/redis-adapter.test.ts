@@ -54,6 +54,7 @@ gate.describe("Redis", () => {
     teardown: () => conformance.close(),
     tokenRefresh: true,
     passwords: true,
+    twoFactor: true,
     db: {
       user: (id) => conformance.client().get(k.user(id)),
       account: (provider, providerAccountId) => conformance.client().get(k.account(provider, providerAccountId)),
