@@ -92,6 +92,20 @@ return 1
 `
 
 /**
+ * Replaces the two-factor hash KEYS[2] and backup-code list KEYS[3] of the user KEYS[1],
+ * only while the user exists (so a record cannot outlive a deleteUser running at the same
+ * moment, as the SQL foreign key ensures); 1 when written. ARGV: secret, enabled, last
+ * used step, then the backup code hashes.
+ */
+const SET_TWO_FACTOR_SCRIPT = `
+if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
+redis.call("DEL", KEYS[2], KEYS[3])
+redis.call("HSET", KEYS[2], "secret", ARGV[1], "enabled", ARGV[2], "lastUsedStep", ARGV[3])
+if #ARGV > 3 then redis.call("RPUSH", KEYS[3], unpack(ARGV, 4)) end
+return 1
+`
+
+/**
  * Creates an adapter on an ioredis client. Needs Redis 6.2 or later (GETDEL, SET PXAT).
  *
  * Sessions and verification tokens expire in Redis at their `expires`. Absent optional
@@ -313,8 +327,8 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     },
 
     // Two-factor capability: the state in a hash, the backup code hashes in a list (their
-    // order kept). Writes replace both in one MULTI; a code is used by one LREM, a step by
-    // one script — each atomic, so one code signs in once.
+    // order kept). A write replaces both in one script; a code is used by one LREM, a step
+    // by one script — each atomic, so one code signs in once.
     async getTwoFactor(userId) {
       const replies = await client.multi().hgetall(k.twoFactor(userId)).lrange(k.twoFactorCodes(userId), 0, -1).exec()
       const [state, codes] = (replies ?? []).map(([error, value]) => {
@@ -331,11 +345,12 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       } satisfies AdapterTwoFactor
     },
     async setTwoFactor(record) {
-      const state = { secret: record.secret, enabled: record.enabled ? "1" : "0", lastUsedStep: record.lastUsedStep === null ? "" : String(record.lastUsedStep) }
-      const multi = client.multi().del(k.twoFactor(record.userId), k.twoFactorCodes(record.userId)).hset(k.twoFactor(record.userId), state)
-      if (record.backupCodes.length) multi.rpush(k.twoFactorCodes(record.userId), ...record.backupCodes)
-      const replies = await multi.exec()
-      for (const [error] of replies ?? []) if (error) throw error
+      const { userId } = record
+      const written = await client.eval(
+        SET_TWO_FACTOR_SCRIPT, 3, k.user(userId), k.twoFactor(userId), k.twoFactorCodes(userId),
+        record.secret, record.enabled ? "1" : "0", record.lastUsedStep === null ? "" : String(record.lastUsedStep), ...record.backupCodes,
+      )
+      if (written !== 1) throw new Error(`no user with id ${userId}`)
     },
     async deleteTwoFactor(userId) {
       await client.del(k.twoFactor(userId), k.twoFactorCodes(userId))

@@ -159,3 +159,26 @@ gate.describe("Redis", () => {
     })
   })
 })
+
+gate.describe("RedisAdapter two-factor records and deleteUser", () => {
+  const redis = testRedis()
+  beforeAll(() => redis.open())
+  afterAll(() => redis.close())
+
+  it("refuses a record for a user that does not exist (as the SQL foreign key does), leaving no keys", async () => {
+    const adapter = RedisAdapter(redis.client(), { prefix: redis.prefix })
+    const userId = crypto.randomUUID()
+    await expect(adapter.setTwoFactor!({ userId, secret: "sealed", enabled: true, lastUsedStep: null, backupCodes: ["h1"] })).rejects.toThrow(/no user/)
+    expect(await redis.client().exists(redis.keys.twoFactor(userId), redis.keys.twoFactorCodes(userId))).toBe(0)
+  })
+
+  it("a record written while its user is deleted does not outlive the user", async () => {
+    const adapter = RedisAdapter(redis.client(), { prefix: redis.prefix })
+    for (let i = 0; i < 20; i++) {
+      const user = await adapter.createUser!(makeUser())
+      const record = { userId: user.id, secret: "sealed", enabled: true, lastUsedStep: 5, backupCodes: ["h1", "h2"] }
+      await Promise.allSettled([adapter.setTwoFactor!(record), adapter.deleteUser!(user.id)])
+      expect(await adapter.getTwoFactor!(user.id)).toBeNull()
+    }
+  })
+})
