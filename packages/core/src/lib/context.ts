@@ -7,10 +7,14 @@ import { clientAddress } from "./rate-limit/address.js"
 import type { AdapterSession, AdapterUser } from "../adapters.js"
 import type { JWT } from "./jwt/types.js"
 
-/** A session row the session lane (`session/answers.ts`) read but did not answer alone (missing, expired, due for extension). */
+/**
+ * A session row the session lane (`session/answers.ts`) began to read but did not answer
+ * alone (missing, expired, due for extension, or the store failed): the full check takes
+ * the outcome from here, so the store is asked once per request however it ends.
+ */
 export interface LookedUp {
   key: string
-  found: { session: AdapterSession; user: AdapterUser } | null
+  reading: Promise<{ session: AdapterSession; user: AdapterUser } | null>
 }
 
 /**
@@ -41,17 +45,14 @@ export interface RequestContext extends ParsedRequest {
    * (`HandleOptions.clientAddress`). Rate limits count against it; new sessions record it.
    */
   clientAddress: string | undefined
-  /**
-   * The session row the session lane (`session/answers.ts`) already read for this request
-   * and left to the full check (missing, expired or due for extension): read once, not twice.
-   */
+  /** The session row the session lane (`session/answers.ts`) already began to read. */
   lookedUp?: LookedUp
   /** The JWT the session lane already began to decrypt for this request. */
   opened?: Opening
 }
 
 export function createContext(parsed: ParsedRequest, config: ResolvedConfig, skipCSRF = false, peerAddress?: string): RequestContext {
-  const secure = config.useSecureCookies ?? parsed.origin.startsWith("https:")
+  const secure = isSecure(config, parsed.origin)
   return {
     ...parsed,
     config,
@@ -62,6 +63,11 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     skipCSRF,
     clientAddress: config.rateLimit || config.session.metadata || config.session.registry ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
   }
+}
+
+/** Whether cookies for requests from `origin` are `Secure` (and `__Secure-`/`__Host-` prefixed). */
+export function isSecure(config: ResolvedConfig, origin: string): boolean {
+  return config.useSecureCookies ?? origin.startsWith("https:")
 }
 
 /** Absolute sign-in and callback URLs of a provider. */

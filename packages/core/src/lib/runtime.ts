@@ -1,11 +1,11 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AdapterError, AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
+import { AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
-import { createContext } from "./context.js"
+import { createContext, isSecure } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
@@ -168,22 +168,14 @@ export class AuthRuntime {
     // URL string, and — when the token alone decides the answer and is already verified —
     // answered from the verified-token cache (`session/answers.ts`).
     const known = this.#sessionChecks.origin(request)
-    // What the lane began but left to the full check — a database row it read, a token it
-    // began to decrypt — or the store's failure, which the full check's error handling
-    // answers (an outage: 503). Either way the store is asked, and a token decrypted, once.
+    // What the lane began but left to the full check — a token's decryption, a row's
+    // reading, whatever their outcome — so a token is decrypted, and the store asked, once.
     let handoff: LookedUp | Opening | undefined
-    let storeFailure: { error: unknown } | undefined
     if (known && this.#answers && !options.raw) {
-      try {
-        const pending = this.#answers.answer(request.headers.get("cookie"), resolved.useSecureCookies ?? known.origin.startsWith("https:"))
-        const answer = pending instanceof Promise ? await pending : pending
-        if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
-        handoff = answer
-      } catch (error) {
-        // Only the store's failure is the full check's to answer (503). Anything else the lane
-        // met is left to the full check, which judges the request afresh.
-        if (error instanceof AdapterError) storeFailure = { error }
-      }
+      const pending = this.#answers.answer(request.headers.get("cookie"), isSecure(resolved, known.origin))
+      const answer = pending instanceof Promise ? await pending : pending
+      if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
+      handoff = answer
     }
     const returnRedirect = request.headers.has("x-auth-return-redirect")
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
@@ -204,7 +196,6 @@ export class AuthRuntime {
     }
 
     try {
-      if (storeFailure) throw storeFailure.error
       const internal = await dispatch(ctx)
       // Most answers (a session check) add no cookie on either side: no array to build then.
       const cookies = ctx.setCookies.length ? [...ctx.setCookies, ...(internal.cookies ?? [])] : (internal.cookies ?? [])

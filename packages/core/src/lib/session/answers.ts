@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from "../config/resolve.js"
 import { noopEvent } from "../config/resolve.js"
 import { cookieValue } from "../cookies.js"
+import type { AdapterSession, AdapterUser } from "../../adapters.js"
 import type { LookedUp, Opening } from "../context.js"
 import { openUncachedWith } from "./jwt.js"
 import type { RememberedToken } from "./memory.js"
@@ -20,10 +21,11 @@ export interface SessionAnswers {
   /**
    * The JSON body answering a session check that carries `cookieHeader` over a connection
    * that is `secure` (which names the cookie); `undefined` when the full check must run;
-   * or, for database sessions, the row it read, which the full check continues from.
-   * Store failures are thrown (an `AdapterError`), for the full check's outage answer.
+   * or what the lane began — the token's decryption, the row's reading — for the full check
+   * to continue from (its outcome, a refusal or a store failure included, is the full
+   * check's to judge). Never rejects.
    */
-  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | Opening | undefined | Promise<string | LookedUp | Opening>
+  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | Opening | undefined | Promise<string | LookedUp | Opening | undefined>
 }
 
 /**
@@ -97,14 +99,6 @@ class JwtSessionAnswers implements SessionAnswers {
    * the full check then judges it, as it judges every token it cannot use.
    */
   #answerFor(remembered: RememberedToken): string | undefined {
-    try {
-      return this.#build(remembered)
-    } catch {
-      return undefined
-    }
-  }
-
-  #build(remembered: RememberedToken): string | undefined {
     const config = this.#config
     if (remembered.rotated) return undefined
     const token = remembered.payload
@@ -115,10 +109,14 @@ class JwtSessionAnswers implements SessionAnswers {
     if (token[UNVERIFIED_CLAIM] !== undefined) return undefined
     // As the full check builds it (`jwtStrategy.read`, a token left unchanged). The token is
     // the cache's own and never changes (nothing in this configuration can change it).
-    remembered.answer = JSON.stringify({
-      user: { name: token.name, email: token.email, image: token.picture },
-      expires: new Date(token.iat * 1000 + config.session.maxAge * 1000).toISOString(),
-    })
+    try {
+      remembered.answer = JSON.stringify({
+        user: { name: token.name, email: token.email, image: token.picture },
+        expires: new Date(token.iat * 1000 + config.session.maxAge * 1000).toISOString(),
+      })
+    } catch {
+      return undefined
+    }
     return remembered.answer
   }
 
@@ -140,8 +138,8 @@ class JwtSessionAnswers implements SessionAnswers {
  * Database sessions: the row is read on every check (through the shared lookup, so
  * concurrent checks of one session share one query), and a live row that is not due for
  * extension answers `{ user: { name, email, image }, expires }` as `databaseStrategy.read`
- * builds it. A missing, expired or due row is handed to the full check with the row it
- * read, so the store is asked once either way.
+ * builds it. Anything else — no row, an expired or due one, the store's failure — is handed
+ * to the full check with the reading itself, so the store is asked once either way.
  */
 class DatabaseSessionAnswers implements SessionAnswers {
   readonly #config: ResolvedConfig
@@ -151,29 +149,33 @@ class DatabaseSessionAnswers implements SessionAnswers {
     this.#config = config
   }
 
-  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | Promise<string | LookedUp> {
+  answer(cookieHeader: string | null, secure: boolean): string | LookedUp | undefined | Promise<string | LookedUp | undefined> {
     if (cookieHeader === null) return "null"
     const name = (this.#names[secure ? 1 : 0] ??= this.#config.cookies(secure).sessionToken.name)
     const sessionToken = cookieValue(cookieHeader, name)
     if (!sessionToken) return "null"
     const stored = storageKey(this.#config, sessionToken)
-    return typeof stored === "string" ? this.#read(stored) : stored.then((key) => this.#read(key))
+    return typeof stored === "string" ? this.#read(stored) : stored.then((key) => this.#read(key), () => undefined)
   }
 
-  async #read(key: string): Promise<string | LookedUp> {
+  #read(key: string): Promise<string | LookedUp> {
     const config = this.#config
-    // Only read here, never changed: no copy of a row shared with concurrent checks.
-    const found = await lookup(config, store(config.stores, "database"), key, false)
-    if (!found) return { key, found }
+    // Only read here, never changed: no copy of a row shared with concurrent checks. The
+    // full check continues from this reading whatever it holds — a row, none, or the
+    // store's failure (its 503) — so the store is asked once.
+    const reading = lookup(config, store(config.stores, "database"), key, false)
+    const handoff: LookedUp = { key, reading }
+    return reading.then((found) => (found && this.#answerFor(found)) ?? handoff, () => handoff)
+  }
+
+  /** The answer for a live row not due for extension; else `undefined`, also for a row in a shape the answer cannot be built from (no valid `expires`, no user). */
+  #answerFor({ session, user }: { session: AdapterSession; user: AdapterUser }): string | undefined {
     try {
-      const { session, user } = found
       const now = Date.now()
-      if (session.expires.getTime() <= now || isDue(config, session, now)) return { key, found }
+      if (session.expires.getTime() <= now || isDue(this.#config, session, now)) return undefined
       return JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
     } catch {
-      // A row in a shape the answer cannot be built from (an `expires` that is not a valid
-      // `Date`, no user): the full check judges the row already read.
-      return { key, found }
+      return undefined
     }
   }
 }

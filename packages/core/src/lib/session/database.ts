@@ -27,7 +27,7 @@ export const databaseStrategy: SessionStrategy = {
       const stored = storageKey(ctx.config, sessionToken)
       const key = typeof stored === "string" ? stored : await stored
       // The session lane (`session/answers.ts`) may have read the row already for this request.
-      const found = ctx.lookedUp?.key === key ? ctx.lookedUp.found : await lookup(config, adapter, key)
+      const found = await (ctx.lookedUp?.key === key ? ctx.lookedUp.reading : lookup(config, adapter, key))
       if (!found) return { body: null, cookies: [expireCookie(name, options)] }
       const { session, user } = found
       const now = Date.now()
