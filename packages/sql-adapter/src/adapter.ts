@@ -93,6 +93,15 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     })
   }
 
+  /**
+   * One statement inserting `values` into a table keyed by `userId`, or setting `changes` on
+   * the row already there: ON CONFLICT on PostgreSQL and SQLite, ON DUPLICATE KEY on MySQL.
+   */
+  async function upsert(table: string, values: Row, changes: Row): Promise<void> {
+    const insert = db.insertInto(table).values(values)
+    await (supportsReturning ? insert.onConflict((oc) => oc.column("userId").doUpdateSet(changes)) : insert.onDuplicateKeyUpdate(changes)).execute()
+  }
+
   const findUser = async (column: "id" | "email", value: string) => {
     const row = await db.selectFrom(t.users).selectAll().where(column, "=", value).executeTakeFirst()
     return row ? userFromRow(row) : null
@@ -304,12 +313,8 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     async setTwoFactor(record) {
       const { userId, ...fields } = { ...record, backupCodes: JSON.stringify(record.backupCodes) }
       // One upsert, so two concurrent writes (two tabs starting enrollment) both succeed and
-      // the last one stands: ON CONFLICT on PostgreSQL and SQLite, ON DUPLICATE KEY on MySQL.
-      const insert = db.insertInto(t.twoFactor).values({ userId, ...fields })
-      await (supportsReturning
-        ? insert.onConflict((oc) => oc.column("userId").doUpdateSet(fields))
-        : insert.onDuplicateKeyUpdate(fields)
-      ).execute()
+      // the last one stands.
+      await upsert(t.twoFactor, { userId, ...fields }, fields)
     },
     async deleteTwoFactor(userId) {
       await db.deleteFrom(t.twoFactor).where("userId", "=", userId).execute()
@@ -350,11 +355,8 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       },
       async setUserPassword(userId: string, hash: string) {
         // One statement, so two concurrent writers (a reset and a rehash) cannot both insert.
-        const insert = db.insertInto(t.passwords).values({ userId, hash, updatedAt: new Date() })
-        await (supportsReturning
-          ? insert.onConflict((oc) => oc.column("userId").doUpdateSet({ hash, updatedAt: new Date() }))
-          : insert.onDuplicateKeyUpdate({ hash, updatedAt: new Date() })
-        ).execute()
+        const updatedAt = new Date()
+        await upsert(t.passwords, { userId, hash, updatedAt }, { hash, updatedAt })
       },
     }),
   }

@@ -82,16 +82,7 @@ export interface Messages {
     ignore: string
   }
   /** The sign-in email. */
-  email: {
-    /** `{host}`. */
-    subject: string
-    /** `{host}`, shown in bold. */
-    heading: string
-    button: string
-    /** `{duration}`: "24 hours", written by `Intl.NumberFormat` in the same language. */
-    expires: string
-    ignore: string
-  }
+  email: EmailMessages
   /** The second step of a sign-in with two-factor authentication on (`<basePath>/two-factor`). */
   twoFactor: {
     title: string
@@ -152,14 +143,14 @@ export interface Messages {
   }
 }
 
-/** The sentences of one email: the shape `Messages["email"]` has, which every sender renders. */
+/** The sentences of one email (the sign-in email's and the password emails'), which every sender renders. */
 export interface EmailMessages {
   /** `{host}`. */
   subject: string
   /** `{host}`, shown in bold. */
   heading: string
   button: string
-  /** `{duration}`. */
+  /** `{duration}`: "24 hours", written by `Intl.NumberFormat` in the same language. */
   expires: string
   ignore: string
 }
@@ -175,8 +166,6 @@ export interface PasswordErrorMessages {
 }
 
 /** A partial catalog, as apps override it: any key at any depth. */
-export type MessageOverrides = {
-  [K in keyof Messages]?: Messages[K] extends string ? Messages[K] : DeepPartial<Messages[K]>
-}
+export type MessageOverrides = DeepPartial<Messages>
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends string ? T[K] : DeepPartial<T[K]> }

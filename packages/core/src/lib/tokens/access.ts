@@ -6,8 +6,7 @@ import { sessionStrategy } from "../session/index.js"
 import { heldTokensOfRequest } from "../session/jwt.js"
 import { accessTokenForUser } from "./account.js"
 import { refreshableProvider } from "./provider.js"
-import { accessTokenOf } from "./jwt.js"
-import { storedExpiry, stillValid } from "./expiry.js"
+import { accessTokenOf, needsRefresh } from "./jwt.js"
 import type { AccessToken } from "./result.js"
 
 /** Whose access token {@link getAccessToken} gets. */
@@ -78,12 +77,8 @@ export async function accessToken(config: ResolvedConfig, params: AccessTokenPar
   if (!found.held || found.held.provider !== provider.id) {
     throw new ReauthRequired(`This session was not signed in with "${provider.id}"`, { reason: "no_account", provider: provider.id })
   }
-  if (found.held.reauth) {
-    throw new ReauthRequired(`The "${provider.id}" tokens of this session were refused: the user must sign in again`, { reason: "marked", provider: provider.id })
-  }
-  if (!found.held.refresh_token && !stillValid(storedExpiry(found.held.expires_at), config.tokenRefresh.skew)) {
-    // Only a token without a refresh token comes back expired (the others were rotated).
-    throw new ReauthRequired(`The "${provider.id}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: provider.id })
-  }
+  // The refresh's own check: the tokens came back marked, or expired with no refresh token
+  // (the others were rotated), and then it throws.
+  needsRefresh(config, found.held)
   return accessTokenOf(found.held, found.refreshed)
 }

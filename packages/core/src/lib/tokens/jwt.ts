@@ -56,6 +56,18 @@ export function heldIsCurrent(config: ResolvedConfig, held: HeldTokens): boolean
   return !!held.reauth || !held.refresh_token || stillValid(storedExpiry(held.expires_at), config.tokenRefresh.skew)
 }
 
+/**
+ * Whether `held` must be refreshed before use: `false` while it is good for `skew` more
+ * seconds. Throws {@link ReauthRequired} when no refresh can help: the tokens are marked
+ * as refused, or expired with no refresh token.
+ */
+export function needsRefresh(config: ResolvedConfig, held: HeldTokens): held is HeldTokens & { refresh_token: string } {
+  if (held.reauth) throw new ReauthRequired(`The "${held.provider}" tokens of this session were refused: the user must sign in again`, { reason: "marked", provider: held.provider })
+  if (stillValid(storedExpiry(held.expires_at), config.tokenRefresh.skew)) return false
+  if (!held.refresh_token) throw new ReauthRequired(`The "${held.provider}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: held.provider })
+  return true
+}
+
 /** How long a rotation is handed to other requests carrying the old refresh token. */
 const HANDOFF_MS = 60_000
 
@@ -71,9 +83,7 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  * provider could not be asked.
  */
 export async function rotateHeld(config: ResolvedConfig, held: HeldTokens): Promise<HeldTokens> {
-  if (held.reauth) throw new ReauthRequired(`The "${held.provider}" tokens of this session were refused: the user must sign in again`, { reason: "marked", provider: held.provider })
-  if (stillValid(storedExpiry(held.expires_at), config.tokenRefresh.skew)) return held
-  if (!held.refresh_token) throw new ReauthRequired(`The "${held.provider}" access token has expired and there is no refresh token`, { reason: "no_refresh_token", provider: held.provider })
+  if (!needsRefresh(config, held)) return held
   // Loaded here, not at startup: the grant is OAuth code, which an app whose sessions carry
   // no provider tokens must not load (runtimes/test/entry-weight.test.ts).
   const { refreshGrant } = await import("./grant.js")
