@@ -7,7 +7,7 @@ import { sha256Hex } from "../crypto.js"
 import { store } from "../config/stores.js"
 import { pastAbsoluteLifetime, storageKey } from "./database.js"
 import { openToken, stillValid } from "./jwt.js"
-import { sessionIdOf } from "./registry.js"
+import { isSessionId, sessionIdOf } from "./registry.js"
 
 /**
  * Session management: the signed-in user's sessions, listed and revoked. Every operation
@@ -161,11 +161,6 @@ function rowInfo(row: AdapterSession, id: string, current: boolean): SessionInfo
     userAgent: row.userAgent ?? null,
     ipAddress: row.ipAddress ?? null,
   }
-}
-
-/** Both kinds of id are 32 lowercase hex characters; anything else names no session. */
-function isSessionId(id: unknown): id is string {
-  return typeof id === "string" && /^[0-9a-f]{32}$/.test(id)
 }
 
 /** The current session first, then the most recently created. */
