@@ -5,7 +5,7 @@ import type { RequestContext } from "../context.js"
 import { clearChunked, expireCookie, readChunked } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { store } from "../config/stores.js"
-import { pastAbsoluteLifetime, storageKey } from "./database.js"
+import { lookup, pastAbsoluteLifetime, storageKey } from "./database.js"
 import { openToken, stillValid } from "./jwt.js"
 import { isSessionId, sessionIdOf } from "./registry.js"
 
@@ -105,7 +105,7 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
   const token = ctx.cookies[name]
   const now = Date.now()
   const currentKey = token ? await storageKey(ctx.config, token) : undefined
-  const found = currentKey ? await adapter.getSessionAndUser(currentKey) : null
+  const found = currentKey ? await lookup(config, adapter, currentKey, false) : null
   if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
   const userId = found.user.id
   // Only this user's live rows, each with its public id; never the stored token.
