@@ -1,5 +1,5 @@
 import type { SessionInfo } from "@portcullis/core"
-import { listSessions, revokeOtherSessions, revokeSession, signOutEverywhere, type CookieSink } from "@portcullis/core/integration"
+import { sessionManager, type CookieSink, type SessionManager } from "@portcullis/core/integration"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { appFor, onServer, type NextAuthConfigInput } from "./config.js"
 import { actionURL } from "./session.js"
@@ -21,33 +21,37 @@ export interface SessionManagement {
 }
 
 export function createSessionManagement(input: NextAuthConfigInput): SessionManagement {
-  async function request() {
+  /**
+   * Core's manager for this request; given no `csrfToken`, its changes skip the token check.
+   * The cookie jar is opened only for the calls that may clear the session cookie.
+   */
+  async function manager(clearsCookie = false): Promise<SessionManager> {
     const [app, incoming] = await Promise.all([appFor(input, undefined), nextHeaders()])
     const headers = new Headers(incoming)
-    return { runtime: app.runtime, request: { origin: actionURL("session", headers, app.config).origin, headers, skipCSRF: true } }
-  }
-  async function cookieJar(): Promise<CookieSink> {
-    const jar = await nextCookies()
-    return ({ name, value, options }) => void jar.set(name, value, options)
+    const origin = actionURL("session", headers, app.config).origin
+    let sink: CookieSink | undefined
+    if (clearsCookie) {
+      const jar = await nextCookies()
+      sink = ({ name, value, options }) => void jar.set(name, value, options)
+    }
+    return sessionManager(origin, headers, app.runtime, sink)
   }
   return {
     async list() {
-      const { runtime, request: r } = await request()
-      return onServer(() => listSessions(r, runtime))
+      const m = await manager()
+      return onServer(() => m.list())
     },
     async revoke(id) {
-      const { runtime, request: r } = await request()
-      const sink = await cookieJar()
-      return onServer(() => revokeSession({ ...r, id }, runtime, sink))
+      const m = await manager(true)
+      return onServer(() => m.revoke(id))
     },
     async revokeOthers() {
-      const { runtime, request: r } = await request()
-      return onServer(() => revokeOtherSessions(r, runtime))
+      const m = await manager()
+      return onServer(() => m.revokeOthers())
     },
     async signOutEverywhere() {
-      const { runtime, request: r } = await request()
-      const sink = await cookieJar()
-      return onServer(() => signOutEverywhere(r, runtime, sink))
+      const m = await manager(true)
+      return onServer(() => m.signOutEverywhere())
     },
   }
 }

@@ -5,9 +5,9 @@ import type { RequestContext } from "../context.js"
 import { clearChunked, expireCookie, readChunked } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { store } from "../config/stores.js"
-import { pastAbsoluteLifetime, storageKey } from "./database.js"
+import { lookup, pastAbsoluteLifetime, storageKey } from "./database.js"
 import { openToken, stillValid } from "./jwt.js"
-import { sessionIdOf } from "./registry.js"
+import { isSessionId, sessionIdOf } from "./registry.js"
 
 /**
  * Session management: the signed-in user's sessions, listed and revoked. Every operation
@@ -105,7 +105,7 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
   const token = ctx.cookies[name]
   const now = Date.now()
   const currentKey = token ? await storageKey(ctx.config, token) : undefined
-  const found = currentKey ? await adapter.getSessionAndUser(currentKey) : null
+  const found = currentKey ? await lookup(config, adapter, currentKey, false) : null
   if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
   const userId = found.user.id
   // Only this user's live rows, each with its public id; never the stored token.
@@ -161,11 +161,6 @@ function rowInfo(row: AdapterSession, id: string, current: boolean): SessionInfo
     userAgent: row.userAgent ?? null,
     ipAddress: row.ipAddress ?? null,
   }
-}
-
-/** Both kinds of id are 32 lowercase hex characters; anything else names no session. */
-function isSessionId(id: unknown): id is string {
-  return typeof id === "string" && /^[0-9a-f]{32}$/.test(id)
 }
 
 /** The current session first, then the most recently created. */

@@ -77,7 +77,12 @@ export class RegistryState {
 /** The registry id a token claims, when it is a well-formed one. */
 export function sessionIdOf(token: JWT): string | undefined {
   const id = token[SESSION_ID_CLAIM]
-  return typeof id === "string" && /^[0-9a-f]{32}$/.test(id) ? id : undefined
+  return isSessionId(id) ? id : undefined
+}
+
+/** Both kinds of session id (registry ids, listed database ids) are 32 lowercase hex characters; anything else names no session. */
+export function isSessionId(id: unknown): id is string {
+  return typeof id === "string" && /^[0-9a-f]{32}$/.test(id)
 }
 
 /** When the session of `token` began (ms): its `pcl_created` claim, else its `iat` (a token from before the option). */
