@@ -29,8 +29,8 @@ import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
-import { normaliseIdentifier, RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitAction, type RateLimitRule, type RateLimitSettings } from "../rate-limit/limiter.js"
-import { memoryRateLimitStore } from "../rate-limit/memory.js"
+import { RateLimiter } from "../rate-limit/limiter.js"
+import { resolveRateLimit } from "../rate-limit/options.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
@@ -169,7 +169,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
-  const rateLimit = resolveRateLimit(config, env, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? ""))
+  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? ""))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
@@ -292,70 +292,6 @@ function resolveTrust(config: AuthConfig, env: Env, siteUrl: URL | undefined, fa
     )
   }
   return { trustHost, trustedOrigins }
-}
-
-const RATE_LIMIT_ACTIONS = Object.keys(RATE_LIMIT_DEFAULTS.perAddress) as RateLimitAction[]
-
-/**
- * `rateLimit`: on by default (limits in `RATE_LIMIT_DEFAULTS`, counters in memory), except
- * under `NODE_ENV=test`, where test suites sign in far more often than any person; `false`
- * turns it off, and an explicit object turns it on under test too. The memory store is
- * created here, so it belongs to this configuration alone.
- */
-function resolveRateLimit(config: AuthConfig, env: Env, fail: Fail, build: (settings: RateLimitSettings) => RateLimiter): RateLimiter | undefined {
-  const option = config.rateLimit
-  if (option === false || (option === undefined && env.NODE_ENV === "test")) return undefined
-  if (option !== undefined && (option === null || typeof option !== "object" || Array.isArray(option))) {
-    fail(new InvalidConfig(`rateLimit must be false or an object, got ${JSON.stringify(option)}`))
-    return undefined
-  }
-  const o = option ?? {}
-  const problem = (message: string) => {
-    fail(new InvalidConfig(`rateLimit: ${message}`))
-    return undefined
-  }
-  const rule = <R extends RateLimitRule>(name: string, value: unknown, fallback: R): R | false | undefined => {
-    if (value === undefined) return fallback
-    if (value === false) return false
-    const r = value as Partial<RateLimitRule> & { maxLockout?: unknown }
-    if (!r || typeof r !== "object") return problem(`${name} must be { max, window } or false`)
-    const merged = { ...fallback, ...r } as R & { maxLockout?: number }
-    if (!Number.isInteger(merged.max) || merged.max < 1) return problem(`${name}.max must be a whole number >= 1, got ${JSON.stringify(r.max)}`)
-    if (!Number.isInteger(merged.window) || merged.window < 1) return problem(`${name}.window must be whole seconds >= 1, got ${JSON.stringify(r.window)}`)
-    if ("maxLockout" in merged && (!Number.isInteger(merged.maxLockout) || merged.maxLockout! < 1)) {
-      return problem(`${name}.maxLockout must be whole seconds >= 1, got ${JSON.stringify(r.maxLockout)}`)
-    }
-    return merged
-  }
-  const perAddress = {} as RateLimitSettings["perAddress"]
-  for (const key of Object.keys(o.perAddress ?? {})) {
-    if (!RATE_LIMIT_ACTIONS.includes(key as RateLimitAction)) return problem(`perAddress.${key} is not an action (${RATE_LIMIT_ACTIONS.join(", ")})`)
-  }
-  for (const action of RATE_LIMIT_ACTIONS) {
-    const r = rule(`perAddress.${action}`, o.perAddress?.[action], RATE_LIMIT_DEFAULTS.perAddress[action])
-    if (r === undefined) return undefined
-    perAddress[action] = r
-  }
-  const credentials = rule("perIdentifier.credentials", o.perIdentifier?.credentials, RATE_LIMIT_DEFAULTS.perIdentifier.credentials)
-  const email = rule("perIdentifier.email", o.perIdentifier?.email, RATE_LIMIT_DEFAULTS.perIdentifier.email)
-  if (credentials === undefined || email === undefined) return undefined
-  if (o.allowList !== undefined && (!Array.isArray(o.allowList) || !o.allowList.every((a) => typeof a === "string"))) return problem("allowList must be an array of strings")
-  if (o.failClosed !== undefined && (!Array.isArray(o.failClosed) || !o.failClosed.every((a) => RATE_LIMIT_ACTIONS.includes(a)))) {
-    return problem(`failClosed must list actions (${RATE_LIMIT_ACTIONS.join(", ")})`)
-  }
-  const timeout = o.timeout ?? RATE_LIMIT_DEFAULTS.timeout
-  if (!Number.isFinite(timeout) || timeout < 0) return problem(`timeout must be milliseconds >= 0, got ${JSON.stringify(o.timeout)}`)
-  const store = o.store ?? memoryRateLimitStore()
-  if (typeof store?.hit !== "function" || typeof store.peek !== "function" || typeof store.reset !== "function") return problem("store must have hit, peek and reset")
-  return build({
-    store,
-    perAddress,
-    perIdentifier: { credentials, email },
-    // Identifiers are compared normalised, as they are counted; addresses as given.
-    allowList: new Set((o.allowList ?? []).flatMap((a) => [a.trim(), a.normalize("NFKC").trim().toLowerCase(), normaliseIdentifier(a) ?? ""]).filter(Boolean)),
-    failClosed: new Set(o.failClosed ?? RATE_LIMIT_DEFAULTS.failClosed),
-    timeout,
-  })
 }
 
 /** Providers normalised (preset ← env ← options), with unique, URL-safe ids. */
