@@ -1,10 +1,9 @@
 import type { ResponseInternal } from "../../base-types.js"
 import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
-import { ensureCsrfToken } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
 import { pageBase } from "./page-base.js"
-import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageBase, type PageProvider } from "../pages/index.js"
+import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
 function errorCode(value: unknown): string | undefined {
@@ -19,7 +18,6 @@ function customPage(ctx: RequestContext, path: string | undefined, params: Recor
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v)
   return url.href
 }
-
 
 /** `GET /signin`. */
 export async function signinPage(ctx: RequestContext): Promise<ResponseInternal> {

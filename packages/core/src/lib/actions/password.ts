@@ -1,11 +1,12 @@
-import { InvalidProvider, NotSignedIn, PasswordRejected, UnknownAction, Verification } from "../../errors.js"
+import { InvalidProvider, PasswordRejected, UnknownAction, Verification } from "../../errors.js"
+import type { AdapterUser } from "../../adapters.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { hashPassword, verifyPassword } from "../../password.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { readChunked } from "../cookies.js"
-import { store } from "../config/stores.js"
+import { store, type StoreFor } from "../config/stores.js"
 import { normalizeEmail } from "../email/normalize.js"
 import { pageHeaders } from "../http/response.js"
 import { pageBase } from "./page-base.js"
@@ -213,11 +214,7 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
 async function change(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
   const adapter = store(ctx.config.stores, "password")
-  const userId = await signedInUserId(ctx).catch((error: unknown) => {
-    if (error instanceof NotSignedIn) return undefined
-    throw error
-  })
-  const user = userId ? await adapter.getUser(userId) : null
+  const user = await signedInUser(ctx, adapter)
   // Not signed in: to the sign-in page, as for any page that needs a session.
   if (!user) return { redirect: `${ctx.authUrl}/signin?error=SessionRequired` }
   const body = ctx.body ?? {}
@@ -243,18 +240,21 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
   })
 }
 
-/** The id of the user this request's session belongs to; `NotSignedIn` without a valid one. */
-async function signedInUserId(ctx: RequestContext): Promise<string> {
+/**
+ * The user this request's session belongs to, or `null` without a valid one. A database
+ * session's lookup brings its user along; a JWT names it, to be read from the adapter.
+ */
+async function signedInUser(ctx: RequestContext, adapter: StoreFor<"password">): Promise<AdapterUser | null> {
   const { name } = ctx.cookieOptions.sessionToken
   if (ctx.config.session.strategy === "database") {
     const token = ctx.cookies[name]
     const found = token ? await store(ctx.config.stores, "database").getSessionAndUser(await storageKey(ctx.config, token)) : null
     const now = Date.now()
-    if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
-    return found.user.id
+    if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) return null
+    return found.user
   }
   const raw = readChunked(ctx.cookies, name)
   const payload = raw ? (await openToken(ctx, raw).catch(() => null))?.payload : undefined
-  if (!payload || typeof payload.sub !== "string" || !(await stillValid(ctx, payload))) throw new NotSignedIn("No valid session in this request")
-  return payload.sub
+  if (!payload || typeof payload.sub !== "string" || !(await stillValid(ctx, payload))) return null
+  return payload.sub ? adapter.getUser(payload.sub) : null
 }

@@ -16,14 +16,13 @@ import { pageBase } from "./page-base.js"
 import { establishSession } from "../login.js"
 import { renderTwoFactor } from "../pages/two-factor.js"
 import { clearChallenge, openChallenge, sealDevice, type Challenge } from "../two-factor/challenge.js"
-import { hasTwoFactor, MAX_ATTEMPTS, type ResolvedTwoFactor, type TwoFactorStore } from "../two-factor/options.js"
+import { MAX_ATTEMPTS, type ResolvedTwoFactor } from "../two-factor/options.js"
 import { checkCode } from "../two-factor/verify.js"
 
 export async function twoFactor(ctx: RequestContext): Promise<ResponseInternal> {
   const settings = ctx.config.twoFactor
-  const store = ctx.config.adapter
-  if (!settings || !hasTwoFactor(store)) throw new TwoFactorChallengeInvalid("Two-factor authentication is not configured")
-  return ctx.method === "POST" ? verify(ctx, settings, store) : page(ctx, settings)
+  if (!settings) throw new TwoFactorChallengeInvalid("Two-factor authentication is not configured")
+  return ctx.method === "POST" ? verify(ctx, settings) : page(ctx, settings)
 }
 
 async function render(ctx: RequestContext, settings: ResolvedTwoFactor, wrong?: { attemptsLeft: number }): Promise<ResponseInternal> {
@@ -42,7 +41,8 @@ async function page(ctx: RequestContext, settings: ResolvedTwoFactor): Promise<R
 }
 
 /** `POST`: one code against the challenge's user. */
-async function verify(ctx: RequestContext, settings: ResolvedTwoFactor, store: TwoFactorStore): Promise<ResponseInternal> {
+async function verify(ctx: RequestContext, settings: ResolvedTwoFactor): Promise<ResponseInternal> {
+  const { store } = settings
   await verifyCsrf(ctx)
   const challenge = await openChallenge(ctx)
   // Counted before the code is judged, so concurrent guesses cannot all slip under the cap.

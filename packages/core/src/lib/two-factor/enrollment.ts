@@ -8,7 +8,7 @@
 import { InvalidConfig, TwoFactorCodeInvalid, TwoFactorStateError } from "../../errors.js"
 import { createBackupCodes, createTotpEnrollment, verifyTotp, type TotpEnrollment } from "../../two-factor.js"
 import type { ResolvedConfig } from "../config/resolve.js"
-import { hasTwoFactor, type TwoFactorStore } from "./options.js"
+import type { TwoFactorStore } from "./options.js"
 import { openSecret, sealSecret } from "./secret.js"
 import { checkCode } from "./verify.js"
 
@@ -21,9 +21,8 @@ export interface TwoFactorStatus {
 }
 
 function storeOf(config: ResolvedConfig): TwoFactorStore {
-  const store = config.adapter
-  if (!config.twoFactor || !hasTwoFactor(store)) throw new InvalidConfig("Two-factor enrollment needs the twoFactor option and an adapter with the two-factor capability")
-  return store
+  if (!config.twoFactor) throw new InvalidConfig("Two-factor enrollment needs the twoFactor option and an adapter with the two-factor capability")
+  return config.twoFactor.store
 }
 
 function userIdOf(userId: unknown): string {

@@ -35,6 +35,8 @@ export interface ResolvedTwoFactor {
   issuer: string | undefined
   rememberDevice: number
   passkeySkips: boolean
+  /** The configuration's adapter, checked at resolution to have every two-factor method. */
+  store: TwoFactorStore
   /** Code attempts per challenge, across requests of this process. */
   attempts: AttemptCounter
 }
@@ -78,5 +80,5 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
     fail(new InvalidConfig(`twoFactor.rememberDevice must be a whole number of seconds from 0 to 34560000 (400 days), got ${JSON.stringify(rememberDevice)}`))
   }
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
-  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, attempts: new AttemptCounter() }
+  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter() }
 }

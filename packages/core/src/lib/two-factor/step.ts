@@ -10,18 +10,16 @@ import type { RequestContext } from "../context.js"
 import { resolveCallbackUrl } from "../context.js"
 import type { SignInResult } from "../session/index.js"
 import { rememberedDevice, sealChallenge } from "./challenge.js"
-import { hasTwoFactor } from "./options.js"
 
 export async function secondFactorChallenge(ctx: RequestContext, result: SignInResult): Promise<ResponseInternal | undefined> {
   const settings = ctx.config.twoFactor
-  const store = ctx.config.adapter
   const userId = result.user.id
-  if (!settings || !hasTwoFactor(store) || typeof userId !== "string" || !userId) return undefined
+  if (!settings || typeof userId !== "string" || !userId) return undefined
   const provider = result.account?.provider ?? ctx.providerId
   const providerType = provider === undefined ? undefined : ctx.config.providerById.get(provider)?.type
   if (settings.passkeySkips && providerType === "webauthn") return undefined
   // A store that fails here fails the sign-in (AdapterError): no session without the answer.
-  const record = await store.getTwoFactor(userId)
+  const record = await settings.store.getTwoFactor(userId)
   if (!record?.enabled) return undefined
   if (settings.rememberDevice > 0 && (await rememberedDevice(ctx, userId, record.secret))) {
     ctx.config.logger.debug("two_factor_device_remembered", { userId })

@@ -21,7 +21,6 @@ export async function checkCode(
   store: TwoFactorStore,
   record: AdapterTwoFactor,
   code: unknown,
-  options: { backup?: boolean } = {},
 ): Promise<CodeCheck> {
   if (typeof code !== "string" || !code.trim() || code.length > 64) return { ok: false, reason: "malformed" }
   if (TOTP_SHAPE.test(code.replace(/[\s-]/g, ""))) {
@@ -33,7 +32,6 @@ export async function checkCode(
     // The record read may be stale: the store decides which of concurrent uses of this step wins.
     return (await store.useTwoFactorStep(record.userId, result.step)) ? { ok: true, used: "totp" } : { ok: false, reason: "reused" }
   }
-  if (options.backup === false) return { ok: false, reason: "malformed" }
   const index = await useBackupCode(code, record.backupCodes)
   if (index === -1) return { ok: false, reason: "wrong" }
   return (await store.useTwoFactorBackupCode(record.userId, record.backupCodes[index]!)) ? { ok: true, used: "backup" } : { ok: false, reason: "reused" }
