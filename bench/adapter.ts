@@ -21,8 +21,8 @@ export async function toWebRequest(req: IncomingMessage): Promise<Request> {
   return new Request(url, { method, headers, body: Buffer.concat(chunks) })
 }
 
-/** Writes a Web `Response` to the node response; `Set-Cookie` stays one header per cookie. */
-export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+/** What the adapter sends for a Web `Response`: its headers (`Set-Cookie` one per cookie) and its body, read fully. */
+export async function responseParts(response: Response): Promise<{ headers: Record<string, string | string[]>; body: Buffer | undefined }> {
   const headers: Record<string, string | string[]> = {}
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") headers[name] = value
@@ -30,6 +30,12 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
   const cookies = response.headers.getSetCookie()
   if (cookies.length) headers["set-cookie"] = cookies
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined
+  return { headers, body }
+}
+
+/** Writes a Web `Response` to the node response. */
+export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const { headers, body } = await responseParts(response)
   res.writeHead(response.status, headers)
   res.end(body)
 }

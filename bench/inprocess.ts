@@ -23,6 +23,7 @@ import { Auth as authjsAuth } from "@auth/core"
 import { Auth as portcullisAuth } from "@portcullis/core"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { SqlAdapter } from "@portcullis/sql-adapter"
+import { responseParts } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
 import { createBenchDatabase, openDb } from "./db.ts"
 import { databaseCookies, mintJwtCookies, newRunId, Rotation } from "./sessions.ts"
@@ -45,13 +46,7 @@ function request(url: string, cookie: string | undefined): Request {
 
 /** As `bench/adapter.ts` `sendWebResponse`, minus the socket. */
 async function consume(response: Response): Promise<string> {
-  const headers: Record<string, string | string[]> = {}
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value
-  })
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length) headers["set-cookie"] = cookies
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined
+  const { body } = await responseParts(response)
   return body ? body.toString() : ""
 }
 

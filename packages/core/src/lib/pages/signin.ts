@@ -114,21 +114,27 @@ ${hiddenFields(page.csrfToken, page.callbackUrl)}
 </form>`
 }
 
-function emailForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
+/** The email address field of the email and password forms (`autocomplete` differs: a password manager keys its entry by `username`). */
+function emailField(provider: PageProvider, { page, ids, m }: FormContext, autocomplete: "email" | "username"): SafeHtml {
+  return field({
+    id: ids.next(provider.id, "email"),
+    name: "email",
+    label: m.signin.emailLabel,
+    type: "email",
+    value: page.email,
+    placeholder: "you@example.com",
+    autocomplete,
+    required: true,
+  })
+}
+
+function emailForm(provider: PageProvider, context: FormContext): SafeHtml | undefined {
+  const { page, m } = context
   const action = safeUrl(provider.signinUrl)
   if (!action) return undefined
   return html`<form method="post" action="${action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
-${field({
-  id: ids.next(provider.id, "email"),
-  name: "email",
-  label: m.signin.emailLabel,
-  type: "email",
-  value: page.email,
-  placeholder: "you@example.com",
-  autocomplete: "email",
-  required: true,
-})}
+${emailField(provider, context, "email")}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 </form>`
 }
@@ -154,21 +160,13 @@ ${fields}
 </form>`
 }
 
-function passwordForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
+function passwordForm(provider: PageProvider, context: FormContext): SafeHtml | undefined {
+  const { page, ids, m } = context
   const action = safeUrl(provider.callbackUrl)
   if (!action) return undefined
   return html`<form method="post" action="${action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
-${field({
-  id: ids.next(provider.id, "email"),
-  name: "email",
-  label: m.signin.emailLabel,
-  type: "email",
-  value: page.email,
-  placeholder: "you@example.com",
-  autocomplete: "username",
-  required: true,
-})}
+${emailField(provider, context, "username")}
 ${field({
   id: ids.next(provider.id, "password"),
   name: "password",
