@@ -7,6 +7,7 @@
  */
 import { CompiledQuery, type Kysely } from "kysely"
 import type { AccountTokenPatch, Adapter, AdapterTwoFactor } from "@portcullis/core/adapters"
+import { directReader } from "./direct-read.js"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
   accountFromRow,
@@ -71,6 +72,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       .$if(options.sessionMetadata === true, (q) => q.select(["s.createdAt as s_createdAt"]))
       .where("s.sessionToken", "=", sessionToken)
   let sessionAndUserSql: string | undefined
+  const direct = directReader(db)
   const supportsReturning = db.getExecutor().adapter.supportsReturning
 
   /**
@@ -177,7 +179,10 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       // The hottest query of all (every session check): built and compiled once, then run
       // with each token as its only parameter.
       sessionAndUserSql ??= sessionAndUserQuery("").compile().sql
-      const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(sessionAndUserSql, [sessionToken]))
+      // On a connection that allows it (SQLite in this process, no transaction open), the
+      // query runs now instead of queueing through Kysely's executor (`direct-read.ts`).
+      const rows = direct?.read(sessionAndUserSql, [sessionToken]) ??
+        (await db.executeQuery<Row>(CompiledQuery.raw(sessionAndUserSql, [sessionToken]))).rows
       const row = rows[0]
       if (!row) return null
       return {

@@ -11,6 +11,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite"
 import { Kysely, SqliteDialect, type KyselyConfig, type SqliteDatabase, type SqliteStatement } from "kysely"
 import { InvalidConfig } from "@portcullis/core/errors"
+import { attachDirectReader, type DirectReader } from "./direct-read.js"
 
 type NodeSqlite = typeof import("node:sqlite")
 
@@ -42,6 +43,8 @@ function toSqlite(value: unknown): SQLInputValue {
   throw new TypeError(`cannot bind a ${typeof value} parameter to SQLite`)
 }
 
+type Row = Record<string, unknown>
+
 function wrapStatement(statement: StatementSync): SqliteStatement {
   const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite)
   return {
@@ -65,24 +68,58 @@ function wrapStatement(statement: StatementSync): SqliteStatement {
  * ```
  */
 export function nodeSqliteDatabase(database: DatabaseSync): SqliteDatabase {
+  return new SqliteConnection(database).kysely
+}
+
+/**
+ * One `node:sqlite` connection: the interface Kysely's `SqliteDialect` takes, and the
+ * direct reader `SqlAdapter` uses for session rows. Both share one statement cache.
+ */
+class SqliteConnection {
   // Preparing is a large share of a small query's cost, and an adapter issues the same few
   // statements over and over: keep them. Reuse is safe because `all` and `run` finish
   // synchronously; SQLite re-prepares a kept statement by itself after a schema change.
-  const statements = new Map<string, SqliteStatement>()
-  return {
-    prepare(sql) {
-      let statement = statements.get(sql)
-      if (!statement) {
-        statement = wrapStatement(database.prepare(sql))
-        if (statements.size >= STATEMENT_CACHE_LIMIT) statements.delete(statements.keys().next().value!)
-        statements.set(sql, statement)
-      }
-      return statement
-    },
+  readonly #statements = new Map<string, SqliteStatement>()
+  readonly #database: DatabaseSync
+
+  constructor(database: DatabaseSync) {
+    this.#database = database
+  }
+
+  readonly kysely: SqliteDatabase = {
+    prepare: (sql) => this.#prepare(sql),
     close: () => {
-      statements.clear()
-      database.close()
+      this.#statements.clear()
+      this.#database.close()
     },
+  }
+
+  /**
+   * Reads now, outside Kysely's queue, unless a transaction is open on the connection
+   * (Kysely holds its connection mutex for the whole transaction, across awaits, and a
+   * read run beside it here would see its uncommitted writes). With no transaction open,
+   * nothing is half-done: every statement of `node:sqlite` runs to its end synchronously,
+   * so the read sees what is committed — what a read queued through Kysely would see on
+   * an idle connection. `undefined` without `isTransaction` (before Node 22.16): the caller
+   * queues through Kysely.
+   */
+  readonly reader: DirectReader = {
+    read: (sql, parameters) => {
+      if (this.#database.isTransaction !== false) return undefined
+      const statement = this.#prepare(sql)
+      if (!statement.reader) throw new TypeError("a direct read must be a statement that yields rows")
+      return statement.all(parameters) as Row[]
+    },
+  }
+
+  #prepare(sql: string): SqliteStatement {
+    let statement = this.#statements.get(sql)
+    if (!statement) {
+      statement = wrapStatement(this.#database.prepare(sql))
+      if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.delete(this.#statements.keys().next().value!)
+      this.#statements.set(sql, statement)
+    }
+    return statement
   }
 }
 
@@ -109,5 +146,9 @@ export function createSqliteKysely(filename: string, config: Omit<KyselyConfig, 
   database.exec("PRAGMA foreign_keys = ON")
   database.exec("PRAGMA busy_timeout = 5000")
   if (filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL")
-  return new Kysely<any>({ ...config, dialect: new SqliteDialect({ database: nodeSqliteDatabase(database) }) })
+  const connection = new SqliteConnection(database)
+  const db = new Kysely<any>({ ...config, dialect: new SqliteDialect({ database: connection.kysely }) })
+  // A direct read passes neither plugins nor the query log: only without them.
+  if (!config.log && !config.plugins?.length) attachDirectReader(db, connection.reader)
+  return db
 }

@@ -28,12 +28,17 @@ export class SqlTestDatabase {
     return this.#db
   }
 
-  open(): Kysely<any> {
-    this.#db = this.connect({
+  /**
+   * Connects. `countQueries: false` connects without Kysely's log hook, as apps usually do,
+   * so on SQLite the session reads take the direct road (`direct-read.ts`); with the hook,
+   * every query stays on Kysely's road.
+   */
+  open(countQueries = true): Kysely<any> {
+    this.#db = this.connect(countQueries ? {
       log: (event) => {
         if (event.level === "query") this.queryCount++
       },
-    })
+    } : {})
     return this.#db
   }
 
@@ -80,7 +85,9 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
   const conformance = new SqlTestDatabase(dialect, connect)
   runAdapterConformance(`SqlAdapter on ${label}`, {
     setup: async () => {
-      conformance.open()
+      // No query log here: on SQLite the suite then runs on the direct session reads; the
+      // specs below (with the log) keep the other road covered.
+      conformance.open(false)
       await conformance.migrate()
     },
     adapter: () => conformance.adapter({ passwords: true }),
