@@ -63,11 +63,14 @@ export interface SqlAdapterOptions {
  */
 export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Adapter {
   const t = resolveTables(options.tables)
-  // One round trip: session columns are aliased so they cannot clash with the user's.
+  // One round trip: session columns are aliased so they cannot clash with the user's. The
+  // user's columns are named (not `u.*`): `userFromRow` reads these five, and a statement
+  // that names its columns keeps its row shape whatever columns the app adds
+  // (`direct-read.ts` relies on it).
   const sessionAndUserQuery = (sessionToken: string) =>
     db.selectFrom(`${t.sessions} as s`)
       .innerJoin(`${t.users} as u`, "u.id", "s.userId")
-      .selectAll("u")
+      .select(["u.id", "u.name", "u.email", "u.emailVerified", "u.image"])
       .select(["s.id as s_id", "s.sessionToken as s_sessionToken", "s.userId as s_userId", "s.expires as s_expires"])
       .$if(options.sessionMetadata === true, (q) => q.select(["s.createdAt as s_createdAt"]))
       .where("s.sessionToken", "=", sessionToken)

@@ -68,6 +68,22 @@ describe("which connections read directly", () => {
     expect(directReader(direct.withSchema("main"))).toBeUndefined()
   })
 
+  it("names a statement's columns as Kysely's road does, and reads a `*` statement's columns anew after the schema changed", async () => {
+    const reader = directReader(direct)!
+    await direct.schema.createTable("shape_probe").addColumn("a", "text").addColumn("b", "integer").execute()
+    await direct.insertInto("shape_probe").values({ a: "x", b: 1 }).execute()
+    const named = `select "b" as "second", "a" as "first", "b" as "again" from "shape_probe"`
+    const starred = `select * from "shape_probe"`
+    expect(reader.read(named, [])).toEqual([{ second: 1, first: "x", again: 1 }])
+    expect(reader.read(starred, [])).toEqual([{ a: "x", b: 1 }])
+    await direct.schema.alterTable("shape_probe").addColumn("c", "text").execute()
+    await direct.updateTable("shape_probe").set({ c: "new" }).execute()
+    expect(reader.read(named, [])).toEqual([{ second: 1, first: "x", again: 1 }])
+    expect(reader.read(starred, [])).toEqual([{ a: "x", b: 1, c: "new" }])
+    expect(reader.read(starred, [])).toEqual((await queued.selectFrom("shape_probe").selectAll().execute()).map((row) => ({ ...row })))
+    await direct.schema.dropTable("shape_probe").execute()
+  })
+
   it("refuses a statement that yields no rows", () => {
     expect(() => directReader(direct)!.read(`delete from "${DEFAULT_TABLES.sessions}" where 0`, [])).toThrow(TypeError)
   })
