@@ -26,12 +26,19 @@ type Row = Record<string, unknown>
  */
 export class SqlSessionRegistry implements SessionRegistry {
   readonly #table: string
+  /**
+   * Whether an UPDATE's row count may leave out matched rows whose values did not change:
+   * MySQL's, without the FOUND_ROWS flag. Kysely's MySQL adapter is the one of the three
+   * without RETURNING, as in `SqlAdapter`.
+   */
+  readonly #countsChangedRowsOnly: boolean
 
   constructor(
     private readonly db: Kysely<any>,
     options: { tables?: Partial<TableNames> } = {},
   ) {
     this.#table = resolveTables(options.tables).sessionRegistry
+    this.#countsChangedRowsOnly = !db.getExecutor().adapter.supportsReturning
   }
 
   async add(record: SessionRecord): Promise<void> {
@@ -44,6 +51,8 @@ export class SqlSessionRegistry implements SessionRegistry {
       .where("id", "=", id).where("userId", "=", userId).where("expires", ">", lastSeenAt)
       .executeTakeFirst()
     if (Number(result.numUpdatedRows) > 0) return true
+    // PostgreSQL and SQLite count every matched row: none matched, so none is there.
+    if (!this.#countsChangedRowsOnly) return false
     // A MySQL connection without the FOUND_ROWS flag (mysql2 sets it by default; a pool of
     // your own may not) counts only rows whose values changed: two touches within one
     // millisecond would leave the second at 0 although the row is there. Rare; ask.

@@ -128,6 +128,18 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     })
     afterAll(() => registryDb.close())
     runSessionRegistryConformance(`SqlSessionRegistry on ${label}`, { registry: () => new SqlSessionRegistry(registryDb.db, { tables: registryDb.tables }) })
+
+    it(`touches a removed session with one query${dialect === "mysql" ? " and a check (MySQL may count only changed rows)" : ""}`, async () => {
+      const registry = new SqlSessionRegistry(registryDb.db, { tables: registryDb.tables })
+      const userId = crypto.randomUUID()
+      const [kept, removed] = [crypto.randomUUID(), crypto.randomUUID()]
+      const now = new Date()
+      await registry.add({ id: kept, userId, createdAt: now, lastSeenAt: now, expires: new Date(now.getTime() + 3_600_000) })
+      registryDb.queryCount = 0
+      expect(await registry.touch(userId, removed, new Date(), new Date(Date.now() + 3_600_000))).toBe(false)
+      expect(registryDb.queryCount).toBe(dialect === "mysql" ? 2 : 1)
+      expect(await registry.touch(userId, kept, new Date(), new Date(Date.now() + 3_600_000))).toBe(true)
+    })
   })
 
   describe(`SqlAdapter on ${label}: a schema without the session-management migration (Auth.js's columns only)`, () => {
