@@ -8,7 +8,8 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
-import { Auth } from "@portcullis/core"
+import { Auth, type AuthConfig } from "@portcullis/core"
+import { listSessions } from "@portcullis/core/integration"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password, { type PasswordUserConfig } from "@portcullis/core/providers/password"
 import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
@@ -34,10 +35,10 @@ afterAll(() => smtp.close())
 type Open = () => Promise<{ adapter: Adapter; close(): Promise<void> }>
 const memory: Open = async () => ({ adapter: MemoryAdapter(), close: async () => {} })
 
-function app(adapter: Adapter, strategy: "jwt" | "database" = "jwt", provider: PasswordUserConfig = {}) {
+function app(adapter: Adapter, strategy: "jwt" | "database" = "jwt", provider: PasswordUserConfig = {}, extra: Partial<AuthConfig> = {}) {
   const mailer = Nodemailer({ server: smtp.url, from: "Portcullis Tests <auth@example.com>" })
   const session = strategy === "jwt" ? { strategy, registry: new MemorySessionRegistry() } : { strategy }
-  return passwordApp(adapter, { provider: { mailer, hashing: LIGHT, ...provider }, extra: { session } })
+  return passwordApp(adapter, { provider: { mailer, hashing: LIGHT, ...provider }, extra: { session, ...extra } })
 }
 
 const unique = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}@example.com`
@@ -85,6 +86,31 @@ function resetSuite(label: string, open: Open) {
         const replay = await postStep(someone, "reset", { token: link.searchParams.get("token")!, email, password: "yet another passphrase again" })
         expect(replay.error).toBe("Verification")
         expect((await passwordSignIn(browser("198.51.100.12"), { email, password: NEW })).error).toBeNull()
+      } finally {
+        await db.close()
+      }
+    })
+
+    it("reports the sessions a reset ended with the ids session management listed them under", async () => {
+      const db = await open()
+      try {
+        const email = unique("revoked")
+        const user = await seedUser(db.adapter, { email, password: OLD })
+        const revoked: { userId: string; sessionIds: string[]; scope: string; strategy: string }[] = []
+        const { browser, config } = app(db.adapter, strategy, {}, { events: { sessionRevoked: (message) => void revoked.push(message) } })
+        const laptop = browser()
+        const phone = browser("198.51.100.8")
+        await passwordSignIn(laptop, { email, password: OLD })
+        await passwordSignIn(phone, { email, password: OLD })
+        const request = { origin: "http://localhost:3000", headers: new Headers({ cookie: laptop.cookieHeader() }), csrfToken: await laptop.csrfToken() }
+        const listed = (await listSessions(request, config)).map((s) => s.id).sort()
+        expect(listed).toHaveLength(2)
+
+        await postStep(browser("198.51.100.9"), "forgot", { email })
+        const token = new URL(smtp.linkFor(email)).searchParams.get("token")!
+        expect((await postStep(browser("198.51.100.9"), "reset", { token, email, password: NEW })).path).toBe("/auth/password/done")
+        expect(revoked).toEqual([{ userId: user.id, sessionIds: expect.any(Array), scope: "everywhere", strategy }])
+        expect([...revoked[0]!.sessionIds].sort()).toEqual(listed)
       } finally {
         await db.close()
       }

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../context.js"
-import { manageSessions } from "../session/manage.js"
+import { manageSessions, publicId } from "../session/manage.js"
 
 /**
  * Ends every session of `userId` — what a password reset does, since whoever held the old
@@ -14,7 +14,9 @@ export async function revokeAllSessions(ctx: RequestContext, userId: string): Pr
     if (!adapter?.listSessions || !adapter.deleteSession) return 0
     const rows = (await adapter.listSessions(userId)).filter((s) => s.userId === userId)
     await Promise.all(rows.map((row) => adapter.deleteSession!(row.sessionToken)))
-    if (rows.length) await config.events.sessionRevoked({ userId, sessionIds: [], scope: "everywhere", strategy: "database" })
+    // The ids session management lists these sessions under, as its own revocations report.
+    const sessionIds = await Promise.all(rows.map((row) => publicId(row.sessionToken)))
+    if (rows.length) await config.events.sessionRevoked({ userId, sessionIds, scope: "everywhere", strategy: "database" })
     return rows.length
   }
   const registry = config.sessionRegistry

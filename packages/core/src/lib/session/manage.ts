@@ -147,7 +147,7 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
  * The id a database session is listed under: a hash of its stored key, domain-separated so
  * it is neither the cookie's token nor what `hashTokens` stores. Derived, so no column.
  */
-async function publicId(storedKey: string): Promise<string> {
+export async function publicId(storedKey: string): Promise<string> {
   return (await sha256Hex(`portcullis-session-id\u0000${storedKey}`)).slice(0, 32)
 }
 
