@@ -12,11 +12,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sql, type Kysely } from "kysely"
+import { Migrator } from "kysely/migration"
 import type { AuthConfig } from "@portcullis/core"
 import {
   createSqliteKysely,
+  DEFAULT_MIGRATION_TABLE,
   DEFAULT_TABLES,
   migrateToLatest,
+  schemaMigrations,
   SqlAdapter,
 } from "@portcullis/sql-adapter"
 import { directReader } from "../src/direct-read.js"
@@ -162,5 +165,226 @@ describe("a stream open on the connection (real hole, fixed: `SqliteConnection` 
     })()).rejects.toThrow(/overflow/)
     expect(seen).toEqual([1])
     expect(probe()).toEqual([{ two: 2 }])
+  })
+})
+
+describe("isolation: transactions, savepoints, held connections, migrations", () => {
+  it("a controlled transaction with a savepoint: reads queue while it is open and never see the rolled-back savepoint's delete", async () => {
+    const { sessionToken } = await userWithSession(fast)
+    const adapter = SqlAdapter(fast)
+    const trx = await fast.startTransaction().execute()
+    const afterSavepoint = await trx.savepoint("before_delete").execute()
+    await afterSavepoint.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
+    const duringDelete = adapter.getSessionAndUser!(sessionToken)
+    expect(await settlesSoon(duringDelete)).toBe(false)
+    await afterSavepoint.rollbackToSavepoint("before_delete").execute()
+    const afterRollbackTo = adapter.getSessionAndUser!(sessionToken)
+    expect(await settlesSoon(afterRollbackTo)).toBe(false)
+    // Elsewhere, the committed row all along.
+    expect(await SqlAdapter(slow).getSessionAndUser!(sessionToken)).not.toBeNull()
+    await trx.commit().execute()
+    expect((await duringDelete)?.session.sessionToken).toBe(sessionToken)
+    expect((await afterRollbackTo)?.session.sessionToken).toBe(sessionToken)
+  })
+
+  it("a nested savepoint released then the transaction rolled back: the queued reads answer the committed row", async () => {
+    const { sessionToken } = await userWithSession(fast)
+    const adapter = SqlAdapter(fast)
+    const reads: Promise<unknown>[] = []
+    await fast.transaction().execute(async (trx) => {
+      await trx.updateTable(DEFAULT_TABLES.users).set({ name: "uncommitted" }).execute()
+      await sql`savepoint inner_sp`.execute(trx)
+      await trx.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
+      reads.push(adapter.getSessionAndUser!(sessionToken))
+      await sql`release inner_sp`.execute(trx)
+      await settle()
+      reads.push(adapter.getSessionAndUser!(sessionToken))
+      throw new Error("rolled back on purpose")
+    }).catch(() => undefined)
+    for (const found of (await Promise.all(reads)) as Awaited<ReturnType<NonNullable<ReturnType<typeof SqlAdapter>["getSessionAndUser"]>>>[]) {
+      expect(found?.session.sessionToken).toBe(sessionToken)
+      expect(found?.user.name).not.toBe("uncommitted")
+    }
+  })
+
+  it("a raw BEGIN outside Kysely's transaction API: the read falls back to Kysely's road, which runs inside it (as before the change)", async () => {
+    // Not this change's to fix: with a BEGIN sent as a plain query, Kysely does not hold
+    // the connection, and every query on it (any request's) joins that transaction.
+    const { sessionToken } = await userWithSession(fast)
+    const adapter = SqlAdapter(fast)
+    await sql`begin`.execute(fast)
+    try {
+      await fast.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
+      expect(directReader(fast)!.read(`select 1 as "one"`, [])).toBeUndefined()
+      expect(await adapter.getSessionAndUser!(sessionToken)).toBeNull()
+    } finally {
+      await sql`rollback`.execute(fast)
+    }
+    expect((await adapter.getSessionAndUser!(sessionToken))?.session.sessionToken).toBe(sessionToken)
+  })
+
+  it("db.connection() held across awaits, no transaction: a direct read answers at once what other connections see (a queued one would wait for the holder, or deadlock inside it)", async () => {
+    const { sessionToken } = await userWithSession(fast)
+    const adapter = SqlAdapter(fast)
+    const seen = await fast.connection().execute(async (connection) => {
+      await SqlAdapter(connection).deleteSession!(sessionToken)
+      await sleep(2)
+      // Autocommitted: another connection sees it too. Queued, this read would wait for
+      // the connection its own caller holds.
+      expect(await SqlAdapter(slow).getSessionAndUser!(sessionToken)).toBeNull()
+      return adapter.getSessionAndUser!(sessionToken)
+    })
+    expect(seen).toBeNull()
+  })
+
+  it("a migration on the connection (SQLite has no transactional DDL: Kysely holds the connection, no BEGIN): interleaved reads find the session or fail, never answer signed out", async () => {
+    // Kysely's road on the same connection waits while the Migrator holds the connection
+    // (the migrations themselves), not during its setup queries before; the direct road
+    // can also run between the migrations' statements. Only code interleaving at
+    // microtask level gets there (a migration on SQLite never waits for I/O), and on
+    // either road the worst a read sees is a column not there yet: an error (core answers
+    // 503), never a wrong answer.
+    const migrationsFirstTwo = () => {
+      const all = schemaMigrations("sqlite", DEFAULT_TABLES)
+      return { "0001_initial_schema": all["0001_initial_schema"]!, "0002_rate_limits": all["0002_rate_limits"]! }
+    }
+    async function outcomesDuringMigration(queued: boolean) {
+      const db = open(tempFile(queued ? "migrate-queued" : "migrate-direct"), queued)
+      const { error } = await new Migrator({
+        db,
+        provider: { getMigrations: async () => migrationsFirstTwo() },
+        migrationTableName: DEFAULT_MIGRATION_TABLE,
+        migrationLockTableName: `${DEFAULT_MIGRATION_TABLE}_lock`,
+      }).migrateToLatest()
+      expect(error).toBeUndefined()
+      const { sessionToken } = await userWithSession(db)
+      const plain = SqlAdapter(db)
+      const withMetadata = SqlAdapter(db, { sessionMetadata: true })
+      let done = false
+      const migrating = migrateToLatest(db, { dialect: "sqlite" }).finally(() => (done = true))
+      const outcomes: string[] = []
+      const outcome = (read: Promise<unknown>) => read.then((found) => (found ? "found" : "null"), (error: Error) => `error: ${error.message}`)
+      while (!done) {
+        outcomes.push(await outcome(Promise.resolve(plain.getSessionAndUser!(sessionToken))))
+        outcomes.push(await outcome(Promise.resolve(withMetadata.getSessionAndUser!(sessionToken))))
+      }
+      expect(await migrating).toContain("0003_session_management")
+      expect(await plain.getSessionAndUser!(sessionToken)).not.toBeNull()
+      expect(await withMetadata.getSessionAndUser!(sessionToken)).not.toBeNull()
+      return outcomes
+    }
+    for (const queued of [true, false]) {
+      const outcomes = await outcomesDuringMigration(queued)
+      // The direct road did run between the migration's statements.
+      if (!queued) expect(outcomes.length).toBeGreaterThan(2)
+      expect(outcomes).not.toContain("null")
+      for (const o of outcomes) expect(o).toMatch(/^(found|error: no such column: s\.createdAt)$/)
+    }
+  })
+})
+
+describe("ordering, through Auth() with database sessions", () => {
+  it("50 browsers on both roads, checks in flight, renames and sign-outs while a transaction holds the connection: a check after a sign-out is signed out, on either road", async () => {
+    const fastConfig = authConfig(fast)
+    const slowConfig = authConfig(slow)
+    const seeded = await Promise.all(Array.from({ length: 50 }, (_, i) => userWithSession(fast, { name: `user ${i}` })))
+    // A read-only transaction (a write one would hold SQLite's write lock, and the other
+    // connection's writes would wait on it synchronously: see the next spec).
+    const release = Promise.withResolvers<void>()
+    const transaction = fast.transaction().execute(async (trx) => {
+      await trx.selectFrom(DEFAULT_TABLES.users).select("id").limit(1).execute()
+      await release.promise
+    })
+    try {
+      await settle()
+      const inFlight: Promise<{ body: any; email: string | null }>[] = []
+      const flows = seeded.map(async ({ sessionToken, user }, i) => {
+        const road = i % 2 === 0 ? fastConfig : slowConfig
+        const other = i % 2 === 0 ? slowConfig : fastConfig
+        for (let k = 0; k < 3; k++) inFlight.push(browserWith(road, sessionToken).session().then((body) => ({ body, email: user.email })))
+        if (i % 5 === 0) {
+          // A rename committed on one road, then a check on the other shows it.
+          await SqlAdapter(i % 2 === 0 ? slow : fast).updateUser!({ id: user.id, name: `renamed ${i}` })
+          expect((await browserWith(other, sessionToken).session())?.user?.name).toBe(`renamed ${i}`)
+        }
+        expect((await browserWith(road, sessionToken).signOut()).status).toBe(302)
+        // Signed out, on both roads, from the moment the sign-out answered.
+        expect(await browserWith(road, sessionToken).session()).toBeNull()
+        expect(await browserWith(other, sessionToken).session()).toBeNull()
+        expect(await SqlAdapter(fast).getSessionAndUser!(sessionToken)).toBeNull()
+      })
+      // Held while the flows start; what waits on this connection answers once it is released.
+      await sleep(20)
+      release.resolve()
+      await Promise.all(flows)
+      for (const { body, email } of await Promise.all(inFlight)) if (body !== null) expect(body.user.email).toBe(email)
+    } finally {
+      release.resolve()
+      await transaction
+    }
+  })
+
+  it("a write transaction held open: 50 checks and 10 sign-outs on its connection, checks on another; none sees its uncommitted writes, none is signed in after its sign-out answered", async () => {
+    const fastConfig = authConfig(fast)
+    const slowConfig = authConfig(slow)
+    // Not due for extension (30 days, core's maxAge): a check on the other connection then
+    // only reads, and never waits on the write lock held here.
+    const seeded = await Promise.all(Array.from({ length: 50 }, () => userWithSession(fast, { name: "committed" }, 30 * 24 * HOUR)))
+    const release = Promise.withResolvers<void>()
+    const transaction = fast.transaction().execute(async (trx) => {
+      await trx.updateTable(DEFAULT_TABLES.users).set({ name: "uncommitted" }).execute()
+      await trx.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", seeded[1]!.sessionToken).execute()
+      await release.promise
+      throw new Error("rolled back on purpose")
+    }).catch((error: Error) => error.message)
+    try {
+      await settle()
+      const checks = seeded.flatMap(({ sessionToken }) => [fastConfig, slowConfig].map((config) => browserWith(config, sessionToken).session()))
+      const signOuts = seeded.slice(0, 20).filter((_, i) => i % 2 === 0).map(async ({ sessionToken }) => {
+        expect((await browserWith(fastConfig, sessionToken).signOut()).status).toBe(302)
+        expect(await browserWith(fastConfig, sessionToken).session()).toBeNull()
+        expect(await browserWith(slowConfig, sessionToken).session()).toBeNull()
+      })
+      await sleep(10)
+      release.resolve()
+      expect(await transaction).toBe("rolled back on purpose")
+      await Promise.all(signOuts)
+      for (const body of await Promise.all(checks)) if (body !== null) expect(body.user.name).toBe("committed")
+      // The rolled-back delete never happened.
+      expect(await browserWith(fastConfig, seeded[1]!.sessionToken).session()).not.toBeNull()
+    } finally {
+      release.resolve()
+      await transaction
+    }
+  })
+
+  it("a sign-out whose DELETE waits behind an open transaction: a check that starts meanwhile waits behind it too, and answers signed out", async () => {
+    const { sessionToken } = await userWithSession(fast)
+    const adapter = SqlAdapter(fast)
+    const deleting = Promise.withResolvers<void>()
+    const config: AuthConfig = {
+      ...authConfig(fast),
+      adapter: { ...adapter, deleteSession: (token: string) => (deleting.resolve(), adapter.deleteSession!(token)) },
+    }
+    const release = Promise.withResolvers<void>()
+    const transaction = fast.transaction().execute(async (trx) => {
+      await trx.selectFrom(DEFAULT_TABLES.users).select("id").limit(1).execute()
+      await release.promise
+    })
+    try {
+      await settle()
+      const signOut = browserWith(config, sessionToken).signOut()
+      await deleting.promise
+      // The sign-out's DELETE is queued behind the transaction; a check now falls back to
+      // Kysely's queue behind the DELETE (it is not answered "still signed in" first).
+      const check = browserWith(config, sessionToken).session()
+      expect(await settlesSoon(check)).toBe(false)
+      release.resolve()
+      expect((await signOut).status).toBe(302)
+      expect(await check).toBeNull()
+    } finally {
+      release.resolve()
+      await transaction
+    }
   })
 })
