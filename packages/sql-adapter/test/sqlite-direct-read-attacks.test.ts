@@ -10,8 +10,9 @@
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { sql, type Kysely } from "kysely"
+import { CompiledQuery, sql, type Kysely } from "kysely"
 import { Migrator } from "kysely/migration"
 import type { AuthConfig } from "@portcullis/core"
 import {
@@ -386,5 +387,200 @@ describe("ordering, through Auth() with database sessions", () => {
       release.resolve()
       await transaction
     }
+  })
+})
+
+describe("statement shape and caching", () => {
+  it("the users table rebuilt by another connection (columns reordered, one added, SQLite's table-rebuild ALTER): the kept statement reads the right values on both roads", async () => {
+    const file = tempFile("rebuild")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const queued = open(file, true)
+    const { sessionToken } = await userWithSession(db, { name: "Grace" })
+    const before = await SqlAdapter(db).getSessionAndUser!(sessionToken)
+    const other = new DatabaseSync(file)
+    try {
+      other.exec(`PRAGMA busy_timeout = 2000; PRAGMA foreign_keys = OFF; BEGIN;
+        CREATE TABLE users_new ("image" text, "plan" text, "emailVerified" text, "email" varchar(255), "name" text, "id" varchar(255) primary key);
+        INSERT INTO users_new ("image", "plan", "emailVerified", "email", "name", "id") SELECT "image", 'pro', "emailVerified", "email", "name", "id" FROM "${DEFAULT_TABLES.users}";
+        DROP TABLE "${DEFAULT_TABLES.users}";
+        ALTER TABLE users_new RENAME TO "${DEFAULT_TABLES.users}";
+        COMMIT;`)
+    } finally {
+      other.close()
+    }
+    const [a, b] = [await SqlAdapter(db).getSessionAndUser!(sessionToken), await SqlAdapter(queued).getSessionAndUser!(sessionToken)]
+    expect(a).toEqual(before)
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b))
+  })
+
+  it("a column the query names dropped, then added back: both roads fail meanwhile, and the kept statement recovers", async () => {
+    const file = tempFile("drop")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const queued = open(file, true)
+    const { sessionToken } = await userWithSession(db)
+    expect(await SqlAdapter(db).getSessionAndUser!(sessionToken)).not.toBeNull()
+    await queued.schema.alterTable(DEFAULT_TABLES.users).dropColumn("image").execute()
+    await expect(SqlAdapter(db).getSessionAndUser!(sessionToken)).rejects.toThrow(/no such column/)
+    await expect(SqlAdapter(queued).getSessionAndUser!(sessionToken)).rejects.toThrow(/no such column/)
+    await queued.schema.alterTable(DEFAULT_TABLES.users).addColumn("image", "text").execute()
+    expect(await SqlAdapter(db).getSessionAndUser!(sessionToken)).toEqual(await SqlAdapter(queued).getSessionAndUser!(sessionToken))
+    expect((await SqlAdapter(db).getSessionAndUser!(sessionToken))?.session.sessionToken).toBe(sessionToken)
+  })
+
+  it("a column renamed in case only (harmless difference): the kept statement keeps the name it read; a fresh one, like Kysely's road, takes the table's", async () => {
+    // SQLite names an unaliased column as the table declares it. Kysely's road then keys
+    // the row `NAME` and `userFromRow` reads no name; the direct statement prepared before
+    // the rename still says `name`. The value is never wrong, only missing on one road.
+    const file = tempFile("case")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const { sessionToken } = await userWithSession(db, { name: "Ada" })
+    expect((await SqlAdapter(db).getSessionAndUser!(sessionToken))?.user.name).toBe("Ada")
+    await db.schema.alterTable(DEFAULT_TABLES.users).renameColumn("name", "NAME").execute()
+    expect((await SqlAdapter(db).getSessionAndUser!(sessionToken))?.user.name).toBe("Ada")
+    expect((await SqlAdapter(open(file, true)).getSessionAndUser!(sessionToken))?.user.name).toBeNull()
+    expect((await SqlAdapter(open(file)).getSessionAndUser!(sessionToken))?.user.name).toBeNull()
+  })
+
+  it("300 direct statements and 300 Kysely statements (both caches evicted): the session read stays right, and a statement returning arrays never serves Kysely", async () => {
+    const reader = directReader(fast)!
+    const adapter = SqlAdapter(fast)
+    const { sessionToken } = await userWithSession(fast)
+    const expected = await SqlAdapter(slow).getSessionAndUser!(sessionToken)
+    expect(await adapter.getSessionAndUser!(sessionToken)).toEqual(expected)
+    for (let i = 0; i < 300; i++) expect(reader.read(`select ? as "v${i}"`, [i])).toEqual([{ [`v${i}`]: i }])
+    for (let i = 0; i < 300; i++) {
+      const rows = (await fast.executeQuery(CompiledQuery.raw(`select ? as "k${i}"`, [i]))).rows
+      expect(rows.map((row) => ({ ...(row as object) }))).toEqual([{ [`k${i}`]: i }])
+    }
+    expect(await adapter.getSessionAndUser!(sessionToken)).toEqual(expected)
+    // The same SQL on both roads, in both orders: each road gets rows as objects.
+    for (const [first, second] of [["direct", "kysely"], ["kysely", "direct"]] as const) {
+      const text = `select ? as "shared_a", ? as "shared_b" -- ${first}`
+      for (const road of [first, second]) {
+        const rows = road === "direct" ? reader.read(text, [1, 2])! : (await fast.executeQuery(CompiledQuery.raw(text, [1, 2]))).rows
+        expect(Array.isArray(rows[0])).toBe(false)
+        expect({ ...(rows[0] as object) }).toEqual({ shared_a: 1, shared_b: 2 })
+      }
+    }
+  })
+
+  it("`__proto__`, `constructor`, duplicate and odd column names: nothing reaches Object.prototype, and both roads name alike", async () => {
+    const reader = directReader(fast)!
+    const statements = [
+      `select 1 as "__proto__", 2 as "x"`,
+      `select 2 as "constructor", 3 as "x", 4 as "x", 5 as "hasOwnProperty", 6 as "toString", 7 as "", 8 as "a""b"`,
+      `select 'polluted' as "polluted", 9 as "__proto__"`,
+    ]
+    for (const text of statements) {
+      const directRows = reader.read(text, [])!
+      const kyselyRows = (await fast.executeQuery(CompiledQuery.raw(text, []))).rows as Record<string, unknown>[]
+      expect(Object.keys(directRows[0]!)).toEqual(Object.keys(kyselyRows[0]!))
+      for (const key of Object.keys(kyselyRows[0]!)) expect(directRows[0]![key]).toBe(kyselyRows[0]![key])
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined()
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype)
+  })
+
+  it("odd stored values and odd tokens, written by another program: both roads answer alike", async () => {
+    const file = tempFile("odd")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const queued = open(file, true)
+    const other = new DatabaseSync(file)
+    const tokens = ["nul\u0000inside", "x".repeat(100_000), "émoji 🔑", "\uFFFD", "' or 1=1 --", "%", "_"]
+    try {
+      other.exec("PRAGMA busy_timeout = 2000")
+      const insertUser = other.prepare(`insert into "${DEFAULT_TABLES.users}" ("id", "name", "email", "emailVerified", "image") values (?, ?, ?, ?, ?)`)
+      const insertSession = other.prepare(`insert into "${DEFAULT_TABLES.sessions}" ("id", "sessionToken", "userId", "expires") values (?, ?, ?, ?)`)
+      // An integer epoch date, a blob name, a number image, a float date.
+      insertUser.run("odd-1", new Uint8Array([0, 255]), "odd@example.com", Date.UTC(2024, 0, 2), 42)
+      insertUser.run("odd-2", "Plain", "plain@example.com", 1.5e12, null)
+      tokens.forEach((token, i) => insertSession.run(`s-${i}`, token, i % 2 === 0 ? "odd-1" : "odd-2", i % 2 === 0 ? Date.now() + HOUR : new Date(Date.now() + HOUR).toISOString()))
+    } finally {
+      other.close()
+    }
+    for (const sessionMetadata of [false, true]) {
+      for (const token of [...tokens, "\uD800", "nul", "x".repeat(99_999), "%%"]) {
+        const a = await SqlAdapter(db, { sessionMetadata }).getSessionAndUser!(token)
+        const b = await SqlAdapter(queued, { sessionMetadata }).getSessionAndUser!(token)
+        expect(a).toEqual(b)
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b))
+      }
+    }
+    expect((await SqlAdapter(db).getSessionAndUser!("nul\u0000inside"))?.user.id).toBe("odd-1")
+    expect(await SqlAdapter(db).getSessionAndUser!("nul")).toBeNull()
+  })
+})
+
+describe("the connection on a bad day", () => {
+  it("another connection's write transaction (WAL): the direct read sees the committed row, then the commit; a checkpoint between reads changes nothing", async () => {
+    const file = tempFile("wal")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const { sessionToken } = await userWithSession(db)
+    const adapter = SqlAdapter(db)
+    const other = new DatabaseSync(file)
+    try {
+      other.exec("PRAGMA busy_timeout = 2000")
+      for (const begin of ["BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"]) {
+        other.exec(begin)
+        other.prepare(`delete from "${DEFAULT_TABLES.sessions}" where "sessionToken" = ?`).run(sessionToken)
+        const started = performance.now()
+        expect((await adapter.getSessionAndUser!(sessionToken))?.session.sessionToken).toBe(sessionToken)
+        expect(performance.now() - started).toBeLessThan(1_000) // WAL: no wait on the writer
+        other.exec("ROLLBACK")
+      }
+      other.exec("BEGIN IMMEDIATE")
+      other.prepare(`delete from "${DEFAULT_TABLES.sessions}" where "sessionToken" = ?`).run(sessionToken)
+      other.exec("COMMIT")
+      expect(await adapter.getSessionAndUser!(sessionToken)).toBeNull()
+      other.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+      expect(await adapter.getSessionAndUser!(sessionToken)).toBeNull()
+      const again = await userWithSession(db)
+      other.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+      expect((await adapter.getSessionAndUser!(again.sessionToken))?.session.sessionToken).toBe(again.sessionToken)
+    } finally {
+      other.close()
+    }
+  })
+
+  it("destroyed under load: reads direct and queued, and a transaction, all settle (a committed row or the database's error); none throws synchronously", async () => {
+    const file = tempFile("destroy")
+    const db = open(file)
+    await migrateToLatest(db, { dialect: "sqlite" })
+    const seeded = await Promise.all(Array.from({ length: 10 }, () => userWithSession(db, { name: "committed" })))
+    const adapter = SqlAdapter(db)
+    const all: Promise<unknown>[] = []
+    const read = (token: string) => {
+      let promise!: Promise<unknown>
+      expect(() => (promise = adapter.getSessionAndUser!(token) as Promise<unknown>)).not.toThrow()
+      all.push(promise.then((found: any) => {
+        if (found) {
+          expect(found.session.sessionToken).toBe(token)
+          expect(found.user.name).toBe("committed")
+        }
+      }))
+    }
+    for (const { sessionToken } of seeded) read(sessionToken)
+    all.push(db.transaction().execute(async (trx) => {
+      await trx.updateTable(DEFAULT_TABLES.users).set({ name: "uncommitted" }).execute()
+      await sleep(5)
+      await trx.updateTable(DEFAULT_TABLES.users).set({ name: "uncommitted 2" }).execute()
+    }))
+    await settle()
+    for (let i = 0; i < 30; i++) read(seeded[i % 10]!.sessionToken)
+    const destroyed = db.destroy()
+    for (let i = 0; i < 10; i++) read(seeded[i]!.sessionToken)
+    await destroyed
+    for (let i = 0; i < 10; i++) read(seeded[i]!.sessionToken)
+    const outcomes = await Promise.race([Promise.allSettled(all), sleep(3_000).then(() => "hung" as const)])
+    expect(outcomes).not.toBe("hung")
+    const settled = outcomes as PromiseSettledResult<unknown>[]
+    expect(settled.filter((o) => o.status === "fulfilled").length).toBeGreaterThanOrEqual(10)
+    for (const o of settled) if (o.status === "rejected") expect(String(o.reason)).toMatch(/not open|destroyed|closed/i)
   })
 })
