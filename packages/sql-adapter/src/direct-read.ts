@@ -17,7 +17,8 @@ export interface DirectReader {
   /**
    * Runs a read-only statement now and returns its rows, or `undefined` when it may not
    * run now — a transaction is open on the connection, whose uncommitted writes a read
-   * outside it must not see — and the caller must queue it through Kysely as usual.
+   * outside it must not see, or a stream holds an old snapshot open there — and the
+   * caller must queue it through Kysely as usual.
    */
   read(sql: string, parameters: readonly unknown[]): DirectRows | undefined
 }

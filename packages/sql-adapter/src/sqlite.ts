@@ -45,14 +45,57 @@ function toSqlite(value: unknown): SQLInputValue {
 
 type Row = Record<string, unknown>
 
-function wrapStatement(statement: StatementSync): SqliteStatement {
+/** How many statements Kysely is stepping through row by row (`stream()`) on a connection. */
+interface OpenIterations {
+  count: number
+}
+
+function wrapStatement(statement: StatementSync, iterations: OpenIterations): SqliteStatement {
   const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite)
   return {
     // A statement that yields columns (SELECT, or any statement with RETURNING) is a reader.
     reader: statement.columns().length > 0,
     all: (parameters) => statement.all(...bind(parameters)),
     run: (parameters) => statement.run(...bind(parameters)),
-    iterate: (parameters) => statement.iterate(...bind(parameters)),
+    iterate: (parameters) => counted(statement.iterate(...bind(parameters)), iterations),
+  }
+}
+
+/**
+ * `rows`, counted in `iterations` until it is done, has thrown or was closed (`return`,
+ * which a `for…of` left early and Kysely's stream both call). While a statement is part
+ * way through its rows, SQLite keeps the connection's read transaction open, outside any
+ * BEGIN (`isTransaction` stays `false`): every other statement on the connection reads the
+ * database as it was when the first row was read, not what other connections committed
+ * since.
+ */
+function counted<T>(rows: IterableIterator<T>, iterations: OpenIterations): IterableIterator<T> {
+  let open = true
+  iterations.count++
+  const close = () => {
+    if (open) {
+      open = false
+      iterations.count--
+    }
+  }
+  return {
+    [Symbol.iterator]() {
+      return this
+    },
+    next() {
+      try {
+        const result = rows.next()
+        if (result.done) close()
+        return result
+      } catch (error) {
+        close()
+        throw error
+      }
+    },
+    return(value?: unknown) {
+      close()
+      return rows.return?.(value) ?? { done: true, value: value as T }
+    },
   }
 }
 
@@ -107,6 +150,12 @@ class SqliteConnection {
   // synchronously; SQLite re-prepares a kept statement by itself after a schema change.
   readonly #statements = new Map<string, SqliteStatement>()
   readonly #database: DatabaseSync
+  /**
+   * Statements part way through their rows (a Kysely `stream()`): each holds a read
+   * transaction open on the connection, in which a direct read would see an old snapshot;
+   * Kysely's road waits for the stream, which holds the connection.
+   */
+  readonly #iterations: OpenIterations = { count: 0 }
 
   constructor(database: DatabaseSync) {
     this.#database = database
@@ -123,15 +172,18 @@ class SqliteConnection {
   /**
    * Reads now, outside Kysely's queue, unless a transaction is open on the connection
    * (Kysely holds its connection mutex for the whole transaction, across awaits, and a
-   * read run beside it here would see its uncommitted writes). With no transaction open,
-   * nothing is half-done: every statement of `node:sqlite` runs to its end synchronously,
-   * so the read sees what is committed — what a read queued through Kysely would see on
-   * an idle connection. `undefined` without `isTransaction` (before Node 22.16): the caller
-   * queues through Kysely.
+   * read run beside it here would see its uncommitted writes) or a stream is part way
+   * through its rows (Kysely holds the connection for it too, and SQLite keeps its read
+   * transaction open: a read here would see the database as it was when the stream began,
+   * without what other connections committed since — a session revoked elsewhere would
+   * still be found). Otherwise nothing is half-done: every other statement of
+   * `node:sqlite` runs to its end synchronously, so the read sees what is committed — what
+   * a read queued through Kysely would see on an idle connection. `undefined` without
+   * `isTransaction` (before Node 22.16): the caller queues through Kysely.
    */
   readonly reader: DirectReader = {
     read: (sql, parameters) => {
-      if (this.#database.isTransaction !== false) return undefined
+      if (this.#database.isTransaction !== false || this.#iterations.count > 0) return undefined
       let read = this.#directReads.get(sql)
       if (!read) {
         read = directRead(this.#database.prepare(sql), sql)
@@ -148,7 +200,7 @@ class SqliteConnection {
   #prepare(sql: string): SqliteStatement {
     let statement = this.#statements.get(sql)
     if (!statement) {
-      statement = wrapStatement(this.#database.prepare(sql))
+      statement = wrapStatement(this.#database.prepare(sql), this.#iterations)
       if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.delete(this.#statements.keys().next().value!)
       this.#statements.set(sql, statement)
     }
