@@ -142,7 +142,7 @@ export function nodeSqliteDatabase(database: DatabaseSync): SqliteDatabase {
 
 /**
  * One `node:sqlite` connection: the interface Kysely's `SqliteDialect` takes, and the
- * direct reader `SqlAdapter` uses for session rows. Both share one statement cache.
+ * direct reader `SqlAdapter` uses for session rows, each with its own statement cache.
  */
 class SqliteConnection {
   // Preparing is a large share of a small query's cost, and an adapter issues the same few
