@@ -70,6 +70,21 @@ async function userWithSession(db: Kysely<any>, user: { name?: string | null } =
 
 /** Lets every queued microtask and one turn of the event loop run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Holds `db`'s connection in an open transaction until `release.resolve()`. A read-only
+ * one: a write transaction would hold SQLite's write lock, and another connection's writes
+ * would then wait on it synchronously, the event loop with them (up to `busy_timeout`).
+ */
+function holdConnection(db: Kysely<any>) {
+  const release = Promise.withResolvers<void>()
+  const transaction = db.transaction().execute(async (trx) => {
+    await trx.selectFrom(DEFAULT_TABLES.users).select("id").limit(1).execute()
+    await release.promise
+  })
+  return { release, transaction }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Whether `promise` has settled after a few turns of the event loop. */
@@ -289,13 +304,7 @@ describe("ordering, through Auth() with database sessions", () => {
     const fastConfig = authConfig(fast)
     const slowConfig = authConfig(slow)
     const seeded = await Promise.all(Array.from({ length: 50 }, (_, i) => userWithSession(fast, { name: `user ${i}` })))
-    // A read-only transaction (a write one would hold SQLite's write lock, and the other
-    // connection's writes would wait on it synchronously: see the next spec).
-    const release = Promise.withResolvers<void>()
-    const transaction = fast.transaction().execute(async (trx) => {
-      await trx.selectFrom(DEFAULT_TABLES.users).select("id").limit(1).execute()
-      await release.promise
-    })
+    const { release, transaction } = holdConnection(fast)
     try {
       await settle()
       const inFlight: Promise<{ body: any; email: string | null }>[] = []
@@ -367,11 +376,7 @@ describe("ordering, through Auth() with database sessions", () => {
       ...authConfig(fast),
       adapter: { ...adapter, deleteSession: (token: string) => (deleting.resolve(), adapter.deleteSession!(token)) },
     }
-    const release = Promise.withResolvers<void>()
-    const transaction = fast.transaction().execute(async (trx) => {
-      await trx.selectFrom(DEFAULT_TABLES.users).select("id").limit(1).execute()
-      await release.promise
-    })
+    const { release, transaction } = holdConnection(fast)
     try {
       await settle()
       const signOut = browserWith(config, sessionToken).signOut()

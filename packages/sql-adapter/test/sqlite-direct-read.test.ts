@@ -120,19 +120,28 @@ describe("the same answers as Kysely's road", () => {
   })
 })
 
+/**
+ * A transaction on the direct connection that has deleted the session and waits, open,
+ * until `release.open()`; then it commits or rolls back. Resolves once the DELETE ran.
+ */
+async function deletingInTransaction(sessionToken: string, outcome: "commit" | "rollback") {
+  const release = gate()
+  const deleted = gate()
+  const transaction = direct.transaction().execute(async (trx) => {
+    await trx.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
+    deleted.open()
+    await release.opened
+    if (outcome === "rollback") throw new Error("rolled back on purpose")
+  }).then(() => "committed", (error: Error) => error.message)
+  await deleted.opened
+  return { transaction, release }
+}
+
 describe("a transaction open on the connection", () => {
   it("a read waits for it as a queued read would, and never sees its uncommitted writes (rolled back)", async () => {
     const { sessionToken } = await userWithSession(direct)
     const adapter = SqlAdapter(direct)
-    const release = gate()
-    const deleted = gate()
-    const transaction = direct.transaction().execute(async (trx) => {
-      await trx.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
-      deleted.open()
-      await release.opened
-      throw new Error("rolled back on purpose")
-    }).catch((error: Error) => error.message)
-    await deleted.opened
+    const { transaction, release } = await deletingInTransaction(sessionToken, "rollback")
 
     let settled = false
     const read = adapter.getSessionAndUser!(sessionToken).finally(() => (settled = true))
@@ -151,14 +160,7 @@ describe("a transaction open on the connection", () => {
   it("a read queued behind a transaction that commits sees its outcome", async () => {
     const { sessionToken } = await userWithSession(direct)
     const adapter = SqlAdapter(direct)
-    const release = gate()
-    const deleted = gate()
-    const transaction = direct.transaction().execute(async (trx) => {
-      await trx.deleteFrom(DEFAULT_TABLES.sessions).where("sessionToken", "=", sessionToken).execute()
-      deleted.open()
-      await release.opened
-    })
-    await deleted.opened
+    const { transaction, release } = await deletingInTransaction(sessionToken, "commit")
     const read = adapter.getSessionAndUser!(sessionToken)
     release.open()
     await transaction
