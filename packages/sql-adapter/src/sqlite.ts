@@ -149,6 +149,8 @@ class SqliteConnection {
   // statements over and over: keep them. Reuse is safe because `all` and `run` finish
   // synchronously; SQLite re-prepares a kept statement by itself after a schema change.
   readonly #statements = new Map<string, SqliteStatement>()
+  /** The direct reads' own statements: a statement returning arrays must not serve Kysely. */
+  readonly #directReads = new Map<string, (parameters: readonly unknown[]) => Row[]>()
   readonly #database: DatabaseSync
   /**
    * Statements part way through their rows (a Kysely `stream()`): each holds a read
@@ -165,6 +167,7 @@ class SqliteConnection {
     prepare: (sql) => this.#prepare(sql),
     close: () => {
       this.#statements.clear()
+      this.#directReads.clear()
       this.#database.close()
     },
   }
@@ -193,9 +196,6 @@ class SqliteConnection {
       return read(parameters)
     },
   }
-
-  /** The direct reads' own statements: a statement returning arrays must not serve Kysely. */
-  readonly #directReads = new Map<string, (parameters: readonly unknown[]) => Row[]>()
 
   #prepare(sql: string): SqliteStatement {
     let statement = this.#statements.get(sql)
