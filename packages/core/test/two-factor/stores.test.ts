@@ -12,7 +12,7 @@ import type { Adapter } from "@portcullis/core/adapters"
 import { RedisAdapter, redisKeys } from "@portcullis/redis-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { totpCode } from "@portcullis/core/two-factor"
-import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
+import { ADA_ID, enroll, raceSecondFactor, twoFactorApp } from "./support.js"
 
 const service = postgresService()
 const postgres = await serviceAvailable(service, async () => {
@@ -52,22 +52,17 @@ function suite(open: () => Promise<Store>) {
 
   it("gives exactly one of 10 concurrent sign-ins with one backup code a session", async () => {
     const { browser, backupCodes } = await app()
-    const browsers = Array.from({ length: 10 }, browser)
-    for (const b of browsers) await firstFactor(b)
-    const responses = await Promise.all(browsers.map((b) => secondFactor(b, backupCodes[0]!)))
+    const { responses, signedIn } = await raceSecondFactor(browser, backupCodes[0]!)
     expect(responses.filter((r) => r.status === 302)).toHaveLength(1)
-    expect(browsers.filter((b) => b.sessionCookie() !== undefined)).toHaveLength(1)
+    expect(signedIn).toHaveLength(1)
     expect((await store.adapter.getTwoFactor!(ADA_ID))!.backupCodes).toHaveLength(9)
   })
 
   it("gives exactly one of 10 concurrent sign-ins with one TOTP code a session", async () => {
     const { browser, secret } = await app()
-    const browsers = Array.from({ length: 10 }, browser)
-    for (const b of browsers) await firstFactor(b)
-    const code = totpCode(secret)
-    const responses = await Promise.all(browsers.map((b) => secondFactor(b, code)))
+    const { responses, signedIn } = await raceSecondFactor(browser, totpCode(secret))
     expect(responses.filter((r) => r.status === 302)).toHaveLength(1)
-    expect(browsers.filter((b) => b.sessionCookie() !== undefined)).toHaveLength(1)
+    expect(signedIn).toHaveLength(1)
   })
 }
 

@@ -35,3 +35,14 @@ export async function secondFactor(browser: Browser, code: string, extra: Record
   const csrfToken = await browser.csrfToken()
   return browser.request("/auth/two-factor", { form: { code, csrfToken, ...extra } })
 }
+
+/**
+ * `count` browsers from `browser` pass the first factor one by one, then all send `code`
+ * as their second step at once: the responses, and the browsers that came out signed in.
+ */
+export async function raceSecondFactor(browser: () => Browser, code: string, count = 10): Promise<{ responses: Response[]; signedIn: Browser[] }> {
+  const browsers = Array.from({ length: count }, browser)
+  for (const b of browsers) await firstFactor(b)
+  const responses = await Promise.all(browsers.map((b) => secondFactor(b, code)))
+  return { responses, signedIn: browsers.filter((b) => b.sessionCookie() !== undefined) }
+}
