@@ -43,6 +43,9 @@ function toSqlite(value: unknown): SQLInputValue {
   throw new TypeError(`cannot bind a ${typeof value} parameter to SQLite`)
 }
 
+/** Kysely's parameters as `node:sqlite` binds them. */
+const bind = (parameters: readonly unknown[]): SQLInputValue[] => parameters.map(toSqlite)
+
 type Row = Record<string, unknown>
 
 /** How many statements Kysely is stepping through row by row (`stream()`) on a connection. */
@@ -51,7 +54,6 @@ interface OpenIterations {
 }
 
 function wrapStatement(statement: StatementSync, iterations: OpenIterations): SqliteStatement {
-  const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite)
   return {
     // A statement that yields columns (SELECT, or any statement with RETURNING) is a reader.
     reader: statement.columns().length > 0,
@@ -111,7 +113,6 @@ function counted<T>(rows: IterableIterator<T>, iterations: OpenIterations): Iter
 function directRead(statement: StatementSync, sql: string): (parameters: readonly unknown[]) => Row[] {
   const names = statement.columns().map((column) => column.name)
   if (names.length === 0) throw new TypeError("a direct read must be a statement that yields rows")
-  const bind = (parameters: readonly unknown[]) => parameters.map(toSqlite)
   if (sql.includes("*") || names.includes("__proto__") || typeof statement.setReturnArrays !== "function") {
     return (parameters) => statement.all(...bind(parameters)) as Row[]
   }
