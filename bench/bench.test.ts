@@ -63,6 +63,20 @@ describe("bench server (portcullis)", () => {
     }
   })
 
+  it("the calibration floor answers as the floor does, after its computation", async () => {
+    const [plain, busy] = await Promise.all([startServer("baseline"), startServer("baseline-busy")])
+    try {
+      for (const running of [plain, busy]) {
+        const response = await fetch(`${running.url}/`)
+        expect(response.status).toBe(200)
+        expect(response.headers.get("content-type")).toBe("application/json")
+        expect(await response.text()).toBe("{}")
+      }
+    } finally {
+      await Promise.all([plain.stop(), busy.stop()])
+    }
+  })
+
   it("answers an anonymous session for a request without the cookie", async () => {
     const anonymous = await getSession(server.url, "")
     expect(anonymous.status).toBe(200)

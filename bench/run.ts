@@ -43,7 +43,7 @@ import { createBenchDatabase, PG_URL, probePostgres, type BenchDatabase, type Be
 import { getSession, isBenchSession, startServer, type RunningServer } from "./harness.ts"
 import { startLocalProvider, type LocalProvider } from "./provider.ts"
 import { databaseCookies, mintJwtCookies, newRunId, Rotation, SESSION_COOKIE } from "./sessions.ts"
-import { BASE_PATH, BENCH_CREDENTIALS, DB_ENV, OAUTH_ENV, OAUTH_PROVIDER_ID, DB_TARGETS, EXPRESS_PAGE, EXPRESS_TARGETS, MEMORY_TARGETS, NEXT_TARGETS, SESSIONS_ENV, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_CREDENTIALS, BUSY_US, DB_ENV, OAUTH_ENV, OAUTH_PROVIDER_ID, DB_TARGETS, EXPRESS_PAGE, EXPRESS_TARGETS, MEMORY_TARGETS, NEXT_TARGETS, SESSIONS_ENV, type Target } from "./shared.ts"
 
 const QUICK = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
@@ -53,7 +53,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
 
-type Scenario = "baseline" | "baseline-session" | "jwt" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "next" | "signin" | "oauth"
+type Scenario = "baseline" | "baseline-session" | "baseline-busy" | "jwt" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "next" | "signin" | "oauth"
 type Library = "node:http + adapter" | "Portcullis" | "@auth/core"
 
 interface Case {
@@ -67,6 +67,7 @@ interface Case {
 const SCENARIO_TITLES: Record<Scenario, string> = {
   baseline: "floor: node:http + Web Request/Response, fixed JSON",
   "baseline-session": "floor, session-shaped: a session cookie in, a fixed session answer out",
+  "baseline-busy": `floor + ${BUSY_US} µs of computation per request (calibration)`,
   jwt: "JWT session check",
   reissue: "JWT, re-issued on every check",
   "db-memory": "database session, in-memory adapter",
@@ -92,6 +93,7 @@ function allCases(): Case[] {
   const cases: Case[] = [
     { scenario: "baseline", library: "node:http + adapter", target: "baseline" },
     { scenario: "baseline-session", library: "node:http + adapter", target: "baseline-session" },
+    { scenario: "baseline-busy", library: "node:http + adapter", target: "baseline-busy" },
   ]
   const curve = QUICK ? [1, COLD] : N_CURVE
   for (const n of curve) cases.push(...pair("jwt", "portcullis", "authjs", n))
@@ -360,7 +362,7 @@ async function measure(c: Case, latencies: Latencies, inputs: Inputs): Promise<M
     let spec: Load
     let reissued: boolean | undefined
     let afterCheck: (() => Promise<boolean>) | undefined
-    if (c.scenario === "baseline") {
+    if (c.scenario === "baseline" || c.scenario === "baseline-busy") {
       spec = { url: `${server.url}/`, request: { method: "GET", path: "/" }, verifyBody: (body) => body === "{}", extraBad: { count: 0 } }
     } else if (c.scenario === "signin" || c.scenario === "oauth") {
       try {
@@ -535,6 +537,19 @@ function targetsReport(rows: Row[]): string[] {
     if (!p || !shaped) return
     const cpu = p.cpuPerRequest && shaped.cpuPerRequest ? `, ${Math.round((shaped.cpuPerRequest / p.cpuPerRequest) * 100)}% by CPU/request (${Math.round(shaped.cpuPerRequest)} vs ${Math.round(p.cpuPerRequest)} µs)` : ""
     out.push(`  (info) ${label}: ${Math.round((p.reqPerSec / shaped.reqPerSec) * 100)}% of the session-shaped floor by req/s (${fmtInt(p.reqPerSec)} vs ${fmtInt(shaped.reqPerSec)})${cpu}`)
+  }
+  // Not a target: what a known amount of in-process work costs over HTTP on this machine,
+  // and so how much work above the floor "80% of the floor" leaves a check.
+  const busy = rows.find((r) => r.scenario === "baseline-busy")
+  if (busy && floor) {
+    let line = `  (info) the floor + ${BUSY_US} µs of computation: ${Math.round((100 * busy.reqPerSec) / floor.reqPerSec)}% of the floor by req/s`
+    if (busy.cpuPerRequest && floor.cpuPerRequest) {
+      const added = busy.cpuPerRequest - floor.cpuPerRequest
+      line += `, ${Math.round(busy.cpuPerRequest)} vs ${Math.round(floor.cpuPerRequest)} µs CPU/request`
+      // 80% of the floor by CPU/request allows a quarter of the floor's cost on top of it.
+      if (added > 0) line += `: each in-process µs costs ${(added / BUSY_US).toFixed(1)} µs here, so 80% of the floor leaves ≈ ${((floor.cpuPerRequest / 4) * (BUSY_US / added)).toFixed(1)} µs of in-process work above it`
+    }
+    out.push(line)
   }
   versus(`cold JWT check (N=${fmtInt(COLD)})`, "jwt", COLD, 5, true)
   ofFloor("hot JWT check (N=1)", "jwt", 1, 0.7)

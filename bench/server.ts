@@ -4,6 +4,8 @@
  *   baseline            answers `{}` to everything (the adapter alone: the ceiling)
  *   baseline-session    answers a fixed session of the bench user with a session answer's
  *                       five headers (the ceiling for an answer of that shape)
+ *   baseline-busy       the floor plus BUSY_US µs of computation per request: how much
+ *                       throughput this machine loses to a known amount of in-process work
  *   portcullis          Portcullis `Auth(request, config)`, JWT sessions, default updateAge
  *   portcullis-reissue  the same with `session.updateAge: 0` (every check re-issues)
  *   authjs              @auth/core `Auth(request, config)` with the equivalent config
@@ -40,7 +42,7 @@ import express from "express"
 import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { BASE_PATH, BENCH_USER, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { BASE_PATH, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -79,6 +81,14 @@ async function handlerFor(target: Target): Promise<WebHandler> {
       const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
       const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
       return () => new Response(body, { headers: SESSION_ANSWER_HEADERS })
+    }
+    case "baseline-busy": {
+      const headers = { "content-type": "application/json" }
+      const work = calibratedWork(BUSY_US)
+      return () => {
+        work()
+        return new Response("{}", { headers })
+      }
     }
     case "portcullis": {
       const config = portcullisConfig({ reissue: false })
@@ -227,3 +237,29 @@ function shutdown() {
 }
 process.on("SIGTERM", shutdown)
 process.on("SIGINT", shutdown)
+
+/**
+ * A function that computes for about `us` µs of CPU time on this machine: a loop timed
+ * with `process.cpuUsage()` (CPU, not wall time, so a busy machine does not skew it) once
+ * it is optimised. Its result is kept on `globalThis`, so the loop cannot be optimised away.
+ */
+function calibratedWork(us: number): () => void {
+  const spin = (n: number) => {
+    let x = 0
+    for (let i = 0; i < n; i++) x += Math.sqrt(i + x)
+    ;(globalThis as { benchWorkSink?: number }).benchWorkSink = x
+  }
+  for (let i = 0; i < 50; i++) spin(100_000)
+  const n = 2_000_000
+  let best = Infinity
+  for (let round = 0; round < 5; round++) {
+    const before = process.cpuUsage()
+    spin(n)
+    const used = process.cpuUsage(before)
+    best = Math.min(best, used.user + used.system)
+  }
+  const perUs = n / Math.max(best, 1)
+  const iterations = Math.max(1, Math.round(us * perUs))
+  return () => spin(iterations)
+}
+

@@ -7,6 +7,7 @@
 export const TARGETS = [
   "baseline",
   "baseline-session",
+  "baseline-busy",
   "portcullis",
   "portcullis-reissue",
   "authjs",
@@ -79,3 +80,6 @@ export const BASE_PATH = "/auth"
 /** The account the bench signs in as, and what a valid session must show. */
 export const BENCH_USER = { id: "1", name: "Bench User", email: "bench@example.com" }
 export const BENCH_CREDENTIALS = { username: "bench", password: "bench-password" }
+
+/** CPU µs of computation the `baseline-busy` floor adds to each request (`BENCH_BUSY_US` overrides). */
+export const BUSY_US = Number(process.env.BENCH_BUSY_US ?? 5)
