@@ -262,4 +262,3 @@ function calibratedWork(us: number): () => void {
   const iterations = Math.max(1, Math.round(us * perUs))
   return () => spin(iterations)
 }
-

@@ -188,28 +188,31 @@ class SqliteConnection {
   readonly reader: DirectReader = {
     read: (sql, parameters) => {
       if (this.#database.isTransaction !== false || this.#iterations.count > 0) return undefined
-      let read = this.#directReads.get(sql)
-      if (!read) {
-        read = directRead(this.#database.prepare(sql), sql)
-        if (this.#directReads.size >= STATEMENT_CACHE_LIMIT) this.#directReads.delete(this.#directReads.keys().next().value!)
-        this.#directReads.set(sql, read)
-      }
-      return read(parameters)
+      return kept(this.#directReads, sql, this.#prepareDirectRead)(parameters)
     },
   }
 
+  // Made once, not per call: the direct read is on every session check.
+  readonly #prepareDirectRead = (sql: string) => directRead(this.#database.prepare(sql), sql)
+  readonly #prepareStatement = (sql: string) => wrapStatement(this.#database.prepare(sql), this.#iterations)
+
   #prepare(sql: string): SqliteStatement {
-    let statement = this.#statements.get(sql)
-    if (!statement) {
-      statement = wrapStatement(this.#database.prepare(sql), this.#iterations)
-      if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.delete(this.#statements.keys().next().value!)
-      this.#statements.set(sql, statement)
-    }
-    return statement
+    return kept(this.#statements, sql, this.#prepareStatement)
   }
 }
 
 const STATEMENT_CACHE_LIMIT = 256
+
+/** The statement `cache` keeps for `sql`, prepared by `prepare` on a miss; past the limit the oldest goes. */
+function kept<S>(cache: Map<string, S>, sql: string, prepare: (sql: string) => S): S {
+  let statement = cache.get(sql)
+  if (statement === undefined) {
+    statement = prepare(sql)
+    if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+    cache.set(sql, statement)
+  }
+  return statement
+}
 
 /**
  * Opens (creating if needed) a SQLite file through `node:sqlite` and wraps it in Kysely.
