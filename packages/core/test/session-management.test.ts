@@ -357,6 +357,41 @@ describe("database sessions", () => {
   })
 })
 
+describe("database sessions: the store fails while listing or revoking", () => {
+  // The outages below are logged as errors on purpose; the tests assert the answers.
+  const quiet = { error: () => {} }
+  /** The in-memory adapter whose listSessions can be made to fail or to hang. */
+  function flakyAdapter() {
+    const adapter = MemoryAdapter()
+    const listSessions = adapter.listSessions!
+    const state = { mode: "up" as "up" | "down" | "stalled" }
+    adapter.listSessions = (userId) =>
+      state.mode === "down" ? Promise.reject(new Error("connection refused")) : state.mode === "stalled" ? new Promise(() => {}) : listSessions(userId)
+    return { adapter, state }
+  }
+
+  it("a store that fails is an outage (ServiceUnavailable), not the adapter's own error; nothing is revoked", async () => {
+    const { adapter, state } = flakyAdapter()
+    const cfg = config({ strategy: "database" }, { adapter, logger: quiet })
+    const laptop = await signedIn(cfg)
+    const phone = await signedIn(cfg)
+    state.mode = "down"
+    await expect(listSessions(await asRequest(laptop), cfg)).rejects.toBeInstanceOf(ServiceUnavailable)
+    await expect(signOutEverywhere(await asRequest(laptop), cfg)).rejects.toBeInstanceOf(ServiceUnavailable)
+    state.mode = "up"
+    expect(await signedInUser(phone)).toBe("Ada")
+    expect(await listSessions(await asRequest(laptop), cfg)).toHaveLength(2)
+  })
+
+  it("a store that does not answer is bounded by adapterTimeout", async () => {
+    const { adapter, state } = flakyAdapter()
+    const cfg = config({ strategy: "database" }, { adapter, adapterTimeout: 50, logger: quiet })
+    const ada = await signedIn(cfg)
+    state.mode = "stalled"
+    await expect(revokeOtherSessions(await asRequest(ada), cfg)).rejects.toBeInstanceOf(ServiceUnavailable)
+  })
+})
+
 describe("absolute session lifetime (T42)", () => {
   it.each([
     ["JWT", () => config({ strategy: "jwt", absoluteMaxAge: 3600, updateAge: 0 })],

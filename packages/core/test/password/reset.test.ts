@@ -278,6 +278,32 @@ describe("attacks on forgot and reset", () => {
   })
 })
 
+describe("a store that fails while a reset ends the sessions", () => {
+  it("is an outage (ServiceUnavailable): the reset does not report done, the session stays and the password is the old one", async () => {
+    const adapter = MemoryAdapter()
+    const deleteSession = adapter.deleteSession!
+    let down = false
+    adapter.deleteSession = (token) => (down ? Promise.reject(new Error("connection refused")) : deleteSession(token))
+    const email = unique("outage")
+    await seedUser(adapter, { email, password: OLD })
+    const { browser } = app(adapter, "database", {}, { logger: { error: () => {}, warn: () => {}, debug: () => {} } })
+    const laptop = browser()
+    expect((await passwordSignIn(laptop, { email, password: OLD })).error).toBeNull()
+
+    await postStep(browser("198.51.100.9"), "forgot", { email })
+    const token = new URL(smtp.linkFor(email)).searchParams.get("token")!
+    down = true
+    const failed = await postStep(browser("198.51.100.9"), "reset", { token, email, password: NEW })
+    down = false
+    expect(failed.path).not.toBe("/auth/password/done")
+    expect(failed.error).toBe("ServiceUnavailable")
+    // Nothing was half done: the session is still there and the old password still works.
+    expect((await laptop.session())?.user?.email).toBe(email)
+    expect((await passwordSignIn(browser("198.51.100.10"), { email, password: NEW })).error).not.toBeNull()
+    expect((await passwordSignIn(browser("198.51.100.11"), { email, password: OLD })).error).toBeNull()
+  })
+})
+
 describe("configuration of the password provider's mail", () => {
   it("answers forgot-password with a configuration error when there is neither a mailer nor an email provider", async () => {
     const { lines, logger } = captureLogger()

@@ -1,4 +1,5 @@
 import type { RequestContext } from "../context.js"
+import { store } from "../config/stores.js"
 import { manageSessions, publicId } from "../session/manage.js"
 
 /**
@@ -10,10 +11,11 @@ import { manageSessions, publicId } from "../session/manage.js"
 export async function revokeAllSessions(ctx: RequestContext, userId: string): Promise<number> {
   const { config } = ctx
   if (config.session.strategy === "database") {
-    const adapter = config.adapter
-    if (!adapter?.listSessions || !adapter.deleteSession) return 0
+    // The database store, whose type says deleteSession is there (database sessions need it).
+    const adapter = store(config.stores, "database")
+    if (!adapter.listSessions) return 0
     const rows = (await adapter.listSessions(userId)).filter((s) => s.userId === userId)
-    await Promise.all(rows.map((row) => adapter.deleteSession!(row.sessionToken)))
+    await Promise.all(rows.map((row) => adapter.deleteSession(row.sessionToken)))
     // The ids session management lists these sessions under, as its own revocations report.
     const sessionIds = await Promise.all(rows.map((row) => publicId(row.sessionToken)))
     if (rows.length) await config.events.sessionRevoked({ userId, sessionIds, scope: "everywhere", strategy: "database" })

@@ -97,7 +97,7 @@ function clearJwt(ctx: RequestContext): Cookie[] {
 async function manageDatabase(ctx: RequestContext, operation: SessionOperation): Promise<SessionOperationResult> {
   const { config } = ctx
   const adapter = store(config.stores, "database")
-  const listSessions = config.adapter?.listSessions
+  const { listSessions } = adapter
   if (!listSessions) {
     throw new SessionManagementUnsupported("The adapter has no listSessions, which listing and revoking database sessions needs (an Auth.js adapter does not have it; see docs/adapters.md)")
   }
