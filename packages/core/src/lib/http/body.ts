@@ -26,3 +26,20 @@ export async function readCapped(stream: ReadableStream<Uint8Array>, limit: numb
   }
   return out
 }
+
+/**
+ * Whether a parsed JSON value nests no deeper than `limit` objects and arrays. Walked with
+ * its own stack, not by recursion: the value is a client's, and a body of `[[[[…` a few
+ * kilobytes long would overflow the call stack of any recursive reader after it
+ * (`JSON.stringify`, an identifier's text), a `RangeError` on every request.
+ */
+export function nestsWithin(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next
+    if (node === null || typeof node !== "object") continue
+    if (depth >= limit) return false
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1])
+  }
+  return true
+}

@@ -254,18 +254,30 @@ export function normaliseIdentifier(value: unknown): string | undefined {
   return folded || undefined
 }
 
-/** The text of a submitted identifier: strings as they are, other JSON values as their text. */
+/**
+ * The text of a submitted identifier: strings as they are, other JSON values as their text.
+ * An array's items are read one level deep only, and a value with no text (too deep for
+ * `JSON.stringify`, circular) counts as one shared placeholder: never a recursion a
+ * client's nesting can overflow, and never an identifier-free pass around the counter.
+ */
 function identifierText(value: unknown): string | undefined {
   if (typeof value === "string") return value
   if (value === null || value === undefined) return undefined
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value)
-  if (Array.isArray(value)) return value.map((item) => identifierText(item) ?? "").join(",")
+  if (Array.isArray(value)) return value.map((item) => (typeof item === "object" && item !== null ? jsonText(item) : identifierText(item)) ?? "").join(",")
+  return jsonText(value)
+}
+
+const jsonText = (value: object): string => {
   try {
-    return JSON.stringify(value)
+    return JSON.stringify(value) ?? UNREADABLE_IDENTIFIER
   } catch {
-    return String(value)
+    return UNREADABLE_IDENTIFIER
   }
 }
+
+/** The identifier every value without a text shares (one counter for all of them). */
+const UNREADABLE_IDENTIFIER = "\u0000unreadable"
 
 /**
  * The mailbox an email address delivers to, as the per-recipient limit counts it: without
