@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import { InvalidRequest, ServiceUnavailable } from "./errors.js"
+import { InvalidRequest, MethodNotAllowed, ServiceUnavailable } from "./errors.js"
 import type { AccessToken, AuthConfig, Cookie, ResponseInternal, Session, SessionInfo } from "./index.js"
 import type { SessionOperation, SessionOperationResult } from "./lib/session/manage.js"
 import { requestErrorResponse } from "./lib/errors.js"
@@ -65,6 +65,30 @@ export function originOfUrl(url: URL | string): string {
  */
 export function invalidRequestResponse(error: InvalidRequest): Response {
   return toResponse(requestErrorResponse(error)!, [], false)
+}
+
+/**
+ * What `Auth()` answers for a method no action takes: a 405 with `Allow: GET, POST` and
+ * `{"error":"MethodNotAllowed","message":…}`. For integrations that build the Web
+ * `Request` themselves from a method the Fetch API cannot carry (`TRACE`, `TRACK`,
+ * `CONNECT`: `new Request()` throws a `TypeError` for them).
+ *
+ * @example
+ * ```ts
+ * if (!fetchMethod(req.method)) return send(res, methodNotAllowedResponse(req.method))
+ * ```
+ */
+export function methodNotAllowedResponse(method: string): Response {
+  const error = Object.assign(new MethodNotAllowed(`${method} is not allowed here; use GET, POST`), { allow: "GET, POST" })
+  return toResponse(requestErrorResponse(error)!, [], false)
+}
+
+/** Methods a Web `Request` cannot be built with (the Fetch standard's forbidden methods). */
+const forbiddenMethods = new Set(["CONNECT", "TRACE", "TRACK"])
+
+/** Whether a Web `Request` can carry `method` (false for `TRACE`, `TRACK` and `CONNECT`, in any case). */
+export function fetchMethod(method: string): boolean {
+  return !forbiddenMethods.has(method.toUpperCase())
 }
 
 /** A cookie core asked to set, as a `Set-Cookie` header value (for frameworks that take raw headers, such as Express's `res.append`). */

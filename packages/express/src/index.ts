@@ -29,7 +29,9 @@ import type { AuthConfig, Session, SessionInfo } from "@portcullis/core"
 import { InvalidRequest, NotSignedIn } from "@portcullis/core/errors"
 import type { AccessToken } from "@portcullis/core"
 import {
+  fetchMethod,
   invalidRequestResponse,
+  methodNotAllowedResponse,
   listSessions as coreListSessions,
   originFromHeaders,
   readAccessToken,
@@ -96,6 +98,12 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         const own = runtimeFor(config)
         runtime = own.basePath === basePath ? own : runtimeFor({ ...config, basePath })
         perBasePath.set(basePath, runtime)
+      }
+      // TRACE, TRACK and CONNECT cannot become a Web `Request` (its constructor throws):
+      // core's 405 for a method no action takes, not a 500 from Express's error page.
+      if (req.method && !fetchMethod(req.method)) {
+        await sendWebResponse(res, methodNotAllowedResponse(req.method))
+        return
       }
       let request: Request
       try {
@@ -341,7 +349,13 @@ function reencode(body: unknown, headers: Headers): string {
   }
   if (typeof body === "string") return body
   headers.set("content-type", "application/json")
-  return JSON.stringify(body ?? {})
+  try {
+    return JSON.stringify(body ?? {})
+  } catch {
+    // Nested too deep for the call stack (a client's few kilobytes of `[[[[…`), or a value a
+    // parser of the app's made that JSON cannot hold: core's 400, as for a body it read itself.
+    throw new InvalidRequest("The parsed request body cannot be encoded as JSON again")
+  }
 }
 
 async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
