@@ -62,7 +62,12 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor): Promise
     ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:${checked.reason}`, { userId: challenge.userId, reason: checked.reason })
     return render(ctx, settings, { attemptsLeft: MAX_ATTEMPTS - attempt })
   }
-  settings.attempts.spend(challenge.id, challenge.until)
+  if (!settings.attempts.spend(challenge.id, challenge.until)) {
+    // A copy of this challenge passed while this code was being judged (with another valid
+    // code): one challenge, one session. This code is used all the same.
+    ctx.setCookies.push(...clearChallenge(ctx))
+    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} was passed by another request at the same time; sign in again`)
+  }
   ctx.setCookies.push(...clearChallenge(ctx))
   if (settings.rememberDevice > 0 && ctx.body?.remember === "1") {
     ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))

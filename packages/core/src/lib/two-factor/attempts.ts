@@ -25,10 +25,15 @@ export class AttemptCounter {
 
   /**
    * Marks challenge `id` used up (its code passed): every later attempt with a copy of its
-   * cookie counts as over the cap, so one challenge yields one session.
+   * cookie counts as over the cap, so one challenge yields one session. Returns `false` when
+   * a copy spent it first — copies sent at once all pass `hit` before any code is judged,
+   * and each may carry a different valid code; only the first to get here may sign in.
    */
-  spend(id: string, until: number): void {
+  spend(id: string, until: number, now = Date.now()): boolean {
+    const entry = this.#counts.get(id)
+    if (entry && entry.count === Number.POSITIVE_INFINITY && entry.until > now) return false
     this.#counts.set(id, { count: Number.POSITIVE_INFINITY, until })
+    return true
   }
 
   #sweep(now: number): void {
