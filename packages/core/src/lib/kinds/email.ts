@@ -109,11 +109,22 @@ interface LinkParams {
   email: string
 }
 
-/** Token and address from the link (query) or the interstitial's form (body). */
+/**
+ * Token and address from the link (query) or the interstitial's form (body). The address
+ * must pass the floor every address this provider sends to passed (`checkAddress`): the
+ * verification-token table also holds the password links' and passkey challenges' rows,
+ * whose identifiers have a colon no address sent to can have, and a link naming one of
+ * those is no sign-in link.
+ */
 function readLink(source: Record<string, unknown>): LinkParams {
   const { token, email } = source
   if (typeof token !== "string" || !token || token.length > MAX_TOKEN_LENGTH || typeof email !== "string" || !email || email.length > 320) {
     throw new Verification("The sign-in link is missing its token or address")
+  }
+  try {
+    checkAddress(email)
+  } catch {
+    throw new Verification("The sign-in link's address is not one a link was sent to")
   }
   return { token, email }
 }

@@ -1,5 +1,5 @@
 import { Verification } from "../../errors.js"
-import { randomHex, sha256Hex, timingSafeEqual } from "../crypto.js"
+import { hmacSha256Hex, randomHex, timingSafeEqual } from "../crypto.js"
 import { store } from "../config/stores.js"
 import { MAX_TOKEN_LENGTH } from "../email/token.js"
 import type { RequestContext } from "../context.js"
@@ -14,8 +14,14 @@ export type TokenPurpose = "verify" | "reset"
 
 const identifierOf = (purpose: TokenPurpose, email: string) => `password-${purpose}:${email}`
 
-async function hashOf(ctx: RequestContext, purpose: TokenPurpose, token: string): Promise<string> {
-  return sha256Hex(`portcullis-password-${purpose}:${token}:${ctx.config.secrets.join(",")}`)
+/**
+ * What the store keeps for a token: an HMAC under the secret. Not a hash of the token and
+ * the secret side by side, as magic links keep theirs (`sha256(token + secret)`, Auth.js's
+ * format): a client could then write a "magic link" token whose plain hash is exactly this
+ * row's, and open a password link as a sign-in link.
+ */
+function hashOf(ctx: RequestContext, purpose: TokenPurpose, token: string): Promise<string> {
+  return hmacSha256Hex(ctx.config.secrets.join(","), `portcullis-password-${purpose}:${token}`)
 }
 
 /** A new token for `email`, stored hashed; the raw value goes only into the email. */
