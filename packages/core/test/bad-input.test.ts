@@ -127,6 +127,20 @@ describe("requests outside the protocol get clear statuses", () => {
     expect((await req("/auth/callback/%E0%A4%A")).status).toBe(400)
   })
 
+  it("a JSON body may nest 32 levels (the body object included); the 33rd is a 400", async () => {
+    const nested = (arrays: number) => `{"x":${"[".repeat(arrays)}${"]".repeat(arrays)}}`
+    const within = await req("/auth/signout", { method: "POST", body: nested(31), headers: { "content-type": "application/json" } })
+    expect(within.status).not.toBe(400)
+    const deeper = await req("/auth/signout", { method: "POST", body: nested(32), headers: { "content-type": "application/json" } })
+    expect(deeper.status).toBe(400)
+    expect(JSON.parse(await bodyOf(deeper))).toMatchObject({ error: "InvalidRequest" })
+    // Objects count as arrays do, and a wide body within the depth is read (1 MiB bounds it).
+    const objects = await req("/auth/signout", { method: "POST", body: `${'{"a":'.repeat(33)}1${"}".repeat(33)}`, headers: { "content-type": "application/json" } })
+    expect(objects.status).toBe(400)
+    const wide = await req("/auth/signout", { method: "POST", body: JSON.stringify({ x: Array.from({ length: 50_000 }, () => [[1]]) }), headers: { "content-type": "application/json" } })
+    expect(wide.status).not.toBe(400)
+  })
+
   it("hostile provider ids are just unknown providers", async () => {
     for (const id of ["__proto__", "constructor", "toString", "hasOwnProperty", "x".repeat(4096)]) {
       const response = await req(`/auth/callback/${id}`)

@@ -1,0 +1,152 @@
+/**
+ * Emailed tokens used for another purpose (2026-11-27). An app with magic links and
+ * passwords keeps three kinds of emailed token in one verification-token table: magic
+ * links (`<address>`, `sha256(token + secret)`), password verification and password reset
+ * (`password-<purpose>:<address>`). `lib/password-flows/tokens.ts` promises that a password
+ * token "cannot be used as a magic sign-in link". Here the attacker holds a password token
+ * of her own and tries to open it at the magic-link callback.
+ *
+ * Found by this attack: password rows were kept as `sha256("portcullis-password-<purpose>:"
+ * + token + ":" + secret)`, which is the magic-link hash of a token the attacker can write,
+ * and the callback took any `email` as sent — so `token=portcullis-password-verify:<T>:` with
+ * `email=password-verify:<address>` signed in a new, verified user of that "address". Now the
+ * password rows are HMACs under the secret, and the callback refuses an address no link was
+ * sent to (`checkAddress`: no colon): each alone closes it.
+  */
+import { createHash } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { AuthConfig } from "@portcullis/core"
+import Nodemailer from "@portcullis/core/providers/nodemailer"
+import Password from "@portcullis/core/providers/password"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { Browser, captureLogger, direct, SECRET } from "../../helpers.js"
+import { redirectOf, requestLink, startSmtp, type TestSmtp } from "../../email/support.js"
+import { LIGHT, STRONG } from "../../password/support.js"
+
+let smtp: TestSmtp
+beforeAll(async () => {
+  smtp = await startSmtp()
+})
+afterAll(() => smtp.close())
+
+const log = captureLogger()
+
+function app(extra: Partial<AuthConfig> = {}) {
+  const adapter = MemoryAdapter()
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    adapter,
+    logger: log.logger,
+    providers: [Nodemailer({ id: "email", server: smtp.url, from: "auth@example.com" }), Password({ hashing: LIGHT })],
+    ...extra,
+  }
+  return { adapter, config, browser: () => new Browser(direct(config), "http://localhost:3000") }
+}
+
+async function postStep(browser: Browser, step: string, fields: Record<string, string>) {
+  const csrfToken = await browser.csrfToken()
+  return browser.request(`/auth/password/${step}`, { form: { ...fields, csrfToken } })
+}
+
+/** The magic-link callback URL for a given raw token and `email` parameter. */
+function magicLink(token: string, email: string): string {
+  const url = new URL("http://localhost:3000/auth/callback/email")
+  url.searchParams.set("token", token)
+  url.searchParams.set("email", email)
+  return url.href
+}
+
+const sessionSet = (response: Response) => response.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !/Max-Age=0/i.test(c))
+
+describe("a password token opened at the magic-link callback", () => {
+  it("the sign-up verification token of Mallory's own address, with the password hash's prefix, signs nobody in", async () => {
+    // Refused at the link (the address has a colon) and, behind that, by the hash.
+    const { adapter, browser } = app()
+    const mallory = browser()
+    expect(redirectOf(await postStep(mallory, "signup", { email: "mallory@example.com", password: STRONG })).path).not.toBe("/auth/error")
+    const verify = new URL(smtp.linkFor("mallory@example.com"))
+    expect(verify.pathname).toBe("/auth/password/verify")
+    const token = verify.searchParams.get("token")!
+
+    const response = await mallory.request(magicLink(`portcullis-password-verify:${token}:`, "password-verify:mallory@example.com"))
+    expect(sessionSet(response)).toBe(false)
+    expect(redirectOf(response).error).toBe("Verification")
+    expect(await adapter.getUserByEmail!("password-verify:mallory@example.com")).toBeNull()
+  })
+
+  it("a password reset token, with the prefix, is not consumed there (the reset link still works)", async () => {
+    // The same construction with "portcullis-password-reset:" consumed the reset row.
+    const { adapter, browser } = app()
+    await adapter.createUser!({ id: "user-mallory", email: "mallory2@example.com", emailVerified: new Date() })
+    const mallory = browser()
+    await postStep(mallory, "forgot", { email: "mallory2@example.com" })
+    const reset = new URL(smtp.linkFor("mallory2@example.com"))
+    expect(reset.pathname).toBe("/auth/password/reset")
+    const token = reset.searchParams.get("token")!
+
+    const response = await mallory.request(magicLink(`portcullis-password-reset:${token}:`, "password-reset:mallory2@example.com"))
+    expect(sessionSet(response)).toBe(false)
+    const done = await postStep(browser(), "reset", { token, email: "mallory2@example.com", password: `${STRONG} again` })
+    expect(redirectOf(done).path).toBe("/auth/password/done")
+  })
+
+  it("an app that lets only listed addresses request magic links (the signIn callback's verificationRequest call) lets nobody else in by email", async () => {
+    // The forged link skipped the verification-request step, where apps following Auth.js's
+    // documented pattern apply their allow-list.
+    const listed = new Set(["grace@example.com"])
+    const { adapter, browser } = app({
+      callbacks: { signIn: ({ user, account, email }) => (account?.provider === "email" && email?.verificationRequest ? listed.has(user.email ?? "") : true) },
+    })
+    const mallory = browser()
+    await postStep(mallory, "signup", { email: "stranger@example.com", password: STRONG })
+    const token = new URL(smtp.linkFor("stranger@example.com")).searchParams.get("token")!
+    // The front door refuses her.
+    const asked = await requestLink(browser(), "stranger@example.com")
+    expect(redirectOf(asked).error).toBe("AccessDenied")
+    const response = await mallory.request(magicLink(`portcullis-password-verify:${token}:`, "password-verify:stranger@example.com"))
+    expect(sessionSet(response)).toBe(false)
+    expect(await adapter.getUserByEmail!("password-verify:stranger@example.com")).toBeNull()
+  })
+
+  it("the hash alone holds too: no magic-link token hashes to a stored password row", async () => {
+    // Behind the address check: what the store keeps for a password token is an HMAC, so the
+    // magic link's `sha256(token + secret)` of the token the attack wrote is not it.
+    const { adapter, config } = app()
+    const stored: { identifier: string; token: string }[] = []
+    const create = adapter.createVerificationToken!.bind(adapter)
+    adapter.createVerificationToken = (row) => (stored.push({ identifier: row.identifier, token: row.token }), create(row))
+    const mallory = new Browser(direct(config), "http://localhost:3000")
+    await postStep(mallory, "signup", { email: "mallory4@example.com", password: STRONG })
+    const token = new URL(smtp.linkFor("mallory4@example.com")).searchParams.get("token")!
+    const row = stored.find((r) => r.identifier === "password-verify:mallory4@example.com")
+    expect(row).toBeDefined()
+    const magicHash = createHash("sha256").update(`portcullis-password-verify:${token}:${SECRET}`).digest("hex")
+    expect(row!.token).not.toBe(magicHash)
+    expect(row!.token).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it("what held: a magic-link token is not accepted as a password reset token (the identifier prefix is fixed)", async () => {
+    const { adapter, browser } = app()
+    await adapter.createUser!({ id: "user-grace", email: "grace@example.com", emailVerified: new Date() })
+    await requestLink(browser(), "grace@example.com")
+    const magic = new URL(smtp.linkFor("grace@example.com"))
+    const token = magic.searchParams.get("token")!
+    const done = await postStep(browser(), "reset", { token, email: "grace@example.com", password: STRONG })
+    expect(redirectOf(done).path).not.toBe("/auth/password/done")
+    // The magic link itself is untouched.
+    const b = browser()
+    await b.request(magic.href)
+    expect((await b.session()).user.email).toBe("grace@example.com")
+  })
+
+  it("what held: a plain password token at the magic-link callback is refused", async () => {
+    const { browser } = app()
+    const mallory = browser()
+    await postStep(mallory, "signup", { email: "mallory3@example.com", password: STRONG })
+    const verify = new URL(smtp.linkFor("mallory3@example.com"))
+    const response = await mallory.request(magicLink(verify.searchParams.get("token")!, "mallory3@example.com"))
+    expect(sessionSet(response)).toBe(false)
+    expect(redirectOf(response).error).toBe("Verification")
+  })
+})
