@@ -83,12 +83,12 @@ export function methodNotAllowedResponse(method: string): Response {
   return toResponse(requestErrorResponse(error)!, [], false)
 }
 
-/** Methods a Web `Request` cannot be built with (the Fetch standard's forbidden methods). */
-const forbiddenMethods = new Set(["CONNECT", "TRACE", "TRACK"])
-
-/** Whether a Web `Request` can carry `method` (false for `TRACE`, `TRACK` and `CONNECT`, in any case). */
+/**
+ * Whether a Web `Request` can carry `method`: false for the Fetch standard's forbidden
+ * methods `TRACE`, `TRACK` and `CONNECT`, in any case.
+ */
 export function fetchMethod(method: string): boolean {
-  return !forbiddenMethods.has(method.toUpperCase())
+  return !/^(?:connect|trace|track)$/i.test(method)
 }
 
 /** A cookie core asked to set, as a `Set-Cookie` header value (for frameworks that take raw headers, such as Express's `res.append`). */
