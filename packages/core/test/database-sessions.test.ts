@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto"
-import pg from "pg"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, type AuthConfig } from "@portcullis/core"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "./postgres-gate.js"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, credentialsConfig, direct } from "./helpers.js"
@@ -30,12 +29,7 @@ function instrument(adapter: Adapter) {
   return { adapter: wrapped, calls, failing }
 }
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 function databaseSessionSuite(label: string, open: () => Promise<TestDatabase>) {
   describe(`database sessions on ${label}`, () => {

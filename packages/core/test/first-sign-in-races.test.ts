@@ -1,10 +1,9 @@
-import pg from "pg"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import type { AuthConfig } from "@portcullis/core"
 import Credentials from "@portcullis/core/providers/credentials"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "./postgres-gate.js"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, captureLogger, direct, SECRET } from "./helpers.js"
 import { emailConfig, newBrowser, requestLink } from "./email/support.js"
@@ -18,12 +17,7 @@ import { signInThrough } from "./oauth/flow.js"
  */
 const PARALLEL = 50
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 /** Counts the calls of `names`, and can make one method fail as a dead store does. */
 function observe(adapter: Adapter) {

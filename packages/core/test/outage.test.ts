@@ -1,11 +1,10 @@
 import { createServer, connect, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, raw, type AuthConfig } from "@portcullis/core"
 import { AdapterError, InvalidConfig, ServiceUnavailable } from "@portcullis/core/errors"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "./postgres-gate.js"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { runtimeFor } from "../src/lib/runtime.js"
@@ -291,12 +290,7 @@ async function pausableRelay(target: URL) {
   }
 }
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 /**
  * After `resume()` the relay first drains what it held while paused, so on a loaded

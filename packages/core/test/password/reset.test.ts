@@ -5,26 +5,20 @@
  * sessions on a change), with JWT sessions (a registry) and database sessions, on the
  * memory adapter, SQLite and PostgreSQL, mails through a real SMTP server.
  */
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { listSessions } from "@portcullis/core/integration"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password, { type PasswordUserConfig } from "@portcullis/core/providers/password"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "../postgres-gate.js"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { captureLogger, SECRET } from "../helpers.js"
 import { startSmtp, type TestSmtp } from "../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser, STRONG } from "./support.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 let smtp: TestSmtp
 beforeAll(async () => {

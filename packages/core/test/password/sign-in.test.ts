@@ -4,24 +4,18 @@
  * database sessions. Every refusal looks the same; hashes made with weaker parameters are
  * upgraded on the way; the identifier is locked out after repeated failures.
  */
-import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { Auth } from "@portcullis/core"
 import type { Adapter } from "@portcullis/core/adapters"
 import { needsRehash, verifyPassword } from "@portcullis/core/password"
 import Password from "@portcullis/core/providers/password"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "../postgres-gate.js"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { captureLogger, SECRET } from "../helpers.js"
 import { grace, LIGHT, passwordApp, passwordSignIn, seedUser } from "./support.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 type Open = () => Promise<{ adapter: Adapter; close(): Promise<void> }>
 

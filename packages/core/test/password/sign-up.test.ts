@@ -4,23 +4,17 @@
  * the link is opened (emailVerification: "required"), and no difference in the answer for
  * an address that already has an account — only the email differs.
  */
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import type { PasswordUserConfig } from "@portcullis/core/providers/password"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "../postgres-gate.js"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { startSmtp, type TestSmtp } from "../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser, STRONG } from "./support.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 let smtp: TestSmtp
 beforeAll(async () => {

@@ -5,21 +5,16 @@
  */
 import { randomBytes } from "node:crypto"
 import { Redis } from "ioredis"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresService, redisAvailable, redisService, serviceAvailable } from "@portcullis/adapter-test"
+import { redisAvailable, redisService } from "@portcullis/adapter-test"
+import { postgresGate } from "../postgres-gate.js"
 import type { Adapter } from "@portcullis/core/adapters"
 import { RedisAdapter, redisKeys } from "@portcullis/redis-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { totpCode } from "@portcullis/core/two-factor"
 import { ADA_ID, enroll, raceSecondFactor, twoFactorApp } from "./support.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 /** A store under test: its adapter, what it holds for Ada (secret as stored, backup code hashes), and its teardown. */
 interface Store {

@@ -5,26 +5,20 @@
  * and one backup code spent by 50 sign-ins at once on PostgreSQL. Mails go through a real
  * SMTP server.
  */
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import type { AuthConfig } from "@portcullis/core"
 import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { totpCode } from "@portcullis/core/two-factor"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "../../postgres-gate.js"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import type { Browser } from "../../helpers.js"
 import { startSmtp, type TestSmtp } from "../../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser } from "../../password/support.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 let smtp: TestSmtp
 beforeAll(async () => {

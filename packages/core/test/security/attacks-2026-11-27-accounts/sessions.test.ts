@@ -4,24 +4,18 @@
  * from another site, revoked sessions replayed at once, and 50 revocations of one session at
  * the same moment — with database sessions on PostgreSQL and JWT sessions with a registry.
  */
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { Adapter } from "@portcullis/core/adapters"
 import { listSessions, revokeOtherSessions, revokeSession, sessionManager, signOutEverywhere } from "@portcullis/core/integration"
 import Credentials from "@portcullis/core/providers/credentials"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
+import { postgresGate } from "../../postgres-gate.js"
 import { MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, SECRET } from "../../helpers.js"
 import { httpServer, type TestServer } from "../../http-server.js"
 
-const service = postgresService()
-const postgres = await serviceAvailable(service, async () => {
-  const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-  await client.connect()
-  await client.end()
-})
+const { service, postgres } = await postgresGate()
 
 const people: Record<string, { id: string; name: string; email: string }> = {
   ada: { id: "a-ada", name: "Ada", email: "ada@example.com" },
