@@ -154,6 +154,20 @@ describe("apple: flow against a Sign in with Apple-shaped server", () => {
     expect(await adapter.getUserByAccount!({ provider: "apple", providerAccountId: "000000.victim.0000" })).toBeNull()
   })
 
+  it("a user field nested deeper than 32 levels is ignored (it reaches the app's callbacks), and the sign-in goes on", async () => {
+    const profiles: unknown[] = []
+    const adapter = MemoryAdapter()
+    const browser = new Browser(direct(flowConfig(await provider(), { adapter, callbacks: { signIn: ({ profile }) => (profiles.push(profile), true) } })))
+    const { action, fields } = await toApple(browser)
+    const deep = `{"name":${"[".repeat(5000)}${"]".repeat(5000)}}`
+    await post(browser, action, { ...fields, user: deep })
+    const session = await browser.session()
+    expect(session.user.email).toBe(appleUser.email)
+    expect(profiles).toHaveLength(1)
+    expect((profiles[0] as { user?: unknown }).user).toBeUndefined()
+    expect(() => JSON.stringify(profiles[0])).not.toThrow()
+  })
+
   it("the user field's email is never used, even when the id_token has none", async () => {
     apple.behaviour.claims = ({ email: _e, email_verified: _v, is_private_email: _p, ...rest }) => rest
     const adapter = MemoryAdapter()

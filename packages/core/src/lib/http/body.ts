@@ -28,18 +28,33 @@ export async function readCapped(stream: ReadableStream<Uint8Array>, limit: numb
 }
 
 /**
+ * How deeply client JSON (a request body, Apple's `user` field) may nest objects and
+ * arrays. Auth's bodies are flat (a session update's `data` may nest a little); a deeper
+ * one is a client's attempt on a recursive reader further on.
+ */
+export const JSON_DEPTH_LIMIT = 32
+
+/**
  * Whether a parsed JSON value nests no deeper than `limit` objects and arrays. Walked with
  * its own stack, not by recursion: the value is a client's, and a body of `[[[[…` a few
  * kilobytes long would overflow the call stack of any recursive reader after it
- * (`JSON.stringify`, an identifier's text), a `RangeError` on every request.
+ * (`JSON.stringify`, an identifier's text), a `RangeError` on every request. Only objects
+ * and arrays are pushed, on two parallel stacks: a 1 MiB body of numbers costs a scan, not
+ * an allocation per value.
  */
 export function nestsWithin(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]]
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [node, depth] = next
-    if (node === null || typeof node !== "object") continue
+  if (value === null || typeof value !== "object") return true
+  const nodes: object[] = [value]
+  const depths: number[] = [0]
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const depth = depths.pop()!
     if (depth >= limit) return false
-    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1])
+    for (const child of Array.isArray(node) ? (node as unknown[]) : Object.values(node)) {
+      if (child !== null && typeof child === "object") {
+        nodes.push(child)
+        depths.push(depth + 1)
+      }
+    }
   }
   return true
 }

@@ -3,19 +3,13 @@ import type { AuthAction } from "../../base-types.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"
-import { nestsWithin, readCapped } from "./body.js"
+import { JSON_DEPTH_LIMIT, nestsWithin, readCapped } from "./body.js"
 import { originFromHeaders } from "./host.js"
 import { mediaTypeEssence } from "./media-type.js"
 import { originKey } from "./origin-memo.js"
 
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 const BODY_LIMIT = 1024 * 1024
-/**
- * How deeply a JSON body may nest objects and arrays. Auth's bodies are flat (a session
- * update's `data` may nest a little); a deeper one is a client's attempt on a recursive
- * reader further on, refused here as 400.
- */
-const JSON_DEPTH_LIMIT = 32
 
 type Method = "GET" | "POST"
 

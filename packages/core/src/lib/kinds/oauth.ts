@@ -11,6 +11,7 @@ import { completeSignIn } from "../oauth/link.js"
 import { mapProfile } from "../oauth/profile.js"
 import { oauthRuntime } from "../oauth/provider.js"
 import { proxyTarget } from "../oauth/proxy.js"
+import { JSON_DEPTH_LIMIT, nestsWithin } from "../http/body.js"
 import { refuseForgedLoopback } from "../origin-trust.js"
 import type { ProviderKind } from "./kind.js"
 
@@ -85,7 +86,8 @@ function attachFirstSignInUser(profile: Profile, params: URLSearchParams): void 
   if (!raw || profile.user !== undefined) return
   try {
     const user: unknown = JSON.parse(raw)
-    if (user && typeof user === "object" && !Array.isArray(user)) profile.user = user
+    // Bounded as request bodies are: it reaches the app's callbacks, which may stringify it.
+    if (user && typeof user === "object" && !Array.isArray(user) && nestsWithin(user, JSON_DEPTH_LIMIT)) profile.user = user
   } catch {
     // Not JSON: ignore it, as it only ever adds a display name.
   }
