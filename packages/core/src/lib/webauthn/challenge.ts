@@ -5,6 +5,7 @@ import { openCheck, sealCheck } from "../checks.js"
 import type { RequestContext } from "../context.js"
 import { hmacSha256Hex } from "../crypto.js"
 import { store } from "../config/stores.js"
+import { webauthnChallengeIdentifier } from "../verification-identifiers.js"
 
 /** Which ceremony a challenge was issued for; a challenge never serves the other one. */
 export type Ceremony = "register" | "authenticate"
@@ -35,12 +36,10 @@ const GRACE_MS = 60_000
 
 /**
  * The verification-token identifier under which a provider's outstanding challenges are
- * recorded. Email identifiers are addresses, which never contain a colon, so the two
- * kinds of record cannot be mistaken for each other.
+ * recorded: a namespace the magic-link callback refuses (`verification-identifiers.ts`), so
+ * the two kinds of record cannot be mistaken for each other.
  */
-function challengeIdentifier(providerId: string): string {
-  return `webauthn-challenge:${providerId}`
-}
+const challengeIdentifier = webauthnChallengeIdentifier
 
 /**
  * What the adapter stores for a challenge: an HMAC under the secret, so the table holds

@@ -10,8 +10,8 @@
  * + token + ":" + secret)`, which is the magic-link hash of a token the attacker can write,
  * and the callback took any `email` as sent — so `token=portcullis-password-verify:<T>:` with
  * `email=password-verify:<address>` signed in a new, verified user of that "address". Now the
- * password rows are HMACs under the secret, and the callback refuses an address no link was
- * sent to (`checkAddress`: no colon): each alone closes it.
+ * password rows are HMACs under the secret, and the callback refuses the identifiers of the
+ * table's other namespaces (`lib/verification-identifiers.ts`): each alone closes it.
   */
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -61,7 +61,7 @@ const sessionSet = (response: Response) => response.headers.getSetCookie().some(
 
 describe("a password token opened at the magic-link callback", () => {
   it("the sign-up verification token of Mallory's own address, with the password hash's prefix, signs nobody in", async () => {
-    // Refused at the link (the address has a colon) and, behind that, by the hash.
+    // Refused at the link (a password row's namespace) and, behind that, by the hash.
     const { adapter, browser } = app()
     const mallory = browser()
     expect(redirectOf(await postStep(mallory, "signup", { email: "mallory@example.com", password: STRONG })).path).not.toBe("/auth/error")

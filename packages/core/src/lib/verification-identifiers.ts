@@ -1,0 +1,23 @@
+/**
+ * The namespaces of the verification-token table. Magic links, password links and passkey
+ * challenges share it (Auth.js's adapter has one such table); a magic link's identifier is
+ * the address itself, so every other kind of row lives under a prefix that names it, and
+ * the magic-link callback refuses those prefixes — a row of another kind is never a
+ * sign-in link, whatever token a client writes.
+ * @module
+ */
+
+/** The identifier of a password link's row: `password-verify:<address>` or `password-reset:<address>`. */
+export function passwordTokenIdentifier(purpose: "verify" | "reset", email: string): string {
+  return `password-${purpose}:${email}`
+}
+
+/** The identifier under which a passkey provider's outstanding challenges are recorded. */
+export function webauthnChallengeIdentifier(providerId: string): string {
+  return `webauthn-challenge:${providerId}`
+}
+
+/** Whether `identifier` is in one of the namespaces above (not an address a link was sent to). */
+export function isReservedIdentifier(identifier: string): boolean {
+  return /^(?:password-(?:verify|reset)|webauthn-challenge):/.test(identifier)
+}
