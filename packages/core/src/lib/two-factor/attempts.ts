@@ -38,6 +38,13 @@ export class AttemptCounter {
 
   #sweep(now: number): void {
     for (const [key, value] of this.#counts) if (value.until <= now) this.#counts.delete(key)
-    while (this.#counts.size >= LIMIT) this.#counts.delete(this.#counts.keys().next().value!)
+    if (this.#counts.size < LIMIT) return
+    // Over the bound, the oldest wrong-code counts go; a live spent mark never does: losing
+    // it would let a copy of a passed challenge sign in again. Wrong codes are free to send,
+    // a spent mark costs a passed second factor, so only those marks can grow past LIMIT.
+    for (const [key, value] of this.#counts) {
+      if (this.#counts.size < LIMIT) break
+      if (value.count !== Number.POSITIVE_INFINITY) this.#counts.delete(key)
+    }
   }
 }
