@@ -336,25 +336,28 @@ function toWebRequest(req: ExpressLikeRequest): Request {
   return new Request(url, init)
 }
 
-/** A body a parser already consumed, encoded back the way its content type says. */
+/**
+ * A body a parser already consumed, encoded back the way its content type says (its
+ * essence: the parameters are the client's to write). A value that cannot be encoded —
+ * nested too deep for the call stack (a client's few kilobytes of `[[[[…`), or something a
+ * parser of the app's made that JSON cannot hold — is core's 400, as for a body core read.
+ */
 function reencode(body: unknown, headers: Headers): string {
-  const type = headers.get("content-type") ?? ""
-  if (type.includes("application/x-www-form-urlencoded") && body && typeof body === "object") {
-    const params = new URLSearchParams()
-    for (const [k, v] of Object.entries(body)) {
-      if (Array.isArray(v)) for (const item of v) params.append(k, String(item))
-      else if (v !== undefined && v !== null) params.append(k, String(v))
-    }
-    return params.toString()
-  }
-  if (typeof body === "string") return body
-  headers.set("content-type", "application/json")
   try {
+    const essence = (headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase()
+    if (essence === "application/x-www-form-urlencoded" && body && typeof body === "object") {
+      const params = new URLSearchParams()
+      for (const [k, v] of Object.entries(body)) {
+        if (Array.isArray(v)) for (const item of v) params.append(k, String(item))
+        else if (v !== undefined && v !== null) params.append(k, String(v))
+      }
+      return params.toString()
+    }
+    if (typeof body === "string") return body
+    headers.set("content-type", "application/json")
     return JSON.stringify(body ?? {})
   } catch {
-    // Nested too deep for the call stack (a client's few kilobytes of `[[[[…`), or a value a
-    // parser of the app's made that JSON cannot hold: core's 400, as for a body it read itself.
-    throw new InvalidRequest("The parsed request body cannot be encoded as JSON again")
+    throw new InvalidRequest("The parsed request body cannot be encoded again")
   }
 }
 
