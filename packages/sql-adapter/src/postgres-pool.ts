@@ -130,6 +130,16 @@ export function guardPostgresPool(pool: PgPoolLike, options: PostgresGuardOption
   pool.on("connect", report.recovered)
   // Per pool, not per module: which clients already carry our listener.
   const listening = new WeakSet<object>()
+  const listen = (client: Emitter): void => {
+    if (listening.has(client)) return
+    client.on("error", report.failed)
+    listening.add(client)
+  }
+  // On `acquire`, which pg-pool emits synchronously just before it takes its idle listener
+  // off the client: waiting for `connect()`'s promise leaves a gap of one parse loop, and a
+  // server that shuts down sends its FATAL in the same packet as the new connection's
+  // ReadyForQuery — an `error` event with no listener, the process's end.
+  pool.on("acquire", listen)
   return {
     get options() {
       return pool.options
@@ -143,10 +153,8 @@ export function guardPostgresPool(pool: PgPoolLike, options: PostgresGuardOption
         report.failed(error)
         throw error
       }
-      if (!listening.has(client)) {
-        client.on("error", report.failed)
-        listening.add(client)
-      }
+      // Also here, for a pool-like object that does not emit `acquire`.
+      listen(client)
       return guardClient(client, report)
     },
     end: () => pool.end(),

@@ -135,6 +135,22 @@ pgGate.describe("PostgreSQL pool faults", () => {
       await db.destroy()
     }, 60_000)
 
+    it("every connection it hands out has an error listener from the moment pg-pool takes its own off", async () => {
+      // A server shutting down can send its FATAL in the same packet as a new connection's
+      // ReadyForQuery: pg parses it before connect()'s promise lets anyone attach a listener.
+      // A microtask queued on `acquire` runs inside that gap, so it sees what that FATAL would.
+      const pool = new pg.Pool({ connectionString: server.url, max: 2 })
+      pool.on("error", () => {})
+      const db = createPostgresKysely(pool, { pool: { logger: capturingLogger().logger } })
+      const listeners: number[] = []
+      pool.on("acquire", (client: pg.PoolClient) => queueMicrotask(() => listeners.push(client.listenerCount("error"))))
+      await Promise.all([select1(db)(), select1(db)()])
+      await select1(db)()
+      expect(listeners).toHaveLength(3)
+      expect(listeners.every((n) => n >= 1)).toBe(true)
+      await db.destroy()
+    })
+
     it("with its own error listener: no warning", async () => {
       const { lines, logger } = capturingLogger()
       const pool = new pg.Pool({ connectionString: server.url })
