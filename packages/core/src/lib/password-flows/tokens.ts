@@ -13,8 +13,6 @@ import { passwordTokenIdentifier } from "../verification-identifiers.js"
  */
 export type TokenPurpose = "verify" | "reset"
 
-const identifierOf = passwordTokenIdentifier
-
 /**
  * What the store keeps for a token: an HMAC under the secret. Not a hash of the token and
  * the secret side by side, as magic links keep theirs (`sha256(token + secret)`, Auth.js's
@@ -40,7 +38,7 @@ function legacyHashOf(ctx: RequestContext, purpose: TokenPurpose, token: string)
 export async function issueToken(ctx: RequestContext, purpose: TokenPurpose, email: string, maxAgeSeconds: number) {
   const token = randomHex(32)
   const hashed = await hashOf(ctx, purpose, token)
-  const identifier = identifierOf(purpose, email)
+  const identifier = passwordTokenIdentifier(purpose, email)
   const expires = new Date(Date.now() + maxAgeSeconds * 1000)
   await store(ctx.config.stores, "password").createVerificationToken({ identifier, token: hashed, expires })
   return { token, hashed, identifier, expires }
@@ -66,7 +64,7 @@ export function readLink(source: Record<string, unknown>): { token: string; emai
  * Returns the address it was issued for.
  */
 export async function consumeToken(ctx: RequestContext, purpose: TokenPurpose, link: { token: string; email: string }): Promise<string> {
-  const identifier = identifierOf(purpose, link.email)
+  const identifier = passwordTokenIdentifier(purpose, link.email)
   const tokens = store(ctx.config.stores, "password")
   let hashed = await hashOf(ctx, purpose, link.token)
   let stored = await tokens.useVerificationToken({ identifier, token: hashed })

@@ -35,18 +35,11 @@ export interface OpenedChallenge {
 const GRACE_MS = 60_000
 
 /**
- * The verification-token identifier under which a provider's outstanding challenges are
- * recorded: a namespace the magic-link callback refuses (`verification-identifiers.ts`), so
- * the two kinds of record cannot be mistaken for each other.
- */
-const challengeIdentifier = webauthnChallengeIdentifier
-
-/**
  * What the adapter stores for a challenge: an HMAC under the secret, so the table holds
  * nothing a reader could match to a cookie or an options response without the secret.
  */
 function challengeToken(secret: string, providerId: string, challenge: string): Promise<string> {
-  return hmacSha256Hex(secret, `${challengeIdentifier(providerId)}:${challenge}`)
+  return hmacSha256Hex(secret, `${webauthnChallengeIdentifier(providerId)}:${challenge}`)
 }
 
 /**
@@ -60,7 +53,7 @@ function challengeToken(secret: string, providerId: string, challenge: string): 
 export async function issueChallenge(ctx: RequestContext, providerId: string, challenge: string, state: ChallengeState, timeoutMs: number): Promise<Cookie> {
   const until = Date.now() + timeoutMs + GRACE_MS
   await store(ctx.config.stores, "webauthn").createVerificationToken({
-    identifier: challengeIdentifier(providerId),
+    identifier: webauthnChallengeIdentifier(providerId),
     token: await challengeToken(ctx.config.secrets[0]!, providerId, challenge),
     expires: new Date(until),
   })
@@ -103,7 +96,7 @@ export async function openChallenge(ctx: RequestContext, providerId: string, cer
  */
 export async function claimChallenge(ctx: RequestContext, opened: OpenedChallenge): Promise<void> {
   const adapter = store(ctx.config.stores, "webauthn")
-  const identifier = challengeIdentifier(opened.providerId)
+  const identifier = webauthnChallengeIdentifier(opened.providerId)
   for (const secret of ctx.config.secrets) {
     const token = await challengeToken(secret, opened.providerId, opened.challenge)
     const record = await adapter.useVerificationToken({ identifier, token })
