@@ -12,14 +12,14 @@
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
-import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password from "@portcullis/core/providers/password"
 import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { Browser, captureLogger, credentialsConfig, direct, SECRET } from "../../helpers.js"
+import { Browser, credentialsConfig, direct, SECRET } from "../../helpers.js"
 import { extractLink, redirectOf, requestLink, startSmtp, type TestSmtp } from "../../email/support.js"
-import { LIGHT, STRONG } from "../../password/support.js"
+import { STRONG } from "../../password/support.js"
 import { enroll, firstFactor, secondFactor, twoFactorApp } from "../../two-factor/support.js"
+import { emailPasswordApp, sessionSet } from "./support.js"
 
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 let smtp: TestSmtp
@@ -28,21 +28,7 @@ beforeAll(async () => {
 })
 afterAll(() => smtp.close())
 
-const sessionSet = (response: Response) => response.headers.getSetCookie().some((c) => /^authjs\.session-token=[^;]/.test(c) && !/Max-Age=0/i.test(c))
-
-function emailApp(provider: { interstitial?: boolean } = {}, extra: Partial<AuthConfig> = {}) {
-  const adapter = MemoryAdapter()
-  const log = captureLogger()
-  const config: AuthConfig = {
-    secret: SECRET,
-    trustHost: true,
-    adapter,
-    logger: log.logger,
-    providers: [Nodemailer({ id: "email", server: smtp.url, from: "auth@example.com", ...provider }), Password({ hashing: LIGHT })],
-    ...extra,
-  }
-  return { adapter, config, log, browser: () => new Browser(direct(config), "http://localhost:3000") }
-}
+const emailApp = (provider: { interstitial?: boolean } = {}, extra: Partial<AuthConfig> = {}) => emailPasswordApp(smtp.url, provider, extra)
 
 /** The interstitial's hidden fields, unescaped the way a browser reads them. */
 function confirmForm(html: string): Record<string, string> {
