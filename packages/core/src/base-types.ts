@@ -183,6 +183,7 @@ export type WarningCode =
   | "rate-limited"
   | "rate-limit-store-failed"
   | "rate-limit-no-address"
+  | "password-breach-check-failed"
   | "token-refresh-conflict"
   | "token-refresh-local-lock"
   | "two-factor-code-refused"

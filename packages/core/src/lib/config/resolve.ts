@@ -79,7 +79,7 @@ export interface ResolvedConfig {
    * configuration is resolved, and their configuration checks (see `ProviderKinds`).
    */
   kinds: ProviderKinds
-  /** The password strength estimator of the password provider's policy, built on first use. */
+  /** The password strength estimator of the password provider's policy, built on first use (and where the policy's checks report). */
   passwordStrength: PasswordStrength
   trustHost: boolean
   /** Two-factor authentication (`twoFactor`); `undefined` when off. */
@@ -209,7 +209,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
-    passwordStrength: new PasswordStrength(),
+    passwordStrength: new PasswordStrength(logLimiter),
     trustHost,
     twoFactor,
     rateLimit,
