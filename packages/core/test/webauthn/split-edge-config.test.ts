@@ -21,6 +21,8 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { captureLogger, SECRET } from "../helpers.js"
 import { authListener, sendResponse, toWebRequest } from "../http-server.js"
 import { emailConfig, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
+import { FakeOP } from "../oauth/fixtures/fake-op.js"
+import { signInThrough } from "../oauth/flow.js"
 import { SoftCredential } from "./soft-authenticator.js"
 import { PasskeyBrowser } from "./support.js"
 
@@ -223,5 +225,32 @@ describe("T67 in the split setup: the squatter's token after the owner verifies 
     expect(payload).toMatchObject({ pcl_unverified: before!.pcl_unverified })
     expect(payload?.pcl_confirmed ?? payload?.pcl_unverified).toBe(before!.pcl_confirmed ?? before!.pcl_unverified)
     expect(payload!.iat).toBeGreaterThan(before!.iat as number)
+  })
+})
+
+describe("an OAuth user whose provider does not vouch for the email, behind the edge middleware", () => {
+  let op: FakeOP
+  beforeAll(async () => {
+    op = await FakeOP.start()
+  })
+  afterAll(() => op.close())
+
+  it("stays signed in there too (the same mark, the same rule)", async () => {
+    op.user = { sub: "oauth-unvouched", email: "unvouched@example.com", email_verified: false, name: "Una" }
+    const oauthAdapter = MemoryAdapter()
+    const full: AuthConfig = {
+      ...sharedConfig(),
+      adapter: oauthAdapter,
+      providers: [{ id: "alpha", name: "alpha", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true } as any],
+    }
+    const b = new PasskeyBrowser((request) => Auth(request, full))
+    await signInThrough(b, "alpha")
+    expect((await oauthAdapter.getUserByEmail!("unvouched@example.com"))!.emailVerified).toBeNull()
+    const cookie = b.sessionCookie()!
+    expect(await decode(cookie)).toMatchObject({ pcl_unverified: expect.any(Number) })
+
+    const answer = await Auth(new Request("http://localhost:3000/auth/session", { headers: { cookie: `${COOKIE}=${cookie}` } }), sharedConfig())
+    expect(((await answer.json()) as { user: { email: string } }).user.email).toBe("unvouched@example.com")
+    expect(answer.headers.getSetCookie()).toEqual([])
   })
 })
