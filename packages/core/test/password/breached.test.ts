@@ -249,6 +249,7 @@ describe("when the range API fails", () => {
       const warning = logs.lines.find((l) => l.startsWith("password-breach-check-failed"))
       expect(warning).toContain(`"kind":"${kind}"`)
       expect(warning).toContain('"onError":"open"')
+      expect(warning).toContain(`"origin":"${range.url}"`)
       expect(warning).not.toContain(sha1(BREACHED).slice(0, 5))
     })
 

@@ -53,6 +53,11 @@ export function breachCheckOf(policy: BreachedPasswordPolicy | undefined): Breac
   }
 }
 
+/** The range API's origin, for logs: never a path or credentials a mirror's URL may carry. */
+export function originOf(check: BreachCheck): string {
+  return URL.canParse(check.url) ? new URL(check.url).origin : "(invalid url)"
+}
+
 /** What is wrong with the options of `policy.breached`, or `undefined`. */
 export function breachOptionsProblem(policy: unknown): string | undefined {
   if (policy === undefined) return undefined

@@ -2,7 +2,7 @@ import { PasswordRejected } from "../../errors.js"
 import { MAX_PASSWORD_BYTES } from "../../password.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import type { PasswordStrength } from "./strength.js"
-import { breachCheckOf, breachLookup } from "./breached.js"
+import { breachCheckOf, breachLookup, originOf } from "./breached.js"
 
 /** Defaults of `policy`: NIST SP 800-63B's floor of 8, and zxcvbn's "safely unguessable". */
 export const DEFAULT_MIN_LENGTH = 8
@@ -38,7 +38,7 @@ export async function checkNewPassword(provider: PasswordConfig, strength: Passw
     } else {
       // Not the user's doing, and during an outage it is every sign-up: a rate-limited
       // warning. Which way it fails is the app's documented choice (docs/passwords.md).
-      strength.log?.warn("password-breach-check-failed", answer.failure, { onError: breached.onError, url: breached.url })
+      strength.log?.warn("password-breach-check-failed", answer.failure, { onError: breached.onError, origin: originOf(breached) })
       if (breached.onError === "closed") throw new PasswordRejected("PasswordCheckUnavailable", `The breached-password check failed (${answer.failure}); onError is "closed"`)
     }
   }
