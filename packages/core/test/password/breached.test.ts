@@ -277,6 +277,15 @@ describe("when the range API fails", () => {
     expect((await postStep(browser(), "signup", { email: unique("down"), password: CLEAN })).error).toBe("PasswordCheckUnavailable")
   })
 
+  it("an answer over 1 MiB is not read to the end: a failure (too-large), not a verdict", async () => {
+    const adapter = MemoryAdapter()
+    const row = `${"0".repeat(35)}:1\r\n`
+    const fetch: typeof globalThis.fetch = async () => new Response(row.repeat(Math.ceil((2 * 1024 * 1024) / row.length)), { status: 200 })
+    const { browser, logs } = app(adapter, { fetch, onError: "closed" })
+    expect((await postStep(browser(), "signup", { email: unique("large"), password: CLEAN })).error).toBe("PasswordCheckUnavailable")
+    expect(logs.lines.find((l) => l.startsWith("password-breach-check-failed"))).toContain('"kind":"too-large"')
+  })
+
   it("goes through the fetch it is given", async () => {
     const asked: string[] = []
     const adapter = MemoryAdapter()
