@@ -183,6 +183,7 @@ export type WarningCode =
   | "rate-limited"
   | "rate-limit-store-failed"
   | "rate-limit-no-address"
+  | "password-breach-check-failed"
   | "token-refresh-conflict"
   | "token-refresh-local-lock"
   | "two-factor-code-refused"
@@ -240,6 +241,16 @@ export interface SessionOptions {
    * {@link metadata} (the row's `createdAt`).
    */
   absoluteMaxAge?: number
+  /**
+   * JWT sessions of unverified users (a passkey sign-up, an OAuth profile that does not vouch
+   * for its email) are confirmed with `adapter.getUser` on each check (T67). A configuration
+   * without an adapter — the edge middleware of Auth.js's split setup — cannot ask: it
+   * accepts such a session for this many seconds after a configuration with the adapter last
+   * confirmed it, then answers no session (keeping the cookie) until one confirms it again.
+   * Configurations with the adapter refresh the confirmation at least every half of this.
+   * Default: `maxAge`.
+   */
+  unverifiedMaxAge: number
 }
 
 /**

@@ -472,12 +472,22 @@ export class UnsupportedPasswordHash extends AuthError {
 }
 
 /** Why {@link PasswordRejected} was thrown: the `?error=` code the password forms show. */
-export type PasswordRejection = "InvalidEmail" | "PasswordTooShort" | "PasswordTooLong" | "PasswordTooWeak" | "PasswordMismatch"
+export type PasswordRejection =
+  | "InvalidEmail"
+  | "PasswordTooShort"
+  | "PasswordTooLong"
+  | "PasswordTooWeak"
+  /** The breached-password check (`policy.breached`) found the new password in breaches. */
+  | "PasswordBreached"
+  /** The breached-password check could not run and its `onError` is `"closed"`: try again later. */
+  | "PasswordCheckUnavailable"
+  | "PasswordMismatch"
 
 /**
  * A password form's input was refused before anything was stored: the address is not an
  * address, the new password breaks the policy (too short, too long, too weak), or the
- * current password given to a change is wrong. Says nothing about whether an account
+ * current password given to a change is wrong. With `policy.breached`, also a new password
+ * found in breaches, or (`onError: "closed"`) one that could not be checked. Says nothing about whether an account
  * exists — every check here reads only the input (and, for a change, the signed-in
  * user's own hash). The form is shown again with `?error=<code>`.
  *

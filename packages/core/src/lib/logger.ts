@@ -20,6 +20,8 @@ const warnings: Record<WarningCode, string> = {
     "A session cookie could not be read and was deleted. Expected now and then (expired sessions, a removed secret); a flood means a client is sending garbage.",
   "rate-limited":
     "A request was refused by a rate limit or a sign-in lockout (429). Now and then is normal; a stream of them is an attack or a client in a loop. Subscribe to the rateLimited event for detail.",
+  "password-breach-check-failed":
+    "The breached-password range API (password provider, policy.breached) gave no usable answer in time. With onError \"open\" the new password was accepted unchecked; with \"closed\" it was refused with PasswordCheckUnavailable.",
   "rate-limit-store-failed":
     "The rate-limit store failed or did not answer in time. Requests of actions not in rateLimit.failClosed were let through uncounted; credentials sign-ins (failClosed by default) were refused with 503.",
   "two-factor-code-refused":

@@ -66,6 +66,43 @@ export interface PasswordPolicy {
    * knows, so a password made of the address scores low.
    */
   minScore?: 0 | 1 | 2 | 3 | 4
+  /**
+   * Refuse passwords known from breaches (NIST SP 800-63B-4, ASVS V6) — off unless given.
+   * Only the first 5 hex characters of the password's SHA-1 are sent (k-anonymity); the
+   * answer is compared here. Refusals are `PasswordRejected` with code `PasswordBreached`.
+   *
+   * @example
+   * ```ts
+   * Password({ policy: { breached: {} } }) // Have I Been Pwned, fail open after 1.5 s
+   * Password({ policy: { breached: { url: "https://pwned.internal.example", onError: "closed" } } })
+   * ```
+   */
+  breached?: BreachedPasswordPolicy
+}
+
+/**
+ * The breached-password check: a range API in Have I Been Pwned's Pwned Passwords shape
+ * (`GET <url>/range/<5 hex chars of SHA-1>`, answered with `SUFFIX:COUNT` lines, padded with
+ * rows of count 0 on `Add-Padding: true`). See docs/passwords.md.
+ */
+export interface BreachedPasswordPolicy {
+  /** `false` turns the check off while keeping its options (e.g. from the environment). Default `true`. */
+  enabled?: boolean
+  /** The range API's base; requests go to `<url>/range/<PREFIX>`. Default `https://api.pwnedpasswords.com`. */
+  url?: string
+  /** Refuse a password seen at least this many times. Default 1 (any breach). */
+  minCount?: number
+  /** Milliseconds the request and its answer may take. Default 1500. */
+  timeout?: number
+  /**
+   * When the API fails (timeout, network, a status other than 200, an answer that is not a
+   * range answer): `"open"` (default) accepts the password unchecked, `"closed"` refuses it
+   * with `PasswordCheckUnavailable` (the user tries again later). Both log the
+   * `password-breach-check-failed` warning.
+   */
+  onError?: "open" | "closed"
+  /** The `fetch` the request goes through (tests, platforms with their own). Default: the global `fetch`. */
+  fetch?: typeof fetch
 }
 
 /** What `Password()` takes: every field but `type` is optional. */

@@ -86,6 +86,7 @@ const checkers: Checker[] = [
   optional("session.revocationCheckInterval", "number"),
   optional("session.metadata", "boolean"),
   optional("session.absoluteMaxAge", "number"),
+  optional("session.unverifiedMaxAge", "number"),
   optional("jwt", "object"),
   optional("jwt.maxAge", "number"),
   optional("jwt.encode", "function"),

@@ -79,7 +79,7 @@ export interface ResolvedConfig {
    * configuration is resolved, and their configuration checks (see `ProviderKinds`).
    */
   kinds: ProviderKinds
-  /** The password strength estimator of the password provider's policy, built on first use. */
+  /** The password strength estimator of the password provider's policy, built on first use (and where the policy's checks report). */
   passwordStrength: PasswordStrength
   trustHost: boolean
   /** Two-factor authentication (`twoFactor`); `undefined` when off. */
@@ -209,7 +209,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
-    passwordStrength: new PasswordStrength(),
+    passwordStrength: new PasswordStrength(logLimiter),
     trustHost,
     twoFactor,
     rateLimit,
@@ -341,6 +341,10 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
   if (absoluteMaxAge !== undefined && (typeof absoluteMaxAge !== "number" || !Number.isFinite(absoluteMaxAge) || absoluteMaxAge <= 0)) {
     fail(new InvalidConfig(`session.absoluteMaxAge must be a positive number of seconds, got ${JSON.stringify(absoluteMaxAge)}`))
   }
+  const unverifiedMaxAge = s.unverifiedMaxAge ?? maxAge
+  if (typeof unverifiedMaxAge !== "number" || !Number.isFinite(unverifiedMaxAge) || unverifiedMaxAge <= 0) {
+    fail(new InvalidConfig(`session.unverifiedMaxAge must be a positive number of seconds, got ${JSON.stringify(unverifiedMaxAge)}`))
+  }
   const metadata = s.metadata === true
   // Without the row's creation time there is nothing to measure the lifetime from.
   if (absoluteMaxAge !== undefined && strategy === "database" && !metadata) {
@@ -360,6 +364,7 @@ function resolveSession(config: AuthConfig, fail: (e: AuthError) => void): Sessi
     hashTokens: s.hashTokens === true,
     revocationCheckInterval,
     metadata,
+    unverifiedMaxAge,
     ...(absoluteMaxAge !== undefined ? { absoluteMaxAge } : {}),
     ...(registry !== undefined && strategy === "jwt" ? { registry } : {}),
   }

@@ -162,6 +162,10 @@ export interface PasswordErrorMessages {
   PasswordTooShort: string
   PasswordTooLong: string
   PasswordTooWeak: string
+  /** The breached-password check found it (`policy.breached`). */
+  PasswordBreached: string
+  /** The breached-password check could not run, and fails closed. */
+  PasswordCheckUnavailable: string
   PasswordMismatch: string
 }
 

@@ -10,6 +10,7 @@ import { establishSession, runSignInCallback } from "../login.js"
 import { store } from "../config/stores.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import type { ProviderKind } from "./kind.js"
+import { breachOptionsProblem } from "../password-flows/breached.js"
 
 /**
  * Password: `POST /callback/:id` with `email` and `password`; CSRF-checked, rate limited
@@ -89,6 +90,8 @@ function checkOptions(p: PasswordConfig): string | undefined {
   const { minLength, minScore } = p.policy ?? {}
   if (minLength !== undefined && (!Number.isSafeInteger(minLength) || minLength < 1 || minLength > 1024)) return `has policy.minLength ${JSON.stringify(minLength)}; use a whole number from 1 to 1024`
   if (minScore !== undefined && ![0, 1, 2, 3, 4].includes(minScore)) return `has policy.minScore ${JSON.stringify(minScore)}; use 0, 1, 2, 3 or 4`
+  const breached = breachOptionsProblem(p.policy?.breached)
+  if (breached) return breached
   if (p.mailer !== undefined && (p.mailer?.type !== "email" || typeof p.mailer.sendVerificationRequest !== "function")) return "has a mailer that is not an email provider (Nodemailer(…), Resend(…), …)"
   return undefined
 }

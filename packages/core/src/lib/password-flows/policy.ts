@@ -2,6 +2,7 @@ import { PasswordRejected } from "../../errors.js"
 import { MAX_PASSWORD_BYTES } from "../../password.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import type { PasswordStrength } from "./strength.js"
+import { breachCheckOf, breachLookup, originOf } from "./breached.js"
 
 /** Defaults of `policy`: NIST SP 800-63B's floor of 8, and zxcvbn's "safely unguessable". */
 export const DEFAULT_MIN_LENGTH = 8
@@ -13,8 +14,10 @@ export function minLengthOf(provider: PasswordConfig): number {
 
 /**
  * Checks a new password against the provider's policy: length first (cheap, and bounded
- * before the estimator sees it), then strength with the address as a known word. Reads
- * only its input, so the answer is the same whether or not the address has an account.
+ * before the estimator sees it), then strength with the address as a known word, then —
+ * with `policy.breached` — the breached-password range API (the one check that leaves the
+ * process, so it goes last). Reads only its input, so the answer is the same whether or not
+ * the address has an account.
  */
 export async function checkNewPassword(provider: PasswordConfig, strength: PasswordStrength, password: unknown, email: string): Promise<string> {
   if (typeof password !== "string") throw new PasswordRejected("PasswordTooShort", "No password was submitted")
@@ -26,6 +29,18 @@ export async function checkNewPassword(provider: PasswordConfig, strength: Passw
   if (minScore > 0) {
     const score = await strength.score(password, [email, email.split("@")[0] ?? ""])
     if (score < minScore) throw new PasswordRejected("PasswordTooWeak", `The new password scores ${score}, below the minimum of ${minScore}`)
+  }
+  const breached = breachCheckOf(provider.policy?.breached)
+  if (breached) {
+    const answer = await breachLookup(breached, password)
+    if ("count" in answer) {
+      if (answer.count >= breached.minCount) throw new PasswordRejected("PasswordBreached", `The new password appears in ${answer.count} breaches (minCount ${breached.minCount})`)
+    } else {
+      // Not the user's doing, and during an outage it is every sign-up: a rate-limited
+      // warning. Which way it fails is the app's documented choice (docs/passwords.md).
+      strength.log?.warn("password-breach-check-failed", answer.failure, { onError: breached.onError, origin: originOf(breached) })
+      if (breached.onError === "closed") throw new PasswordRejected("PasswordCheckUnavailable", `The breached-password check failed (${answer.failure}); onError is "closed"`)
+    }
   }
   return password
 }

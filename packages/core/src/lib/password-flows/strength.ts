@@ -6,12 +6,19 @@
  * @module
  */
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core"
+import type { LogLimiter } from "../log-limiter.js"
 
 /** zxcvbn's own cap; longer passwords are estimated on their first 256 characters. */
 const MAX_ESTIMATED_LENGTH = 256
 
 export class PasswordStrength {
   #factory: Promise<ZxcvbnFactory> | undefined
+
+  /**
+   * @param log where the policy's checks report what is not the user's doing (the
+   *   breached-password range API failing): rate-limited, one line a minute per kind.
+   */
+  constructor(readonly log?: LogLimiter) {}
 
   /** The zxcvbn score (0–4) of `password`, with `userInputs` (the address) as known words. */
   async score(password: string, userInputs: string[]): Promise<number> {

@@ -8,7 +8,7 @@ import { noopEvent } from "../config/resolve.js"
 import { openWith } from "../jwt/codec.js"
 import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
-import { checkUnverifiedMark, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
+import { checkUnverifiedMark, CONFIRMED_CLAIM, confirmationDue, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
 import { clientInfo } from "./client-info.js"
 import { CREATED_CLAIM, createdAtOf, SESSION_ID_CLAIM, sessionIdOf } from "./registry.js"
 import { heldFromAccount, heldIn, heldIsCurrent, rotateHeld, TOKENS_CLAIM, type HeldTokens } from "../tokens/jwt.js"
@@ -61,6 +61,12 @@ export const jwtStrategy: SessionStrategy = {
       const checked = checkUnverifiedMark(ctx, payload)
       const mark = typeof checked === "string" ? checked : await checked
       if (mark === "revoked") return { body: null, cookies: clearSession(ctx) }
+      // A configuration without the adapter, long after the last confirmation: not a session
+      // here, but not a sign-out either — the cookie stays for a check that can confirm it.
+      if (mark === "stale") {
+        config.logger.debug("An unverified user's session was not confirmed within session.unverifiedMaxAge; answered as no session, cookie kept")
+        return { body: null }
+      }
       // tokenRefresh.jwt: provider tokens about to expire are rotated before the callback sees them.
       // Only with the option on: off, the hot path takes no promise hop for it.
       const held = config.tokenRefresh.jwt ? await refreshedForSession(ctx, payload) : undefined
@@ -82,12 +88,23 @@ export const jwtStrategy: SessionStrategy = {
       // A user verified in place no longer needs the mark: re-issue without it. Otherwise
       // the mark outlives a jwt callback that rebuilds the token.
       const unmark = mark === "verified"
+      const marked = payload[UNVERIFIED_CLAIM] !== undefined
+      // Confirmed by the adapter just now: the edge's clock restarts whenever this cookie is
+      // written, and it is written for that alone once half the edge's limit has passed.
+      const confirmed = marked && mark === "valid"
       if (unmark) {
         // A copy: the token may be the remembered one (see `shared`).
         token = { ...token }
         delete token[UNVERIFIED_CLAIM]
-      } else if (payload[UNVERIFIED_CLAIM] !== undefined && token[UNVERIFIED_CLAIM] !== payload[UNVERIFIED_CLAIM]) {
-        token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
+        delete token[CONFIRMED_CLAIM]
+      } else if (marked) {
+        // Carried over unchanged otherwise: a configuration that could not confirm (the edge)
+        // re-issues the token with the old confirmation, so its limit is not extended there.
+        if (token[UNVERIFIED_CLAIM] !== payload[UNVERIFIED_CLAIM]) token[UNVERIFIED_CLAIM] = payload[UNVERIFIED_CLAIM]
+        if (token[CONFIRMED_CLAIM] !== payload[CONFIRMED_CLAIM]) {
+          if (payload[CONFIRMED_CLAIM] === undefined) delete token[CONFIRMED_CLAIM]
+          else token[CONFIRMED_CLAIM] = payload[CONFIRMED_CLAIM]
+        }
       }
       // The session's id and start are Portcullis's, not the app's: a jwt callback that
       // rebuilds the token keeps them.
@@ -97,11 +114,12 @@ export const jwtStrategy: SessionStrategy = {
       }
       // Like the mark: a callback that rebuilds the token must not drop the rotated tokens.
       if (held && token[TOKENS_CLAIM] !== held) token = { ...token, [TOKENS_CLAIM]: held }
-      const changed = update !== undefined || rotated || stale || unmark || !!held || (custom && JSON.stringify(token) !== before)
+      const changed = update !== undefined || rotated || stale || unmark || !!held || (confirmed && confirmationDue(ctx, payload, now)) || (custom && JSON.stringify(token) !== before)
       let cookies: Cookie[] = []
       let expiresAt: number
       if (changed) {
         const { iat: _i, exp: _e, jti: _j, ...claims } = token
+        if (confirmed) claims[CONFIRMED_CLAIM] = now
         // A token from before `absoluteMaxAge` was set starts counting at its `iat`.
         if (managed && claims[CREATED_CLAIM] === undefined) {
           const created = createdAtOf(payload)
@@ -294,7 +312,7 @@ export async function heldTokensOfRequest(ctx: RequestContext): Promise<{ held: 
   const { config } = ctx
   if ((config.sessionRegistry || config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, opened.payload))) return null
   const mark = await checkUnverifiedMark(ctx, opened.payload)
-  if (mark === "revoked") return null
+  if (mark === "revoked" || mark === "stale") return null
   const before = heldIn(opened.payload)
   if (!before || heldIsCurrent(ctx.config, before)) return { held: before, refreshed: false, cookies: [] }
   let held: HeldTokens

@@ -117,6 +117,8 @@ export const de: Messages = {
       PasswordTooShort: "Das Passwort muss mindestens {min} Zeichen lang sein.",
       PasswordTooLong: "Das Passwort ist zu lang.",
       PasswordTooWeak: "Dieses Passwort ist zu leicht zu erraten. Wählen Sie ein längeres, zum Beispiel einige unzusammenhängende Wörter.",
+      PasswordBreached: "Dieses Passwort ist aus einem Datenleck bekannt und wird deshalb bei Angriffen früh ausprobiert. Bitte wählen Sie ein anderes.",
+      PasswordCheckUnavailable: "Das Passwort konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.",
       PasswordMismatch: "Das aktuelle Passwort ist nicht richtig.",
     },
     verifyEmail: {

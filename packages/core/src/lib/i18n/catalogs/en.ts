@@ -120,6 +120,8 @@ export const en: Messages = {
       PasswordTooShort: "The password must be at least {min} characters long.",
       PasswordTooLong: "The password is too long.",
       PasswordTooWeak: "This password is too easy to guess. Try a longer one, for example a few unrelated words.",
+      PasswordBreached: "This password has appeared in a data breach, so attackers try it early. Please choose a different one.",
+      PasswordCheckUnavailable: "We could not check this password just now. Please try again in a moment.",
       PasswordMismatch: "The current password is not correct.",
     },
     verifyEmail: {

@@ -117,6 +117,8 @@ export const es: Messages = {
       PasswordTooShort: "La contraseña debe tener al menos {min} caracteres.",
       PasswordTooLong: "La contraseña es demasiado larga.",
       PasswordTooWeak: "Esta contraseña es demasiado fácil de adivinar. Prueba con una más larga, por ejemplo unas cuantas palabras sin relación.",
+      PasswordBreached: "Esta contraseña ha aparecido en una filtración de datos, así que los atacantes la prueban pronto. Elige otra, por favor.",
+      PasswordCheckUnavailable: "No hemos podido comprobar esta contraseña en este momento. Inténtalo de nuevo en unos instantes.",
       PasswordMismatch: "La contraseña actual no es correcta.",
     },
     verifyEmail: {

@@ -117,6 +117,8 @@ export const fr: Messages = {
       PasswordTooShort: "Le mot de passe doit comporter au moins {min} caractères.",
       PasswordTooLong: "Le mot de passe est trop long.",
       PasswordTooWeak: "Ce mot de passe est trop facile à deviner. Choisissez-en un plus long, par exemple quelques mots sans rapport entre eux.",
+      PasswordBreached: "Ce mot de passe figure dans une fuite de données : les attaquants l’essaient en priorité. Choisissez-en un autre.",
+      PasswordCheckUnavailable: "Nous n’avons pas pu vérifier ce mot de passe pour le moment. Réessayez dans un instant.",
       PasswordMismatch: "Le mot de passe actuel n’est pas correct.",
     },
     verifyEmail: {

@@ -117,6 +117,8 @@ export const ja: Messages = {
       PasswordTooShort: "パスワードは {min} 文字以上にしてください。",
       PasswordTooLong: "パスワードが長すぎます。",
       PasswordTooWeak: "このパスワードは推測されやすすぎます。関連のない単語をいくつか並べるなど、より長いものにしてください。",
+      PasswordBreached: "このパスワードは過去のデータ漏えいで流出しており、攻撃者が早い段階で試すものです。別のパスワードを選んでください。",
+      PasswordCheckUnavailable: "現在このパスワードを確認できませんでした。しばらくしてからもう一度お試しください。",
       PasswordMismatch: "現在のパスワードが正しくありません。",
     },
     verifyEmail: {

@@ -117,6 +117,8 @@ export const pt: Messages = {
       PasswordTooShort: "A senha deve ter pelo menos {min} caracteres.",
       PasswordTooLong: "A senha é longa demais.",
       PasswordTooWeak: "Esta senha é fácil demais de adivinhar. Tente uma mais longa, por exemplo algumas palavras sem relação entre si.",
+      PasswordBreached: "Esta senha apareceu em um vazamento de dados, por isso atacantes a testam logo. Escolha outra, por favor.",
+      PasswordCheckUnavailable: "Não foi possível verificar esta senha agora. Tente novamente em instantes.",
       PasswordMismatch: "A senha atual não está correta.",
     },
     verifyEmail: {

@@ -116,6 +116,8 @@ export const zh: Messages = {
       PasswordTooShort: "密码至少需要 {min} 个字符。",
       PasswordTooLong: "密码太长。",
       PasswordTooWeak: "此密码太容易被猜到。请使用更长的密码，例如几个互不相关的单词。",
+      PasswordBreached: "此密码曾在数据泄露中出现，攻击者会优先尝试它。请换一个密码。",
+      PasswordCheckUnavailable: "暂时无法检查此密码。请稍后再试。",
       PasswordMismatch: "当前密码不正确。",
     },
     verifyEmail: {
