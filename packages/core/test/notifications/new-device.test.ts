@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import { encode } from "@portcullis/core/jwt"
+import { createAuth } from "@portcullis/core"
 import { Browser, credentialsConfig, direct, SECRET } from "../helpers.js"
 import { httpServer, type TestServer } from "../http-server.js"
 import { captureMailer, expectCleanNotice, FIREFOX_WINDOWS, recordEvents } from "./support.js"
@@ -151,3 +152,21 @@ describe.each(["Auth()", "HTTP server"] as const)("through %s", (transport) => {
     })
   })
 })
+
+describe("the address a new-device notice names", () => {
+  it("is the one the integration reports (the socket's), even with rate limits and session metadata off", async () => {
+    const capture = captureMailer()
+    // No trustHost: X-Forwarded-For is not read, only the integration's clientAddress.
+    const auth = createAuth(credentialsConfig({ trustHost: false, trustedOrigins: ["http://localhost:3000"], notifications: { mailer: capture.mailer, newDevice: true } }))
+    const transport = (request: Request) => {
+      request.headers.set("user-agent", FIREFOX_WINDOWS)
+      request.headers.set("x-forwarded-for", "10.9.9.9")
+      return auth.handle(request, { clientAddress: "192.0.2.44" })
+    }
+    await new Browser(transport, "http://localhost:3000").signIn()
+    const [notice] = capture.noticesTo(ADA)
+    expect(notice!.rendered.text).toContain("Device: Firefox on Windows, from the address 192.0.2.44.")
+    expect(notice!.rendered.text).not.toContain("10.9.9.9")
+  })
+})
+
