@@ -137,6 +137,8 @@ export interface CookiesOptions {
   twoFactorChallenge: CookieOption
   /** Portcullis: the signed "remember this device" mark that skips the two-factor step (`twoFactor.rememberDevice`). */
   twoFactorDevice: CookieOption
+  /** Portcullis: the sealed list of accounts that signed in on this browser, for new-device notices (`notifications.newDevice`; 400 days). */
+  knownDevice: CookieOption
 }
 
 /** Overrides for the cookies: each name and option is optional. */
@@ -188,6 +190,7 @@ export type WarningCode =
   | "token-refresh-local-lock"
   | "two-factor-code-refused"
   | "express-trust-proxy-all"
+  | "security-notice-unsent"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {

@@ -28,6 +28,7 @@ import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
 import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
 import { confirmEnrollment, disable, regenerateBackupCodes, startEnrollment, twoFactorStatus, type TwoFactorStatus } from "./lib/two-factor/enrollment.js"
+import { resetTwoFactor as resetEnrollment, type TwoFactorResetInput, type TwoFactorResetResult } from "./lib/two-factor/recovery.js"
 import type { TotpEnrollment } from "./two-factor.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
@@ -425,6 +426,28 @@ export async function getTwoFactorStatus(input: { userId: string }, auth: AuthSo
   return twoFactorStatus(await configFor(auth), input.userId)
 }
 
+/**
+ * Account recovery for a user who lost their authenticator and their backup codes
+ * (docs/two-factor.md, "Lost your authenticator"): removes the user's two-factor record,
+ * ends every session of the user, fires the `twoFactorReset` event with `reason` and
+ * `actor` (the audit record) and mails the user a notice. For support staff or an admin
+ * page: the app checks who may call it, and how the user proved who they are — this
+ * function trusts `userId`.
+ *
+ * @throws `TwoFactorStateError` when the user has no two-factor record; `InvalidConfig`
+ * without the `twoFactor` option; `AdapterError` when the store fails.
+ * @example
+ * ```ts
+ * import { resetTwoFactor } from "@portcullis/core/integration"
+ *
+ * // In an admin action, after checking the caller is support staff:
+ * await resetTwoFactor({ userId, reason: "identity checked by video call, ticket 4711", actor: staff.id }, config)
+ * ```
+ */
+export async function resetTwoFactor(input: TwoFactorResetInput, auth: AuthSource): Promise<TwoFactorResetResult> {
+  return resetEnrollment(await configFor(auth), input)
+}
+
 /** The resolved configuration of `auth`, or its configuration error thrown. */
 async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   const config = runtimeFor(auth).config
@@ -433,4 +456,4 @@ async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   return config
 }
 
-export type { TwoFactorStatus, TotpEnrollment }
+export type { TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

@@ -15,6 +15,8 @@ import type { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 import type { RateLimitedEvent } from "./lib/rate-limit/limiter.js"
 import type { RateLimitOptions } from "./lib/rate-limit/options.js"
 import type { TwoFactorOptions } from "./lib/two-factor/options.js"
+import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.js"
+import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
 import type {
   Account,
   Awaitable,
@@ -108,6 +110,19 @@ export interface EventCallbacks {
    * (`revokeOtherSessions`), `"everywhere"` (`signOutEverywhere`).
    */
   sessionRevoked(message: { userId: string; sessionIds: string[]; scope: "one" | "others" | "everywhere"; strategy: "jwt" | "database" }): Awaitable<void>
+  /**
+   * Portcullis: something that guards an account changed — password changed or reset, 2FA on
+   * or off or reset, backup codes regenerated, a passkey added, the address changed — or it
+   * signed in from a new device (`notifications.newDevice`). Fired for each, whether or not
+   * the notice was mailed (`emailed`), so apps can route notices elsewhere. See
+   * docs/notifications.md.
+   */
+  securityNotice(message: SecurityNotice): Awaitable<void>
+  /**
+   * Portcullis: `resetTwoFactor` removed a user's second factor (account recovery, docs/two-factor.md),
+   * with the reason and actor the app gave: the audit record of that support action.
+   */
+  twoFactorReset(message: TwoFactorResetEvent): Awaitable<void>
 }
 
 /** The configuration of Portcullis: the same options as Auth.js v5. */
@@ -218,9 +233,23 @@ export interface AuthConfig {
    * ```
    */
   twoFactor?: TwoFactorOptions
+  /**
+   * Portcullis: security notifications (`docs/notifications.md`). The account's address gets
+   * an email when its password, second factor, backup codes, passkeys or address change, and
+   * — opted in with `newDevice` — when it signs in from a new device; the `securityNotice`
+   * event fires for each. Default: mailed when the configuration has a sender, no new-device
+   * notices.
+   *
+   * @example
+   * ```ts
+   * const config = { providers, notifications: { newDevice: true, email: { backupCodesRegenerated: false } } }
+   * ```
+   */
+  notifications?: NotificationOptions
 }
 
-export type { AuthError, JWT, Provider, TwoFactorOptions }
+export type { AuthError, JWT, Provider, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
+export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
 export type DefaultUser = User

@@ -49,14 +49,17 @@ import {
   disableTwoFactor as coreDisableTwoFactor,
   regenerateTwoFactorBackupCodes as coreRegenerateTwoFactorBackupCodes,
   getTwoFactorStatus as coreGetTwoFactorStatus,
+  resetTwoFactor as coreResetTwoFactor,
   type TotpEnrollment,
+  type TwoFactorResetInput,
+  type TwoFactorResetResult,
   type TwoFactorStatus,
 } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
-export type { TotpEnrollment, TwoFactorStatus } from "@portcullis/core/integration"
+export type { TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult, TwoFactorStatus } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
@@ -424,4 +427,21 @@ export async function regenerateTwoFactorBackupCodes(req: ExpressLikeRequest, co
 export async function getTwoFactorStatus(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string }): Promise<TwoFactorStatus> {
   await signedIn(req, config, input.userId)
   return coreGetTwoFactorStatus(input, config)
+}
+
+/**
+ * Account recovery for a user who lost their authenticator and backup codes (docs/two-factor.md,
+ * "Lost your authenticator"): removes their two-factor record, ends all their sessions, fires
+ * `twoFactorReset` with `reason` and `actor`, and mails them a notice. For support staff: it
+ * reads no request and trusts `userId`, so check the caller's rights before calling it.
+ *
+ * @example
+ * ```ts
+ * app.post("/admin/users/:id/reset-2fa", requireSupportStaff, async (req, res) => {
+ *   res.json(await resetTwoFactor(authConfig, { userId: req.params.id, reason: req.body.reason, actor: res.locals.staffId }))
+ * })
+ * ```
+ */
+export function resetTwoFactor(config: ExpressAuthConfig, input: TwoFactorResetInput): Promise<TwoFactorResetResult> {
+  return coreResetTwoFactor(input, config)
 }

@@ -17,10 +17,13 @@ import { createAuth, type AuthFunction } from "./lib/auth.js"
 import { appFor, type NextAuthConfigInput } from "./lib/config.js"
 import { createSessionManagement, type SessionManagement } from "./lib/sessions.js"
 import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js"
+import { createResetTwoFactor, type ResetTwoFactor } from "./lib/recovery.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
 export type { GetAccessToken, GetAccessTokenOptions } from "./lib/access-token.js"
+export type { ResetTwoFactor } from "./lib/recovery.js"
+export type { TwoFactorResetInput, TwoFactorResetResult } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
@@ -47,6 +50,8 @@ export interface NextAuthResult {
   sessions: SessionManagement
   /** Portcullis: a valid provider access token of the signed-in user, refreshed when due (`docs/tokens.md`). */
   getAccessToken: GetAccessToken
+  /** Portcullis: account recovery for support staff — removes a user's second factor (`docs/two-factor.md`, "Lost your authenticator"). */
+  resetTwoFactor: ResetTwoFactor
 }
 
 /**
@@ -65,6 +70,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     ...createActions(config),
     sessions: createSessionManagement(config),
     getAccessToken: createGetAccessToken(config),
+    resetTwoFactor: createResetTwoFactor(config),
   }
 }
 

@@ -34,6 +34,8 @@ import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } 
 
 export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
+/** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
+export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export { validateSignIn, validateSignOut, validationSuccess } from "./lib/validate.js"

@@ -29,6 +29,8 @@ import { originOfUrl, readAccessToken, readSession, runtimeFor, sessionManager, 
 
 export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { CookieSink, SessionManager } from "@portcullis/core/integration"
+/** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
+export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"

@@ -32,6 +32,8 @@ import { originOfUrl, readAccessToken, readCsrfToken, readSession, runtimeFor, s
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
+/** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
+export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"

@@ -61,7 +61,8 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
     skipCSRF,
-    clientAddress: config.rateLimit || config.session.metadata || config.session.registry ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
+    // New-device notices name the address too (`lib/notify/`).
+    clientAddress: config.rateLimit || config.session.metadata || config.session.registry || config.notifications.newDevice ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
   }
 }
 

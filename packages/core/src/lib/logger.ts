@@ -28,6 +28,8 @@ const warnings: Record<WarningCode, string> = {
     "A two-factor code was refused at the second sign-in step (wrong, malformed, already used, or a secret sealed under an AUTH_SECRET no longer configured). Now and then is a typo; a stream for one user is someone guessing after their first factor — see the rateLimited event.",
   "express-trust-proxy-all":
     "Express's trust proxy is true: req.ip is then the leftmost X-Forwarded-For entry, which the client writes, so every forged value is a fresh rate-limit counter. Set trust proxy to the number of proxies in front of the app (1 for one load balancer), or to their addresses (docs/rate-limiting.md).",
+  "security-notice-unsent":
+    "A security notice email (docs/notifications.md) was not sent: the sender failed or took longer than 15 s, the user could not be read, or there was no trusted origin for its link (set AUTH_URL). The action itself went through; the securityNotice event fired with emailed: false.",
   "rate-limit-no-address":
     "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }

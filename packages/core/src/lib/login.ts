@@ -7,6 +7,7 @@ import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"
 import { store } from "./config/stores.js"
 import { secondFactorChallenge } from "./two-factor/step.js"
+import { noticeNewDevice } from "./notify/index.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -50,6 +51,7 @@ export async function establishSession(
     profile: result.profile,
     isNewUser: result.isNewUser,
   })
+  await noticeNewDevice(ctx, result)
   const callbackUrl = secondFactor?.callbackUrl ?? (await resolveCallbackUrl(ctx))
   const { newUser } = ctx.config.pages
   if (result.isNewUser && newUser) {

@@ -18,6 +18,7 @@ import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
 import { mailerOf, sendPasswordMail } from "../password-flows/mail.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
+import { notify } from "../notify/index.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
@@ -202,6 +203,7 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
     // earlier registrant attached (accounts, passkeys, sessions) survives (T67).
     const owner = user.emailVerified ? user : (await replaceUnverifiedUser(ctx, user, { email, name: null, image: null })).user
     await adapter.setUserPassword(owner.id, hash)
+    await notify(ctx, owner, "passwordReset")
     return { redirect: stepUrl(ctx, "done") }
   })
 }
@@ -236,6 +238,7 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
     await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
     await revokeOtherSessions(ctx)
+    await notify(ctx, user, "passwordChanged")
     return { redirect: callbackUrl }
   })
 }

@@ -37,6 +37,7 @@ import { checkShape, fallbackConfig } from "./checks.js"
 import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapRegistry, type Stores } from "./stores.js"
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
+import { resolveNotifications, type ResolvedNotifications } from "../notify/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -84,6 +85,8 @@ export interface ResolvedConfig {
   trustHost: boolean
   /** Two-factor authentication (`twoFactor`); `undefined` when off. */
   twoFactor: ResolvedTwoFactor | undefined
+  /** Security notices (`notifications`): which are mailed, by whom, and whether new devices are watched. */
+  notifications: ResolvedNotifications
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
   /**
@@ -174,6 +177,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
   const twoFactor = resolveTwoFactor(config.twoFactor, adapter, fail)
+  const notifications = resolveNotifications(config.notifications, providers, fail)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -212,6 +216,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     passwordStrength: new PasswordStrength(logLimiter),
     trustHost,
     twoFactor,
+    notifications,
     rateLimit,
     trustedOrigins,
     siteUrl,
@@ -410,7 +415,7 @@ function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Re
 
 /** Events are for auditing: a throwing handler is logged and never changes the flow. */
 function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): EventCallbacks {
-  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked"] as const
+  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked", "securityNotice", "twoFactorReset"] as const
   const out = {} as Record<string, (message: any) => Promise<void>>
   for (const name of names) {
     const handler = events?.[name] as ((m: unknown) => unknown) | undefined

@@ -2,6 +2,7 @@ import type { Awaitable, Theme } from "../../base-types.js"
 import type { CommonProviderOptions } from "../../base-types.js"
 import type { customFetch } from "../../symbols.js"
 import type { Messages } from "../i18n/catalog.js"
+import type { SecurityNoticeKind } from "../notify/kinds.js"
 
 /** What `sendVerificationRequest` receives. */
 export interface SendVerificationRequestParams {
@@ -28,6 +29,13 @@ export interface SendVerificationRequestParams {
    * Auth.js senders ignore it.
    */
   language: EmailLanguage
+  /**
+   * Portcullis only: set when this email is a security notice (docs/notifications.md) rather
+   * than a link to sign in — `url` then opens the forgot-password or sign-in page, `token` is
+   * empty, and `language.messages` holds the notice's sentences. A sender that writes its own
+   * email instead of rendering `language` should check this.
+   */
+  notice?: { kind: SecurityNoticeKind }
 }
 
 /** The language of a sign-in email. */

@@ -141,6 +141,49 @@ export interface Messages {
     /** The email with the password reset link. */
     resetEmail: EmailMessages
   }
+  /** Security notices (docs/notifications.md): the email sent when something changed on the account. */
+  notice: NoticeMessages
+}
+
+/**
+ * The sentences of the security notices. A notice goes to the senders in the shape of
+ * {@link EmailMessages}: `subject` and `heading` from its kind, the button, the facts (when,
+ * which device) in the place of `expires`, and {@link NoticeMessages.notYou} as `ignore`.
+ */
+export interface NoticeMessages {
+  /** The button when the site has passwords: it opens the forgot-password page. */
+  resetButton: string
+  /** The button otherwise: it opens the sign-in page. */
+  signInButton: string
+  /** `{time}`: the date and time, in UTC. */
+  when: string
+  /** `{device}`: browser and system (or `unknownDevice`); `{address}`: the client address. */
+  device: string
+  /** `{device}`, when the client address is not known. */
+  deviceOnly: string
+  /** `{browser}` and `{os}`: names such as "Firefox" and "Windows". */
+  deviceName: string
+  unknownDevice: string
+  /** The last sentence: nothing to do if it was them, and what to do if not. */
+  notYou: string
+  /** `{host}` in each `subject` and `heading`. */
+  kinds: {
+    passwordChanged: NoticeKindMessages
+    passwordReset: NoticeKindMessages
+    twoFactorEnabled: NoticeKindMessages
+    twoFactorDisabled: NoticeKindMessages
+    backupCodesRegenerated: NoticeKindMessages
+    passkeyAdded: NoticeKindMessages
+    emailChanged: NoticeKindMessages
+    newDevice: NoticeKindMessages
+    twoFactorReset: NoticeKindMessages
+  }
+}
+
+/** One notice kind's subject and heading; `{host}` in both. */
+export interface NoticeKindMessages {
+  subject: string
+  heading: string
 }
 
 /** The sentences of one email (the sign-in email's and the password emails'), which every sender renders. */

@@ -16,6 +16,7 @@ import { relyingParty } from "../webauthn/relying-party.js"
 import { parseResponse, verifyAuthentication, verifyRegistration } from "../webauthn/verify.js"
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
+import { notify } from "../notify/index.js"
 
 /**
  * WebAuthn: `GET /webauthn-options/:id` issues a challenge; `POST /callback/:id` with
@@ -77,6 +78,7 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const linked: AdapterAccount = { ...account, userId: owner.id }
   await adapter.linkAccount(linked)
   await ctx.config.events.linkAccount({ user: owner, account: linked, profile: owner })
+  if (!isNewUser) await notify(ctx, owner, "passkeyAdded")
   return establishSession(ctx, { user: owner, account: linked, isNewUser })
 }
 

@@ -8,7 +8,7 @@ import { manageSessions, publicId } from "../session/manage.js"
  * sessions: the registry's `removeAll` (without `session.registry` a JWT cannot be revoked
  * before it expires; docs/passwords.md). Returns how many were ended.
  */
-export async function revokeAllSessions(ctx: RequestContext, userId: string): Promise<number> {
+export async function revokeAllSessions(ctx: Pick<RequestContext, "config">, userId: string): Promise<number> {
   const { config } = ctx
   if (config.session.strategy === "database") {
     // The database store, whose type says deleteSession is there (database sessions need it).

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../config/resolve.js"
 import type { TwoFactorStore } from "./options.js"
 import { openSecret, sealSecret } from "./secret.js"
 import { checkCode } from "./verify.js"
+import { notify } from "../notify/index.js"
 
 /** The user's two-factor state, for a settings page. */
 export interface TwoFactorStatus {
@@ -65,6 +66,7 @@ export async function confirmEnrollment(config: ResolvedConfig, input: { userId:
   if (!(await store.useTwoFactorStep(userId, result.step))) throw new TwoFactorCodeInvalid("The code was used already")
   const { codes, hashes } = await createBackupCodes()
   await store.setTwoFactor({ ...record, enabled: true, lastUsedStep: result.step, backupCodes: hashes })
+  await notify(config, userId, "twoFactorEnabled")
   return { backupCodes: codes }
 }
 
@@ -83,6 +85,7 @@ export async function disable(config: ResolvedConfig, input: { userId: string; c
   const userId = userIdOf(input.userId)
   await reauthenticate(config, store, userId, input.code)
   await store.deleteTwoFactor(userId)
+  await notify(config, userId, "twoFactorDisabled")
 }
 
 /** Ten new backup codes (the old ones stop working) after a current code. */
@@ -95,5 +98,6 @@ export async function regenerateBackupCodes(config: ResolvedConfig, input: { use
   if (!current?.enabled) throw new TwoFactorStateError("Two-factor authentication was turned off meanwhile")
   const { codes, hashes } = await createBackupCodes()
   await store.setTwoFactor({ ...current, backupCodes: hashes })
+  await notify(config, userId, "backupCodesRegenerated")
   return { backupCodes: codes }
 }
