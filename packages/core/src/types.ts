@@ -169,6 +169,7 @@ export interface AuthConfig {
    */
   i18n?: I18nOptions
   logger?: Partial<LoggerInstance>
+  /** Console debug lines (`[auth][debug]:`). Ignored when `logger.debug` is set: the app's logger gets every debug message. */
   debug?: boolean
   /**
    * Trust the `Host` and `X-Forwarded-*` headers, for apps behind a proxy that sets them.

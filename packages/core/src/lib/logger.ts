@@ -34,7 +34,10 @@ const warnings: Record<WarningCode, string> = {
     "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }
 
-/** Fills the logger methods the app left out with console-backed defaults. */
+/**
+ * Fills the logger methods the app left out with console-backed defaults. `debug` turns
+ * on the console's debug lines; a custom `logger.debug` is always called.
+ */
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const warned = new Set<WarningCode>()
   return {
@@ -52,8 +55,11 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
         warned.add(code)
         console.warn(`[auth][warn][${code}] ${warnings[code] ?? ""}`)
       }),
-    // As Auth.js: nothing is debug-logged unless `debug: true`, not even to the app's logger.
-    debug: !debug ? () => {} : (custom?.debug?.bind(custom) ?? ((message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)))),
+    // As the spec (§2.12) and Auth.js's setLogger: `debug` switches the console default only.
+    // An app that brings its own `logger.debug` gets every debug message and filters them
+    // itself. Nothing logged at debug carries token material (event names, user ids, codes),
+    // so handing them to the app's logger unasked exposes no secret.
+    debug: custom?.debug?.bind(custom) ?? (debug ? (message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)) : () => {}),
   }
 }
 

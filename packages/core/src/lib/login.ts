@@ -5,7 +5,7 @@ import type { SignInCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"
-import { store } from "./config/stores.js"
+import { store, type AdapterWith } from "./config/stores.js"
 import { secondFactorChallenge } from "./two-factor/step.js"
 import { noticeNewDevice } from "./notify/index.js"
 
@@ -67,6 +67,20 @@ export async function createUser(ctx: RequestContext, user: Omit<AdapterUser, "i
   const created = await store(ctx.config.stores, "users").createUser({ ...user, id: user.id ?? crypto.randomUUID() } as AdapterUser)
   await ctx.config.events.createUser({ user: created })
   return created
+}
+
+/**
+ * Updates a user through the adapter and fires `updateUser` with the user the adapter
+ * returned — every update of a user goes through here, so the event misses none (§6).
+ */
+export async function updateUser(
+  ctx: RequestContext,
+  adapter: AdapterWith<"updateUser">,
+  patch: Partial<AdapterUser> & Pick<AdapterUser, "id">,
+): Promise<AdapterUser> {
+  const updated = await adapter.updateUser(patch)
+  await ctx.config.events.updateUser({ user: updated })
+  return updated
 }
 
 /**

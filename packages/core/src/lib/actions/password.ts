@@ -10,7 +10,7 @@ import { store, type StoreFor } from "../config/stores.js"
 import { normalizeEmail } from "../email/normalize.js"
 import { pageHeaders } from "../http/response.js"
 import { pageBase } from "./page-base.js"
-import { createUserOnce } from "../login.js"
+import { createUserOnce, updateUser } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
@@ -147,7 +147,7 @@ async function verify(ctx: RequestContext): Promise<ResponseInternal> {
   const adapter = store(ctx.config.stores, "password")
   const user = await adapter.getUserByEmail(email)
   if (!user) throw new Verification("The account this link was made for no longer exists")
-  if (!user.emailVerified) await adapter.updateUser({ id: user.id, emailVerified: new Date() })
+  if (!user.emailVerified) await updateUser(ctx, adapter, { id: user.id, emailVerified: new Date() })
   return { redirect: stepUrl(ctx, "verified") }
 }
 
