@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { Redis } from "ioredis"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { redisAvailable, redisService } from "@portcullis/adapter-test"
 import { postgresGate } from "../postgres-gate.js"
 import type { Adapter } from "@portcullis/core/adapters"
@@ -25,11 +25,13 @@ interface Store {
 
 function suite(open: () => Promise<Store>) {
   let store: Store
-  beforeAll(async () => {
+  // A store per test: the copies that lose a race with one backup code find it gone (a
+  // wrong code), and wrong codes count against the user's cap for 15 minutes.
+  beforeEach(async () => {
     store = await open()
     await store.adapter.createUser!({ id: ADA_ID, name: "Ada Lovelace", email: "ada@example.com", emailVerified: null })
   })
-  afterAll(() => store.close())
+  afterEach(() => store.close())
 
   async function app() {
     const { config, browser } = twoFactorApp({}, store.adapter)
