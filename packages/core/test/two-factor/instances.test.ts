@@ -11,6 +11,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { redisAvailable, redisService } from "@portcullis/adapter-test"
 import type { Adapter, VerificationToken } from "@portcullis/core/adapters"
+import { disableTwoFactor, getTwoFactorStatus } from "@portcullis/core/integration"
 import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
@@ -189,6 +190,28 @@ describe("the store failing while the challenge is spent", () => {
     const copies = Array.from({ length: 50 }, (_, i) => copyOf(first, i % 2 ? b : a))
     await Promise.all(copies.map((copy, i) => secondFactor(copy, backupCodes[i % backupCodes.length]!)))
     expect(copies.filter(signedIn)).toHaveLength(0)
+  })
+
+  it("a store that fails while an attempt is counted: 503 and no session at the step; the enrollment API throws and 2FA stays on", async () => {
+    const inner = MemoryAdapter()
+    const state = { down: false }
+    const adapter: Adapter = {
+      ...inner,
+      acquireLock: (key, owner, ttl) => (state.down ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432")) : inner.acquireLock!(key, owner, ttl)),
+    }
+    const { a, secret, browserOn } = await twoInstances([adapter, adapter])
+    const victim = browserOn(a)
+    await firstFactor(victim)
+    state.down = true
+    const answer = await secondFactor(victim, totpCode(secret))
+    expect(answer.headers.get("location")).toContain("error=ServiceUnavailable")
+    expect(signedIn(victim)).toBe(false)
+    const { config } = twoFactorApp({ logger: quiet }, adapter)
+    await expect(disableTwoFactor({ userId: ADA_ID, code: totpCode(secret) }, config)).rejects.toMatchObject({ type: "AdapterError" })
+    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    state.down = false
+    expect((await secondFactor(victim, totpCode(secret))).status).toBe(302)
+    expect(signedIn(victim)).toBe(true)
   })
 
   it("a store that fails while the challenge is issued fails the first factor: no challenge, no session", async () => {
