@@ -10,7 +10,7 @@ import { LocalClaims, MAX_ATTEMPTS, MAX_WRONG_PER_USER, TwoFactorLedger } from "
 
 function ledger(claims = new LocalClaims()) {
   const adapter = MemoryAdapter()
-  return new TwoFactorLedger(claims, { createVerificationToken: adapter.createVerificationToken!, useVerificationToken: adapter.useVerificationToken! }, false)
+  return new TwoFactorLedger(claims, { createVerificationToken: adapter.createVerificationToken!, useVerificationToken: adapter.useVerificationToken! })
 }
 
 describe("claim slots", () => {

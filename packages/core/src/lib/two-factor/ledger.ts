@@ -1,6 +1,6 @@
 /**
- * The two-factor caps every instance must agree on: wrong codes per challenge (5) and per
- * user (10 per 15 minutes, sign-in and enrollment together), and "one challenge, one
+ * The two-factor caps every instance must agree on: codes per challenge (5), wrong codes
+ * per user (10 per 15 minutes, sign-in and enrollment together), and "one challenge, one
  * session". A cap kept in one process's memory multiplies by the number of instances (and
  * by restarts), so each is kept in the adapter:
  *
@@ -8,8 +8,8 @@
  *   adapter's lock (`acquireLock`: "set if absent, with an expiry", one atomic operation in
  *   every store that has it). An attempt takes a free slot *before* its code is judged, so
  *   concurrent guesses cannot all slip under the cap; with every slot taken the attempt is
- *   refused unjudged. A code that passes gives its user slot back; wrong codes hold theirs
- *   until the window ends.
+ *   refused unjudged. A code that is no guess (it passed, or was right but lost the race
+ *   to be used) gives its user slot back; wrong codes hold theirs until the window ends.
  * - The single use of a challenge is a verification token written when the challenge is
  *   issued and taken with `useVerificationToken` when its code passes (atomic and single-use
  *   in every adapter): of copies of one challenge on any number of instances, one signs in.
@@ -27,7 +27,7 @@ import { twoFactorChallengeIdentifier } from "../verification-identifiers.js"
 /** The adapter methods the single use of a challenge needs (every two-factor store has them). */
 export type SpendStore = Required<Pick<Adapter, "createVerificationToken" | "useVerificationToken">>
 
-/** Wrong codes one challenge allows before the user must start again. */
+/** Codes one challenge allows before the user must start again. */
 export const MAX_ATTEMPTS = 5
 
 /** Wrong codes one user may send per {@link USER_WINDOW}, over every challenge and the enrollment API. */
@@ -62,8 +62,6 @@ export class TwoFactorLedger {
   constructor(
     private readonly claims: RefreshLock,
     private readonly store: SpendStore,
-    /** Whether {@link claims} is shared by every instance (the adapter's lock). */
-    readonly shared: boolean,
   ) {}
 
   /**

@@ -92,6 +92,6 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
   // The adapter's lock counts for every instance; without one (the Xata adapter) this process counts.
   const lock = adapterRefreshLock(adapter)
-  const ledger = new TwoFactorLedger(lock ?? new LocalClaims(), adapter, lock !== undefined)
+  const ledger = new TwoFactorLedger(lock ?? new LocalClaims(), adapter)
   return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter(), ledger }
 }
