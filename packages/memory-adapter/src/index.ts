@@ -73,6 +73,8 @@ export function MemoryAdapter(): Adapter {
   const verificationTokens = new Map<string, VerificationToken>()
   const authenticators = new Map<string, AdapterAuthenticator>()
   const locks = new Map<string, { owner: string; expires: number }>()
+  /** Locks taken so far: every 1,000th take sweeps the expired ones (see `acquireLock`). */
+  let lockTakes = 0
   const shared = new Map<string, { value: string; expires: number }>()
   const twoFactor = new Map<string, AdapterTwoFactor>()
   // Password hashes by user id: apart from the users, so no user read ever carries one.
@@ -232,6 +234,9 @@ export function MemoryAdapter(): Adapter {
     },
     async acquireLock(key, owner, ttlMs) {
       const now = Date.now()
+      // Most keys are taken once (two-factor attempt slots, one per challenge and attempt)
+      // and left to expire: sweep now and then so the map cannot grow without end.
+      if (++lockTakes % 1_000 === 0) for (const [k, v] of locks) if (v.expires <= now) locks.delete(k)
       const held = locks.get(key)
       if (held && held.expires > now) return false
       locks.set(key, { owner, expires: now + ttlMs })

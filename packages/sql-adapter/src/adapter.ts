@@ -77,6 +77,8 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
   let sessionAndUserSql: string | undefined
   const direct = directReader(db)
   const supportsReturning = db.getExecutor().adapter.supportsReturning
+  /** Locks taken through this adapter: every 100th take sweeps the expired rows (`acquireLock`). */
+  let lockTakes = 0
 
   /**
    * Deletes the rows matching `where` and returns the first, such that under concurrency
@@ -281,6 +283,9 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
     async acquireLock(key, owner, ttlMs) {
       const now = Date.now()
+      // Most keys are taken once (two-factor attempt slots, one per challenge and attempt)
+      // and left to expire: now and then the expired rows go, so the table stays small.
+      if (++lockTakes % 100 === 0) await db.deleteFrom(t.locks).where("expires", "<", now).execute()
       // A taken key is no error (waiters ask every few hundred milliseconds; failed INSERTs
       // would fill the server's log): ON CONFLICT DO NOTHING, or MySQL's INSERT IGNORE.
       const insert = db.insertInto(t.locks).values({ key, owner, value: null, expires: now + ttlMs })

@@ -1,7 +1,8 @@
 /**
- * The namespaces of the verification-token table. Magic links, password links and passkey
- * challenges share it (Auth.js's adapter has one such table); a magic link's identifier is
- * the address itself, so every other kind of row lives under a prefix that names it, and
+ * The namespaces of the verification-token table. Magic links, password links, passkey
+ * challenges and two-factor challenges share it (Auth.js's adapter has one such table); a
+ * magic link's identifier is the address itself, so every other kind of row lives under a
+ * prefix that names it, and
  * the magic-link callback refuses those prefixes — a row of another kind is never a
  * sign-in link, whatever token a client writes.
  * @module
@@ -17,7 +18,15 @@ export function webauthnChallengeIdentifier(providerId: string): string {
   return `webauthn-challenge:${providerId}`
 }
 
+/**
+ * The identifier under which a user's outstanding two-factor challenges are recorded: each
+ * is a row until its code passes, and taking the row is what lets one copy sign in.
+ */
+export function twoFactorChallengeIdentifier(userId: string): string {
+  return `two-factor-challenge:${userId}`
+}
+
 /** Whether `identifier` is in one of the namespaces above (not an address a link was sent to). */
 export function isReservedIdentifier(identifier: string): boolean {
-  return /^(?:password-(?:verify|reset)|webauthn-challenge):/.test(identifier)
+  return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge):/.test(identifier)
 }

@@ -4,7 +4,9 @@
  * when it passes, issues the session exactly as the first factor would have — the same
  * session strategy, `jwt` callback and `signIn` event, with the first factor's result.
  *
- * parse → check (challenge, attempts, rate limit) → act (the code, atomically used) → respond.
+ * parse → check (challenge, attempts in this process and in the shared store, rate limit,
+ * the user's wrong-code slots) → act (the code, atomically used; the challenge, atomically
+ * spent in the shared store) → respond.
  * @module
  */
 import type { ResponseInternal } from "../../base-types.js"
@@ -16,8 +18,9 @@ import { pageBase } from "./page-base.js"
 import { establishSession } from "../login.js"
 import { renderTwoFactor } from "../pages/two-factor.js"
 import { clearChallenge, openChallenge, sealDevice, type Challenge } from "../two-factor/challenge.js"
+import { lockedOut, type Claim, type TwoFactorLedger } from "../two-factor/ledger.js"
 import { MAX_ATTEMPTS, type ResolvedTwoFactor } from "../two-factor/options.js"
-import { checkCode } from "../two-factor/verify.js"
+import { checkCode, isGuess } from "../two-factor/verify.js"
 
 export async function twoFactor(ctx: RequestContext): Promise<ResponseInternal> {
   const settings = ctx.config.twoFactor
@@ -42,38 +45,58 @@ async function page(ctx: RequestContext, settings: ResolvedTwoFactor): Promise<R
 
 /** `POST`: one code against the challenge's user. */
 async function verify(ctx: RequestContext, settings: ResolvedTwoFactor): Promise<ResponseInternal> {
-  const { store } = settings
+  const { store, ledger } = settings
   await verifyCsrf(ctx)
   const challenge = await openChallenge(ctx)
-  // Counted before the code is judged, so concurrent guesses cannot all slip under the cap.
-  const attempt = settings.attempts.hit(challenge.id, challenge.until)
-  if (attempt > MAX_ATTEMPTS) {
+  // Counted before the code is judged, so concurrent guesses cannot all slip under the cap:
+  // first in this process (no round trip for a copy it already saw used up or spent), then
+  // in the shared store, where the cap holds across instances.
+  const local = settings.attempts.hit(challenge.id, challenge.until)
+  const shared = local > MAX_ATTEMPTS ? undefined : await ledger.challengeAttempt(challenge)
+  if (!shared) {
     ctx.setCookies.push(...clearChallenge(ctx))
-    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} is used up (${MAX_ATTEMPTS} wrong codes, or its code passed already); sign in again`)
+    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} is used up (${MAX_ATTEMPTS} codes tried, or its code passed already); sign in again`)
   }
   await ctx.config.rateLimit?.checkTwoFactor(challenge.userId, ctx.clientAddress)
+  const userSlot = await ledger.userAttempt(challenge.userId)
+  if (!userSlot) {
+    ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:locked`, { userId: challenge.userId, reason: "locked" })
+    throw lockedOut(challenge.userId)
+  }
   const record = await store.getTwoFactor(challenge.userId)
   if (!record?.enabled) {
     ctx.setCookies.push(...clearChallenge(ctx))
     throw new TwoFactorChallengeInvalid("Two-factor authentication was turned off during the challenge; sign in again")
   }
   const checked = await checkCode(ctx.config, store, record, ctx.body?.code)
+  if (!isGuess(checked)) await giveBack(ctx, ledger, userSlot)
   if (!checked.ok) {
     ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:${checked.reason}`, { userId: challenge.userId, reason: checked.reason })
-    return render(ctx, settings, { attemptsLeft: MAX_ATTEMPTS - attempt })
+    return render(ctx, settings, { attemptsLeft: Math.max(0, MAX_ATTEMPTS - Math.max(local, shared.count)) })
   }
-  if (!settings.attempts.spend(challenge.id, challenge.until)) {
-    // A copy of this challenge passed while this code was being judged (with another valid
-    // code): one challenge, one session. This code is used all the same.
+  // One challenge, one session: the shared store decides which copy of this challenge (on
+  // any instance, with any valid code) signs in. A store that fails here answers 503 and
+  // issues nothing. The losers' codes are used all the same.
+  if (!(await ledger.spend(challenge))) {
     ctx.setCookies.push(...clearChallenge(ctx))
-    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} was passed by another request at the same time; sign in again`)
+    throw new TwoFactorChallengeInvalid(`The two-factor challenge of user ${challenge.userId} was passed already (by another request, on this or another instance); sign in again`)
   }
+  settings.attempts.spend(challenge.id, challenge.until)
   ctx.setCookies.push(...clearChallenge(ctx))
   if (settings.rememberDevice > 0 && ctx.body?.remember === "1") {
     ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))
   }
   ctx.config.logger.debug("two_factor_passed", { userId: challenge.userId, used: checked.used })
   return establishSession(ctx, firstFactorResult(challenge), { callbackUrl: challenge.callbackUrl })
+}
+
+/** A passed code gives its user slot back; best effort (a slot kept counts as one wrong code more). */
+async function giveBack(ctx: RequestContext, ledger: TwoFactorLedger, slot: Claim): Promise<void> {
+  try {
+    await ledger.release(slot)
+  } catch (error) {
+    ctx.config.logger.debug("two_factor_slot_kept", { error: error instanceof Error ? error.message : String(error) })
+  }
 }
 
 /**

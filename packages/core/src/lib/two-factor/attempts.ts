@@ -1,7 +1,9 @@
 /**
- * Wrong-code counts per two-factor challenge, kept server-side: the challenge cookie cannot
- * carry its own count, since a client could send an older copy again. Bounded; a field of
- * the configuration's runtime (`ResolvedTwoFactor.attempts`), never module state.
+ * Code counts per two-factor challenge in this process, kept server-side: the challenge
+ * cookie cannot carry its own count, since a client could send an older copy again. The
+ * first line only — the caps that hold across instances are in the shared store
+ * (`ledger.ts`). Bounded; a field of the configuration's runtime
+ * (`ResolvedTwoFactor.attempts`), never module state.
  * @module
  */
 
@@ -24,10 +26,10 @@ export class AttemptCounter {
   }
 
   /**
-   * Marks challenge `id` used up (its code passed): every later attempt with a copy of its
-   * cookie counts as over the cap, so one challenge yields one session. Returns `false` when
-   * a copy spent it first — copies sent at once all pass `hit` before any code is judged,
-   * and each may carry a different valid code; only the first to get here may sign in.
+   * Marks challenge `id` used up in this process once the shared store spent it (its code
+   * passed): later copies of its cookie sent here count as over the cap without a round
+   * trip. The store's spend is what decides; this is only the cheap first line. Returns
+   * `false` when it was marked already.
    */
   spend(id: string, until: number, now = Date.now()): boolean {
     const entry = this.#counts.get(id)

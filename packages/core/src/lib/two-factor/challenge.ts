@@ -18,7 +18,10 @@ export const CHALLENGE_MAX_AGE = 5 * 60
 
 /** What a challenge carries: the first factor's result, and where the user was going. */
 export interface Challenge {
-  /** Unique per challenge (the JWE's `jti`): the attempts are counted against it. */
+  /**
+   * Unique per challenge (`cid`, random): the attempts are counted and the challenge is
+   * spent against it, in the shared store (`ledger.ts`).
+   */
   id: string
   /** Epoch milliseconds the challenge expires at. */
   until: number
@@ -28,17 +31,22 @@ export interface Challenge {
   result: SignInResult
 }
 
-/** The challenge cookie(s) for `result` (chunked: an OAuth profile can be large). */
-export async function sealChallenge(ctx: RequestContext, fields: Omit<Challenge, "id" | "until">): Promise<Cookie[]> {
+/**
+ * The challenge cookie(s) for `result` (chunked: an OAuth profile can be large), and the
+ * challenge's id and expiry for the ledger.
+ */
+export async function sealChallenge(ctx: RequestContext, fields: Omit<Challenge, "id" | "until">): Promise<{ cookies: Cookie[]; id: string; until: number }> {
   const cookie = ctx.cookieOptions.twoFactorChallenge
+  const id = crypto.randomUUID()
+  const until = Date.now() + CHALLENGE_MAX_AGE * 1000
   const sealed = await encodeWith(ctx.config.keys, {
-    token: { uid: fields.userId, provider: fields.provider ?? null, callbackUrl: fields.callbackUrl, result: fields.result },
+    token: { cid: id, uid: fields.userId, provider: fields.provider ?? null, callbackUrl: fields.callbackUrl, result: fields.result },
     secret: ctx.config.secrets,
     salt: cookie.name,
     maxAge: CHALLENGE_MAX_AGE,
   })
-  const options = { ...cookie.options, maxAge: CHALLENGE_MAX_AGE, expires: new Date(Date.now() + CHALLENGE_MAX_AGE * 1000) }
-  return writeChunked(ctx.cookies, cookie.name, sealed, options)
+  const options = { ...cookie.options, maxAge: CHALLENGE_MAX_AGE, expires: new Date(until) }
+  return { cookies: writeChunked(ctx.cookies, cookie.name, sealed, options), id, until }
 }
 
 /**
@@ -53,14 +61,14 @@ export async function openChallenge(ctx: RequestContext): Promise<Challenge> {
     : null
   const result = payload?.result as SignInResult | undefined
   if (
-    !payload || typeof payload.uid !== "string" || typeof payload.jti !== "string" || typeof payload.exp !== "number" ||
+    !payload || typeof payload.uid !== "string" || typeof payload.cid !== "string" || typeof payload.exp !== "number" ||
     payload.exp * 1000 <= Date.now() || typeof payload.callbackUrl !== "string" || !result || typeof result !== "object" || result.user?.id !== payload.uid
   ) {
     ctx.setCookies.push(...clearChallenge(ctx))
     throw new TwoFactorChallengeInvalid(raw ? "The two-factor challenge could not be opened (expired or tampered with)" : "There is no two-factor challenge: sign in first")
   }
   return {
-    id: payload.jti,
+    id: payload.cid,
     until: payload.exp * 1000,
     userId: payload.uid,
     provider: typeof payload.provider === "string" ? payload.provider : undefined,

@@ -5,7 +5,11 @@
  */
 import type { Adapter } from "../../adapters.js"
 import { InvalidConfig, MissingAdapter, MissingAdapterMethods, type AuthError } from "../../errors.js"
+import { adapterRefreshLock } from "../tokens/lock.js"
 import { AttemptCounter } from "./attempts.js"
+import { LocalClaims, TwoFactorLedger } from "./ledger.js"
+
+export { MAX_ATTEMPTS } from "./ledger.js"
 
 /**
  * Two-factor authentication (docs/two-factor.md): a user who turned it on enters a TOTP code
@@ -37,15 +41,21 @@ export interface ResolvedTwoFactor {
   passkeySkips: boolean
   /** The configuration's adapter, checked at resolution to have every two-factor method. */
   store: TwoFactorStore
-  /** Code attempts per challenge, across requests of this process. */
+  /**
+   * Code attempts per challenge in this process: a cheap first line that refuses a used-up
+   * or spent challenge's copies without a store round trip. The caps themselves are in
+   * {@link ledger}.
+   */
   attempts: AttemptCounter
+  /** The wrong-code caps and the single use of challenges, in the store every instance shares. */
+  ledger: TwoFactorLedger
 }
 
-/** Wrong codes one challenge allows before the user must start again. */
-export const MAX_ATTEMPTS = 5
-
-/** The adapter methods two-factor authentication needs. */
-export const twoFactorMethods = ["getTwoFactor", "setTwoFactor", "deleteTwoFactor", "useTwoFactorStep", "useTwoFactorBackupCode"] as const
+/**
+ * The adapter methods two-factor authentication needs: the capability's five, and the
+ * verification tokens a challenge is spent with (one challenge, one session, on every instance).
+ */
+export const twoFactorMethods = ["getTwoFactor", "setTwoFactor", "deleteTwoFactor", "useTwoFactorStep", "useTwoFactorBackupCode", "createVerificationToken", "useVerificationToken"] as const
 
 /** Adapter with the two-factor capability. */
 export type TwoFactorStore = Adapter & { [K in (typeof twoFactorMethods)[number]]-?: NonNullable<Adapter[K]> }
@@ -80,5 +90,8 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
     fail(new InvalidConfig(`twoFactor.rememberDevice must be a whole number of seconds from 0 to 34560000 (400 days), got ${JSON.stringify(rememberDevice)}`))
   }
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
-  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter() }
+  // The adapter's lock counts for every instance; without one (the Xata adapter) this process counts.
+  const lock = adapterRefreshLock(adapter)
+  const ledger = new TwoFactorLedger(lock ?? new LocalClaims(), adapter)
+  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter(), ledger }
 }

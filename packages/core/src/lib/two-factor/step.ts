@@ -26,7 +26,10 @@ export async function secondFactorChallenge(ctx: RequestContext, result: SignInR
     return undefined
   }
   const callbackUrl = await resolveCallbackUrl(ctx)
-  const cookies = await sealChallenge(ctx, { userId, provider, callbackUrl, result })
+  const { cookies, id, until } = await sealChallenge(ctx, { userId, provider, callbackUrl, result })
+  // Recorded before the cookie leaves: a challenge the store never saw could not be spent,
+  // and a store that fails here fails the sign-in (no session, no challenge).
+  await settings.ledger.issue({ id, userId, until })
   ctx.config.logger.debug("two_factor_challenge", { userId, provider })
   return { redirect: `${ctx.authUrl}/two-factor`, cookies }
 }

@@ -36,3 +36,13 @@ export async function checkCode(
   if (index === -1) return { ok: false, reason: "wrong" }
   return (await store.useTwoFactorBackupCode(record.userId, record.backupCodes[index]!)) ? { ok: true, used: "backup" } : { ok: false, reason: "reused" }
 }
+
+/**
+ * Whether a refused code counts against its user's wrong-code cap: a `wrong` or `malformed`
+ * one. A code that passed does not, nor a `reused` one (that code was right: a double
+ * submit, or a copy that lost the race to use it — a guesser cannot produce one), nor an
+ * `unreadable` secret (the configuration's fault, not the client's).
+ */
+export function isGuess(check: CodeCheck): boolean {
+  return !check.ok && (check.reason === "wrong" || check.reason === "malformed")
+}
