@@ -32,11 +32,14 @@ export const passwordKind: ProviderKind<PasswordConfig> = {
     const body = ctx.body ?? {}
     const password = typeof body.password === "string" ? body.password : ""
     const limiter = ctx.config.rateLimit
-    const identifier = normaliseIdentifier(body.email)
+    const address = lookupAddress(body.email)
+    // Counted by what the lookup will use, folded further: every spelling that finds one user
+    // is one counter. An address the lookup refuses finds nobody; it counts by its text.
+    const identifier = normaliseIdentifier(address ?? body.email)
     await limiter?.checkAddress("credentials", ctx.clientAddress)
     await limiter?.checkCredentials(identifier, ctx.clientAddress)
 
-    const user = await checkPassword(ctx, provider, body.email, password)
+    const user = await checkPassword(ctx, provider, address, password)
     await limiter?.credentialsSucceeded(identifier)
     const account: Account = { providerAccountId: user.id, type: "password", provider: provider.id, userId: user.id }
 
@@ -52,14 +55,8 @@ export const passwordKind: ProviderKind<PasswordConfig> = {
  * nothing about who has an account. A hash made with weaker parameters than the configured
  * ones is replaced on the way (best effort: a failed rehash does not fail the sign-in).
  */
-async function checkPassword(ctx: RequestContext, provider: PasswordConfig, email: unknown, password: string): Promise<AdapterUser> {
+async function checkPassword(ctx: RequestContext, provider: PasswordConfig, address: string | undefined, password: string): Promise<AdapterUser> {
   const adapter = store(ctx.config.stores, "password")
-  let address: string | undefined
-  try {
-    address = normalizeEmail(email)
-  } catch {
-    address = undefined
-  }
   const user = address ? await adapter.getUserByEmail(address) : null
   const stored = user ? await adapter.getUserPassword(user.id) : null
   const ok = await verifyPassword(password, stored, provider.hashing)
@@ -75,6 +72,15 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, emai
     }
   }
   return user
+}
+
+/** The address the user lookup uses (`normalizeEmail`), or `undefined` when it refuses the input. */
+function lookupAddress(email: unknown): string | undefined {
+  try {
+    return normalizeEmail(email)
+  } catch {
+    return undefined
+  }
 }
 
 /** What is wrong with a password provider's options, or `undefined`. */

@@ -228,7 +228,8 @@ const MAX_IDENTIFIER_INPUT = 4 * 320
 
 /**
  * The identifier a limit counts against, folded so that every spelling a lookup may take for
- * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased, then
+ * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased (with
+ * one sigma: `ς` and `σ` are one letter), then
  * without combining marks (`ádá`, and `İ`'s dot: MySQL/MariaDB's default collations compare
  * accents away) and without default-ignorable characters (soft hyphen, zero-width space:
  * invisible, and ignored by some collations), trimmed. Folding more than the app does only
@@ -249,6 +250,11 @@ export function normaliseIdentifier(value: unknown): string | undefined {
     .normalize("NFKD")
     .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, "")
     .normalize("NFKC")
+    // Lower-casing is the one context-dependent step: `Σ` becomes `ς` at the end of a word
+    // and `σ` elsewhere, and NFKC turns the lunate `ϲ` (U+03F2) into `ς` while its capital
+    // `Ϲ` (U+03F9) becomes `Σ`. A lookup that lower-cases `Ϲ` first finds `ϲ`'s user; so one
+    // sigma here, or each spelling had its own guesses.
+    .replace(/ς/g, "σ")
     .trim()
     .slice(0, 320)
   return folded || undefined
