@@ -113,7 +113,7 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const limiter = ctx.config.rateLimit
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(body.email)
-    await limiter?.checkEmail(email, ctx.clientAddress)
+    await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email)
     // Hashed for every address, so a known one answers no faster.
     const hash = await hashPassword(password, provider.hashing)
@@ -164,7 +164,7 @@ async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const limiter = ctx.config.rateLimit
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(ctx.body?.email)
-    await limiter?.checkEmail(email, ctx.clientAddress)
+    await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const user = await store(ctx.config.stores, "password").getUserByEmail(email)
     if (user) await mailResetLink(ctx, provider, email, "resetEmail")
     return { redirect: stepUrl(ctx, "sent") }

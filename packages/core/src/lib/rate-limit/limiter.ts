@@ -62,6 +62,15 @@ export const RATE_LIMIT_DEFAULTS = Object.freeze({
 /** Two-factor codes tried per user (any address, any challenge) per window: 10 per 15 minutes. */
 export const TWO_FACTOR_PER_USER: Readonly<RateLimitRule> = Object.freeze({ max: 10, window: 15 * 60 })
 
+/**
+ * The emails counted per mailbox, each on its own: sign-in links (the email provider) and the
+ * password provider's links (sign-up verification, reset).
+ */
+export type MailKind = "signIn" | "password"
+
+/** Each mail kind's counter prefix (`email:i` is the sign-in links' since issue 19). */
+const MAIL_COUNTERS: Readonly<Record<MailKind, string>> = Object.freeze({ signIn: "email:i", password: "email:password" })
+
 /** How long the strikes of a credentials lockout are remembered (the exponent of the backoff). */
 const STRIKE_WINDOW = 24 * 60 * 60
 
@@ -114,14 +123,16 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one email sign-in for `identifier` (a normalised address) against its mailbox
+   * Counts one email of `kind` for `identifier` (a normalised address) against its mailbox
    * ({@link mailboxOf}: `victim+1@x` and `victim+2@x` are one inbox to flood); refuses over
-   * the limit.
+   * the limit. Each kind has its own counter under the one `perIdentifier.email` rule, and
+   * none shares the credentials lockout's: whoever requests sign-in links for a victim (each
+   * of which works for her) cannot also stop her reset link, and the other way round.
    */
-  async checkEmail(identifier: string, address: string | undefined): Promise<void> {
+  async checkEmail(identifier: string, address: string | undefined, kind: MailKind = "signIn"): Promise<void> {
     const rule = this.settings.perIdentifier.email
     if (!rule || this.settings.allowList.has(identifier)) return
-    const key = `email:i:${await this.#digest(mailboxOf(identifier))}`
+    const key = `${MAIL_COUNTERS[kind]}:${await this.#digest(mailboxOf(identifier))}`
     const counter = await this.#store("email", (store) => store.hit(key, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
   }
