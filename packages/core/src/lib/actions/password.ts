@@ -208,8 +208,8 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
 
 /**
  * `POST /password/change` (`currentPassword`, `password`), signed in: the current password
- * must be right (and is rate limited like a sign-in); then the new hash is stored and the
- * user's other sessions end. This session stays.
+ * must be right (and is rate limited like a sign-in); then the user's other sessions end and
+ * the new hash is stored. This session stays.
  */
 async function change(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
@@ -234,8 +234,12 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
     await limiter?.credentialsSucceeded(identifier)
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
-    await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
+    const hash = await hashPassword(password, provider.hashing)
+    // The other sessions end before the new password is stored: if ending them fails (the
+    // registry or adapter is down), nothing changed and the user may try again; the other
+    // way round, the new password stood while whoever had the old one kept their session.
     await revokeOtherSessions(ctx)
+    await adapter.setUserPassword(user.id, hash)
     return { redirect: callbackUrl }
   })
 }

@@ -18,10 +18,14 @@ import type { ProviderKind } from "./kind.js"
  * `CredentialsSignin`, reached after the same work (one argon2 verification).
  */
 export const passwordKind: ProviderKind<PasswordConfig> = {
-  check(providers) {
+  check(providers, { session }) {
     for (const p of providers) {
       const problem = checkOptions(p)
       if (problem) return new InvalidConfig(`The password provider "${p.id}" ${problem}`)
+      // A reset and a change must end the user's other sessions (whoever knew the old
+      // password may hold one). Refused here, before any request: found at request time, the
+      // new password was stored and the attacker's sessions went on.
+      if (!session.revocable) return new InvalidConfig(`The password provider "${p.id}" ${UNREVOCABLE[session.strategy]}`)
     }
     return undefined
   },
@@ -73,6 +77,12 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, addr
   }
   return user
 }
+
+/** Why a session strategy cannot end a user's other sessions, as the configuration error says it. */
+const UNREVOCABLE = {
+  jwt: "needs session.registry with JWT sessions: a password reset or change ends the user's other sessions, and a JWT cannot be revoked before it expires without a registry. Set session.registry (docs/sessions.md) or use database sessions",
+  database: "needs an adapter with listSessions with database sessions: a password reset or change ends the user's other sessions, which are found through listSessions (an Auth.js adapter does not have it; see docs/adapters.md)",
+} as const
 
 /** The address the user lookup uses (`normalizeEmail`), or `undefined` when it refuses the input. */
 function lookupAddress(email: unknown): string | undefined {
