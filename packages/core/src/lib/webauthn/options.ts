@@ -44,7 +44,7 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
   const signedIn = userId ? await adapter.getUser(userId) : null
   // Who asks, when nobody is signed in: the app's getUserInfo (Auth.js's hook), else `?email=`.
   const info = signedIn ? undefined : await userInfo(ctx, provider)
-  const action = requested ?? (signedIn || info?.exists === false ? "register" : "authenticate")
+  const action = requested ?? (signedIn || info?.isNew ? "register" : "authenticate")
   if (action === "authenticate") return authentication(ctx, provider, signedIn)
   const typed = (info ? info.email : ctx.query.email)?.trim() || undefined
   // One rule for addresses: the email provider's. A passkey sign-up stores the address that
@@ -54,13 +54,13 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
   return registration(ctx, provider, { signedIn, email })
 }
 
-/** The app's `getUserInfo` answer, reduced to what is used: an email, and whether the hook says the caller is new. */
-async function userInfo(ctx: RequestContext, provider: WebAuthnConfig): Promise<{ email: string | undefined; exists?: boolean } | undefined> {
+/** The app's `getUserInfo` answer, reduced to what is used: an email, and whether the hook says the caller is new (`exists: false`). */
+async function userInfo(ctx: RequestContext, provider: WebAuthnConfig): Promise<{ email: string | undefined; isNew: boolean } | undefined> {
   if (typeof provider.getUserInfo !== "function") return undefined
   const answer = await provider.getUserInfo(hookOptions(ctx, provider), hookRequest(ctx))
-  if (!answer || typeof answer !== "object") return { email: undefined }
+  if (!answer || typeof answer !== "object") return { email: undefined, isNew: false }
   const user = (answer.user ?? {}) as { email?: unknown }
-  return { email: typeof user.email === "string" ? user.email : undefined, exists: answer.exists === true }
+  return { email: typeof user.email === "string" ? user.email : undefined, isNew: answer.exists === false }
 }
 
 async function registration(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, email }: Requester): Promise<ResponseInternal> {
