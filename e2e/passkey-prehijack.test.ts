@@ -26,11 +26,11 @@ async function withVirtualAuthenticator(browser: Browser): Promise<{ context: Br
 }
 
 /** The demo's sign-in page has several forms with an email field; each is picked by its form. */
-async function passkeyButton(page: Page, origin: string, email: string) {
+async function passkeyButton(page: Page, origin: string, email: string, button: "Sign in with Passkey" | "Sign up with Passkey" = "Sign in with Passkey") {
   await page.goto(`${origin}/auth/signin`)
   const form = page.locator('form[data-webauthn-provider="passkey"]')
   await form.locator('input[name="email"]').fill(email)
-  await form.getByRole("button", { name: "Sign in with Passkey" }).click()
+  await form.getByRole("button", { name: button }).click()
 }
 
 async function emailButton(page: Page, origin: string, email: string) {
@@ -64,7 +64,7 @@ describe.runIf(enabled)("a passkey registered under someone else's address, in C
 
     // 1. The attacker signs up with a passkey under the victim's address and is signed in.
     const attacker = await withVirtualAuthenticator(browser)
-    await passkeyButton(attacker.page, demo.url, email)
+    await passkeyButton(attacker.page, demo.url, email, "Sign up with Passkey")
     await attacker.page.waitForURL(`${demo.url}/`)
     expect(await attacker.page.textContent("#user-email")).toBe(email)
 

@@ -60,11 +60,15 @@ async function session(page: Page): Promise<any> {
   return page.evaluate(() => fetch("/auth/session").then((r) => r.json()))
 }
 
-async function passkeyButton(page: Page, origin: string, email: string) {
+/** Types `email` into the sign-in page's passkey form and presses its sign-in (default) or sign-up button. */
+async function passkeyButton(page: Page, origin: string, email: string, button: "Sign in with Passkey" | "Sign up with Passkey" = "Sign in with Passkey") {
   await page.goto(`${origin}/auth/signin`)
   await page.getByLabel("Email").fill(email)
-  await page.getByRole("button", { name: "Sign in with Passkey" }).click()
+  await page.getByRole("button", { name: button }).click()
 }
+
+/** A new account: the form's sign-up button (the server never picks sign-up from the address). */
+const passkeySignUp = (page: Page, origin: string, email: string) => passkeyButton(page, origin, email, "Sign up with Passkey")
 
 const service = postgresService()
 const pgGate = await serviceAvailable(service, async () => {
@@ -96,7 +100,7 @@ function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
       const { context, page, cdp, authenticatorId } = await withVirtualAuthenticator(browser)
       const email = `ada-${label.toLowerCase()}@example.com`
 
-      await passkeyButton(page, site.origin, email)
+      await passkeySignUp(page, site.origin, email)
       await page.waitForURL(`${site.origin}/`)
       expect((await session(page)).user).toMatchObject({ email })
 
@@ -136,7 +140,7 @@ function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
     it("signs in through the email field's autofill (conditional UI) without a click", async () => {
       const { context, page } = await withVirtualAuthenticator(browser)
       const email = `grace-${label.toLowerCase()}@example.com`
-      await passkeyButton(page, autofillSite.origin, email)
+      await passkeySignUp(page, autofillSite.origin, email)
       await page.waitForURL(`${autofillSite.origin}/`)
       await page.goto(`${autofillSite.origin}/auth/signout`)
       await page.getByRole("button", { name: /sign out/i }).click()
@@ -171,7 +175,7 @@ function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
           await route.continue().catch(() => {}) // the page may have left already
         },
       )
-      await passkeyButton(page, autofillSite.origin, email)
+      await passkeySignUp(page, autofillSite.origin, email)
       await page.waitForURL(`${autofillSite.origin}/`)
       expect((await session(page)).user).toMatchObject({ email })
       // Give a second post every chance to show up: the held options request, answered now,
@@ -185,7 +189,7 @@ function passkeySuite(label: string, open: () => Promise<TestDatabase>) {
     it("shows the passkey error on the sign-in page for a credential the server does not know", async () => {
       const { context, page } = await withVirtualAuthenticator(browser)
       const email = `eve-${label.toLowerCase()}@example.com`
-      await passkeyButton(page, site.origin, email)
+      await passkeySignUp(page, site.origin, email)
       await page.waitForURL(`${site.origin}/`)
       // The server forgets the credential; the device still offers it.
       const t = backend.tables

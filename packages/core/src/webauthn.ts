@@ -9,8 +9,11 @@
  * ```ts
  * import { signIn } from "@portcullis/core/webauthn"
  *
- * // Sign up (a new email) or sign in (an existing one), then follow the redirect:
- * await signIn("passkey", { email: "ada@example.com", redirectTo: "/dashboard" })
+ * // Sign in with any passkey this browser holds for the site, then follow the redirect:
+ * await signIn("passkey", { redirectTo: "/dashboard" })
+ *
+ * // Sign up with a new account's address:
+ * await signIn("passkey", { action: "register", email: "ada@example.com", redirectTo: "/welcome" })
  *
  * // Signed in already: add another passkey to the account, and stay on the page.
  * const result = await signIn("passkey", { action: "register", redirect: false })
@@ -24,9 +27,14 @@ export { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill }
 
 /** Options of {@link signIn}. */
 export interface PasskeySignInOptions {
-  /** `register` a new passkey or `authenticate` with one; default: the server decides from the email and the session. */
+  /**
+   * `register` a new passkey or `authenticate` with one. Default: `register` when signed in
+   * (adding a passkey), else `authenticate`. Signing up takes `register` and an `email`: the
+   * server never picks the ceremony from whether an address has an account, since that
+   * answer would tell anyone who has one.
+   */
   action?: "register" | "authenticate"
-  /** The account's email: a new one signs up, a known one limits the browser to that account's passkeys. */
+  /** The address to sign up with (`action: "register"`, not signed in). Sign-in ignores it: the browser offers every passkey it holds for the site. */
   email?: string
   /** Where to go after signing in (a path or a same-site URL). Default: the current page. */
   redirectTo?: string
@@ -58,7 +66,8 @@ export interface PasskeySignInResult {
  * ```ts
  * import { signIn } from "@portcullis/core/webauthn"
  *
- * button.onclick = () => signIn("passkey", { email: emailInput.value })
+ * signInButton.onclick = () => signIn("passkey")
+ * signUpButton.onclick = () => signIn("passkey", { action: "register", email: emailInput.value })
  * ```
  */
 export async function signIn(provider = "passkey", options: PasskeySignInOptions = {}): Promise<PasskeySignInResult> {

@@ -78,7 +78,7 @@ describe("a provider kind's configuration check runs before the first request is
   })
 
   it("reports the first broken provider of a kind, in configuration order", async () => {
-    const kinds = new ProviderKinds([endpointless("first"), endpointless("second")], { env: {}, redirectProxyUrl: undefined, logger: silent() })
+    const kinds = new ProviderKinds([endpointless("first"), endpointless("second")], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
     expect((await kinds.checked)?.message).toContain('"first"')
   })
 })
@@ -92,19 +92,19 @@ describe("a configuration loads each of its kinds once", () => {
   })
 
   it("hands every caller the same module for a kind", async () => {
-    const kinds = new ProviderKinds([endpointless()], { env: {}, redirectProxyUrl: undefined, logger: silent() })
+    const kinds = new ProviderKinds([endpointless()], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
     const loaded = await Promise.all(Array.from({ length: 50 }, () => kinds.load("oauth")))
     expect(new Set(loaded).size).toBe(1)
     expect(typeof loaded[0]!.callback).toBe("function")
   })
 
   it("checks nothing and finds no problem for a configuration without providers", async () => {
-    const kinds = new ProviderKinds([], { env: {}, redirectProxyUrl: undefined, logger: silent() })
+    const kinds = new ProviderKinds([], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
     expect(await kinds.checked).toBeUndefined()
   })
 
   it("puts the passkey script on the sign-in page only when a WebAuthn provider is configured", async () => {
-    const withPasskey = new ProviderKinds([], { env: {}, redirectProxyUrl: undefined, logger: silent() })
+    const withPasskey = new ProviderKinds([], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
     expect(await withPasskey.pageScripts([{ type: "credentials" }, { type: "oauth" }])).toEqual([])
     const scripts = await withPasskey.pageScripts([{ type: "webauthn" }])
     expect(scripts.length).toBe(2)

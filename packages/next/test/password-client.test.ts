@@ -3,7 +3,7 @@ import { NextRequest } from "next/server"
 import NextAuth from "@portcullis/next"
 import { hashPassword } from "@portcullis/core/password"
 import Password from "@portcullis/core/providers/password"
-import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { getSession, signIn } from "../src/react.js"
 import { cookiePairs, origin, secret } from "./helpers.js"
 
@@ -18,7 +18,8 @@ async function browser() {
   const adapter = MemoryAdapter()
   const user = await adapter.createUser!({ id: "u1", email: "grace@example.test", emailVerified: new Date(), name: "Grace", image: null })
   await adapter.setUserPassword!(user.id, await hashPassword("a long and rather unguessable passphrase", LIGHT))
-  const { handlers } = NextAuth({ secret, trustHost: true, adapter, session: { strategy: "jwt" }, providers: [Password({ hashing: LIGHT })] })
+  // JWT sessions with a password provider need a registry (a reset ends the user's sessions).
+  const { handlers } = NextAuth({ secret, trustHost: true, adapter, session: { strategy: "jwt", registry: new MemorySessionRegistry() }, providers: [Password({ hashing: LIGHT })] })
   const jar = new Map<string, string>()
   vi.stubGlobal("window", { location: { origin, href: `${origin}/shop`, reload: vi.fn() } })
   vi.stubGlobal(

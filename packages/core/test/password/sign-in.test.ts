@@ -10,7 +10,7 @@ import type { Adapter } from "@portcullis/core/adapters"
 import { needsRehash, verifyPassword } from "@portcullis/core/password"
 import Password from "@portcullis/core/providers/password"
 import { postgresGate } from "../postgres-gate.js"
-import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { captureLogger, SECRET } from "../helpers.js"
 import { grace, LIGHT, passwordApp, passwordSignIn, seedUser } from "./support.js"
@@ -33,7 +33,9 @@ function shape(result: Awaited<ReturnType<typeof passwordSignIn>>) {
 
 function signInSuite(label: string, open: Open) {
   describe.each(["jwt", "database"] as const)(`password sign-in on ${label} with %s sessions`, (strategy) => {
-    const app = (adapter: Adapter, provider = {}) => passwordApp(adapter, { provider, extra: { session: { strategy } } })
+    // JWT sessions need a registry beside a password provider (a reset ends the user's sessions).
+    const session = strategy === "jwt" ? { strategy, registry: new MemorySessionRegistry() } : { strategy }
+    const app = (adapter: Adapter, provider = {}) => passwordApp(adapter, { provider, extra: { session } })
 
     it("signs in with the right password and the session names the user", async () => {
       const db = await open()

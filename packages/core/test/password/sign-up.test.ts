@@ -9,7 +9,7 @@ import type { Adapter } from "@portcullis/core/adapters"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import type { PasswordUserConfig } from "@portcullis/core/providers/password"
 import { postgresGate } from "../postgres-gate.js"
-import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { startSmtp, type TestSmtp } from "../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser, STRONG } from "./support.js"
@@ -27,7 +27,9 @@ const memory: Open = async () => ({ adapter: MemoryAdapter(), close: async () =>
 
 function app(adapter: Adapter, provider: PasswordUserConfig = {}, strategy: "jwt" | "database" = "jwt") {
   const mailer = Nodemailer({ server: smtp.url, from: "Portcullis Tests <auth@example.com>" })
-  return passwordApp(adapter, { provider: { mailer, hashing: LIGHT, ...provider }, extra: { session: { strategy } } })
+  // JWT sessions need a registry beside a password provider (a reset ends the user's sessions).
+  const session = strategy === "jwt" ? { strategy, registry: new MemorySessionRegistry() } : { strategy }
+  return passwordApp(adapter, { provider: { mailer, hashing: LIGHT, ...provider }, extra: { session } })
 }
 
 const unique = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}@example.com`

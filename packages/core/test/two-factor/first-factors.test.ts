@@ -53,7 +53,7 @@ describe("after a passkey sign-in", () => {
   async function registerAndEnroll(app: ReturnType<typeof passkeyApp>) {
     const b = app.browser()
     const credential = new SoftCredential(ORIGIN, "localhost")
-    const { body } = await b.options({ email: "pat@example.com" })
+    const { body } = await b.options({ action: "register", email: "pat@example.com" })
     expect((await b.callback("register", credential.register(body.options))).status).toBe(302)
     const user = await app.adapter.getUserByEmail!("pat@example.com")
     const { secret } = await enroll(app.config, user!.id)

@@ -42,7 +42,7 @@ describe("signIn from @portcullis/core/webauthn", () => {
   afterEach(() => vi.unstubAllGlobals())
 
   it("signs up with a new email without navigating, then signs in and navigates", async () => {
-    const result = await signIn("passkey", { email: "ada@example.com", redirect: false, redirectTo: "/dashboard" })
+    const result = await signIn("passkey", { action: "register", email: "ada@example.com", redirect: false, redirectTo: "/dashboard" })
     expect(result).toEqual({ url: `${ORIGIN}/dashboard`, error: undefined, ok: true })
     expect(browserLib.startRegistration).toHaveBeenCalledOnce()
     const post = sent.find((r) => r.method === "POST")!
@@ -62,7 +62,7 @@ describe("signIn from @portcullis/core/webauthn", () => {
   })
 
   it("reports a refused passkey as the error code", async () => {
-    await signIn("passkey", { email: "ada@example.com", redirect: false })
+    await signIn("passkey", { action: "register", email: "ada@example.com", redirect: false })
     await browser.signOut()
     device.tweak = { origin: "https://evil.example" }
     const result = await signIn("passkey", { action: "authenticate", redirect: false })

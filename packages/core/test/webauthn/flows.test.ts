@@ -33,7 +33,7 @@ describe("webauthn-options", () => {
   it("offers registration for an unknown email and seals the challenge in a cookie", async () => {
     const { browser } = setup()
     const b = browser()
-    const { status, body, response } = await b.options({ email: "new@example.com" })
+    const { status, body, response } = await b.options({ action: "register", email: "new@example.com" })
     expect(status).toBe(200)
     expect(response.headers.get("cache-control")).toContain("no-store")
     expect(body.action).toBe("register")
@@ -57,19 +57,25 @@ describe("webauthn-options", () => {
     expect(body.options).toMatchObject({ rpId: "localhost", userVerification: "required" })
   })
 
-  it("answers 400 for a bad action, a bad email, or registering onto an existing account", async () => {
-    const { browser, adapter } = setup()
+  it("answers 400 for a bad action, a bad email to register, or a registration naming nobody", async () => {
+    const { browser } = setup()
     const b = browser()
     expect(await b.options({ action: "delete" })).toMatchObject({ status: 400, body: { error: "Invalid action" } })
-    expect(await b.options({ email: "not an email" })).toMatchObject({ status: 400, body: { error: "Invalid email" } })
-    await adapter.createUser!({ id: "u1", email: "victim@example.com", emailVerified: null })
-    expect(await b.options({ action: "register", email: "victim@example.com" })).toMatchObject({ status: 400, body: { error: "Invalid request" } })
+    expect(await b.options({ action: "register", email: "not an email" })).toMatchObject({ status: 400, body: { error: "Invalid email" } })
     expect(await b.options({ action: "register" })).toMatchObject({ status: 400, body: { error: "Invalid request" } })
+  })
+
+  it("refuses registering onto an existing account at the callback, the options being those of any address", async () => {
+    const { browser, adapter } = setup()
+    await adapter.createUser!({ id: "u1", email: "victim@example.com", emailVerified: null })
+    const b = browser()
+    expectRefused(await b.register(new SoftCredential(ORIGIN, "localhost"), { email: "victim@example.com" }), b, "AccountNotLinked")
+    expect(await adapter.listAuthenticatorsByUserId!("u1")).toEqual([])
   })
 
   it("uses the configured relying party over the site origin", async () => {
     const { browser } = setup({ providers: [Passkey({ relayingParty: { id: "example.com", name: "Example", origin: "https://example.com" } })] })
-    const { body } = await browser().options({ email: "a@example.com" })
+    const { body } = await browser().options({ action: "register", email: "a@example.com" })
     expect(body.options.rp).toEqual({ id: "example.com", name: "Example" })
   })
 })
@@ -79,7 +85,7 @@ describe("passkey registration and sign-in", () => {
     const { browser, adapter } = setup()
     const b = browser()
     const credential = new SoftCredential(ORIGIN, "localhost")
-    const { body } = await b.options({ email: "Ada@Example.com" })
+    const { body } = await b.options({ action: "register", email: "Ada@Example.com" })
     expect(body.action).toBe("register")
     const registered = await b.callback("register", credential.register(body.options), { callbackUrl: "/welcome" })
     expect(registered.status).toBe(302)
@@ -109,18 +115,32 @@ describe("passkey registration and sign-in", () => {
     expect((await b.session()).user).toMatchObject({ email: "ada@example.com" })
   })
 
-  it("lists a known user's credentials and requires the one used to be theirs (T62)", async () => {
+  it("lists a signed-in user's own credentials when she re-authenticates, and requires the one used to be hers (T62)", async () => {
     const { browser } = setup()
     const ada = new SoftCredential(ORIGIN, "localhost")
     const eve = new SoftCredential(ORIGIN, "localhost")
-    await browser().register(ada, { email: "ada@example.com" })
+    const b = browser()
+    await b.register(ada, { email: "ada@example.com" })
     await browser().register(eve, { email: "eve@example.com" })
 
-    const b = browser()
-    const { body } = await b.options({ email: "ada@example.com" })
+    const { body } = await b.options({ action: "authenticate" })
     expect(body.options.allowCredentials).toEqual([{ id: ada.id.toString("base64url"), type: "public-key", transports: ["internal"] }])
     // Eve's credential against a challenge issued for Ada: the same error as an unknown credential.
-    expectRefused(await b.callback("authenticate", eve.authenticate(body.options)), b)
+    const refused = await b.callback("authenticate", eve.authenticate(body.options))
+    expect(new URL(refused.headers.get("location")!).searchParams.get("error")).toBe("WebAuthnVerificationError")
+    expect((await b.session()).user.email).toBe("ada@example.com")
+  })
+
+  it("lists nobody's credentials for an address someone typed: a passkey signs in its own user", async () => {
+    const { browser } = setup()
+    const ada = new SoftCredential(ORIGIN, "localhost")
+    await browser().register(ada, { email: "ada@example.com" })
+    const b = browser()
+    const { body } = await b.options({ email: "ada@example.com" })
+    expect(body).toMatchObject({ action: "authenticate" })
+    expect(body.options.allowCredentials).toBeUndefined()
+    expect((await b.callback("authenticate", ada.authenticate(body.options))).status).toBe(302)
+    expect((await b.session()).user.email).toBe("ada@example.com")
   })
 
   it("adds a second passkey to the signed-in user, excluding the first", async () => {
@@ -177,8 +197,7 @@ describe("passkey registration and sign-in", () => {
       transports: "internal,hybrid",
     })
     const b = browser()
-    const { body } = await b.options({ email: "old@example.com" })
-    expect(body.options.allowCredentials[0].transports).toEqual(["internal", "hybrid"])
+    const { body } = await b.options({ action: "authenticate" })
     const response = await b.callback("authenticate", credential.authenticate(body.options, { flags: FLAGS.UP | FLAGS.UV | FLAGS.BE | FLAGS.BS }))
     expect(response.status).toBe(302)
     expect((await b.session()).user.email).toBe("old@example.com")
@@ -258,7 +277,7 @@ describe("refusals", () => {
   })
 
   it("a challenge issued for registration does not serve an authentication", async () => {
-    const { body } = await b.options({ email: "other@example.com" })
+    const { body } = await b.options({ action: "register", email: "other@example.com" })
     expect(body.action).toBe("register")
     expectRefused(await b.callback("authenticate", credential.authenticate(body.options)), b)
   })
@@ -267,7 +286,7 @@ describe("refusals", () => {
     // One conditional-UI provider per configuration (Auth.js's DuplicateConditionalUI rule).
     const two = setup({ providers: [Passkey, WebAuthn({ id: "key", enableConditionalUI: false })] })
     const c = two.browser()
-    const { body } = await c.options({ email: "new@example.com" }, "key")
+    const { body } = await c.options({ action: "register", email: "new@example.com" }, "key")
     const response = await c.callback("register", new SoftCredential(ORIGIN, "localhost").register(body.options), {}, "passkey")
     expectRefused(response, c)
   })
@@ -282,7 +301,7 @@ describe("refusals", () => {
   })
 
   it("registering an email that got an account meanwhile is refused with AccountNotLinked", async () => {
-    const { body } = await b.options({ email: "late@example.com" })
+    const { body } = await b.options({ action: "register", email: "late@example.com" })
     await env.adapter.createUser!({ id: "late", email: "late@example.com", emailVerified: null })
     expectRefused(await b.callback("register", new SoftCredential(ORIGIN, "localhost").register(body.options)), b, "AccountNotLinked")
   })

@@ -23,7 +23,8 @@ export class PasskeyBrowser extends Browser {
   }
 
   async register(credential: SoftCredential, query: Record<string, string> = {}, tweaks: Tweaks = {}) {
-    const { body } = await this.options(query)
+    // A sign-up asks for a registration by name (the server never infers it from the address).
+    const { body } = await this.options({ action: "register", ...query })
     expect(body.action).toBe("register")
     return this.callback("register", credential.register(body.options, tweaks))
   }

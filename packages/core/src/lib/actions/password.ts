@@ -114,7 +114,7 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const limiter = ctx.config.rateLimit
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(body.email)
-    await limiter?.checkEmail(email, ctx.clientAddress)
+    await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email)
     // Hashed for every address, so a known one answers no faster.
     const hash = await hashPassword(password, provider.hashing)
@@ -165,7 +165,7 @@ async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const limiter = ctx.config.rateLimit
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(ctx.body?.email)
-    await limiter?.checkEmail(email, ctx.clientAddress)
+    await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const user = await store(ctx.config.stores, "password").getUserByEmail(email)
     if (user) await mailResetLink(ctx, provider, email, "resetEmail")
     return { redirect: stepUrl(ctx, "sent") }
@@ -210,8 +210,8 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
 
 /**
  * `POST /password/change` (`currentPassword`, `password`), signed in: the current password
- * must be right (and is rate limited like a sign-in); then the new hash is stored and the
- * user's other sessions end. This session stays.
+ * must be right (and is rate limited like a sign-in); then the user's other sessions end and
+ * the new hash is stored. This session stays.
  */
 async function change(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
@@ -236,8 +236,12 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
     await limiter?.credentialsSucceeded(identifier)
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
-    await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
+    const hash = await hashPassword(password, provider.hashing)
+    // The other sessions end before the new password is stored: if ending them fails (the
+    // registry or adapter is down), nothing changed and the user may try again; the other
+    // way round, the new password stood while whoever had the old one kept their session.
     await revokeOtherSessions(ctx)
+    await adapter.setUserPassword(user.id, hash)
     await notify(ctx, user, "passwordChanged")
     return { redirect: callbackUrl }
   })

@@ -168,7 +168,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   checkProviders(providers, config, session, adapter, fail, logger)
   const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
   // Each kind checks its own providers once its module has loaded (`kinds.checked`).
-  const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger })
+  const revocable = session.strategy === "jwt" ? session.registry !== undefined : typeof adapter?.listSessions === "function"
+  const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger, session: { strategy: session.strategy, revocable } })
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)

@@ -49,6 +49,8 @@ export interface Messages {
     noProviders: string
     /** `{provider}`: the provider's name. */
     signInWith: string
+    /** The passkey form's sign-up button; `{provider}`: the provider's name. */
+    signUpWith: string
     emailLabel: string
     errors: SigninErrorMessages
   }

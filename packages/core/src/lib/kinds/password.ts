@@ -19,10 +19,14 @@ import { breachOptionsProblem } from "../password-flows/breached.js"
  * `CredentialsSignin`, reached after the same work (one argon2 verification).
  */
 export const passwordKind: ProviderKind<PasswordConfig> = {
-  check(providers) {
+  check(providers, { session }) {
     for (const p of providers) {
       const problem = checkOptions(p)
       if (problem) return new InvalidConfig(`The password provider "${p.id}" ${problem}`)
+      // A reset and a change must end the user's other sessions (whoever knew the old
+      // password may hold one). Refused here, before any request: found at request time, the
+      // new password was stored and the attacker's sessions went on.
+      if (!session.revocable) return new InvalidConfig(`The password provider "${p.id}" ${UNREVOCABLE[session.strategy]}`)
     }
     return undefined
   },
@@ -33,11 +37,14 @@ export const passwordKind: ProviderKind<PasswordConfig> = {
     const body = ctx.body ?? {}
     const password = typeof body.password === "string" ? body.password : ""
     const limiter = ctx.config.rateLimit
-    const identifier = normaliseIdentifier(body.email)
+    const address = lookupAddress(body.email)
+    // Counted by what the lookup will use, folded further: every spelling that finds one user
+    // is one counter. An address the lookup refuses finds nobody; it counts by its text.
+    const identifier = normaliseIdentifier(address ?? body.email)
     await limiter?.checkAddress("credentials", ctx.clientAddress)
     await limiter?.checkCredentials(identifier, ctx.clientAddress)
 
-    const user = await checkPassword(ctx, provider, body.email, password)
+    const user = await checkPassword(ctx, provider, address, password)
     await limiter?.credentialsSucceeded(identifier)
     const account: Account = { providerAccountId: user.id, type: "password", provider: provider.id, userId: user.id }
 
@@ -53,14 +60,8 @@ export const passwordKind: ProviderKind<PasswordConfig> = {
  * nothing about who has an account. A hash made with weaker parameters than the configured
  * ones is replaced on the way (best effort: a failed rehash does not fail the sign-in).
  */
-async function checkPassword(ctx: RequestContext, provider: PasswordConfig, email: unknown, password: string): Promise<AdapterUser> {
+async function checkPassword(ctx: RequestContext, provider: PasswordConfig, address: string | undefined, password: string): Promise<AdapterUser> {
   const adapter = store(ctx.config.stores, "password")
-  let address: string | undefined
-  try {
-    address = normalizeEmail(email)
-  } catch {
-    address = undefined
-  }
   const user = address ? await adapter.getUserByEmail(address) : null
   const stored = user ? await adapter.getUserPassword(user.id) : null
   const ok = await verifyPassword(password, stored, provider.hashing)
@@ -76,6 +77,21 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, emai
     }
   }
   return user
+}
+
+/** Why a session strategy cannot end a user's other sessions, as the configuration error says it. */
+const UNREVOCABLE = {
+  jwt: "needs session.registry with JWT sessions: a password reset or change ends the user's other sessions, and a JWT cannot be revoked before it expires without a registry. Set session.registry (docs/sessions.md) or use database sessions",
+  database: "needs an adapter with listSessions with database sessions: a password reset or change ends the user's other sessions, which are found through listSessions (an Auth.js adapter does not have it; see docs/adapters.md)",
+} as const
+
+/** The address the user lookup uses (`normalizeEmail`), or `undefined` when it refuses the input. */
+function lookupAddress(email: unknown): string | undefined {
+  try {
+    return normalizeEmail(email)
+  } catch {
+    return undefined
+  }
 }
 
 /** What is wrong with a password provider's options, or `undefined`. */

@@ -21,6 +21,12 @@ export interface KindCheckInput {
   /** The configuration's `redirectProxyUrl` (or `AUTH_REDIRECT_PROXY_URL`). */
   redirectProxyUrl: string | undefined
   logger: LoggerInstance
+  /**
+   * The resolved session strategy, and whether a user's sessions can be ended before they
+   * expire: JWT sessions with `session.registry`, database sessions on an adapter with
+   * `listSessions`.
+   */
+  session: { strategy: "jwt" | "database"; revocable: boolean }
 }
 
 /** What resolution uses of a kind: its configuration check and its sign-in page scripts. */

@@ -194,6 +194,12 @@ function localizedLabel(name: string, label: string | undefined, m: Messages): s
   return name === "email" && (label === undefined || label === en.signin.emailLabel) ? m.signin.emailLabel : (label ?? name)
 }
 
+/**
+ * The passkey form: one button signs in with any passkey the browser holds (or adds one when
+ * signed in), the other signs up with the typed address. Two buttons, because the server no
+ * longer picks the ceremony from whether the address has an account: that answer would tell
+ * anyone who has one (lib/webauthn/options.ts).
+ */
 function webauthnForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
   const action = safeUrl(provider.callbackUrl)
   if (!action) return undefined
@@ -217,5 +223,6 @@ function webauthnForm(provider: PageProvider, { page, ids, m }: FormContext): Sa
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${fields}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
+<button type="submit" name="action" value="register">${fill(m.signin.signUpWith, { provider: provider.name })}</button>
 </form>`
 }

@@ -13,21 +13,31 @@
  * @module
  */
 
-/** Longest textual IP address (an IPv6 address with an embedded IPv4 one and a zone is longer, and refused). */
+/** Longest textual IP address without a zone (an IPv6 address with an embedded IPv4 one). */
 const MAX_ADDRESS = 45
+/** Longest input looked at: an address, a zone (an interface name or number), brackets and a port. */
+const MAX_INPUT = 128
 
 /**
- * An IPv4 or IPv6 address as text, or `undefined` for anything else. A port a proxy
- * appended (`203.0.113.5:54321`, `[2001:db8::1]:443`, as Azure's front ends write them) is
- * dropped: the client picks its port, so counting it would give every connection a fresh
- * counter. IPv4 comes back in plain decimal; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`,
- * `::ffff:c000:201`) as the IPv4 address it carries; other IPv6 addresses only when they
- * parse, lower-cased.
+ * An IPv4 or IPv6 address as text in one canonical spelling, or `undefined` for anything
+ * else, so every spelling of one client is one counter (and one allow-list entry):
+ *
+ * - a port a proxy appended (`203.0.113.5:54321`, `[2001:db8::1]:443`, as Azure's front
+ *   ends write them) is dropped: the client picks its port, so counting it would give
+ *   every connection a fresh counter;
+ * - a zone (`fe80::1%eth0`, `[fe80::1%25eth0]` as RFC 6874 writes it in URLs) is dropped:
+ *   it names the server's interface the packet came in on, not the client, and Node's
+ *   `remoteAddress` carries it for every link-local peer — an address we refused for it
+ *   was a client no per-address limit counted;
+ * - IPv4 comes back in plain decimal (`010.0.0.1` is `10.0.0.1`); an IPv4-mapped IPv6
+ *   address (`::ffff:192.0.2.1`, `::ffff:c000:201`) as the IPv4 address it carries;
+ * - other IPv6 addresses as RFC 5952 writes them: lower case, no leading zeros, the longest
+ *   run of zero groups as `::` (`2001:DB8:0:0::0001` is `2001:db8::1`).
  */
-function asAddress(value: string | undefined | null): string | undefined {
+export function asAddress(value: string | undefined | null): string | undefined {
   if (!value) return undefined
   let text = value.trim()
-  if (!text || text.length > MAX_ADDRESS + 8) return undefined
+  if (!text || text.length > MAX_INPUT) return undefined
   const bracketed = /^\[([^\]]*)\](?::(\d{1,5}))?$/.exec(text)
   const withPort = bracketed ? undefined : /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(text)
   const port = bracketed?.[2] ?? withPort?.[2]
@@ -36,11 +46,27 @@ function asAddress(value: string | undefined | null): string | undefined {
     text = bracketed[1]!
     if (!text.includes(":")) return undefined
   } else if (withPort) text = withPort[1]!
-  if (text.length > MAX_ADDRESS) return undefined
   if (!text.includes(":")) return ipv4(text)
+  // The zone goes, whatever it names (only IPv6 has one; `%25` is its URL-escaped `%`).
+  const zone = text.indexOf("%")
+  if (zone >= 0) text = text.slice(0, zone)
+  if (text.length > MAX_ADDRESS) return undefined
   const groups = expandIPv6(text)
   if (!groups) return undefined
-  return mappedIPv4(groups) ?? text.toLowerCase()
+  return mappedIPv4(groups) ?? compressIPv6(groups)
+}
+
+/** Eight groups (already without leading zeros) as RFC 5952 §4 writes them. */
+function compressIPv6(groups: string[]): string {
+  let best = { at: -1, length: 1 }
+  for (let i = 0; i < groups.length; ) {
+    let j = i
+    while (j < groups.length && groups[j] === "0") j++
+    if (j - i > best.length) best = { at: i, length: j - i }
+    i = j === i ? i + 1 : j
+  }
+  if (best.at < 0) return groups.join(":")
+  return `${groups.slice(0, best.at).join(":")}::${groups.slice(best.at + best.length).join(":")}`
 }
 
 /** A dotted IPv4 address in plain decimal (`010.0.0.1` is `10.0.0.1`), or `undefined`. */

@@ -62,6 +62,15 @@ export const RATE_LIMIT_DEFAULTS = Object.freeze({
 /** Two-factor codes tried per user (any address, any challenge) per window: 10 per 15 minutes. */
 export const TWO_FACTOR_PER_USER: Readonly<RateLimitRule> = Object.freeze({ max: 10, window: 15 * 60 })
 
+/**
+ * The emails counted per mailbox, each on its own: sign-in links (the email provider) and the
+ * password provider's links (sign-up verification, reset).
+ */
+export type MailKind = "signIn" | "password"
+
+/** Each mail kind's counter prefix (`email:i` is the sign-in links' since issue 19). */
+const MAIL_COUNTERS: Readonly<Record<MailKind, string>> = Object.freeze({ signIn: "email:i", password: "email:password" })
+
 /** How long the strikes of a credentials lockout are remembered (the exponent of the backoff). */
 const STRIKE_WINDOW = 24 * 60 * 60
 
@@ -114,14 +123,16 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one email sign-in for `identifier` (a normalised address) against its mailbox
+   * Counts one email of `kind` for `identifier` (a normalised address) against its mailbox
    * ({@link mailboxOf}: `victim+1@x` and `victim+2@x` are one inbox to flood); refuses over
-   * the limit.
+   * the limit. Each kind has its own counter under the one `perIdentifier.email` rule, and
+   * none shares the credentials lockout's: whoever requests sign-in links for a victim (each
+   * of which works for her) cannot also stop her reset link, and the other way round.
    */
-  async checkEmail(identifier: string, address: string | undefined): Promise<void> {
+  async checkEmail(identifier: string, address: string | undefined, kind: MailKind = "signIn"): Promise<void> {
     const rule = this.settings.perIdentifier.email
     if (!rule || this.settings.allowList.has(identifier)) return
-    const key = `email:i:${await this.#digest(mailboxOf(identifier))}`
+    const key = `${MAIL_COUNTERS[kind]}:${await this.#digest(mailboxOf(identifier))}`
     const counter = await this.#store("email", (store) => store.hit(key, rule.window))
     if (counter && counter.count > rule.max) await this.#refuse({ action: "email", limit: "identifier", identifier, address }, counter.resetMs)
   }
@@ -228,7 +239,8 @@ const MAX_IDENTIFIER_INPUT = 4 * 320
 
 /**
  * The identifier a limit counts against, folded so that every spelling a lookup may take for
- * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased, then
+ * the same account shares one counter: Unicode NFKC (full-width letters), lower-cased (with
+ * one sigma: `ς` and `σ` are one letter), then
  * without combining marks (`ádá`, and `İ`'s dot: MySQL/MariaDB's default collations compare
  * accents away) and without default-ignorable characters (soft hyphen, zero-width space:
  * invisible, and ignored by some collations), trimmed. Folding more than the app does only
@@ -249,6 +261,11 @@ export function normaliseIdentifier(value: unknown): string | undefined {
     .normalize("NFKD")
     .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, "")
     .normalize("NFKC")
+    // Lower-casing is the one context-dependent step: `Σ` becomes `ς` at the end of a word
+    // and `σ` elsewhere, and NFKC turns the lunate `ϲ` (U+03F2) into `ς` while its capital
+    // `Ϲ` (U+03F9) becomes `Σ`. A lookup that lower-cases `Ϲ` first finds `ϲ`'s user; so one
+    // sigma here, or each spelling had its own guesses.
+    .replace(/ς/g, "σ")
     .trim()
     .slice(0, 320)
   return folded || undefined

@@ -1,5 +1,6 @@
 import { type AuthError, InvalidConfig } from "../../errors.js"
 import { normaliseIdentifier, RATE_LIMIT_DEFAULTS, type RateLimitAction, type RateLimiter, type RateLimitRule, type RateLimitSettings } from "./limiter.js"
+import { asAddress } from "./address.js"
 import { memoryRateLimitStore } from "./memory.js"
 import type { RateLimitStore } from "./store.js"
 
@@ -102,8 +103,9 @@ export function resolveRateLimit(option: RateLimitOptions | false | undefined, n
     store,
     perAddress,
     perIdentifier: { credentials, email },
-    // Identifiers are compared normalised, as they are counted; addresses as given.
-    allowList: new Set((o.allowList ?? []).flatMap((a) => [a.trim(), a.normalize("NFKC").trim().toLowerCase(), normaliseIdentifier(a) ?? ""]).filter(Boolean)),
+    // Identifiers are compared normalised, as they are counted; addresses in the one spelling
+    // clientAddress gives them (`2001:DB8::0001` lists `2001:db8::1`).
+    allowList: new Set((o.allowList ?? []).flatMap((a) => [a.trim(), asAddress(a) ?? "", a.normalize("NFKC").trim().toLowerCase(), normaliseIdentifier(a) ?? ""]).filter(Boolean)),
     failClosed: new Set(o.failClosed ?? RATE_LIMIT_DEFAULTS.failClosed),
     timeout,
   })

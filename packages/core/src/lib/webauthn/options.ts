@@ -11,13 +11,11 @@ import { hookOptions, hookRequest, relyingParty } from "./relying-party.js"
 import { store } from "../config/stores.js"
 import { AddressRefused, normalizeEmail } from "../email/normalize.js"
 
-/** Who is asking for options: the signed-in user, a user named by email, or nobody known. */
+/** Who is asking for options: the signed-in user, else an address to sign up with, if any. */
 interface Requester {
   signedIn: AdapterUser | null
-  /** The email from the query, normalised; `undefined` when none was given. */
+  /** The address to register, normalised; `undefined` when none was given. */
   email: string | undefined
-  /** The stored user with that email, if any. */
-  byEmail: AdapterUser | null
 }
 
 const json = (status: number, body: unknown): ResponseInternal => ({ status, headers: privateJsonHeaders, body })
@@ -25,10 +23,15 @@ const json = (status: number, body: unknown): ResponseInternal => ({ status, hea
 /**
  * `GET /webauthn-options/:provider?action=register|authenticate[&email=…]`.
  *
- * Without `action`: `register` when the user is signed in (adding a passkey) or names an
- * email nobody has (signing up), else `authenticate`. An explicit `register` must fit one
- * of those two cases: registering a passkey onto someone else's existing account would
- * take it over. Refusals are `400 {"error": …}`, like Auth.js.
+ * Signed in: `register` by default (adding a passkey), or `authenticate` with the user's own
+ * passkeys listed. Not signed in: `authenticate` by default, always the same options — no
+ * `allowCredentials`, whatever `email` says — so the answer tells nobody whether an address
+ * has an account; the browser offers the passkeys it holds for the site. Signing up is an
+ * explicit `action=register` with an email, answered alike for a new and a taken address:
+ * the store is not asked here, and the callback refuses a taken one (`AccountNotLinked`), so
+ * a passkey is never added to someone else's account. An app's `getUserInfo` hook may choose
+ * `register` for a caller it says does not exist (`exists: false`), as in Auth.js.
+ * Refusals are `400 {"error": …}`, like Auth.js.
  */
 export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnConfig): Promise<ResponseInternal> {
   const requested = ctx.query.action
@@ -41,39 +44,36 @@ export async function webauthnOptions(ctx: RequestContext, provider: WebAuthnCon
   const signedIn = userId ? await adapter.getUser(userId) : null
   // Who asks, when nobody is signed in: the app's getUserInfo (Auth.js's hook), else `?email=`.
   const info = signedIn ? undefined : await userInfo(ctx, provider)
+  const action = requested ?? (signedIn || info?.isNew ? "register" : "authenticate")
+  if (action === "authenticate") return authentication(ctx, provider, signedIn)
   const typed = (info ? info.email : ctx.query.email)?.trim() || undefined
   // One rule for addresses: the email provider's. A passkey sign-up stores the address that
   // provider would store, so a later email link finds the same user.
   const email = typed === undefined ? undefined : addressOf(typed)
   if (email === null) return json(400, { error: "Invalid email" })
-  // The store decides whether the address is taken, whatever a hook said.
-  const byEmail = (info?.id ? await adapter.getUser(info.id) : null) ?? (typed ? await findUserByEmail(ctx, typed) : null)
-  const requester: Requester = { signedIn, email: typed, byEmail }
-  const action = requested ?? (requester.signedIn || (email && !requester.byEmail) ? "register" : "authenticate")
-  return action === "register" ? registration(ctx, provider, requester) : authentication(ctx, provider, requester)
+  return registration(ctx, provider, { signedIn, email })
 }
 
-/** The app's `getUserInfo` answer, reduced to what is used: an email, and a stored user's id. */
-async function userInfo(ctx: RequestContext, provider: WebAuthnConfig): Promise<{ email: string | undefined; id?: string } | undefined> {
+/** The app's `getUserInfo` answer, reduced to what is used: an email, and whether the hook says the caller is new (`exists: false`). */
+async function userInfo(ctx: RequestContext, provider: WebAuthnConfig): Promise<{ email: string | undefined; isNew: boolean } | undefined> {
   if (typeof provider.getUserInfo !== "function") return undefined
   const answer = await provider.getUserInfo(hookOptions(ctx, provider), hookRequest(ctx))
-  if (!answer || typeof answer !== "object") return { email: undefined }
-  const user = (answer.user ?? {}) as { email?: unknown; id?: unknown }
-  return {
-    email: typeof user.email === "string" ? user.email : undefined,
-    ...(answer.exists && typeof user.id === "string" && { id: user.id }),
-  }
+  if (!answer || typeof answer !== "object") return { email: undefined, isNew: false }
+  const user = (answer.user ?? {}) as { email?: unknown }
+  return { email: typeof user.email === "string" ? user.email : undefined, isNew: answer.exists === false }
 }
 
-async function registration(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, email, byEmail }: Requester): Promise<ResponseInternal> {
+async function registration(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, email }: Requester): Promise<ResponseInternal> {
   let registrant: ChallengeState["registrant"]
   let user: { id?: string; email: string; name?: string | null }
   if (signedIn) {
     registrant = { userId: signedIn.id }
     user = signedIn
-  } else if (email && !byEmail) {
-    registrant = { email: addressOf(email) ?? email }
-    user = { email: registrant.email }
+  } else if (email) {
+    // Whether the address is taken is not looked up: the options for a new and a taken
+    // address are alike, and the callback refuses a taken one before anything is stored.
+    registrant = { email }
+    user = { email }
   } else {
     return json(400, { error: "Invalid request" })
   }
@@ -97,10 +97,11 @@ async function registration(ctx: RequestContext, provider: WebAuthnConfig, { sig
   return { ...json(200, { action: "register", options }), cookies: [cookie] }
 }
 
-async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { signedIn, byEmail }: Requester): Promise<ResponseInternal> {
-  const known = signedIn ?? byEmail
+async function authentication(ctx: RequestContext, provider: WebAuthnConfig, signedIn: AdapterUser | null): Promise<ResponseInternal> {
   const rp = await relyingParty(ctx, provider)
-  const allow = known ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(known.id) : []
+  // Only a signed-in user's passkeys are listed (re-authenticating): listing those of an
+  // address someone typed would tell them whether it has an account, and which passkeys.
+  const allow = signedIn ? await store(ctx.config.stores, "webauthn").listAuthenticatorsByUserId(signedIn.id) : []
   const timeout = provider.authenticationOptions?.timeout ?? DEFAULT_WEBAUTHN_TIMEOUT
   const options = await generateAuthenticationOptions({
     ...provider.authenticationOptions,
@@ -110,7 +111,7 @@ async function authentication(ctx: RequestContext, provider: WebAuthnConfig, { s
     allowCredentials: allow.length ? allow.map(descriptor) : undefined,
     challenge: undefined,
   })
-  const state: ChallengeState = { ceremony: "authenticate", ...(known && allow.length && { expectedUserId: known.id }) }
+  const state: ChallengeState = { ceremony: "authenticate", ...(signedIn && allow.length && { expectedUserId: signedIn.id }) }
   const cookie = await issueChallenge(ctx, provider.id, options.challenge, state, timeout)
   return { ...json(200, { action: "authenticate", options }), cookies: [cookie] }
 }

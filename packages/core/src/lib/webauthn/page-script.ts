@@ -1,7 +1,8 @@
 /**
  * The script of the built-in sign-in page's passkey forms. The page inlines it after the
  * `@simplewebauthn/browser` bundle (the page CSP allows inline scripts and nothing from
- * other origins). It reads each form's `data-options-url`, fetches options, runs the
+ * other origins). It reads each form's `data-options-url`, fetches options (with
+ * `action=register` when the sign-up button was pressed), runs the
  * ceremony, then submits the form with hidden `action` and `data` fields, so the
  * redirect after sign-in is an ordinary form post. Written as ES2020 for every current
  * browser; kept free of the sequence that would close a `<script>` element.
@@ -106,7 +107,12 @@ const FORM_SCRIPT = `(() => {
       if (submitted) return;
       userStarted = true;
       say(form, "");
-      ceremony(form, undefined, false).catch((error) => say(form, explain(form, error)));
+      // The sign-up button asks for a registration; the other lets the server choose (a
+      // passkey sign-in, or adding one when signed in). A form submitted without a button
+      // (Enter in the email field) is the sign-in.
+      const button = event.submitter;
+      const action = button && button.name === "action" && button.value === "register" ? "register" : undefined;
+      ceremony(form, action, false).catch((error) => say(form, explain(form, error)));
     });
     // Conditional UI: passkeys offered in the email field's autofill, for one form only.
     if (form.hasAttribute("data-conditional-ui") && !autofillStarted) {

@@ -59,11 +59,14 @@ describe("what held", () => {
     expect(clientAddress(xff("evil.example:80"), true, undefined)).toBeUndefined()
     expect(clientAddress(xff("[not-v6]:80"), true, undefined)).toBeUndefined()
     expect(clientAddress(xff("203.0.113.5:99999999"), true, undefined)).toBeUndefined()
-    expect(clientAddress(xff("fe80::1%eth0"), true, "10.0.0.1")).toBe("10.0.0.1")
+    // A zone names the server's interface, not the client: the address counts without it
+    // (issue 28 item 8; refusing it left link-local clients with no counter at all).
+    expect(clientAddress(xff("fe80::1%eth0"), true, "10.0.0.1")).toBe("fe80::1")
   })
 
   it("an IPv6 address is never taken for an IPv4 address with a port", () => {
-    expect(clientAddress(xff("2001:db8::203.0.113.5"), true, undefined)).toBe("2001:db8::203.0.113.5")
+    // Read as IPv6, in its one canonical spelling (RFC 5952): the dotted tail is two groups.
+    expect(clientAddress(xff("2001:db8::203.0.113.5"), true, undefined)).toBe("2001:db8::cb00:7105")
     expect(addressBucket("2001:db8::203.0.113.5")).toBe("2001:db8:0:0::/64")
   })
 })

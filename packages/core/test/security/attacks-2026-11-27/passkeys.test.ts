@@ -93,7 +93,7 @@ describe("a sign-up challenge finished while signed in", () => {
   it("is refused: no new user for the address, no passkey on the signed-in user", async () => {
     const env = await twoUsers()
     const fresh = env.browser()
-    const { body } = await fresh.options({ email: "newcomer@example.com" })
+    const { body } = await fresh.options({ action: "register", email: "newcomer@example.com" })
     expect(body.action).toBe("register")
     env.ada.browser.jar.set("authjs.challenge", challengeCookie(fresh))
     const key = new SoftCredential(ORIGIN, "localhost")
@@ -118,7 +118,7 @@ describe("registration options reused after success (T57)", () => {
   it("a second credential on the same options and cookie is refused, and not stored", async () => {
     const env = setup()
     const b = env.browser()
-    const { body } = await b.options({ email: "grace@example.com" })
+    const { body } = await b.options({ action: "register", email: "grace@example.com" })
     const cookie = challengeCookie(b)
     const first = new SoftCredential(ORIGIN, "localhost")
     expect((await b.callback("register", first.register(body.options))).status).toBe(302)
@@ -133,7 +133,7 @@ describe("registration options reused after success (T57)", () => {
   it("the same sign-up options finished by two keys at once: exactly one registers", async () => {
     const env = setup()
     const b = env.browser()
-    const { body } = await b.options({ email: "race@example.com" })
+    const { body } = await b.options({ action: "register", email: "race@example.com" })
     const cookie = challengeCookie(b)
     const keys = Array.from({ length: 10 }, () => new SoftCredential(ORIGIN, "localhost"))
     const responses = await Promise.all(
@@ -197,7 +197,7 @@ describe("challenge cookies from another deployment", () => {
     const env = setup()
     const other: AuthConfig = { ...env.config, secret: "another-deployment-secret-of-32-chars!" }
     const there = new PasskeyBrowser(direct(other), ORIGIN)
-    const { body } = await there.options({ email: "tenant@example.com" })
+    const { body } = await there.options({ action: "register", email: "tenant@example.com" })
     const here = env.browser()
     here.jar.set("authjs.challenge", challengeCookie(there))
     expectRefused(await here.callback("register", new SoftCredential(ORIGIN, "localhost").register(body.options)), here)

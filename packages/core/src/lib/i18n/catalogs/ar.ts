@@ -12,6 +12,7 @@ export const ar: Messages = {
     or: "أو",
     noProviders: "لا توجد طرق متاحة لتسجيل الدخول.",
     signInWith: "تسجيل الدخول باستخدام {provider}",
+    signUpWith: "إنشاء حساب باستخدام {provider}",
     emailLabel: "البريد الإلكتروني",
     errors: {
       default: "حدث خطأ أثناء تسجيل الدخول. يُرجى المحاولة مرة أخرى.",

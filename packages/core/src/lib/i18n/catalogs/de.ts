@@ -12,6 +12,7 @@ export const de: Messages = {
     or: "oder",
     noProviders: "Es sind keine Anmeldemethoden verfügbar.",
     signInWith: "Mit {provider} anmelden",
+    signUpWith: "Mit {provider} registrieren",
     emailLabel: "E-Mail",
     errors: {
       default: "Bei der Anmeldung ist etwas schiefgelaufen. Bitte versuchen Sie es erneut.",

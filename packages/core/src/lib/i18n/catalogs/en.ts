@@ -12,6 +12,7 @@ export const en: Messages = {
     or: "or",
     noProviders: "No sign-in methods are available.",
     signInWith: "Sign in with {provider}",
+    signUpWith: "Sign up with {provider}",
     emailLabel: "Email",
     errors: {
       default: "Something went wrong while signing you in. Please try again.",

@@ -12,6 +12,7 @@ export const es: Messages = {
     or: "o",
     noProviders: "No hay métodos de inicio de sesión disponibles.",
     signInWith: "Iniciar sesión con {provider}",
+    signUpWith: "Registrarse con {provider}",
     emailLabel: "Correo electrónico",
     errors: {
       default: "Algo salió mal al iniciar sesión. Inténtalo de nuevo.",

@@ -12,6 +12,7 @@ export const fr: Messages = {
     or: "ou",
     noProviders: "Aucune méthode de connexion n’est disponible.",
     signInWith: "Se connecter avec {provider}",
+    signUpWith: "S’inscrire avec {provider}",
     emailLabel: "E-mail",
     errors: {
       default: "Une erreur est survenue lors de la connexion. Veuillez réessayer.",

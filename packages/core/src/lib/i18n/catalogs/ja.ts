@@ -12,6 +12,7 @@ export const ja: Messages = {
     or: "または",
     noProviders: "利用できるサインイン方法がありません。",
     signInWith: "{provider} でサインイン",
+    signUpWith: "{provider} で登録",
     emailLabel: "メールアドレス",
     errors: {
       default: "サインイン中に問題が発生しました。もう一度お試しください。",

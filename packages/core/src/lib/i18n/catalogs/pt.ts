@@ -12,6 +12,7 @@ export const pt: Messages = {
     or: "ou",
     noProviders: "Nenhum método de acesso está disponível.",
     signInWith: "Entrar com {provider}",
+    signUpWith: "Criar conta com {provider}",
     emailLabel: "E-mail",
     errors: {
       default: "Algo deu errado ao entrar. Tente novamente.",

@@ -12,6 +12,7 @@ export const zh: Messages = {
     or: "或",
     noProviders: "没有可用的登录方式。",
     signInWith: "使用 {provider} 登录",
+    signUpWith: "使用 {provider} 注册",
     emailLabel: "电子邮箱",
     errors: {
       default: "登录时出现问题，请重试。",
