@@ -15,6 +15,7 @@ import type { customFetch, raw, skipCSRFCheck } from "./symbols.js"
 import type { RateLimitedEvent } from "./lib/rate-limit/limiter.js"
 import type { RateLimitOptions } from "./lib/rate-limit/options.js"
 import type { TwoFactorOptions } from "./lib/two-factor/options.js"
+import type { StepUpOptions } from "./lib/step-up/options.js"
 import type {
   Account,
   Awaitable,
@@ -218,9 +219,21 @@ export interface AuthConfig {
    * ```
    */
   twoFactor?: TwoFactorOptions
+  /**
+   * Portcullis: step-up re-authentication ("sudo mode", `docs/step-up.md`). Sensitive actions
+   * (2FA enrollment, revoking every session, adding a passkey, an app's own actions gated with
+   * `requireStepUp`) need a first factor proven in the same session within `maxAge` seconds:
+   * a sign-in, or the password at `<basePath>/reauthenticate`. On by default (10 minutes).
+   *
+   * @example
+   * ```ts
+   * const config = { providers, stepUp: { maxAge: 5 * 60, store: redisRateLimitStore(redis) } }
+   * ```
+   */
+  stepUp?: StepUpOptions
 }
 
-export type { AuthError, JWT, Provider, TwoFactorOptions }
+export type { AuthError, JWT, Provider, StepUpOptions, TwoFactorOptions }
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
 export type DefaultUser = User

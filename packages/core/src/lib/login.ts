@@ -7,6 +7,7 @@ import { resolveCallbackUrl } from "./context.js"
 import { sessionStrategy, type SignInResult } from "./session/index.js"
 import { store } from "./config/stores.js"
 import { secondFactorChallenge } from "./two-factor/step.js"
+import { markSignIn } from "./step-up/sign-in.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -44,6 +45,8 @@ export async function establishSession(
     if (challenge) return challenge
   }
   const cookies = await sessionStrategy(ctx).create(ctx, result)
+  // A first factor was just proven: the new session may take sensitive actions for stepUp.maxAge.
+  await markSignIn(ctx, cookies, result.user.id)
   await ctx.config.events.signIn({
     user: result.user,
     account: result.account,

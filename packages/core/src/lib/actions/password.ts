@@ -21,6 +21,7 @@ import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
+import { markCurrentSession } from "../step-up/sign-in.js"
 
 /** Default lifetimes of the emailed links, in seconds. */
 const VERIFICATION_MAX_AGE = 24 * 60 * 60
@@ -236,6 +237,9 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
     await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
     await revokeOtherSessions(ctx)
+    // The current password is a first factor proven just now: it is this action's step-up
+    // (docs/step-up.md), and it counts for the next sensitive action too.
+    await markCurrentSession(ctx)
     return { redirect: callbackUrl }
   })
 }

@@ -37,6 +37,7 @@ import { checkShape, fallbackConfig } from "./checks.js"
 import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapRegistry, type Stores } from "./stores.js"
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
+import { resolveStepUp, type ResolvedStepUp } from "../step-up/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -86,6 +87,8 @@ export interface ResolvedConfig {
   twoFactor: ResolvedTwoFactor | undefined
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
+  /** Step-up re-authentication (`stepUp`, lib/step-up/): the window and where the marks live. */
+  stepUp: ResolvedStepUp
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
    * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
@@ -174,6 +177,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
   const twoFactor = resolveTwoFactor(config.twoFactor, adapter, fail)
+  const stepUp = resolveStepUp(config.stepUp, rateLimit?.settings.store, fail)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -213,6 +217,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     trustHost,
     twoFactor,
     rateLimit,
+    stepUp,
     trustedOrigins,
     siteUrl,
     origins: new OriginMemo(),
