@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import type { AdapterAccount, AdapterUser } from "../../adapters.js"
-import { AccountNotLinked, MethodNotAllowed, StepUpRequired } from "../../errors.js"
+import { AccountNotLinked, MethodNotAllowed, NotSignedIn, StepUpRequired } from "../../errors.js"
 import { WebAuthnVerificationError } from "../webauthn/errors.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import type { ResponseInternal } from "../../base-types.js"
@@ -116,12 +116,16 @@ async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Prom
   return establishSession(ctx, { user, account, isNewUser: false })
 }
 
-/** `null` when the session stepped up recently; else where the browser goes to do so (back to this page afterwards). */
+/**
+ * `null` when the session stepped up recently (or there is none: the registrant check
+ * refuses that as ever); else where the browser goes to step up (back to this page afterwards).
+ */
 async function stepUpRefusal(ctx: RequestContext): Promise<ResponseInternal | null> {
   try {
     await requireStepUp(ctx)
     return null
   } catch (error) {
+    if (error instanceof NotSignedIn) return null
     if (!(error instanceof StepUpRequired)) throw error
     return { redirect: reauthenticateUrl(ctx, await resolveCallbackUrl(ctx)) }
   }
