@@ -170,6 +170,33 @@ describe("the step-up mark", () => {
   })
 })
 
+describe("a passkey as the step-up", () => {
+  it("of the session's own user marks the session it signs in; another user's passkey is refused and marks nothing", async () => {
+    const adapter = MemoryAdapter()
+    await seedUser(adapter, ada)
+    const config = stepUpConfig(adapter)
+    const owner = new PasskeyBrowser(direct(config), ORIGIN)
+    const own = new SoftCredential(ORIGIN, "localhost")
+    await signIn(owner)
+    expect((await owner.register(own)).status).toBe(302)
+    const mallory = new PasskeyBrowser(direct(config), ORIGIN)
+    const his = new SoftCredential(ORIGIN, "localhost")
+    expect((await mallory.register(his, { email: "mallory@example.com" })).status).toBe(302)
+    later(11 * MINUTE)
+    const request = () => ({ origin: ORIGIN, headers: new Headers({ cookie: owner.cookieHeader() }) })
+    await expect(requireStepUp(request(), config)).rejects.toMatchObject({ type: "StepUpRequired" })
+
+    // Mallory's passkey in Ada's browser (signed in as Ada): the challenge names Ada, so it is
+    // an unknown credential — refused, still not stepped up.
+    const foreign = await owner.authenticate(his)
+    expect(new URL(foreign.headers.get("location")!).searchParams.get("error")).toBe("WebAuthnVerificationError")
+    await expect(requireStepUp(request(), config)).rejects.toMatchObject({ type: "StepUpRequired" })
+
+    expect((await owner.authenticate(own)).status).toBe(302)
+    expect(await requireStepUp(request(), config)).toEqual({ userId: (await adapter.getUserByEmail!(ada.email))!.id })
+  })
+})
+
 describe("POST /reauthenticate", () => {
   it("marks the session for the right password and returns to callbackUrl", async () => {
     app = await stepUpApp()
