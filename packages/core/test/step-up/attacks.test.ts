@@ -170,6 +170,19 @@ describe("the step-up mark", () => {
   })
 })
 
+describe("a password change as the step-up", () => {
+  it("needs no separate re-authentication, and its right current password marks the session", async () => {
+    app = await stepUpApp()
+    const owner = app.browser()
+    await signIn(owner)
+    later(11 * MINUTE)
+    const csrfToken = await owner.csrfToken()
+    const changed = await owner.request("/auth/password/change", { form: { currentPassword: ada.password, password: "ada's brand new passphrase", csrfToken, callbackUrl: "/account" } })
+    expect(changed.headers.get("location")).toBe(`${app.origin}/account`)
+    expect((await act(owner, "/account/delete")).status).toBe(200)
+  })
+})
+
 describe("a passkey as the step-up", () => {
   it("of the session's own user marks the session it signs in; another user's passkey is refused and marks nothing", async () => {
     const adapter = MemoryAdapter()
