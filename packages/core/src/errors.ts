@@ -400,7 +400,7 @@ export class SessionManagementUnsupported extends AuthError {
   static override type: ErrorType = "SessionManagementUnsupported"
 }
 
-/** A session-management call came from a request without a valid session (signed out, expired or revoked). */
+/** A session-management, two-factor enrollment or step-up call came from a request without a valid session (signed out, expired or revoked). */
 export class NotSignedIn extends AuthError {
   static override type: ErrorType = "NotSignedIn"
 }
