@@ -5,7 +5,7 @@ import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
-import { createContext, isSecure } from "./context.js"
+import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
@@ -155,7 +155,8 @@ export class AuthRuntime {
     return this.#guarded(request, {}, (ctx) => stepUpState(ctx))
   }
 
-  async #guarded<T>(request: Request, options: Omit<HandleOptions, "raw">, act: (ctx: ReturnType<typeof createContext>) => Promise<T>): Promise<T> {
+  /** Runs `act` on the context of `request` once the configuration is sound; a store failure comes out as `ServiceUnavailable` (logged). */
+  async #guarded<T>(request: Request, options: Omit<HandleOptions, "raw">, act: (ctx: RequestContext) => Promise<T>): Promise<T> {
     const resolved = this.config
     const problem = await configProblem(resolved)
     if (problem) throw problem
