@@ -11,9 +11,11 @@ import {
   listSessions,
   MissingCSRF,
   NotSignedIn,
+  reauthenticateUrl,
   revokeOtherSessions,
   revokeSession,
   startTwoFactor,
+  StepUpRequired,
 } from "@portcullis/express"
 import { authConfig, type DemoPeers } from "./auth.ts"
 import { homePage, privatePage, sessionsPage, twoFactorPage } from "./views.ts"
@@ -70,37 +72,24 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoP
     }
   })
 
-  // Two-factor settings. The forms carry the CSRF token, checked here as the double-submit
-  // cookie's value; the user id comes from the session, never from the form.
-  const signedInUser = async (req: express.Request) => {
-    const session = await getSession(req, config)
-    const id = (session?.user as { id?: unknown } | undefined)?.id
-    if (!session || typeof id !== "string") throw new NotSignedIn("Sign in to manage two-factor authentication")
-    return { userId: id, account: session.user?.email ?? session.user?.name ?? id }
-  }
-  const checkedForm = async (req: express.Request, res: express.Response) => {
-    if (typeof req.body?.csrfToken !== "string" || req.body.csrfToken !== (await getCsrfToken(req, res, config))) throw new MissingCSRF("The form's CSRF token does not match")
-  }
+  // Two-factor settings. The forms carry the CSRF token, which core checks; the user is the
+  // session's. Every change needs a recent step-up: a sign-in or the password at
+  // /auth/reauthenticate, which comes back here (the error handler below sends it there).
   const showTwoFactor = async (req: express.Request, res: express.Response, extra: Omit<Parameters<typeof twoFactorPage>[0], "status" | "csrfToken"> = {}) => {
-    const { userId } = await signedInUser(req)
-    const status = await getTwoFactorStatus(req, config, { userId })
+    const status = await getTwoFactorStatus(req, config)
     res.type("html").send(twoFactorPage({ status, csrfToken: await getCsrfToken(req, res, config), ...extra }))
   }
   app.get("/two-factor", (req, res, next) => void showTwoFactor(req, res).catch(next))
   app.post("/two-factor/start", form, async (req, res, next) => {
     try {
-      await checkedForm(req, res)
-      const user = await signedInUser(req)
-      await showTwoFactor(req, res, { enrollment: await startTwoFactor(req, config, user) })
+      await showTwoFactor(req, res, { enrollment: await startTwoFactor(req, config) })
     } catch (error) {
       next(error)
     }
   })
   app.post("/two-factor/confirm", form, async (req, res, next) => {
     try {
-      await checkedForm(req, res)
-      const { userId } = await signedInUser(req)
-      const { backupCodes } = await confirmTwoFactor(req, config, { userId, code: String(req.body?.code ?? "") })
+      const { backupCodes } = await confirmTwoFactor(req, config, { code: String(req.body?.code ?? "") })
       await showTwoFactor(req, res, { backupCodes })
     } catch (error) {
       if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right. Start again." }).catch(next)
@@ -109,9 +98,7 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoP
   })
   app.post("/two-factor/disable", form, async (req, res, next) => {
     try {
-      await checkedForm(req, res)
-      const { userId } = await signedInUser(req)
-      await disableTwoFactor(req, config, { userId, code: String(req.body?.code ?? "") })
+      await disableTwoFactor(req, config, { code: String(req.body?.code ?? "") })
       await showTwoFactor(req, res, { notice: "Two-factor authentication is off." })
     } catch (error) {
       if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right." }).catch(next)
@@ -123,6 +110,8 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoP
   // fault, so a 400. No error detail (stack, file paths) ever reaches the browser.
   app.use(((error, _req, res, _next) => {
     if (error instanceof InvalidRequest) return void res.status(400).type("text").send("Bad request")
+    // A sensitive change without a recent step-up: confirm the password (or sign in again), then back to the page.
+    if (error instanceof StepUpRequired) return void res.redirect(303, reauthenticateUrl(_req, config, _req.path.startsWith("/two-factor") ? "/two-factor" : "/sessions"))
     // Signed out (or revoked meanwhile): sign in again, then come back to the list.
     if (error instanceof NotSignedIn) return void res.redirect(303, `/auth/signin?callbackUrl=${encodeURIComponent(_req.path.startsWith("/two-factor") ? "/two-factor" : "/sessions")}`)
     if (error instanceof MissingCSRF) return void res.status(403).type("text").send("This form expired; reload the page and try again")

@@ -40,7 +40,7 @@ export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers =
     // (the columns `portcullis migrate` adds), and no session outlives a week however
     // active it stays (T42).
     ...(adapter && { session: { metadata: true, absoluteMaxAge: 7 * 24 * 3600 } }),
-    // The user's id in the session, which the account pages (2FA settings) act on.
+    // The user's id in the session, for the demo's pages (the 2FA and session calls read the user from the session themselves).
     callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id ?? session.user?.id } }) },
     theme: { brandColor: "#4f46e5", colorScheme: "auto" },
   }

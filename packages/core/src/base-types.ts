@@ -26,6 +26,7 @@ export type AuthAction =
   | "verify-request"
   | "webauthn-options"
   | "two-factor"
+  | "reauthenticate"
   | "password"
 
 /** The user part of a session, as the client sees it. */

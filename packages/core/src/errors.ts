@@ -68,6 +68,7 @@ export type ErrorType =
   | "TwoFactorChallengeInvalid"
   | "TwoFactorCodeInvalid"
   | "TwoFactorStateError"
+  | "StepUpRequired"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -399,7 +400,7 @@ export class SessionManagementUnsupported extends AuthError {
   static override type: ErrorType = "SessionManagementUnsupported"
 }
 
-/** A session-management call came from a request without a valid session (signed out, expired or revoked). */
+/** A session-management, two-factor enrollment or step-up call came from a request without a valid session (signed out, expired or revoked). */
 export class NotSignedIn extends AuthError {
   static override type: ErrorType = "NotSignedIn"
 }
@@ -429,6 +430,16 @@ export class TwoFactorStateError extends AuthError {
   static override type: ErrorType = "TwoFactorStateError"
 }
 
+/**
+ * A sensitive action (2FA enrollment, revoking every session, adding a passkey, an app's own
+ * action gated with `requireStepUp`) needs a first factor proven recently in this session,
+ * and there is none within `stepUp.maxAge`. The user re-authenticates at
+ * `<basePath>/reauthenticate?callbackUrl=…` (the built-in actions redirect there) and tries again.
+ */
+export class StepUpRequired extends AuthError {
+  static override type: ErrorType = "StepUpRequired"
+}
+
 /** Any Portcullis error class. */
 export type AnyAuthError = InstanceType<
   | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError
@@ -455,6 +466,7 @@ const clientSafe = new Set<ErrorType>([
   "ServiceUnavailable",
   "RateLimited",
   "TwoFactorChallengeInvalid",
+  "StepUpRequired",
 ])
 
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */

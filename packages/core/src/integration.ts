@@ -30,6 +30,7 @@ import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
 import { confirmEnrollment, disable, regenerateBackupCodes, startEnrollment, twoFactorStatus, type TwoFactorStatus } from "./lib/two-factor/enrollment.js"
 import { resetTwoFactor as resetEnrollment, type TwoFactorResetInput, type TwoFactorResetResult } from "./lib/two-factor/recovery.js"
 import type { TotpEnrollment } from "./two-factor.js"
+import type { StepUpStatus } from "./lib/step-up/gate.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
 /**
@@ -330,17 +331,33 @@ export async function signOutEverywhere(request: SessionRequest, auth: AuthSourc
 }
 
 /**
- * The four session-management calls bound to one request, for integrations that hand the
- * app an object per request (SvelteKit's `event.locals.sessions`, Qwik, SolidStart). A
- * change given a `csrfToken` has it checked by core (double submit); one without relies on
- * the origin checks (the request's `Origin`/`Sec-Fetch-Site`, and the framework's own), as
- * the integrations' sign-in and sign-out form actions do.
+ * The session-management, step-up and two-factor calls bound to one request, for
+ * integrations that hand the app an object per request (SvelteKit's `event.locals.sessions`,
+ * Qwik, SolidStart, Next). A change given a `csrfToken` has it checked by core (double
+ * submit); one without relies on the origin checks (the request's `Origin`/`Sec-Fetch-Site`,
+ * and the framework's own), as the integrations' sign-in and sign-out form actions do.
+ * `revokeOthers`, `signOutEverywhere` and the two-factor changes need a step-up
+ * (`StepUpRequired` otherwise: docs/step-up.md).
  */
 export interface SessionManager {
   list(): Promise<SessionInfo[]>
   revoke(id: string, csrfToken?: string): Promise<boolean>
   revokeOthers(csrfToken?: string): Promise<number>
   signOutEverywhere(csrfToken?: string): Promise<number>
+  /** Whether this session stepped up recently, and until when. */
+  stepUpStatus(): Promise<StepUpStatus>
+  /** The user, when this session stepped up recently: the gate for the app's own sensitive actions ({@link requireStepUp}). */
+  requireStepUp(): Promise<{ userId: string }>
+  /** The re-authentication page, coming back to `callbackUrl`. */
+  reauthenticateUrl(callbackUrl: string): string
+  /** Two-factor enrollment of the signed-in user (docs/two-factor.md). */
+  twoFactor: {
+    status(): Promise<TwoFactorStatus>
+    start(csrfToken?: string, account?: string): Promise<TotpEnrollment>
+    confirm(code: string, csrfToken?: string): Promise<{ backupCodes: string[] }>
+    disable(code: string, csrfToken?: string): Promise<void>
+    regenerateBackupCodes(code: string, csrfToken?: string): Promise<{ backupCodes: string[] }>
+  }
 }
 
 /** {@link SessionManager} for the request with `origin` and `headers`. */
@@ -351,22 +368,22 @@ export function sessionManager(origin: string, headers: Headers, auth: AuthSourc
     revoke: (id, csrfToken) => revokeSession({ ...base(csrfToken), id }, auth, setCookie),
     revokeOthers: (csrfToken) => revokeOtherSessions(base(csrfToken), auth),
     signOutEverywhere: (csrfToken) => signOutEverywhere(base(csrfToken), auth, setCookie),
+    stepUpStatus: () => stepUpStatus({ origin, headers }, auth),
+    requireStepUp: () => requireStepUp({ origin, headers }, auth),
+    reauthenticateUrl: (callbackUrl) => reauthenticateUrl(origin, auth, callbackUrl),
+    twoFactor: {
+      status: () => getTwoFactorStatus({ origin, headers }, auth),
+      start: (csrfToken, account) => startTwoFactor({ ...base(csrfToken), ...(account !== undefined && { account }) }, auth),
+      confirm: (code, csrfToken) => confirmTwoFactor({ ...base(csrfToken), code }, auth),
+      disable: (code, csrfToken) => disableTwoFactor({ ...base(csrfToken), code }, auth),
+      regenerateBackupCodes: (code, csrfToken) => regenerateTwoFactorBackupCodes({ ...base(csrfToken), code }, auth),
+    },
   }
 }
 
 async function manage(request: Pick<SessionRequest, "origin" | "headers" | "csrfToken" | "skipCSRF">, auth: AuthSource, operation: SessionOperation, setCookie?: CookieSink): Promise<SessionOperationResult> {
   const runtime = runtimeFor(auth)
-  const headers = new Headers()
-  for (const name of ["cookie", "user-agent", "origin", "sec-fetch-site", "x-forwarded-for"]) {
-    const value = request.headers.get(name)
-    if (value) headers.set(name, value)
-  }
-  const url = `${request.origin}${runtime.basePath}/session`
-  const init: RequestInit =
-    operation.op === "list"
-      ? { headers }
-      : { method: "POST", headers: (headers.set("content-type", "application/x-www-form-urlencoded"), headers), body: new URLSearchParams(request.csrfToken ? { csrfToken: request.csrfToken } : {}) }
-  const result = await runtime.manageSessions(new Request(url, init), operation, request.skipCSRF ? { skipCSRF: true } : {})
+  const result = await runtime.manageSessions(internalRequest(runtime, request, operation.op !== "list"), operation, request.skipCSRF ? { skipCSRF: true } : {})
   deliver(result, setCookie)
   return result
 }
@@ -382,48 +399,122 @@ function deliver(internal: Pick<ResponseInternal, "cookies">, setCookie: CookieS
 }
 
 /*
- * Two-factor enrollment (docs/two-factor.md). The app passes the id of the signed-in user
- * (from its own session check — never from the request body), and shows the results.
+ * Step-up re-authentication (docs/step-up.md) and two-factor enrollment (docs/two-factor.md).
+ * Every function takes the browser's request: the user is the one its session signs in —
+ * never an id the app passes — and the sensitive ones need that session to have proven a
+ * first factor within `stepUp.maxAge` (else `StepUpRequired`: send the browser to
+ * `<basePath>/reauthenticate?callbackUrl=<this page>`).
  */
 
 /**
- * Starts two-factor enrollment for `userId`: a new TOTP secret, kept pending (sealed) until
- * {@link confirmTwoFactor}; show `qrSvg` (and `uri` for "can't scan?").
+ * Gate for an app's own sensitive actions (delete the account, change the email, unlink a
+ * provider, …): resolves to the signed-in user when the request's session proved a first
+ * factor within `stepUp.maxAge`. Checks nothing about the form: the app's route does its own
+ * CSRF protection, as for any change.
  *
- * @throws `TwoFactorStateError` when 2FA is already on; `AdapterError` when the store fails.
+ * @throws `NotSignedIn` without a valid session; `StepUpRequired` without a fresh step-up
+ * (redirect to {@link reauthenticateUrl}); `ServiceUnavailable` when the step-up store
+ * failed (refused, never allowed).
  * @example
  * ```ts
- * const session = await auth()
- * const { qrSvg } = await startTwoFactor({ userId: session.user.id, account: session.user.email }, config)
+ * try {
+ *   const { userId } = await requireStepUp({ origin, headers: request.headers }, auth)
+ *   await deleteAccount(userId)
+ * } catch (error) {
+ *   if (error instanceof StepUpRequired) return redirect(reauthenticateUrl(origin, auth, "/settings"))
+ *   throw error
+ * }
  * ```
  */
-export async function startTwoFactor(input: { userId: string; account: string }, auth: AuthSource): Promise<TotpEnrollment> {
-  return startEnrollment(await configFor(auth), input)
+export async function requireStepUp(request: Pick<SessionRequest, "origin" | "headers">, auth: AuthSource): Promise<{ userId: string }> {
+  const runtime = runtimeFor(auth)
+  const { userId } = await runtime.sessionUser(internalRequest(runtime, request, false), { change: false, stepUp: true })
+  return { userId }
+}
+
+/** Whether the request's session is signed in and stepped up, and until when: for a settings page ("confirm your password to continue"). */
+export async function stepUpStatus(request: Pick<SessionRequest, "origin" | "headers">, auth: AuthSource): Promise<StepUpStatus> {
+  const runtime = runtimeFor(auth)
+  return runtime.stepUpStatus(internalRequest(runtime, request, false))
+}
+
+/** The built-in re-authentication page, coming back to `callbackUrl` (a path or a URL of the site). */
+export function reauthenticateUrl(origin: string, auth: AuthSource, callbackUrl: string): string {
+  const url = new URL(`${runtimeFor(auth).basePath}/reauthenticate`, origin)
+  url.searchParams.set("callbackUrl", callbackUrl)
+  return url.href
+}
+
+/** A two-factor change: the browser's request, and the posted `csrfToken` (or `skipCSRF`) as for session management. */
+export type TwoFactorRequest = SessionRequest
+
+/**
+ * Starts two-factor enrollment for the signed-in user: a new TOTP secret, kept pending
+ * (sealed) until {@link confirmTwoFactor}; show `qrSvg` (and `uri` for "can't scan?").
+ * `account` (what the authenticator app shows) defaults to the user's email.
+ *
+ * @throws `StepUpRequired`, `NotSignedIn`, `MissingCSRF`; `TwoFactorStateError` when 2FA is
+ * already on; `ServiceUnavailable` when a store fails.
+ * @example
+ * ```ts
+ * const { qrSvg } = await startTwoFactor({ origin, headers: request.headers, csrfToken: form.get("csrfToken") }, auth)
+ * ```
+ */
+export async function startTwoFactor(request: TwoFactorRequest & { account?: string }, auth: AuthSource): Promise<TotpEnrollment> {
+  const { config, userId, email } = await sensitive(request, auth)
+  const account = request.account ?? email ?? userId
+  return startEnrollment(config, { userId, account })
 }
 
 /**
  * Confirms the pending enrollment with the code the authenticator app shows: 2FA is on and
  * the ten backup codes are returned — the only time they exist in plain text.
  *
- * @throws `TwoFactorCodeInvalid` for a wrong code; `TwoFactorStateError` when nothing is pending.
+ * @throws `StepUpRequired`; `TwoFactorCodeInvalid` for a wrong code; `TwoFactorStateError` when nothing is pending.
  */
-export async function confirmTwoFactor(input: { userId: string; code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
-  return confirmEnrollment(await configFor(auth), input)
+export async function confirmTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
+  const { config, userId } = await sensitive(request, auth)
+  return confirmEnrollment(config, { userId, code: request.code })
 }
 
-/** Turns 2FA off for `userId`; needs a current code (TOTP or backup), which is used up. */
-export async function disableTwoFactor(input: { userId: string; code: string }, auth: AuthSource): Promise<void> {
-  return disable(await configFor(auth), input)
+/** Turns 2FA off for the signed-in user; needs a step-up and a current code (TOTP or backup), which is used up. */
+export async function disableTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<void> {
+  const { config, userId } = await sensitive(request, auth)
+  return disable(config, { userId, code: request.code })
 }
 
-/** Replaces the backup codes with ten new ones; needs a current code, which is used up. */
-export async function regenerateTwoFactorBackupCodes(input: { userId: string; code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
-  return regenerateBackupCodes(await configFor(auth), input)
+/** Replaces the backup codes with ten new ones; needs a step-up and a current code, which is used up. */
+export async function regenerateTwoFactorBackupCodes(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
+  const { config, userId } = await sensitive(request, auth)
+  return regenerateBackupCodes(config, { userId, code: request.code })
 }
 
-/** Whether `userId` has 2FA on (or pending), and how many backup codes are left. */
-export async function getTwoFactorStatus(input: { userId: string }, auth: AuthSource): Promise<TwoFactorStatus> {
-  return twoFactorStatus(await configFor(auth), input.userId)
+/** Whether the signed-in user has 2FA on (or pending), and how many backup codes are left. Needs no step-up (it changes nothing). */
+export async function getTwoFactorStatus(request: Pick<SessionRequest, "origin" | "headers">, auth: AuthSource): Promise<TwoFactorStatus> {
+  const runtime = runtimeFor(auth)
+  const { userId } = await runtime.sessionUser(internalRequest(runtime, request, false), { change: false, stepUp: false })
+  return twoFactorStatus(await configFor(auth), userId)
+}
+
+/** The checked configuration and the user of a stepped-up session, for a change (origin and CSRF checked). */
+async function sensitive(request: TwoFactorRequest, auth: AuthSource): Promise<{ config: ResolvedConfig; userId: string; email?: string }> {
+  const runtime = runtimeFor(auth)
+  const config = await configFor(auth)
+  const user = await runtime.sessionUser(internalRequest(runtime, request, true), { change: true, stepUp: true }, request.skipCSRF ? { skipCSRF: true } : {})
+  return { config, ...user }
+}
+
+/** What core reads of the browser's request (cookies, origin checks, the posted token), as a request to the session endpoint. */
+function internalRequest(runtime: AuthRuntime, request: Pick<SessionRequest, "origin" | "headers" | "csrfToken">, change: boolean): Request {
+  const headers = new Headers()
+  for (const name of ["cookie", "user-agent", "origin", "sec-fetch-site", "x-forwarded-for"]) {
+    const value = request.headers.get(name)
+    if (value) headers.set(name, value)
+  }
+  const url = `${request.origin}${runtime.basePath}/session`
+  if (!change) return new Request(url, { headers })
+  headers.set("content-type", "application/x-www-form-urlencoded")
+  return new Request(url, { method: "POST", headers, body: new URLSearchParams(request.csrfToken ? { csrfToken: request.csrfToken } : {}) })
 }
 
 /**
@@ -456,4 +547,4 @@ async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   return config
 }
 
-export type { TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }
+export type { StepUpStatus, TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

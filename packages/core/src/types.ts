@@ -17,6 +17,7 @@ import type { RateLimitOptions } from "./lib/rate-limit/options.js"
 import type { TwoFactorOptions } from "./lib/two-factor/options.js"
 import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.js"
 import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
+import type { StepUpOptions } from "./lib/step-up/options.js"
 import type {
   Account,
   Awaitable,
@@ -247,9 +248,21 @@ export interface AuthConfig {
    * ```
    */
   notifications?: NotificationOptions
+  /**
+   * Portcullis: step-up re-authentication ("sudo mode", `docs/step-up.md`). Sensitive actions
+   * (2FA enrollment, revoking every session, adding a passkey, an app's own actions gated with
+   * `requireStepUp`) need a first factor proven in the same session within `maxAge` seconds:
+   * a sign-in, or the password at `<basePath>/reauthenticate`. On by default (10 minutes).
+   *
+   * @example
+   * ```ts
+   * const config = { providers, stepUp: { maxAge: 5 * 60, store: redisRateLimitStore(redis) } }
+   * ```
+   */
+  stepUp?: StepUpOptions
 }
 
-export type { AuthError, JWT, Provider, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
+export type { AuthError, JWT, Provider, StepUpOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
 export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */

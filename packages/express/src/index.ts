@@ -50,6 +50,10 @@ import {
   regenerateTwoFactorBackupCodes as coreRegenerateTwoFactorBackupCodes,
   getTwoFactorStatus as coreGetTwoFactorStatus,
   resetTwoFactor as coreResetTwoFactor,
+  requireStepUp as coreRequireStepUp,
+  stepUpStatus as coreStepUpStatus,
+  reauthenticateUrl as coreReauthenticateUrl,
+  type StepUpStatus,
   type TotpEnrollment,
   type TwoFactorResetInput,
   type TwoFactorResetResult,
@@ -58,8 +62,8 @@ import {
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export { customFetch } from "@portcullis/core"
-export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
-export type { TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult, TwoFactorStatus } from "@portcullis/core/integration"
+export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, StepUpRequired, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
+export type { StepUpStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult, TwoFactorStatus } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
@@ -377,56 +381,85 @@ async function sendWebResponse(res: ServerResponse, response: Response): Promise
 }
 
 /*
- * Two-factor enrollment (docs/two-factor.md), for the signed-in user of `req`. `userId` is
- * the id your app knows the user by (the adapter's); when the session exposes `user.id`, it
- * must be the same. A request without a session is refused with `NotSignedIn`.
+ * Step-up re-authentication (docs/step-up.md) and two-factor enrollment (docs/two-factor.md),
+ * for the signed-in user of `req` — the user is the session's, never an id the app passes.
+ * The changes are CSRF-checked as {@link revokeSession} (the form posts `csrfToken`, parsed
+ * by `express.urlencoded()`) and need a recent step-up: `StepUpRequired` otherwise, to be
+ * answered with a redirect to {@link reauthenticateUrl}.
  */
 
-async function signedIn(req: ExpressLikeRequest, config: ExpressAuthConfig, userId: string): Promise<void> {
-  const session = await getSession(req, config)
-  if (!session) throw new NotSignedIn("Two-factor enrollment needs a signed-in user")
-  const sessionUserId = (session.user as { id?: unknown } | undefined)?.id
-  if (typeof sessionUserId === "string" && sessionUserId !== userId) throw new NotSignedIn("The session belongs to another user than userId")
+/**
+ * The gate for your own sensitive routes (delete the account, change the email, …): the
+ * signed-in user when the session proved a first factor within `stepUp.maxAge`.
+ *
+ * @throws `NotSignedIn`, `StepUpRequired`, `ServiceUnavailable` (the step-up store is down: refused)
+ * @example
+ * ```ts
+ * app.post("/account/delete", express.urlencoded({ extended: false }), async (req, res) => {
+ *   try {
+ *     const { userId } = await requireStepUp(req, authConfig)
+ *     await deleteUser(userId)
+ *     res.redirect(303, "/")
+ *   } catch (error) {
+ *     if (error instanceof StepUpRequired) return res.redirect(303, reauthenticateUrl(req, authConfig, "/account"))
+ *     throw error
+ *   }
+ * })
+ * ```
+ */
+export function requireStepUp(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<{ userId: string }> {
+  return coreRequireStepUp(sessionRequest(req), config)
+}
+
+/** Whether the session of `req` stepped up recently, and until when: `{ signedIn, fresh, freshUntil }`. */
+export function stepUpStatus(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<StepUpStatus> {
+  return coreStepUpStatus(sessionRequest(req), config)
+}
+
+/** The built-in re-authentication page (`<basePath>/reauthenticate`), coming back to `callbackUrl`. */
+export function reauthenticateUrl(req: ExpressLikeRequest, config: ExpressAuthConfig, callbackUrl: string): string {
+  return coreReauthenticateUrl(originOf(req), config, callbackUrl)
 }
 
 /**
  * Starts enrollment: a new TOTP secret, pending until {@link confirmTwoFactor}. Show `qrSvg`.
+ * `account` (the label in the authenticator app) defaults to the user's email.
  *
  * @example
  * ```ts
- * app.post("/account/2fa/start", async (req, res) => {
- *   const { qrSvg, uri } = await startTwoFactor(req, authConfig, { userId: res.locals.userId, account: res.locals.email })
- *   res.json({ qrSvg, uri })
+ * app.post("/account/2fa/start", express.urlencoded({ extended: false }), async (req, res) => {
+ *   try {
+ *     const { qrSvg, uri } = await startTwoFactor(req, authConfig)
+ *     res.render("2fa-confirm", { qrSvg, uri })
+ *   } catch (error) {
+ *     if (error instanceof StepUpRequired) return res.redirect(303, reauthenticateUrl(req, authConfig, "/account/2fa"))
+ *     throw error
+ *   }
  * })
  * ```
  */
-export async function startTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; account: string }): Promise<TotpEnrollment> {
-  await signedIn(req, config, input.userId)
-  return coreStartTwoFactor(input, config)
+export function startTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { account?: string } = {}): Promise<TotpEnrollment> {
+  return coreStartTwoFactor({ ...sessionRequest(req), ...(input.account !== undefined && { account: input.account }) }, config)
 }
 
-/** Confirms enrollment with the app's current code: 2FA on; the ten backup codes are answered once. */
-export async function confirmTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<{ backupCodes: string[] }> {
-  await signedIn(req, config, input.userId)
-  return coreConfirmTwoFactor(input, config)
+/** Confirms enrollment with the app's current code: 2FA on; the ten backup codes are answered once. Needs a step-up. */
+export function confirmTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { code: string }): Promise<{ backupCodes: string[] }> {
+  return coreConfirmTwoFactor({ ...sessionRequest(req), code: input.code }, config)
 }
 
-/** Turns 2FA off; needs a current code (re-authentication). */
-export async function disableTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<void> {
-  await signedIn(req, config, input.userId)
-  return coreDisableTwoFactor(input, config)
+/** Turns 2FA off; needs a step-up and a current code. */
+export function disableTwoFactor(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { code: string }): Promise<void> {
+  return coreDisableTwoFactor({ ...sessionRequest(req), code: input.code }, config)
 }
 
-/** Ten new backup codes (the old ones stop working); needs a current code. */
-export async function regenerateTwoFactorBackupCodes(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string; code: string }): Promise<{ backupCodes: string[] }> {
-  await signedIn(req, config, input.userId)
-  return coreRegenerateTwoFactorBackupCodes(input, config)
+/** Ten new backup codes (the old ones stop working); needs a step-up and a current code. */
+export function regenerateTwoFactorBackupCodes(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { code: string }): Promise<{ backupCodes: string[] }> {
+  return coreRegenerateTwoFactorBackupCodes({ ...sessionRequest(req), code: input.code }, config)
 }
 
-/** Whether the user has 2FA on (or pending) and how many backup codes are left. */
-export async function getTwoFactorStatus(req: ExpressLikeRequest, config: ExpressAuthConfig, input: { userId: string }): Promise<TwoFactorStatus> {
-  await signedIn(req, config, input.userId)
-  return coreGetTwoFactorStatus(input, config)
+/** Whether the signed-in user has 2FA on (or pending) and how many backup codes are left. */
+export function getTwoFactorStatus(req: ExpressLikeRequest, config: ExpressAuthConfig): Promise<TwoFactorStatus> {
+  return coreGetTwoFactorStatus(sessionRequest(req), config)
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import express from "express"
 import type { AuthConfig } from "@portcullis/core"
 import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
+import { steppedUp } from "../../core/test/step-up/support.js"
 import { hashPassword } from "@portcullis/core/password"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password from "@portcullis/core/providers/password"
@@ -289,8 +290,9 @@ describe("account enumeration through the password pages, over a real socket", (
     await seed("known@example.com", true)
     await seed("pending@example.com", false)
     const guarded = await seed("guarded@example.com", true)
-    const { secret } = await startTwoFactor({ userId: guarded.id, account: "guarded@example.com" }, passwordConfig)
-    await confirmTwoFactor({ userId: guarded.id, code: totpCode(secret, Date.now() - 30_000) }, passwordConfig)
+    const settings = await steppedUp(passwordConfig, guarded.id)
+    const { secret } = await startTwoFactor({ ...settings, account: "guarded@example.com" }, passwordConfig)
+    await confirmTwoFactor({ ...settings, code: totpCode(secret, Date.now() - 30_000) }, passwordConfig)
   })
   afterAll(async () => {
     await app.close()

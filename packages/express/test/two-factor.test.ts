@@ -16,17 +16,17 @@ describe("two-factor authentication on Express", () => {
   beforeAll(async () => {
     server = await expressServer(config, (app) => {
       app.use(express.urlencoded({ extended: false }))
-      // The app knows its user's id; here the demo user's.
+      // The user is the session's: the wrappers take no user id.
       app.post("/account/2fa/start", async (req, res) => {
         try {
-          res.json(await startTwoFactor(req, config, { userId: "user-ada", account: "ada@example.com" }))
+          res.json(await startTwoFactor(req, config))
         } catch (error) {
           res.status(401).json({ error: (error as { type?: string }).type })
         }
       })
       app.post("/account/2fa/confirm", async (req, res) => {
         try {
-          res.json(await confirmTwoFactor(req, config, { userId: "user-ada", code: String(req.body.code) }))
+          res.json(await confirmTwoFactor(req, config, { code: String(req.body.code) }))
         } catch (error) {
           res.status(400).json({ error: (error as { type?: string }).type })
         }
@@ -36,7 +36,8 @@ describe("two-factor authentication on Express", () => {
   afterAll(() => server.close())
 
   it("refuses enrollment without a session", async () => {
-    const response = await new Browser(server.transport, server.origin).request("/account/2fa/start", { method: "POST" })
+    const browser = new Browser(server.transport, server.origin)
+    const response = await browser.request("/account/2fa/start", { form: { csrfToken: await browser.csrfToken() } })
     expect(response.status).toBe(401)
     expect(await response.json()).toEqual({ error: "NotSignedIn" })
   })
@@ -44,9 +45,12 @@ describe("two-factor authentication on Express", () => {
   it("enrolls the signed-in user, then asks for the code at the next sign-in", async () => {
     const browser = new Browser(server.transport, server.origin)
     await browser.signIn()
-    const { secret, qrSvg } = (await (await browser.request("/account/2fa/start", { method: "POST" })).json()) as { secret: string; qrSvg: string }
+    // Just signed in: the sign-in is the step-up (docs/step-up.md).
+    const csrfToken = await browser.csrfToken()
+    const { secret, qrSvg, uri } = (await (await browser.request("/account/2fa/start", { form: { csrfToken } })).json()) as { secret: string; qrSvg: string; uri: string }
     expect(qrSvg).toMatch(/^<svg/)
-    const confirmed = await browser.request("/account/2fa/confirm", { form: { code: totpCode(secret, Date.now() - 30_000) } })
+    expect(uri).toContain("ada%40example.com")
+    const confirmed = await browser.request("/account/2fa/confirm", { form: { code: totpCode(secret, Date.now() - 30_000), csrfToken } })
     expect(((await confirmed.json()) as { backupCodes: string[] }).backupCodes).toHaveLength(10)
     await browser.signOut()
 
@@ -55,7 +59,6 @@ describe("two-factor authentication on Express", () => {
     expect(await browser.session()).toBeNull()
     const page = await browser.request("/auth/two-factor")
     expect(page.status).toBe(200)
-    const csrfToken = await browser.csrfToken()
     const verified = await browser.request("/auth/two-factor", { form: { code: totpCode(secret), csrfToken } })
     expect(verified.status).toBe(302)
     expect((await browser.session()).user.name).toBe("Ada Lovelace")

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest"
 import NextAuth, { NotSignedIn, SessionManagementUnsupported } from "@portcullis/next"
-import { MemorySessionRegistry } from "@portcullis/memory-adapter"
+import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { cookieHeader, nextRequestStore, origin, signInThroughHandlers, testConfig } from "./helpers.js"
 
 // next/headers only exists inside Next's server: the recording stand-in of helpers.ts.
@@ -56,5 +56,25 @@ describe("sessions (Server Components and Server Actions)", () => {
     const jar = await signInThroughHandlers(handlers)
     nextRequestStore.reset({ origin, cookie: cookieHeader(jar) })
     await expect(sessions.list()).rejects.toBeInstanceOf(SessionManagementUnsupported)
+  })
+})
+
+describe("sessions: step-up and two-factor enrollment (docs/step-up.md)", () => {
+  it("enrolls right after a sign-in; past stepUp.maxAge the changes are StepUpRequired", async () => {
+    const { handlers, sessions } = NextAuth(testConfig({ adapter: MemoryAdapter(), session: { strategy: "jwt", registry: new MemorySessionRegistry() }, twoFactor: {} }))
+    const laptop = await signInThroughHandlers(handlers)
+    await signInThroughHandlers(handlers)
+    nextRequestStore.reset({ origin, cookie: cookieHeader(laptop) })
+    expect(await sessions.stepUpStatus()).toMatchObject({ signedIn: true, fresh: true })
+    expect((await sessions.twoFactor.start()).qrSvg).toMatch(/^<svg/)
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 })
+    try {
+      await expect(sessions.twoFactor.confirm("123456")).rejects.toMatchObject({ type: "StepUpRequired" })
+      await expect(sessions.revokeOthers()).rejects.toMatchObject({ type: "StepUpRequired" })
+      expect(await sessions.list()).toHaveLength(2)
+      expect(await sessions.reauthenticateUrl("/account")).toBe(`${origin}/api/auth/reauthenticate?callbackUrl=%2Faccount`)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

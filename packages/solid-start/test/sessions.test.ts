@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import Credentials from "@portcullis/core/providers/credentials"
 import { MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { getSession, sessionsOf, SolidAuth, type SolidAuthConfig } from "@portcullis/solid-start"
@@ -45,5 +45,20 @@ describe("sessionsOf (JWT sessions with a registry)", () => {
     const [laptop, phone] = [await signIn(), await signIn()]
     await expect(sessionsOf(request(laptop, { origin: "https://evil.example" }), options).revokeOthers()).rejects.toMatchObject({ type: "MissingCSRF" })
     expect((await getSession(request(phone), options))?.user?.name).toBe("Ada")
+  })
+})
+
+describe("sessionsOf: step-up (docs/step-up.md)", () => {
+  it("a fresh sign-in may sign out everywhere; past stepUp.maxAge it is StepUpRequired and the sessions stay", async () => {
+    const [laptop, phone] = [await signIn(), await signIn()]
+    expect(await sessionsOf(request(laptop), options).stepUpStatus()).toMatchObject({ signedIn: true, fresh: true })
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 })
+    try {
+      await expect(sessionsOf(request(laptop, { origin }), options).signOutEverywhere()).rejects.toMatchObject({ type: "StepUpRequired" })
+      await expect(sessionsOf(request(laptop, { origin }), options).requireStepUp()).rejects.toMatchObject({ type: "StepUpRequired" })
+      expect((await getSession(request(phone), options))?.user?.name).toBe("Ada")
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -138,6 +138,17 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
       revoke: async (id, csrfToken) => manager().revoke(id, csrfToken),
       revokeOthers: async (csrfToken) => manager().revokeOthers(csrfToken),
       signOutEverywhere: async (csrfToken) => manager().signOutEverywhere(csrfToken),
+      // Step-up (docs/step-up.md) and two-factor enrollment, for the same session.
+      stepUpStatus: async () => manager().stepUpStatus(),
+      requireStepUp: async () => manager().requireStepUp(),
+      reauthenticateUrl: (callbackUrl) => manager().reauthenticateUrl(callbackUrl),
+      twoFactor: {
+        status: async () => manager().twoFactor.status(),
+        start: async (csrfToken, account) => manager().twoFactor.start(csrfToken, account),
+        confirm: async (code, csrfToken) => manager().twoFactor.confirm(code, csrfToken),
+        disable: async (code, csrfToken) => manager().twoFactor.disable(code, csrfToken),
+        regenerateBackupCodes: async (code, csrfToken) => manager().twoFactor.regenerateBackupCodes(code, csrfToken),
+      },
     }
     event.locals.getAccessToken ??= async (provider) => readAccessToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, provider, cookieSink(event))
     // Core checks the host of the request it is given, as it does for every request.

@@ -50,3 +50,36 @@ describe("event.locals.sessions (database sessions)", () => {
     expect((await phone.session())?.user?.name).toBe("Ada")
   })
 })
+
+describe("event.locals.sessions: step-up and two-factor enrollment (docs/step-up.md)", () => {
+  const { handle } = SvelteKitAuth({ ...config, adapter: MemoryAdapter(), twoFactor: {} })
+  const browser = () => new Browser((request) => handle({ event: eventFor(request), resolve: vi.fn() }) as Promise<Response>, origin)
+
+  function eventFor(request: Request) {
+    return { url: new URL(request.url), request, locals: {} as App.Locals, cookies: { set: vi.fn() } } as unknown as RequestEvent
+  }
+  async function locals(cookie: string) {
+    const event = eventFor(new Request(`${origin}/account`, { headers: { cookie, origin } }))
+    await handle({ event, resolve: async () => new Response("ok") })
+    return event.locals.sessions
+  }
+
+  it("enrolls right after a sign-in; past stepUp.maxAge every change is StepUpRequired and the re-authentication page is named", async () => {
+    const laptop = browser()
+    await laptop.signIn({ username: "ada" })
+    const sessions = await locals(laptop.cookieHeader())
+    expect(await sessions.stepUpStatus()).toMatchObject({ signedIn: true, fresh: true })
+    expect((await sessions.twoFactor.start()).uri).toContain("ada%40example.test")
+    expect(await sessions.twoFactor.status()).toEqual({ enabled: false, pending: true, backupCodesLeft: 0 })
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 })
+    try {
+      const later = await locals(laptop.cookieHeader())
+      await expect(later.twoFactor.confirm("123456")).rejects.toMatchObject({ type: "StepUpRequired" })
+      await expect(later.revokeOthers()).rejects.toMatchObject({ type: "StepUpRequired" })
+      await expect(later.requireStepUp()).rejects.toMatchObject({ type: "StepUpRequired" })
+      expect(later.reauthenticateUrl("/account")).toBe(`${origin}/auth/reauthenticate?callbackUrl=%2Faccount`)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})

@@ -20,6 +20,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   // Loaded on first use: only configurations with a passkey provider ever answer it.
   // Loaded on first use: only configurations with two-factor authentication answer it.
   "two-factor": async (ctx) => (await import("./actions/two-factor.js")).twoFactor(ctx),
+  // Step-up re-authentication: only sensitive actions send anyone there.
+  reauthenticate: async (ctx) => (await import("./actions/reauthenticate.js")).reauthenticate(ctx),
   "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
   // Likewise only configurations with a password provider.
   password: async (ctx) => (await import("./actions/password.js")).password(ctx),

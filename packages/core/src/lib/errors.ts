@@ -106,7 +106,7 @@ export function configErrorResponse(
   request: { action: string | undefined; method: string; origin: string | undefined; callbackUrl?: string | null; pathname?: string },
 ): ResponseInternal {
   const { action, method, origin } = request
-  const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request" || action === "two-factor")
+  const isPage = method === "GET" && (action === "signin" || action === "signout" || action === "error" || action === "verify-request" || action === "two-factor" || action === "reauthenticate")
   if (isPage) {
     const errorPage = config.pages.error
     const loops = !!errorPage && (!!request.callbackUrl?.startsWith(errorPage) || isErrorPageItself(errorPage, origin, request.pathname))

@@ -8,6 +8,7 @@ import { sessionStrategy, type SignInResult } from "./session/index.js"
 import { store, type AdapterWith } from "./config/stores.js"
 import { secondFactorChallenge } from "./two-factor/step.js"
 import { noticeNewDevice } from "./notify/index.js"
+import { markSignIn } from "./step-up/sign-in.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -45,6 +46,8 @@ export async function establishSession(
     if (challenge) return challenge
   }
   const cookies = await sessionStrategy(ctx).create(ctx, result)
+  // A first factor was just proven: the new session may take sensitive actions for stepUp.maxAge.
+  await markSignIn(ctx, cookies, result.user.id)
   await ctx.config.events.signIn({
     user: result.user,
     account: result.account,

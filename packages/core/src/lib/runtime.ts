@@ -1,11 +1,11 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AuthError, RateLimited, ServiceUnavailable } from "../errors.js"
+import { AuthError, NotSignedIn, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
 import { processEnv, type Env } from "./config/env.js"
-import { createContext, isSecure } from "./context.js"
+import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
@@ -16,6 +16,8 @@ import { refuseCrossSite, verifyCsrf } from "./csrf.js"
 import { manageSessions, type SessionOperation, type SessionOperationResult } from "./session/manage.js"
 import { originFromHeaders } from "./http/host.js"
 import { accessToken, type AccessTokenParams } from "./tokens/access.js"
+import { requireStepUp, stepUpState, type StepUpStatus } from "./step-up/gate.js"
+import { currentSession } from "./step-up/session.js"
 import type { AccessToken } from "./tokens/result.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
@@ -113,8 +115,54 @@ export class AuthRuntime {
         refuseCrossSite(ctx)
         await verifyCsrf(ctx)
       }
+      // Ending every other session is a sensitive action (docs/step-up.md): a stolen cookie
+      // must not evict the owner everywhere. Revoking one listed session stays open, so the
+      // owner can end a thief's session from any device at once.
+      if (operation.op === "revokeOthers" || operation.op === "signOutEverywhere") await requireStepUp(ctx)
       const result = await manageSessions(ctx, operation)
       return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
+    } catch (thrown) {
+      const error = asOutage(thrown)
+      if (error !== thrown) resolved.logger.error(error as Error)
+      throw error
+    }
+  }
+
+  /**
+   * The user of the session of `request`, for the server functions of account actions
+   * (`@portcullis/core/integration`: two-factor enrollment, `requireStepUp`). With `change`
+   * the request is checked as core checks its own forms (origin, and the posted `csrfToken`
+   * unless `skipCSRF`); with `stepUp` the session must have proven a first factor within
+   * `stepUp.maxAge` (docs/step-up.md).
+   *
+   * @throws NotSignedIn, StepUpRequired, MissingCSRF, ServiceUnavailable (a store failed:
+   * refused, never allowed)
+   */
+  async sessionUser(request: Request, need: { change: boolean; stepUp: boolean }, options: Omit<HandleOptions, "raw"> = {}): Promise<{ userId: string; email?: string }> {
+    return this.#guarded(request, options, async (ctx) => {
+      if (need.change) {
+        refuseCrossSite(ctx)
+        await verifyCsrf(ctx)
+      }
+      const session = need.stepUp ? await requireStepUp(ctx) : await currentSession(ctx)
+      if (!session) throw new NotSignedIn("No valid session in this request")
+      return { userId: session.userId, ...(session.email && { email: session.email }) }
+    })
+  }
+
+  /** Whether the session of `request` is signed in and stepped up, and until when (docs/step-up.md). */
+  stepUpStatus(request: Request): Promise<StepUpStatus> {
+    return this.#guarded(request, {}, (ctx) => stepUpState(ctx))
+  }
+
+  /** Runs `act` on the context of `request` once the configuration is sound; a store failure comes out as `ServiceUnavailable` (logged). */
+  async #guarded<T>(request: Request, options: Omit<HandleOptions, "raw">, act: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const resolved = this.config
+    const problem = await configProblem(resolved)
+    if (problem) throw problem
+    const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF, options.clientAddress)
+    try {
+      return await act(ctx)
     } catch (thrown) {
       const error = asOutage(thrown)
       if (error !== thrown) resolved.logger.error(error as Error)

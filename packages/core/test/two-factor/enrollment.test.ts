@@ -7,15 +7,18 @@ import { describe, expect, it } from "vitest"
 import { confirmTwoFactor, disableTwoFactor, getTwoFactorStatus, regenerateTwoFactorBackupCodes, startTwoFactor } from "@portcullis/core/integration"
 import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
+import type { AuthConfig } from "@portcullis/core"
+import { steppedUp } from "../step-up/support.js"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
 
-const ada = { userId: ADA_ID, account: "ada@example.com" }
+/** Ada's settings page: her session, stepped up a moment ago (docs/step-up.md). */
+const ada = async (config: AuthConfig) => ({ ...(await steppedUp(config, ADA_ID)), account: "ada@example.com" })
 
 describe("starting enrollment", () => {
   it("answers a secret, its otpauth URI and a QR code, and stores the secret sealed and pending", async () => {
     const adapter = MemoryAdapter()
     const { config } = twoFactorApp({ twoFactor: { issuer: "Example" } }, adapter)
-    const enrollment = await startTwoFactor(ada, config)
+    const enrollment = await startTwoFactor(await ada(config), config)
     expect(enrollment.secret).toMatch(/^[A-Z2-7]{32}$/)
     expect(enrollment.uri).toContain("otpauth://totp/Example:ada%40example.com")
     expect(enrollment.qrSvg).toMatch(/^<svg/)
@@ -24,24 +27,24 @@ describe("starting enrollment", () => {
     // At rest: a JWE, not the secret.
     expect(stored!.secret.split(".")).toHaveLength(5)
     expect(stored!.secret).not.toContain(enrollment.secret)
-    expect(await getTwoFactorStatus({ userId: ADA_ID }, config)).toEqual({ enabled: false, pending: true, backupCodesLeft: 0 })
+    expect(await getTwoFactorStatus(await ada(config), config)).toEqual({ enabled: false, pending: true, backupCodesLeft: 0 })
   })
 
   it("does not turn the step on while pending: the user signs in with one factor", async () => {
     const { config, browser } = twoFactorApp()
-    await startTwoFactor(ada, config)
+    await startTwoFactor(await ada(config), config)
     expect((await firstFactor(browser())).headers.get("location")).toBe("http://localhost:3000")
   })
 
   it("is refused while 2FA is on", async () => {
     const { config } = twoFactorApp()
     await enroll(config)
-    await expect(startTwoFactor(ada, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
+    await expect(startTwoFactor(await ada(config), config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
   })
 
   it("is refused without the twoFactor option", async () => {
     const { config } = twoFactorApp({ twoFactor: undefined })
-    await expect(startTwoFactor(ada, config)).rejects.toMatchObject({ type: "InvalidConfig" })
+    await expect(startTwoFactor(await ada(config), config)).rejects.toMatchObject({ type: "InvalidConfig" })
   })
 })
 
@@ -49,30 +52,31 @@ describe("confirming enrollment", () => {
   it("turns 2FA on for the current code and answers ten distinct backup codes, stored only as hashes", async () => {
     const adapter = MemoryAdapter()
     const { config } = twoFactorApp({}, adapter)
-    const { secret } = await startTwoFactor(ada, config)
-    const { backupCodes } = await confirmTwoFactor({ userId: ADA_ID, code: totpCode(secret) }, config)
+    const { secret } = await startTwoFactor(await ada(config), config)
+    const { backupCodes } = await confirmTwoFactor({ ...(await ada(config)), code: totpCode(secret) }, config)
     expect(new Set(backupCodes).size).toBe(10)
     const stored = await adapter.getTwoFactor!(ADA_ID)
     expect(stored!.enabled).toBe(true)
     expect(stored!.backupCodes).toHaveLength(10)
     for (const code of backupCodes) expect(stored!.backupCodes).not.toContain(code)
-    expect(await getTwoFactorStatus({ userId: ADA_ID }, config)).toEqual({ enabled: true, pending: false, backupCodesLeft: 10 })
+    expect(await getTwoFactorStatus(await ada(config), config)).toEqual({ enabled: true, pending: false, backupCodesLeft: 10 })
   })
 
   it("refuses a wrong code and stays pending", async () => {
     const { config } = twoFactorApp()
-    const { secret } = await startTwoFactor(ada, config)
+    const { secret } = await startTwoFactor(await ada(config), config)
     const wrong = totpCode(secret) === "123456" ? "654321" : "123456"
-    await expect(confirmTwoFactor({ userId: ADA_ID, code: wrong }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).pending).toBe(true)
+    await expect(confirmTwoFactor({ ...(await ada(config)), code: wrong }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
+    expect((await getTwoFactorStatus(await ada(config), config)).pending).toBe(true)
   })
 
   it("answers backup codes to one of two confirmations sent at once (a double submit); the other is refused", async () => {
     const adapter = MemoryAdapter()
     const { config } = twoFactorApp({}, adapter)
-    const { secret } = await startTwoFactor(ada, config)
+    const { secret } = await startTwoFactor(await ada(config), config)
     const code = totpCode(secret)
-    const results = await Promise.allSettled([0, 1].map(() => confirmTwoFactor({ userId: ADA_ID, code }, config)))
+    const settings = await ada(config)
+    const results = await Promise.allSettled([0, 1].map(() => confirmTwoFactor({ ...settings, code }, config)))
     const won = results.filter((r) => r.status === "fulfilled") as PromiseFulfilledResult<{ backupCodes: string[] }>[]
     expect(won).toHaveLength(1)
     expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { type: "TwoFactorCodeInvalid" } })
@@ -84,14 +88,14 @@ describe("confirming enrollment", () => {
 
   it("refuses a confirmation with nothing started", async () => {
     const { config } = twoFactorApp()
-    await expect(confirmTwoFactor({ userId: ADA_ID, code: "123456" }, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
+    await expect(confirmTwoFactor({ ...(await ada(config)), code: "123456" }, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
   })
 
   it("marks the confirming code used: it cannot also pass the sign-in step", async () => {
     const { config, browser } = twoFactorApp()
-    const { secret } = await startTwoFactor(ada, config)
+    const { secret } = await startTwoFactor(await ada(config), config)
     const code = totpCode(secret)
-    await confirmTwoFactor({ userId: ADA_ID, code }, config)
+    await confirmTwoFactor({ ...(await ada(config)), code }, config)
     const b = browser()
     await firstFactor(b)
     expect((await secondFactor(b, code)).status).toBe(401)
@@ -102,34 +106,34 @@ describe("disabling and regenerating (re-authentication)", () => {
   it("disables with a current code; the next sign-in has one step", async () => {
     const { config, browser } = twoFactorApp()
     const { secret } = await enroll(config)
-    await disableTwoFactor({ userId: ADA_ID, code: totpCode(secret) }, config)
-    expect(await getTwoFactorStatus({ userId: ADA_ID }, config)).toEqual({ enabled: false, pending: false, backupCodesLeft: 0 })
+    await disableTwoFactor({ ...(await ada(config)), code: totpCode(secret) }, config)
+    expect(await getTwoFactorStatus(await ada(config), config)).toEqual({ enabled: false, pending: false, backupCodesLeft: 0 })
     expect((await firstFactor(browser())).headers.get("location")).toBe("http://localhost:3000")
   })
 
   it("refuses to disable without a valid code, or with a code already used", async () => {
     const { config } = twoFactorApp()
     const { secret, backupCodes } = await enroll(config)
-    await expect(disableTwoFactor({ userId: ADA_ID, code: "" }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
-    await expect(disableTwoFactor({ userId: ADA_ID, code: "aaaaa-aaaaa" }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
-    await regenerateTwoFactorBackupCodes({ userId: ADA_ID, code: backupCodes[0]! }, config)
-    await expect(disableTwoFactor({ userId: ADA_ID, code: backupCodes[1]! }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    await expect(disableTwoFactor({ ...(await ada(config)), code: "" }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
+    await expect(disableTwoFactor({ ...(await ada(config)), code: "aaaaa-aaaaa" }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
+    await regenerateTwoFactorBackupCodes({ ...(await ada(config)), code: backupCodes[0]! }, config)
+    await expect(disableTwoFactor({ ...(await ada(config)), code: backupCodes[1]! }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
+    expect((await getTwoFactorStatus(await ada(config), config)).enabled).toBe(true)
     const code = totpCode(secret)
-    await disableTwoFactor({ userId: ADA_ID, code }, config)
-    await expect(disableTwoFactor({ userId: ADA_ID, code }, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
+    await disableTwoFactor({ ...(await ada(config)), code }, config)
+    await expect(disableTwoFactor({ ...(await ada(config)), code }, config)).rejects.toMatchObject({ type: "TwoFactorStateError" })
   })
 
   it("regenerates ten new backup codes with a current code; the old ones stop working", async () => {
     const { config, browser } = twoFactorApp()
     const { secret, backupCodes: old } = await enroll(config)
-    const { backupCodes } = await regenerateTwoFactorBackupCodes({ userId: ADA_ID, code: totpCode(secret) }, config)
+    const { backupCodes } = await regenerateTwoFactorBackupCodes({ ...(await ada(config)), code: totpCode(secret) }, config)
     expect(backupCodes).toHaveLength(10)
     expect(backupCodes.some((code) => old.includes(code))).toBe(false)
     const b = browser()
     await firstFactor(b)
     expect((await secondFactor(b, old[5]!)).status).toBe(401)
     expect((await secondFactor(b, backupCodes[5]!)).status).toBe(302)
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).backupCodesLeft).toBe(9)
+    expect((await getTwoFactorStatus(await ada(config), config)).backupCodesLeft).toBe(9)
   })
 })

@@ -5,6 +5,7 @@ import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
 import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig, direct } from "../helpers.js"
+import { steppedUp } from "../step-up/support.js"
 
 export const ADA_ID = "user-ada"
 
@@ -15,13 +16,15 @@ export function twoFactorApp(extra: Partial<AuthConfig> = {}, adapter: Adapter =
 }
 
 /**
- * Enrolls `userId` the way an app's settings page does: start, then confirm with a code.
- * The confirming code is the previous step's (accepted as drift), so the current step and
- * the next are still unused for the sign-ins a test makes.
+ * Enrolls `userId` the way an app's settings page does, from a session of that user that
+ * just stepped up: start, then confirm with a code. The confirming code is the previous
+ * step's (accepted as drift), so the current step and the next are still unused for the
+ * sign-ins a test makes.
  */
 export async function enroll(config: AuthConfig, userId = ADA_ID) {
-  const { secret } = await startTwoFactor({ userId, account: "ada@example.com" }, config)
-  const { backupCodes } = await confirmTwoFactor({ userId, code: totpCode(secret, Date.now() - 30_000) }, config)
+  const request = await steppedUp(config, userId)
+  const { secret } = await startTwoFactor({ ...request, account: "ada@example.com" }, config)
+  const { backupCodes } = await confirmTwoFactor({ ...request, code: totpCode(secret, Date.now() - 30_000) }, config)
   return { secret, backupCodes }
 }
 

@@ -1,5 +1,5 @@
 import type { SessionInfo } from "@portcullis/core"
-import { sessionManager, type CookieSink, type SessionManager } from "@portcullis/core/integration"
+import { sessionManager, type CookieSink, type SessionManager, type StepUpStatus, type TotpEnrollment, type TwoFactorStatus } from "@portcullis/core/integration"
 import { cookies as nextCookies, headers as nextHeaders } from "next/headers"
 import { appFor, onServer, type NextAuthConfigInput } from "./config.js"
 import { actionURL } from "./session.js"
@@ -16,8 +16,22 @@ export interface SessionManagement {
   revoke(id: string): Promise<boolean>
   /** Revokes every session of the signed-in user but this one; returns how many. */
   revokeOthers(): Promise<number>
-  /** Revokes every session of the signed-in user, this one too (its cookie is cleared); returns how many. */
+  /** Revokes every session of the signed-in user, this one too (its cookie is cleared); returns how many. Needs a step-up. */
   signOutEverywhere(): Promise<number>
+  /** Whether this session stepped up recently (docs/step-up.md), and until when. */
+  stepUpStatus(): Promise<StepUpStatus>
+  /** The signed-in user when this session stepped up recently; `StepUpRequired` otherwise: the gate for your own sensitive actions. */
+  requireStepUp(): Promise<{ userId: string }>
+  /** The built-in re-authentication page, coming back to `callbackUrl`. */
+  reauthenticateUrl(callbackUrl: string): Promise<string>
+  /** Two-factor enrollment of the signed-in user (docs/two-factor.md); the changes need a step-up. */
+  twoFactor: {
+    status(): Promise<TwoFactorStatus>
+    start(account?: string): Promise<TotpEnrollment>
+    confirm(code: string): Promise<{ backupCodes: string[] }>
+    disable(code: string): Promise<void>
+    regenerateBackupCodes(code: string): Promise<{ backupCodes: string[] }>
+  }
 }
 
 export function createSessionManagement(input: NextAuthConfigInput): SessionManagement {
@@ -52,6 +66,39 @@ export function createSessionManagement(input: NextAuthConfigInput): SessionMana
     async signOutEverywhere() {
       const m = await manager(true)
       return onServer(() => m.signOutEverywhere())
+    },
+    async stepUpStatus() {
+      const m = await manager()
+      return onServer(() => m.stepUpStatus())
+    },
+    async requireStepUp() {
+      const m = await manager()
+      return onServer(() => m.requireStepUp())
+    },
+    async reauthenticateUrl(callbackUrl) {
+      return (await manager()).reauthenticateUrl(callbackUrl)
+    },
+    twoFactor: {
+      async status() {
+        const m = await manager()
+        return onServer(() => m.twoFactor.status())
+      },
+      async start(account) {
+        const m = await manager()
+        return onServer(() => m.twoFactor.start(undefined, account))
+      },
+      async confirm(code) {
+        const m = await manager()
+        return onServer(() => m.twoFactor.confirm(code))
+      },
+      async disable(code) {
+        const m = await manager()
+        return onServer(() => m.twoFactor.disable(code))
+      },
+      async regenerateBackupCodes(code) {
+        const m = await manager()
+        return onServer(() => m.twoFactor.regenerateBackupCodes(code))
+      },
     },
   }
 }

@@ -22,6 +22,7 @@ import { notify } from "../notify/index.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
+import { markCurrentSession } from "../step-up/sign-in.js"
 
 /** Default lifetimes of the emailed links, in seconds. */
 const VERIFICATION_MAX_AGE = 24 * 60 * 60
@@ -243,6 +244,9 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await revokeOtherSessions(ctx)
     await adapter.setUserPassword(user.id, hash)
     await notify(ctx, user, "passwordChanged")
+    // The current password is a first factor proven just now: it is this action's step-up
+    // (docs/step-up.md), and it counts for the next sensitive action too.
+    await markCurrentSession(ctx)
     return { redirect: callbackUrl }
   })
 }

@@ -2,6 +2,7 @@ import type { ResponseInternal } from "../../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { sessionStrategy } from "../session/index.js"
+import { clearOnSignOut } from "../step-up/sign-in.js"
 import { signoutPage } from "./pages.js"
 
 /**
@@ -14,6 +15,7 @@ import { signoutPage } from "./pages.js"
 export async function signout(ctx: RequestContext): Promise<ResponseInternal> {
   if (ctx.method === "GET") return signoutPage(ctx)
   await verifyCsrf(ctx)
+  await clearOnSignOut(ctx)
   const cookies = await sessionStrategy(ctx).destroy(ctx)
   return { redirect: await resolveCallbackUrl(ctx), cookies }
 }

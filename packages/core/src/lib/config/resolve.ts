@@ -38,6 +38,7 @@ import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapR
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
 import { resolveNotifications, type ResolvedNotifications } from "../notify/options.js"
+import { resolveStepUp, type ResolvedStepUp } from "../step-up/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -89,6 +90,8 @@ export interface ResolvedConfig {
   notifications: ResolvedNotifications
   /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
   rateLimit: RateLimiter | undefined
+  /** Step-up re-authentication (`stepUp`, lib/step-up/): the window and where the marks live. */
+  stepUp: ResolvedStepUp
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
    * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
@@ -179,6 +182,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const twoFactor = resolveTwoFactor(config.twoFactor, adapter, fail)
   const notifications = resolveNotifications(config.notifications, providers, fail)
+  const stepUp = resolveStepUp(config.stepUp, rateLimit?.settings.store, fail)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -219,6 +223,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     twoFactor,
     notifications,
     rateLimit,
+    stepUp,
     trustedOrigins,
     siteUrl,
     origins: new OriginMemo(),

@@ -25,6 +25,8 @@ const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none"
   error: { get: true, post: false, provider: "none" },
   "webauthn-options": { get: true, post: false, provider: "optional" },
   "two-factor": { get: true, post: true, provider: "none" },
+  // Step-up re-authentication (lib/step-up/): its page, and the password posted to it.
+  reauthenticate: { get: true, post: true, provider: "none" },
   // The password provider's steps: `/password/<step>` (signup, forgot, reset, verify, …).
   password: { get: true, post: true, provider: "required" },
 }

@@ -100,6 +100,22 @@ export interface Messages {
     /** On the sign-in page (`?error=TwoFactorChallengeInvalid`): the step expired or had too many wrong codes. */
     expired: string
   }
+  /** The step-up page (`<basePath>/reauthenticate`): confirm who you are before a sensitive action. */
+  reauthenticate: {
+    title: string
+    heading: string
+    /** Why the page is shown. */
+    instructions: string
+    passwordLabel: string
+    button: string
+    /** After a wrong password. */
+    wrongPassword: string
+    /** After too many attempts (the sign-in lockout). */
+    tooManyAttempts: string
+    /** Before the link to the sign-in page, for every other way to prove who you are. */
+    otherWays: string
+    signInAgain: string
+  }
   /** Said by the sign-in page's passkey script. */
   passkey: {
     unsupported: string

@@ -1,13 +1,14 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import type { AdapterAccount, AdapterUser } from "../../adapters.js"
-import { AccountNotLinked, MethodNotAllowed } from "../../errors.js"
+import { AccountNotLinked, MethodNotAllowed, NotSignedIn, StepUpRequired } from "../../errors.js"
 import { WebAuthnVerificationError } from "../webauthn/errors.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import type { ResponseInternal } from "../../base-types.js"
-import type { RequestContext } from "../context.js"
+import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
+import { reauthenticateUrl, requireStepUp } from "../step-up/gate.js"
 import { claimChallenge, openChallenge } from "../webauthn/challenge.js"
 import { checkWebAuthnConfig } from "../webauthn/config-check.js"
 import { findUserByEmail, webauthnOptions } from "../webauthn/options.js"
@@ -44,6 +45,13 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const opened = await openChallenge(ctx, provider.id, "register")
   const registrant = opened.state.registrant
   if (!registrant) throw new WebAuthnVerificationError("The registration challenge names nobody")
+  // Adding a passkey to a signed-in account is a sensitive action (docs/step-up.md): a
+  // stolen session alone must not plant the thief's passkey. Checked before the challenge
+  // is spent, so the user can step up and try again.
+  if ("userId" in registrant) {
+    const refused = await stepUpRefusal(ctx)
+    if (refused) return refused
+  }
   const authenticator = await verifyRegistration(response, { challenge: opened.challenge, rp: await relyingParty(ctx, provider), provider })
   // Claimed only now that the attestation verified, and before anything is written.
   await claimChallenge(ctx, opened)
@@ -108,6 +116,21 @@ async function authenticate(ctx: RequestContext, provider: WebAuthnConfig): Prom
   const redirect = await runSignInCallback(ctx, { user, account })
   if (redirect) return { redirect }
   return establishSession(ctx, { user, account, isNewUser: false })
+}
+
+/**
+ * `null` when the session stepped up recently (or there is none: the registrant check
+ * refuses that as ever); else where the browser goes to step up (back to this page afterwards).
+ */
+async function stepUpRefusal(ctx: RequestContext): Promise<ResponseInternal | null> {
+  try {
+    await requireStepUp(ctx)
+    return null
+  } catch (error) {
+    if (error instanceof NotSignedIn) return null
+    if (!(error instanceof StepUpRequired)) throw error
+    return { redirect: reauthenticateUrl(ctx, await resolveCallbackUrl(ctx)) }
+  }
 }
 
 async function signedInUser(ctx: RequestContext): Promise<AdapterUser | null> {

@@ -10,7 +10,8 @@ import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
 import { checkUnverifiedMark, CONFIRMED_CLAIM, confirmationDue, UNVERIFIED_CLAIM, unverifiedMark } from "./unverified-mark.js"
 import { clientInfo } from "./client-info.js"
-import { CREATED_CLAIM, createdAtOf, SESSION_ID_CLAIM, sessionIdOf } from "./registry.js"
+import { CREATED_CLAIM, createdAtOf, SESSION_ID_CLAIM, sessionIdOf, STEP_UP_ID_CLAIM } from "./registry.js"
+import { randomHex } from "../crypto.js"
 import { heldFromAccount, heldIn, heldIsCurrent, rotateHeld, TOKENS_CLAIM, type HeldTokens } from "../tokens/jwt.js"
 import { ReauthRequired } from "../../errors.js"
 
@@ -106,6 +107,9 @@ export const jwtStrategy: SessionStrategy = {
           else token[CONFIRMED_CLAIM] = payload[CONFIRMED_CLAIM]
         }
       }
+      // Step-up marks are kept under this id (lib/step-up/): a jwt callback that rebuilds
+      // the token must not drop it, or the user would re-authenticate for nothing.
+      if (payload[STEP_UP_ID_CLAIM] !== undefined && token[STEP_UP_ID_CLAIM] !== payload[STEP_UP_ID_CLAIM]) token = { ...token, [STEP_UP_ID_CLAIM]: payload[STEP_UP_ID_CLAIM] }
       // The session's id and start are Portcullis's, not the app's: a jwt callback that
       // rebuilds the token keeps them.
       if (managed) {
@@ -195,6 +199,8 @@ export const jwtStrategy: SessionStrategy = {
         claims[SESSION_ID_CLAIM] = id
       }
     }
+    // Without a registry id, the session gets its own for step-up marks (lib/step-up/).
+    if (claims[SESSION_ID_CLAIM] === undefined) claims[STEP_UP_ID_CLAIM] = randomHex(16)
     const held = heldFromAccount(config, account)
     if (held) claims[TOKENS_CLAIM] = held
     return writeSession(ctx, claims)

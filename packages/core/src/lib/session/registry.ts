@@ -4,6 +4,12 @@ import { randomHex } from "../crypto.js"
 
 /** The claim that carries a JWT session's registry id. */
 export const SESSION_ID_CLAIM = "pcl_sid"
+/**
+ * The claim that names a JWT session without a registry, for step-up re-authentication
+ * (`lib/step-up/`): 128 random bits minted at sign-in, so a mark proven in one session
+ * serves that session only. With a registry the registry id names the session instead.
+ */
+export const STEP_UP_ID_CLAIM = "pcl_su"
 /** The claim that carries when a JWT session was signed in to (seconds), for `absoluteMaxAge`. */
 export const CREATED_CLAIM = "pcl_created"
 
@@ -77,6 +83,12 @@ export class RegistryState {
 /** The registry id a token claims, when it is a well-formed one. */
 export function sessionIdOf(token: JWT): string | undefined {
   const id = token[SESSION_ID_CLAIM]
+  return isSessionId(id) ? id : undefined
+}
+
+/** The id step-up marks of a JWT session are kept under: its registry id, else its `pcl_su` claim. */
+export function stepUpIdOf(token: JWT): string | undefined {
+  const id = token[SESSION_ID_CLAIM] ?? token[STEP_UP_ID_CLAIM]
   return isSessionId(id) ? id : undefined
 }
 

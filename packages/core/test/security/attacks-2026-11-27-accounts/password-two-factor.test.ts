@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "@portcullis/core/adapters"
 import type { AuthConfig } from "@portcullis/core"
 import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
+import { steppedUp } from "../../step-up/support.js"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { totpCode } from "@portcullis/core/two-factor"
 import { postgresGate } from "../../postgres-gate.js"
@@ -91,8 +92,9 @@ function twoFactorSuite(label: string, open: () => Promise<{ adapter: Adapter; c
     async function enrolled(adapter: Adapter, config: AuthConfig, name: string) {
       const email = unique(name)
       const user = await seedUser(adapter, { email, password: OLD })
-      const { secret } = await startTwoFactor({ userId: user.id, account: email }, config)
-      const { backupCodes } = await confirmTwoFactor({ userId: user.id, code: totpCode(secret, Date.now() - 30_000) }, config)
+      const settings = await steppedUp(config, user.id)
+      const { secret } = await startTwoFactor({ ...settings, account: email }, config)
+      const { backupCodes } = await confirmTwoFactor({ ...settings, code: totpCode(secret, Date.now() - 30_000) }, config)
       return { email, user, secret, backupCodes }
     }
     const challengeCookies = (b: Browser) => [...b.jar].filter(([name]) => name.includes("two-factor")).map(([name, c]) => `${name}=${encodeURIComponent(c.value)}`)

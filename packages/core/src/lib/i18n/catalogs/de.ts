@@ -84,6 +84,17 @@ export const de: Messages = {
     attemptsLeft: "Verbleibende Versuche: {count}",
     expired: "Der Bestätigungsschritt ist abgelaufen oder hatte zu viele falsche Codes. Bitte melden Sie sich erneut an.",
   },
+  reauthenticate: {
+    title: "Bestätigen Sie, dass Sie es sind",
+    heading: "Bestätigen Sie, dass Sie es sind",
+    instructions: "Für diese Aktion ist eine aktuelle Anmeldung nötig. Geben Sie Ihr Passwort ein, um fortzufahren.",
+    passwordLabel: "Passwort",
+    button: "Weiter",
+    wrongPassword: "Dieses Passwort ist nicht korrekt.",
+    tooManyAttempts: "Zu viele Versuche. Bitte warten Sie, bevor Sie es erneut versuchen.",
+    otherWays: "Oder melden Sie sich mit einer Ihrer Anmeldemethoden erneut an:",
+    signInAgain: "Erneut anmelden",
+  },
   passkey: {
     unsupported: "Dieser Browser unterstützt keine Passkeys.",
     cancelled: "Die Passkey-Anfrage wurde abgebrochen oder ist abgelaufen. Bitte versuchen Sie es erneut.",

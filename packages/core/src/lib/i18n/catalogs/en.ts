@@ -87,6 +87,17 @@ export const en: Messages = {
     attemptsLeft: "Attempts left: {count}",
     expired: "The verification step expired or had too many wrong codes. Please sign in again.",
   },
+  reauthenticate: {
+    title: "Confirm it's you",
+    heading: "Confirm it's you",
+    instructions: "This action needs a recent sign-in. Enter your password to continue.",
+    passwordLabel: "Password",
+    button: "Continue",
+    wrongPassword: "That password is not correct.",
+    tooManyAttempts: "Too many attempts. Please wait before trying again.",
+    otherWays: "Or sign in again with any of your sign-in methods:",
+    signInAgain: "Sign in again",
+  },
   passkey: {
     unsupported: "This browser does not support passkeys.",
     cancelled: "The passkey request was cancelled or timed out. Please try again.",

@@ -84,6 +84,17 @@ export const es: Messages = {
     attemptsLeft: "Intentos restantes: {count}",
     expired: "El paso de verificación caducó o recibió demasiados códigos incorrectos. Vuelve a iniciar sesión.",
   },
+  reauthenticate: {
+    title: "Confirma que eres tú",
+    heading: "Confirma que eres tú",
+    instructions: "Esta acción requiere un inicio de sesión reciente. Introduce tu contraseña para continuar.",
+    passwordLabel: "Contraseña",
+    button: "Continuar",
+    wrongPassword: "La contraseña no es correcta.",
+    tooManyAttempts: "Demasiados intentos. Espera antes de volver a intentarlo.",
+    otherWays: "O vuelve a iniciar sesión con cualquiera de tus métodos:",
+    signInAgain: "Volver a iniciar sesión",
+  },
   passkey: {
     unsupported: "Este navegador no admite llaves de acceso.",
     cancelled: "La solicitud de llave de acceso se canceló o caducó. Inténtalo de nuevo.",

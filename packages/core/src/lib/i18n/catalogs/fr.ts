@@ -84,6 +84,17 @@ export const fr: Messages = {
     attemptsLeft: "Tentatives restantes : {count}",
     expired: "L’étape de vérification a expiré ou a reçu trop de codes erronés. Veuillez vous reconnecter.",
   },
+  reauthenticate: {
+    title: "Confirmez qu'il s'agit bien de vous",
+    heading: "Confirmez qu'il s'agit bien de vous",
+    instructions: "Cette action demande une connexion récente. Saisissez votre mot de passe pour continuer.",
+    passwordLabel: "Mot de passe",
+    button: "Continuer",
+    wrongPassword: "Ce mot de passe n'est pas correct.",
+    tooManyAttempts: "Trop de tentatives. Veuillez patienter avant de réessayer.",
+    otherWays: "Ou reconnectez-vous avec l'une de vos méthodes de connexion :",
+    signInAgain: "Se reconnecter",
+  },
   passkey: {
     unsupported: "Ce navigateur ne prend pas en charge les clés d’accès.",
     cancelled: "La demande de clé d’accès a été annulée ou a expiré. Veuillez réessayer.",

@@ -84,6 +84,17 @@ export const ja: Messages = {
     attemptsLeft: "残りの試行回数: {count}",
     expired: "確認手順の有効期限が切れたか、誤ったコードが多すぎました。もう一度サインインしてください。",
   },
+  reauthenticate: {
+    title: "本人確認",
+    heading: "本人確認",
+    instructions: "この操作には最近のサインインが必要です。続行するにはパスワードを入力してください。",
+    passwordLabel: "パスワード",
+    button: "続行",
+    wrongPassword: "パスワードが正しくありません。",
+    tooManyAttempts: "試行回数が多すぎます。しばらく待ってから再度お試しください。",
+    otherWays: "または、いずれかのサインイン方法でもう一度サインインしてください:",
+    signInAgain: "もう一度サインイン",
+  },
   passkey: {
     unsupported: "このブラウザはパスキーに対応していません。",
     cancelled: "パスキーのリクエストがキャンセルされたか、タイムアウトしました。もう一度お試しください。",

@@ -84,6 +84,17 @@ export const pt: Messages = {
     attemptsLeft: "Tentativas restantes: {count}",
     expired: "A etapa de verificação expirou ou recebeu códigos errados demais. Entre novamente.",
   },
+  reauthenticate: {
+    title: "Confirme que é você",
+    heading: "Confirme que é você",
+    instructions: "Esta ação exige um login recente. Digite sua senha para continuar.",
+    passwordLabel: "Senha",
+    button: "Continuar",
+    wrongPassword: "Essa senha não está correta.",
+    tooManyAttempts: "Muitas tentativas. Aguarde antes de tentar novamente.",
+    otherWays: "Ou entre novamente com qualquer um dos seus métodos de login:",
+    signInAgain: "Entrar novamente",
+  },
   passkey: {
     unsupported: "Este navegador não oferece suporte a chaves de acesso.",
     cancelled: "A solicitação da chave de acesso foi cancelada ou expirou. Tente novamente.",

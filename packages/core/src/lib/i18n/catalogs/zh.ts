@@ -83,6 +83,17 @@ export const zh: Messages = {
     attemptsLeft: "剩余尝试次数：{count}",
     expired: "验证步骤已过期或输入错误验证码次数过多。请重新登录。",
   },
+  reauthenticate: {
+    title: "确认是您本人",
+    heading: "确认是您本人",
+    instructions: "此操作需要最近登录过。请输入密码以继续。",
+    passwordLabel: "密码",
+    button: "继续",
+    wrongPassword: "密码不正确。",
+    tooManyAttempts: "尝试次数过多。请稍后再试。",
+    otherWays: "或者使用任一登录方式重新登录：",
+    signInAgain: "重新登录",
+  },
   passkey: {
     unsupported: "此浏览器不支持通行密钥。",
     cancelled: "通行密钥请求已取消或超时，请重试。",
