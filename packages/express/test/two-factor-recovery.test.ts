@@ -12,6 +12,7 @@ import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter
 import { Browser, credentialsConfig } from "../../core/test/helpers.js"
 import { captureMailer, recordEvents } from "../../core/test/notifications/support.js"
 import { expressServer } from "./support.js"
+import { steppedUp } from "../../core/test/step-up/support.js"
 
 describe("resetTwoFactor on Express", () => {
   const adapter = MemoryAdapter()
@@ -44,8 +45,9 @@ describe("resetTwoFactor on Express", () => {
 
   it("ends the user's sessions, records the reason, mails the user; the password alone signs in again", async () => {
     // Enrolled earlier (core's functions: the set-up needs no signed-in request).
-    const enrollment = await startTwoFactor({ userId: "user-ada", account: "ada@example.com" }, config)
-    await confirmTwoFactor({ userId: "user-ada", code: totpCode(enrollment.secret, Date.now() - 30_000) }, config)
+    const settings = await steppedUp(config, "user-ada")
+    const enrollment = await startTwoFactor({ ...settings, account: "ada@example.com" }, config)
+    await confirmTwoFactor({ ...settings, code: totpCode(enrollment.secret, Date.now() - 30_000) }, config)
 
     const ada = new Browser(server.transport, server.origin)
     expect((await ada.signIn()).headers.get("location")).toBe(`${server.origin}/auth/two-factor`)
@@ -55,7 +57,7 @@ describe("resetTwoFactor on Express", () => {
 
     const support = new Browser(server.transport, server.origin)
     const reset = await support.request("/admin/reset-2fa", { json: { userId: "user-ada", reason: "identity checked by phone, ticket 4711" } })
-    expect(await reset.json()).toEqual({ wasEnabled: true, sessionsRevoked: 1 })
+    expect(await reset.json()).toEqual({ wasEnabled: true, sessionsRevoked: 2 }) // the browser's and the settings page's (enrolled in one stepped-up session)
     expect(await ada.session()).toBeNull()
     expect(recorded.resets).toEqual([expect.objectContaining({ userId: "user-ada", reason: "identity checked by phone, ticket 4711", actor: "support-agent-7" })])
     expect(capture.noticesTo("ada@example.com").map((m) => m.kind)).toEqual(["twoFactorEnabled", "twoFactorReset"])

@@ -9,17 +9,22 @@ import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { credentialsConfig } from "../../core/test/helpers.js"
 import { recordEvents } from "../../core/test/notifications/support.js"
+import { steppedUp } from "../../core/test/step-up/support.js"
 
 describe("resetTwoFactor of NextAuth's result", () => {
   it("removes the user's second factor and fires twoFactorReset with the reason", async () => {
     const recorded = recordEvents()
-    const config = credentialsConfig({ basePath: "/api/auth", adapter: MemoryAdapter(), session: { strategy: "database" }, twoFactor: {}, events: recorded.events })
+    const adapter = MemoryAdapter()
+    // A database session needs its user stored: the settings page's session is a real one.
+    await adapter.createUser!({ id: "user-ada", email: "ada@example.com", emailVerified: new Date(), name: "Ada", image: null })
+    const config = credentialsConfig({ basePath: "/api/auth", adapter, session: { strategy: "database" }, twoFactor: {}, events: recorded.events })
     const { resetTwoFactor } = NextAuth(config)
-    const { secret } = await startTwoFactor({ userId: "user-ada", account: "ada@example.com" }, config)
-    await confirmTwoFactor({ userId: "user-ada", code: totpCode(secret) }, config)
+    const settings = await steppedUp(config, "user-ada")
+    const { secret } = await startTwoFactor({ ...settings, account: "ada@example.com" }, config)
+    await confirmTwoFactor({ ...settings, code: totpCode(secret) }, config)
 
-    expect(await resetTwoFactor({ userId: "user-ada", reason: "lost phone, identity checked", actor: "admin-1" })).toEqual({ wasEnabled: true, sessionsRevoked: 0 })
-    expect((await getTwoFactorStatus({ userId: "user-ada" }, config)).enabled).toBe(false)
+    expect(await resetTwoFactor({ userId: "user-ada", reason: "lost phone, identity checked", actor: "admin-1" })).toEqual({ wasEnabled: true, sessionsRevoked: 1 }) // the settings page's session that enrolled
+    expect((await getTwoFactorStatus(await steppedUp(config, "user-ada"), config)).enabled).toBe(false)
     expect(recorded.resets).toEqual([expect.objectContaining({ userId: "user-ada", reason: "lost phone, identity checked", actor: "admin-1" })])
     await expect(resetTwoFactor({ userId: "user-ada", reason: "again" })).rejects.toMatchObject({ type: "TwoFactorStateError" })
   })

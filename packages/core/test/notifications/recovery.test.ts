@@ -11,6 +11,7 @@ import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "../two-factor/support.js"
 import { captureMailer, expectCleanNotice, recordEvents } from "./support.js"
+import { steppedUp } from "../step-up/support.js"
 
 const ADA = "ada@example.com"
 const reason = "identity checked by video call, ticket 4711"
@@ -49,12 +50,13 @@ describe("resetTwoFactor, for a user who lost the second factor", () => {
 
     const result = await resetTwoFactor({ userId: ADA_ID, reason, actor: "support-agent-7" }, config)
 
-    expect(result).toEqual({ wasEnabled: true, sessionsRevoked: 2 })
+    // The laptop, the phone and the settings page's session that enrolled (enroll() steps up in one).
+    expect(result).toEqual({ wasEnabled: true, sessionsRevoked: 3 })
     expect(await adapter.getTwoFactor!(ADA_ID)).toBeNull()
-    expect(await getTwoFactorStatus({ userId: ADA_ID }, config)).toEqual({ enabled: false, pending: false, backupCodesLeft: 0 })
+    expect(await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).toEqual({ enabled: false, pending: false, backupCodesLeft: 0 })
     expect(await laptop.session()).toBeNull()
     expect(await phone.session()).toBeNull()
-    expect(recorded.resets).toEqual([{ userId: ADA_ID, reason, actor: "support-agent-7", wasEnabled: true, sessionsRevoked: 2, time: expect.any(Date) }])
+    expect(recorded.resets).toEqual([{ userId: ADA_ID, reason, actor: "support-agent-7", wasEnabled: true, sessionsRevoked: 3, time: expect.any(Date) }])
     const notice = capture.noticesTo(ADA).at(-1)
     expectCleanNotice(notice, "twoFactorReset", [secret, ...backupCodes, reason])
     expect(notice!.rendered.subject).toBe("Two-factor authentication was reset for app.example.com")
@@ -65,14 +67,15 @@ describe("resetTwoFactor, for a user who lost the second factor", () => {
     expect((await firstFactor(again)).headers.get("location")).toBe("http://localhost:3000")
     expect((await again.session())?.user?.email).toBe(ADA)
     await enroll(config)
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(true)
   })
 
   it("removes a pending enrollment too (one a stolen session may have started)", async () => {
     const { config, adapter } = await setup()
     const { startTwoFactor } = await import("@portcullis/core/integration")
-    await startTwoFactor({ userId: ADA_ID, account: ADA }, config)
-    expect(await resetTwoFactor({ userId: ADA_ID, reason }, config)).toEqual({ wasEnabled: false, sessionsRevoked: 0 })
+    await startTwoFactor({ ...(await steppedUp(config, ADA_ID)), account: ADA }, config)
+    // The one session is the stepped-up one that started the enrollment.
+    expect(await resetTwoFactor({ userId: ADA_ID, reason }, config)).toEqual({ wasEnabled: false, sessionsRevoked: 1 })
     expect(await adapter.getTwoFactor!(ADA_ID)).toBeNull()
   })
 
@@ -106,7 +109,8 @@ describe("resetTwoFactor, for a user who lost the second factor", () => {
     await firstFactor(b)
     await secondFactor(b, totpCode(secret))
     expect((await b.session())?.user?.email).toBe(ADA)
-    expect(await resetTwoFactor({ userId: ADA_ID, reason }, config)).toEqual({ wasEnabled: true, sessionsRevoked: 1 })
+    // The browser's session and the settings page's session that enrolled.
+    expect(await resetTwoFactor({ userId: ADA_ID, reason }, config)).toEqual({ wasEnabled: true, sessionsRevoked: 2 })
     expect(await b.session()).toBeNull()
   })
 })

@@ -14,6 +14,7 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { captureLogger } from "../helpers.js"
 import { ADA_ID, enroll, twoFactorApp } from "../two-factor/support.js"
 import { captureMailer, expectCleanNotice, recordEvents } from "./support.js"
+import { steppedUp } from "../step-up/support.js"
 
 const ADA = "ada@example.com"
 
@@ -60,8 +61,8 @@ describe("turning two-factor authentication on", () => {
 
   it("sends nothing for a wrong confirmation code (nothing changed)", async () => {
     const { capture, recorded, config } = await setup()
-    const { secret } = await startTwoFactor({ userId: ADA_ID, account: ADA }, config)
-    await expect(confirmTwoFactor({ userId: ADA_ID, code: totpCode(secret, Date.now() + 10 * 60_000) }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
+    const { secret } = await startTwoFactor({ ...(await steppedUp(config, ADA_ID)), account: ADA }, config)
+    await expect(confirmTwoFactor({ ...(await steppedUp(config, ADA_ID)), code: totpCode(secret, Date.now() + 10 * 60_000) }, config)).rejects.toMatchObject({ type: "TwoFactorCodeInvalid" })
     expect(capture.noticesTo(ADA)).toEqual([])
     expect(recorded.notices).toEqual([])
   })
@@ -71,7 +72,7 @@ describe("turning two-factor authentication off", () => {
   it("mails one twoFactorDisabled notice and fires the event", async () => {
     const { capture, recorded, config } = await setup()
     const { backupCodes } = await enroll(config)
-    await disableTwoFactor({ userId: ADA_ID, code: backupCodes[0]! }, config)
+    await disableTwoFactor({ ...(await steppedUp(config, ADA_ID)), code: backupCodes[0]! }, config)
     expect(capture.noticesTo(ADA).map((m) => m.kind)).toEqual(["twoFactorEnabled", "twoFactorDisabled"])
     expectCleanNotice(capture.noticesTo(ADA)[1], "twoFactorDisabled", backupCodes)
     expect(recorded.notices.map((n) => n.kind)).toEqual(["twoFactorEnabled", "twoFactorDisabled"])
@@ -82,7 +83,7 @@ describe("regenerating the backup codes", () => {
   it("mails one backupCodesRegenerated notice without any code, old or new, and fires the event", async () => {
     const { capture, recorded, config } = await setup()
     const { backupCodes } = await enroll(config)
-    const { backupCodes: fresh } = await regenerateTwoFactorBackupCodes({ userId: ADA_ID, code: backupCodes[0]! }, config)
+    const { backupCodes: fresh } = await regenerateTwoFactorBackupCodes({ ...(await steppedUp(config, ADA_ID)), code: backupCodes[0]! }, config)
     const notices = capture.noticesTo(ADA)
     expect(notices.map((m) => m.kind)).toEqual(["twoFactorEnabled", "backupCodesRegenerated"])
     expectCleanNotice(notices[1], "backupCodesRegenerated", [...backupCodes, ...fresh])

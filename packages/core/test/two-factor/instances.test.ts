@@ -23,6 +23,7 @@ import { Browser } from "../helpers.js"
 import { httpServer, type TestServer } from "../http-server.js"
 import { postgresGate } from "../postgres-gate.js"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
+import { steppedUp } from "../step-up/support.js"
 
 const CHALLENGE = "portcullis.two-factor"
 const quiet = { error() {}, warn() {}, debug() {} }
@@ -207,8 +208,8 @@ describe("the store failing while the challenge is spent", () => {
     expect(answer.headers.get("location")).toContain("error=ServiceUnavailable")
     expect(signedIn(victim)).toBe(false)
     const { config } = twoFactorApp({ logger: quiet }, adapter)
-    await expect(disableTwoFactor({ userId: ADA_ID, code: totpCode(secret) }, config)).rejects.toMatchObject({ type: "AdapterError" })
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    await expect(disableTwoFactor({ ...(await steppedUp(config, ADA_ID)), code: totpCode(secret) }, config)).rejects.toMatchObject({ type: "AdapterError" })
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(true)
     state.down = false
     expect((await secondFactor(victim, totpCode(secret))).status).toBe(302)
     expect(signedIn(victim)).toBe(true)

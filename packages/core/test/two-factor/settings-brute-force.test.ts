@@ -25,6 +25,7 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser } from "../helpers.js"
 import { authListener } from "../http-server.js"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp as baseApp } from "./support.js"
+import { steppedUp } from "../step-up/support.js"
 
 /** The two-factor app, with the user's id in the session as a settings page needs it. */
 function twoFactorApp(extra: Partial<AuthConfig> = {}, adapter?: Adapter) {
@@ -64,7 +65,7 @@ async function settingsServer(config: AuthConfig) {
       res.statusCode = 404
       return res.end(JSON.stringify({ error: "NotFound" }))
     }
-    const input = { userId: session.user.id, code }
+    const input = { ...(await steppedUp(config, session.user.id)), code }
     try {
       if (action === "disable") await disableTwoFactor(input, config)
       else if (action === "regenerate") await regenerateTwoFactorBackupCodes(input, config)
@@ -129,8 +130,8 @@ describe("guessing the code that turns 2FA off, with a stolen session", () => {
       // Had he guessed it now, it would not be judged.
       expect(await site.post(mallory, "disable", totpCode(secret))).toBe("RateLimited")
       expect(await site.post(mallory, "disable", backupCodes[0]!)).toBe("RateLimited")
-      expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
-      expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).backupCodesLeft).toBe(9)
+      expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(true)
+      expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).backupCodesLeft).toBe(9)
     }, 60_000)
   }
 
@@ -144,7 +145,7 @@ describe("guessing the code that turns 2FA off, with a stolen session", () => {
     expect(results.filter((r) => r === "RateLimited").length).toBeGreaterThanOrEqual(390)
     expect(results).not.toContain("ok")
     expect(await site.post(mallory, "disable", totpCode(secret))).toBe("RateLimited")
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(true)
   }, 60_000)
 
   it("spreading the guesses over two instances on one store does not double them", async () => {
@@ -161,7 +162,7 @@ describe("guessing the code that turns 2FA off, with a stolen session", () => {
     for (const [i, code] of wrongCodes(secret, 40).entries()) results.push(await (i % 2 ? siteB.post(onB, "disable", code) : siteA.post(mallory, "disable", code)))
     expect(tally(results)).toEqual({ TwoFactorCodeInvalid: 10, RateLimited: 30 })
     expect(await siteB.post(onB, "disable", totpCode(secret))).toBe("RateLimited")
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, a.config)).enabled).toBe(true)
+    expect((await getTwoFactorStatus(await steppedUp(a.config, ADA_ID), a.config)).enabled).toBe(true)
   }, 60_000)
 
   it("the lock holds for the sign-in step too: the owner's right code is refused there until the window ends", async () => {
@@ -189,7 +190,7 @@ describe("an adapter without a lock (as the Xata adapter)", () => {
     for (const code of wrongCodes(secret, 100)) results.push(await site.post(mallory, "disable", code))
     expect(tally(results)).toEqual({ TwoFactorCodeInvalid: 10, RateLimited: 90 })
     expect(await site.post(mallory, "disable", totpCode(secret))).toBe("RateLimited")
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(true)
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(true)
   }, 60_000)
 })
 
@@ -203,7 +204,7 @@ describe("guessing the code that mints new backup codes, with a stolen session",
     for (const code of wrongCodes(secret, 100)) results.push(await site.post(mallory, "regenerate", code))
     expect(tally(results)).toEqual({ TwoFactorCodeInvalid: 10, RateLimited: 90 })
     expect(await site.post(mallory, "regenerate", totpCode(secret))).toBe("RateLimited")
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).backupCodesLeft).toBe(9)
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).backupCodesLeft).toBe(9)
   }, 60_000)
 })
 
@@ -214,12 +215,12 @@ describe("guessing the code that confirms an enrolment", () => {
     // Ada's session (no 2FA yet) is stolen while an enrolment is pending.
     const ada = site.browser()
     await firstFactor(ada)
-    const { secret } = await startTwoFactor({ userId: ADA_ID, account: "ada@example.com" }, config)
+    const { secret } = await startTwoFactor({ ...(await steppedUp(config, ADA_ID)), account: "ada@example.com" }, config)
     const results: string[] = []
     for (const code of wrongCodes(secret, 100)) results.push(await site.post(ada, "confirm", code))
     expect(tally(results)).toEqual({ TwoFactorCodeInvalid: 10, RateLimited: 90 })
     expect(await site.post(ada, "confirm", totpCode(secret))).toBe("RateLimited")
-    expect(await getTwoFactorStatus({ userId: ADA_ID }, config)).toMatchObject({ enabled: false, pending: true })
+    expect(await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).toMatchObject({ enabled: false, pending: true })
   }, 60_000)
 })
 
@@ -228,19 +229,19 @@ describe("the owner's own use", () => {
     const { config } = twoFactorApp()
     for (let round = 0; round < 11; round++) {
       const { secret } = await enroll(config)
-      await disableTwoFactor({ userId: ADA_ID, code: totpCode(secret) }, config)
+      await disableTwoFactor({ ...(await steppedUp(config, ADA_ID)), code: totpCode(secret) }, config)
     }
-    expect((await getTwoFactorStatus({ userId: ADA_ID }, config)).enabled).toBe(false)
+    expect((await getTwoFactorStatus(await steppedUp(config, ADA_ID), config)).enabled).toBe(false)
   })
 
   it("a lock on one user leaves another user's codes alone", async () => {
     const adapter: Adapter = MemoryAdapter()
     const { config } = twoFactorApp({}, adapter)
     const { secret } = await enroll(config)
-    for (const code of wrongCodes(secret, 11)) await disableTwoFactor({ userId: ADA_ID, code }, config).catch(() => {})
+    for (const code of wrongCodes(secret, 11)) await disableTwoFactor({ ...(await steppedUp(config, ADA_ID)), code }, config).catch(() => {})
     await adapter.createUser!({ id: "user-grace", name: "Grace", email: "grace@example.com", emailVerified: null })
     const grace = await enroll(config, "user-grace")
-    await disableTwoFactor({ userId: "user-grace", code: totpCode(grace.secret) }, config)
-    expect((await getTwoFactorStatus({ userId: "user-grace" }, config)).enabled).toBe(false)
+    await disableTwoFactor({ ...(await steppedUp(config, "user-grace")), code: totpCode(grace.secret) }, config)
+    expect((await getTwoFactorStatus(await steppedUp(config, "user-grace"), config)).enabled).toBe(false)
   })
 })
