@@ -137,6 +137,8 @@ export interface CookiesOptions {
   twoFactorChallenge: CookieOption
   /** Portcullis: the signed "remember this device" mark that skips the two-factor step (`twoFactor.rememberDevice`). */
   twoFactorDevice: CookieOption
+  /** Portcullis: the sealed mark of the browser that signed up with a password, checked when the verification link is confirmed. */
+  passwordSignup: CookieOption
 }
 
 /** Overrides for the cookies: each name and option is optional. */

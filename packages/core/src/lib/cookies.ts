@@ -27,6 +27,7 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base, maxAge: 900 } },
     twoFactorChallenge: { name: `${prefix}portcullis.two-factor`, options: { ...base, maxAge: 300 } },
     twoFactorDevice: { name: `${prefix}portcullis.two-factor-device`, options: { ...base } },
+    passwordSignup: { name: `${prefix}portcullis.password-signup`, options: { ...base } },
   }
 }
 
