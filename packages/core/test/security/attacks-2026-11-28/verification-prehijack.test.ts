@@ -172,6 +172,26 @@ describe("attacks on the confirmation itself", () => {
     expect(await passwordOf(adapter, VICTIM)).toBeNull()
   })
 
+  it("on https the registrant cookie is __Host- (Secure, Path=/, no Domain): a sibling subdomain cannot plant one", async () => {
+    const mail = mailQueue()
+    const auth = createAuth({
+      secret: SECRET,
+      trustHost: false,
+      trustedOrigins: ["https://app.example"],
+      adapter: MemoryAdapter(),
+      providers: [Password({ hashing: LIGHT, waitUntil: mail.waitUntil, mailer: Nodemailer({ server: smtp.url, from: "auth@example.com" }) })],
+      logger: { error: () => {}, warn: () => {}, debug: () => {} },
+    })
+    const b = new Browser(mail.settling((request) => auth.handle(request, { clientAddress: "198.51.100.99" })), "https://app.example")
+    const result = await postStep(b, "signup", { email: "secure@example.com", password: STRONG })
+    const cookie = result.response.headers.getSetCookie().find((c) => c.includes("portcullis.password-signup="))!
+    expect(cookie).toMatch(/^__Host-portcullis\.password-signup=/)
+    expect(cookie).toMatch(/; Path=\/;/)
+    expect(cookie).toMatch(/; Secure/)
+    expect(cookie).not.toMatch(/Domain=/i)
+    expect(cookie).toMatch(/HttpOnly/)
+  })
+
   it("a sign-up of a known address sets the same cookie (name, size, lifetime) as a new one: the answer tells nothing", async () => {
     const { adapter, browser } = app("jwt", "required")
     await adapter.createUser!({ id: crypto.randomUUID(), email: "known@example.com", emailVerified: new Date(), name: null, image: null })
