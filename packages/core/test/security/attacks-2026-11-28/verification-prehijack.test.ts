@@ -15,6 +15,7 @@ import type { Adapter } from "@portcullis/core/adapters"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password from "@portcullis/core/providers/password"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
+import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, SECRET } from "../../helpers.js"
 import { openLink, requestLink, startSmtp, type TestSmtp } from "../../email/support.js"
 import { confirmVerification, LIGHT, mailQueue, passwordSignIn, postStep, STRONG } from "../../password/support.js"
@@ -30,8 +31,7 @@ const MALLORYS_PASSWORD = "mallory's own long passphrase"
 const HERS = "victoria chooses her own passphrase"
 
 /** Magic links and passwords on one store, the way an app offering both is set up. */
-function app(strategy: "jwt" | "database", emailVerification: "required" | "optional") {
-  const adapter = MemoryAdapter()
+function app(strategy: "jwt" | "database", emailVerification: "required" | "optional", adapter: Adapter = MemoryAdapter()) {
   const mail = mailQueue()
   const config: AuthConfig = {
     secret: SECRET,
@@ -58,68 +58,79 @@ async function passwordOf(adapter: Adapter, email: string): Promise<string | nul
 }
 
 describe.each([
-  ["jwt", "required"],
-  ["jwt", "optional"],
-  ["database", "required"],
-  ["database", "optional"],
-] as const)("Mallory signs up with Victoria's address (%s sessions, emailVerification %s)", (strategy, emailVerification) => {
+  ["memory", "jwt", "required"],
+  ["memory", "jwt", "optional"],
+  ["memory", "database", "required"],
+  ["memory", "database", "optional"],
+  ["SQLite", "database", "optional"],
+] as const)("Mallory signs up with Victoria's address (%s store, %s sessions, emailVerification %s)", (store, strategy, emailVerification) => {
   it("her scanner's GETs verify nothing; her confirming replaces his user: his password and sessions are dead, her sign-ins are a fresh account", async () => {
-    const { adapter, browser } = app(strategy, emailVerification)
-    const mallory = browser()
-
-    // 1. Mallory signs up with her address and his password.
-    expect((await postStep(mallory, "signup", { email: VICTIM, password: MALLORYS_PASSWORD })).path).toBe("/auth/password/sent")
-    const planted = (await adapter.getUserByEmail!(VICTIM))!
-    expect(planted.emailVerified).toBeNull()
-    // With "optional" he is signed in at once, and means to stay.
-    if (emailVerification === "optional") {
-      expect((await passwordSignIn(mallory, { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBeNull()
-      expect((await mallory.session())?.user?.email).toBe(VICTIM)
+    const db = store === "SQLite" ? await openTestDatabase("sqlite") : undefined
+    const { adapter, browser } = app(strategy, emailVerification, db?.adapter)
+    try {
+      await attack(adapter, browser, emailVerification)
+    } finally {
+      await db?.close()
     }
-
-    // 2. The link reaches her mailbox; the provider's scanner fetches it, twice.
-    const link = smtp.linkFor(VICTIM)
-    for (let i = 0; i < 2; i++) {
-      const scanned = await browser().request(link)
-      expect(scanned.status).toBe(200)
-      expect(await scanned.text()).toContain("Confirm your email address")
-    }
-    expect((await adapter.getUserByEmail!(VICTIM))?.emailVerified).toBeNull()
-    if (emailVerification === "required") expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
-
-    // 3. Victoria opens the link in her own browser and confirms.
-    const victoria = browser()
-    const confirmed = await confirmVerification(victoria, link)
-    expect(confirmed.path).toBe("/auth/password/verified")
-    expect(confirmed.search?.get("password")).toBe("none")
-    expect(await (await victoria.request(confirmed.location!)).text()).toContain("its password was not kept")
-
-    // 4. Nothing Mallory made survives: not his user, not his password, not his session.
-    const fresh = (await adapter.getUserByEmail!(VICTIM))!
-    expect(fresh.id).not.toBe(planted.id)
-    expect(fresh.emailVerified).toBeInstanceOf(Date)
-    expect(await adapter.getUser!(planted.id)).toBeNull()
-    expect(await passwordOf(adapter, VICTIM)).toBeNull()
-    expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
-    expect(await mallory.session()).toBeNull()
-
-    // 5. Her magic-link sign-in lands in the fresh account.
-    const viaLink = browser()
-    await requestLink(viaLink, VICTIM)
-    await openLink(viaLink, smtp.linkFor(VICTIM))
-    expect((await viaLink.session())?.user?.email).toBe(VICTIM)
-    expect((await adapter.getUserByEmail!(VICTIM))?.id).toBe(fresh.id)
-
-    // 6. She chooses a password through "forgot password"; it is hers alone.
-    await postStep(victoria, "forgot", { email: VICTIM })
-    const reset = new URL(smtp.linkFor(VICTIM))
-    expect(reset.pathname).toBe("/auth/password/reset")
-    expect((await postStep(victoria, "reset", { token: reset.searchParams.get("token")!, email: VICTIM, password: HERS })).path).toBe("/auth/password/done")
-    expect((await passwordSignIn(browser(), { email: VICTIM, password: HERS })).error).toBeNull()
-    expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
-    expect((await adapter.getUserByEmail!(VICTIM))?.id).toBe(fresh.id)
   })
 })
+
+/** The attack's steps, on any store. */
+async function attack(adapter: Adapter, browser: () => Browser, emailVerification: "required" | "optional") {
+  const mallory = browser()
+
+  // 1. Mallory signs up with her address and his password.
+  expect((await postStep(mallory, "signup", { email: VICTIM, password: MALLORYS_PASSWORD })).path).toBe("/auth/password/sent")
+  const planted = (await adapter.getUserByEmail!(VICTIM))!
+  expect(planted.emailVerified).toBeNull()
+  // With "optional" he is signed in at once, and means to stay.
+  if (emailVerification === "optional") {
+    expect((await passwordSignIn(mallory, { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBeNull()
+    expect((await mallory.session())?.user?.email).toBe(VICTIM)
+  }
+
+  // 2. The link reaches her mailbox; the provider's scanner fetches it, twice.
+  const link = smtp.linkFor(VICTIM)
+  for (let i = 0; i < 2; i++) {
+    const scanned = await browser().request(link)
+    expect(scanned.status).toBe(200)
+    expect(await scanned.text()).toContain("Confirm your email address")
+  }
+  expect((await adapter.getUserByEmail!(VICTIM))?.emailVerified).toBeNull()
+  if (emailVerification === "required") expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
+
+  // 3. Victoria opens the link in her own browser and confirms.
+  const victoria = browser()
+  const confirmed = await confirmVerification(victoria, link)
+  expect(confirmed.path).toBe("/auth/password/verified")
+  expect(confirmed.search?.get("password")).toBe("none")
+  expect(await (await victoria.request(confirmed.location!)).text()).toContain("its password was not kept")
+
+  // 4. Nothing Mallory made survives: not his user, not his password, not his session.
+  const fresh = (await adapter.getUserByEmail!(VICTIM))!
+  expect(fresh.id).not.toBe(planted.id)
+  expect(fresh.emailVerified).toBeInstanceOf(Date)
+  expect(await adapter.getUser!(planted.id)).toBeNull()
+  expect(await passwordOf(adapter, VICTIM)).toBeNull()
+  expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
+  expect(await mallory.session()).toBeNull()
+
+  // 5. Her magic-link sign-in lands in the fresh account.
+  const viaLink = browser()
+  await requestLink(viaLink, VICTIM)
+  await openLink(viaLink, smtp.linkFor(VICTIM))
+  expect((await viaLink.session())?.user?.email).toBe(VICTIM)
+  expect((await adapter.getUserByEmail!(VICTIM))?.id).toBe(fresh.id)
+
+  // 6. She chooses a password through "forgot password"; it is hers alone.
+  await postStep(victoria, "forgot", { email: VICTIM })
+  const reset = new URL(smtp.linkFor(VICTIM))
+  expect(reset.pathname).toBe("/auth/password/reset")
+  expect((await postStep(victoria, "reset", { token: reset.searchParams.get("token")!, email: VICTIM, password: HERS })).path).toBe("/auth/password/done")
+  expect((await passwordSignIn(browser(), { email: VICTIM, password: HERS })).error).toBeNull()
+  expect((await passwordSignIn(browser(), { email: VICTIM, password: MALLORYS_PASSWORD })).error).toBe("CredentialsSignin")
+  expect((await adapter.getUserByEmail!(VICTIM))?.id).toBe(fresh.id)
+}
 
 describe("what still works: the registrant's own confirmation", () => {
   it.each(["jwt", "database"] as const)("confirmed in the browser that signed up (%s sessions), the user and its password are kept — after a scanner's GETs too", async (strategy) => {
