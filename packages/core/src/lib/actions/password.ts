@@ -229,7 +229,7 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => stepUrl(ctx, "reset", { ...link, error, callbackUrl }), async () => {
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, link.email)
-    // Bound to the password as it is: once this one is used, no earlier link works (item 4).
+    // Bound to the password as it is now: once one link is used (or the password changed), no earlier one works.
     const { user } = await consumeToken(ctx, "reset", link)
     const email = link.email
     const adapter = store(ctx.config.stores, "password")

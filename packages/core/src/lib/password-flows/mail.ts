@@ -42,7 +42,13 @@ export interface OutgoingPasswordLink extends IssuedLink {
  */
 export function mailInBackground(ctx: RequestContext, provider: PasswordConfig, kind: PasswordMail, link: OutgoingPasswordLink): void {
   const sending = sendPasswordMail(ctx, provider, kind, link).catch((error: unknown) => ctx.config.logger.error(error as Error))
-  provider.waitUntil?.(sending)
+  try {
+    provider.waitUntil?.(sending)
+  } catch (error) {
+    // A platform's waitUntil called outside its request scope throws; the answer must not
+    // differ for it (it runs only for addresses that get mail). The send goes on regardless.
+    ctx.config.logger.error(error as Error)
+  }
 }
 
 /**

@@ -97,6 +97,25 @@ describe("forgot-password does not wait for the mailer", () => {
   })
 })
 
+describe("the provider's waitUntil", () => {
+  it("throwing (called outside its platform's request scope) changes nothing in the answer, and the mail still goes", async () => {
+    const adapter = MemoryAdapter()
+    await seedUser(adapter, { email: "scoped@example.com", password: "the owner's own passphrase" })
+    const held = heldSender()
+    const log = captureLogger()
+    const browser = app(adapter, held.mailer, { logger: log.logger }, () => {
+      throw new Error("waitUntil called outside a request")
+    })
+    const known = await postStep(browser(), "forgot", { email: "scoped@example.com" })
+    const unknown = await postStep(browser(), "forgot", { email: "nobody@example.com" })
+    expect(known.location).toBe(unknown.location)
+    expect(known.status).toBe(unknown.status)
+    expect(held.state.started).toBe(1)
+    expect(log.lines.some((l) => l.includes("waitUntil called outside a request"))).toBe(true)
+    held.release()
+  })
+})
+
 describe("sign-up does not wait for the mailer either", () => {
   it("a new and a known address are both answered while their mails are held", async () => {
     const adapter = MemoryAdapter()
