@@ -124,7 +124,9 @@ export async function completeDemoOidcLogin(page: Page, issuer: string, returnTo
  */
 export async function openEmailedLink(page: Page, link: string): Promise<void> {
   await page.goto(link)
-  await Promise.all([page.waitForNavigation(), page.locator('form[method="post"] button[type="submit"]').click()])
+  const confirmPage = page.url()
+  await page.locator('form[method="post"] button[type="submit"]').click()
+  await page.waitForURL((url) => url.href !== confirmPage)
 }
 
 /** Asserts a page shows the signed-out state and the browser holds no session cookie. */
