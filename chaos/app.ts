@@ -80,6 +80,9 @@ function authConfig({ adapter, registry, rateLimitStore }: ChaosStores): Express
         type: "email",
         name: "Email",
         maxAge: 10 * 60,
+        // The harness opens links with one GET (Auth.js's behaviour): it tests the token's
+        // single use across instances, not the confirm page.
+        interstitial: false,
         sendVerificationRequest: ({ identifier, url }) => void emit({ magicLink: url, identifier }),
       } satisfies EmailConfig,
     ],

@@ -68,6 +68,7 @@ describe.runIf(enabled)("the demo's password accounts with two-factor authentica
     await page.getByRole("button", { name: "Create account" }).click()
     await page.waitForURL(/\/auth\/password\/sent/)
     await page.goto(await mailedLink(email, "/auth/password/verify"))
+    await page.getByRole("button", { name: "Confirm" }).click()
     await page.waitForURL(/\/auth\/password\/verified/)
 
     await signInWithPassword(page, email, first)

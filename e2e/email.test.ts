@@ -67,8 +67,8 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
     return smtp.lastLink(to)!
   }
 
-  it("types the address, opens the mailed link, and is signed in", async () => {
-    const origin = await startApp()
+  it("with interstitial: false (the Auth.js opt-out): types the address, opens the mailed link, and is signed in", async () => {
+    const origin = await startApp({ interstitial: false })
     const page = await browser.newPage()
     await page.goto(`${origin}/auth/signin`)
     await page.getByLabel("Email").fill("Ada.Lovelace@Example.com")
@@ -98,8 +98,8 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
     await other.close()
   })
 
-  it("with the interstitial, opening the link signs in only after pressing the button", async () => {
-    const origin = await startApp({ interstitial: true })
+  it("by default, opening the link signs in only after pressing the button", async () => {
+    const origin = await startApp()
     const page = await browser.newPage()
     await page.goto(`${origin}/auth/signin`)
     await page.getByLabel("Email").fill("grace@example.com")

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { artifacts, browserAvailable, expectSignedOut, launchChromium, startExample } from "./support.js"
+import { artifacts, browserAvailable, expectSignedOut, launchChromium, openEmailedLink, startExample } from "./support.js"
 
 /**
  * T67 in Chromium (issue 12, item 3), against the Express demo as a real process (SQLite,
@@ -73,7 +73,7 @@ describe.runIf(enabled)("a passkey registered under someone else's address, in C
     const victim = await victimContext.newPage()
     await emailButton(victim, demo.url, email)
     await victim.waitForURL(/\/auth\/verify-request/)
-    await victim.goto(await printedLink(email))
+    await openEmailedLink(victim, await printedLink(email))
     await victim.waitForURL(`${demo.url}/`)
     expect(await victim.textContent("#user-email")).toBe(email)
 

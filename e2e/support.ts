@@ -118,6 +118,17 @@ export async function completeDemoOidcLogin(page: Page, issuer: string, returnTo
   await page.waitForURL(returnTo)
 }
 
+/**
+ * Opens an emailed link as its reader does: the link shows a confirm page (a GET never uses
+ * a token), whose single button posts it. Resolves once the button's answer has loaded.
+ */
+export async function openEmailedLink(page: Page, link: string): Promise<void> {
+  await page.goto(link)
+  const confirmPage = page.url()
+  await page.locator('form[method="post"] button[type="submit"]').click()
+  await page.waitForURL((url) => url.href !== confirmPage)
+}
+
 /** Asserts a page shows the signed-out state and the browser holds no session cookie. */
 export async function expectSignedOut(page: Page, statusSelector = "#status", text = "Not signed in"): Promise<void> {
   expect(await page.textContent(statusSelector)).toContain(text)

@@ -12,7 +12,7 @@ const unsafeAttr = /[;\r\n]/
 
 /**
  * The default cookies: the names Auth.js v5 uses, so a migrated app keeps its users signed
- * in. On https they take the `__Secure-` prefix, and the CSRF cookie the stricter `__Host-`.
+ * in. On https they take the `__Secure-` prefix, and the CSRF and sign-up cookies the stricter `__Host-`.
  */
 export function defaultCookies(secure: boolean): CookiesOptions {
   const prefix = secure ? "__Secure-" : ""
@@ -28,6 +28,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     twoFactorChallenge: { name: `${prefix}portcullis.two-factor`, options: { ...base, maxAge: 300 } },
     twoFactorDevice: { name: `${prefix}portcullis.two-factor-device`, options: { ...base } },
     knownDevice: { name: `${prefix}portcullis.known-device`, options: { ...base } },
+    // `__Host-` like the CSRF cookie: a sibling subdomain must not plant its own registrant mark.
+    passwordSignup: { name: `${secure ? "__Host-" : ""}portcullis.password-signup`, options: { ...base } },
   }
 }
 

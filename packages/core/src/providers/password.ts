@@ -54,6 +54,20 @@ export interface PasswordConfig extends CommonProviderOptions {
   verificationMaxAge?: number
   /** Lifetime of a reset link, in seconds. Default 30 minutes. */
   resetMaxAge?: number
+  /**
+   * Receives each email send that runs after the response. Sign-up and forgot-password do
+   * not wait for the mailer (their timing would tell known addresses from unknown ones), so
+   * on a platform that stops the work of a request once it has answered, pass its
+   * `waitUntil`: Vercel's `waitUntil` from `@vercel/functions`, Cloudflare's from
+   * `cloudflare:workers`. Not needed on a Node server. A failed send is logged either way.
+   *
+   * @example
+   * ```ts
+   * import { waitUntil } from "@vercel/functions"
+   * Password({ mailer: Resend({ from: "Example <no-reply@example.com>" }), waitUntil })
+   * ```
+   */
+  waitUntil?: (promise: Promise<unknown>) => void
 }
 
 /** The rules a new password must meet. */

@@ -8,7 +8,7 @@ import Resend from "@portcullis/core/providers/resend"
 import SendGrid, { parseSender } from "@portcullis/core/providers/sendgrid"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { captureLogger, direct, SECRET } from "../helpers.js"
-import { extractLink, newBrowser, redirectOf, requestLink } from "./support.js"
+import { extractLink, newBrowser, openLink, redirectOf, requestLink } from "./support.js"
 
 /**
  * Resend, SendGrid and Postmark. Their real APIs cannot be reached from the test
@@ -147,7 +147,7 @@ describe.each(senders)("$name sender (against a local stand-in for its API)", (s
     const mail = s.read(request.body)
     expect(mail).toMatchObject({ to: "api.user@example.com", from: "Example <no-reply@example.com>", subject: "Sign in to localhost:3000" })
     expect(mail.html).toContain("Sign in</a>")
-    await browser.request(extractLink(mail.text))
+    await openLink(browser, extractLink(mail.text))
     expect((await browser.session()).user.email).toBe("api.user@example.com")
   })
 
@@ -179,7 +179,7 @@ describe.each(senders)("$name sender (against a local stand-in for its API)", (s
     expect(logged).toContain(`${s.name} answered 422`)
     expect(logged).toContain("[redacted]")
     expect(logged).not.toContain(token)
-    expect(redirectOf(await browser.request(link))).toMatchObject({ error: "Verification" })
+    expect(redirectOf(await openLink(browser, link))).toMatchObject({ error: "Verification" })
   })
 })
 

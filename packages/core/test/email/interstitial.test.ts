@@ -4,9 +4,10 @@ import { direct } from "../helpers.js"
 import { emailConfig, newBrowser, redirectOf, requestLink, startSmtp, type TestSmtp } from "./support.js"
 
 /**
- * Link scanners (checklist T47, next-auth #4965/#10383): with `interstitial: true`
- * opening the link only shows a button; the token is consumed by its CSRF-checked POST.
- * Without it (the Auth.js-compatible default) a GET consumes the link; a HEAD never does.
+ * Link scanners (checklist T47, next-auth #4965/#10383; issue 28): by default opening the
+ * link only shows a button; the token is consumed by its CSRF-checked POST. With
+ * `interstitial: false` (the Auth.js-compatible opt-out) a GET consumes the link; a HEAD
+ * never does.
  */
 describe("email links and link scanners", () => {
   let smtp: TestSmtp
@@ -17,8 +18,8 @@ describe("email links and link scanners", () => {
     await smtp.close()
   })
 
-  it("a HEAD request (what many scanners send first) does not consume the link", async () => {
-    const config = emailConfig(MemoryAdapter(), smtp.url)
+  it("with interstitial: false, a GET signs in as in Auth.js, and a HEAD request (what many scanners send first) does not consume the link", async () => {
+    const config = emailConfig(MemoryAdapter(), smtp.url, {}, { interstitial: false })
     const browser = newBrowser(direct(config))
     await requestLink(browser, "head@example.com")
     const link = smtp.linkFor("head@example.com")
@@ -28,8 +29,11 @@ describe("email links and link scanners", () => {
     expect((await browser.session()).user.email).toBe("head@example.com")
   })
 
-  describe("with interstitial: true", () => {
-    const config = () => emailConfig(MemoryAdapter(), smtp.url, {}, { interstitial: true })
+  describe.each([
+    ["by default", undefined],
+    ["with interstitial: true", true],
+  ] as const)("%s", (_, interstitial) => {
+    const config = () => emailConfig(MemoryAdapter(), smtp.url, {}, { interstitial })
 
     it("a GET shows a confirm page and consumes nothing; pressing the button signs in", async () => {
       const c = config()

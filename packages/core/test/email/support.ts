@@ -93,13 +93,17 @@ export function extractLink(text: string): string {
   return line.trim()
 }
 
-/** A config with one Nodemailer provider (id `email`) on `smtp`, plus whatever the test adds. */
+/**
+ * A config with one Nodemailer provider (id `email`) on `smtp`, plus whatever the test adds.
+ * Its links sign in on the GET (`interstitial: false`, Auth.js's behaviour), since the tests
+ * that use it are about the token; interstitial.test.ts covers the default (a confirm page).
+ */
 export function emailConfig(adapter: Adapter, smtpUrl: string, extra: Partial<AuthConfig> = {}, provider: Partial<NodemailerUserConfig> = {}): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
     adapter,
-    providers: [Nodemailer({ id: "email", server: smtpUrl, from: "Portcullis Tests <auth@example.com>", ...provider })],
+    providers: [Nodemailer({ id: "email", server: smtpUrl, from: "Portcullis Tests <auth@example.com>", interstitial: false, ...provider })],
     ...extra,
   }
 }
@@ -134,4 +138,22 @@ export function redirectOf(response: Response): { path: string; error: string | 
   if (!location) throw new Error(`expected a redirect, got ${response.status}`)
   const url = new URL(location)
   return { path: url.pathname, error: url.searchParams.get("error"), url }
+}
+
+/**
+ * Opens a magic link as a person does: the GET shows the confirm page (the default), whose
+ * button posts its form; returns the button's answer. A link that answers the GET with a
+ * redirect (an error, or `interstitial: false`) returns that.
+ */
+export async function openLink(browser: Browser, link: string): Promise<Response> {
+  const page = await browser.request(link)
+  if (page.status !== 200) return page
+  const html = await page.text()
+  const form: Record<string, string> = {}
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    form[name!] = value!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+  }
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&")
+  if (!action) throw new Error("the link's page has no form")
+  return browser.request(action, { form })
 }

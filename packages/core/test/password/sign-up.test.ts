@@ -12,7 +12,7 @@ import { postgresGate } from "../postgres-gate.js"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import { startSmtp, type TestSmtp } from "../email/support.js"
-import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser, STRONG } from "./support.js"
+import { confirmVerification, LIGHT, passwordApp, passwordSignIn, postStep, seedUser, STRONG } from "./support.js"
 
 const { service, postgres } = await postgresGate()
 
@@ -42,7 +42,7 @@ function mailTo(address: string) {
 
 function signUpSuite(label: string, open: Open) {
   describe.each(["jwt", "database"] as const)(`sign-up on ${label} with %s sessions`, (strategy) => {
-    it("creates an unverified user, mails a verification link, refuses sign-in until it is opened, then signs in", async () => {
+    it("creates an unverified user, mails a verification link, refuses sign-in until it is confirmed in the same browser, then signs in", async () => {
       const db = await open()
       try {
         const email = unique("ada")
@@ -61,16 +61,19 @@ function signUpSuite(label: string, open: Open) {
 
         const link = smtp.linkFor(email)
         expect(new URL(link).pathname).toBe("/auth/password/verify")
-        const opened = await b.request(link)
-        expect(new URL(opened.headers.get("location")!).pathname).toBe("/auth/password/verified")
-        expect((await db.adapter.getUserByEmail!(email))?.emailVerified).toBeInstanceOf(Date)
+        const opened = await confirmVerification(b, link)
+        expect(opened.path).toBe("/auth/password/verified")
+        // Confirmed by the browser that signed up: the same user, with its password.
+        expect(opened.search?.get("password")).toBeNull()
+        expect(await (await b.request(opened.location!)).text()).toContain("You can sign in now.")
+        expect(await db.adapter.getUserByEmail!(email)).toMatchObject({ id: user!.id, emailVerified: expect.any(Date) })
 
         expect((await passwordSignIn(b, { email, password: STRONG })).error).toBeNull()
         expect((await b.session()).user.email).toBe(email)
 
         // The link is single-use.
-        const again = await b.request(link)
-        expect(new URL(again.headers.get("location")!).searchParams.get("error")).toBe("Verification")
+        const again = await confirmVerification(b, link)
+        expect(again.error).toBe("Verification")
       } finally {
         await db.close()
       }
@@ -198,8 +201,8 @@ describe("attacks on sign-up", () => {
     const forged = new URL(link)
     forged.searchParams.set("token", "0".repeat(64))
     for (const url of [other, forged]) {
-      const response = await browser().request(url.href)
-      expect(new URL(response.headers.get("location")!).searchParams.get("error")).toBe("Verification")
+      const response = await confirmVerification(browser(), url.href)
+      expect(response.error).toBe("Verification")
     }
     expect((await adapter.getUserByEmail!(email))?.emailVerified).toBeNull()
   })

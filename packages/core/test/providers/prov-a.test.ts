@@ -45,7 +45,7 @@ import ForwardEmail from "@portcullis/core/providers/forwardemail"
 import Foursquare from "@portcullis/core/providers/foursquare"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
-import { extractLink, newBrowser, redirectOf, requestLink } from "../email/support.js"
+import { extractLink, newBrowser, openLink, redirectOf, requestLink } from "../email/support.js"
 import { checkCookies, location, signInThrough, startSignIn } from "../oauth/flow.js"
 import { startBattleNetServer, type BattleNetServer } from "./prov-a-fixtures/battlenet-server.js"
 import { guardian, startBungieServer, type BungieServer } from "./prov-a-fixtures/bungie-server.js"
@@ -691,7 +691,7 @@ describe("forwardemail (sender, against a local stand-in for api.forwardemail.ne
     expect(request.headers["content-type"]).toBe("application/json")
     expect(request.body).toMatchObject({ from: "Example <no-reply@example.com>", to: "fe.user@example.com", subject: "Sign in to localhost:3000" })
     expect(request.body.html).toContain("Sign in</a>")
-    await browser.request(extractLink(request.body.text))
+    await openLink(browser, extractLink(request.body.text))
     expect((await browser.session()).user.email).toBe("fe.user@example.com")
   })
 

@@ -43,7 +43,7 @@ import OneLogin from "@portcullis/core/providers/onelogin"
 import OryHydra from "@portcullis/core/providers/ory-hydra"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, direct, SECRET } from "../helpers.js"
-import { extractLink, newBrowser, redirectOf, requestLink } from "../email/support.js"
+import { extractLink, newBrowser, openLink, redirectOf, requestLink } from "../email/support.js"
 import { checkCookies, location, startSignIn } from "../oauth/flow.js"
 import {
   hubSpotMetadata, installHubSpot, installLine, installMailRu, installMastodon, json, lineUser, mailRuUser, mastodonAccount, startStandIn, type StandIn,
@@ -750,7 +750,7 @@ describe("email senders against a local stand-in for their APIs", () => {
       const body = JSON.parse(request.text)
       expect(Object.keys(body).sort()).toEqual(["dataVariables", "email", "transactionalId"])
       expect(body).toMatchObject({ transactionalId: "clx1234abc", email: "loop.user@example.com" })
-      await browser.request(extractLink(body.dataVariables.url))
+      await openLink(browser, extractLink(body.dataVariables.url))
       expect((await browser.session()).user.email).toBe("loop.user@example.com")
     })
 
@@ -797,7 +797,7 @@ describe("email senders against a local stand-in for their APIs", () => {
       expect(request.form.get("subject")).toBe("Sign in to localhost:3000")
       expect(request.form.get("o:tracking-clicks")).toBe("no")
       expect(request.form.get("html")).toContain("Sign in</a>")
-      await browser.request(extractLink(request.form.get("text")!))
+      await openLink(browser, extractLink(request.form.get("text")!))
       expect((await browser.session()).user.email).toBe("gun.user@example.com")
     })
 

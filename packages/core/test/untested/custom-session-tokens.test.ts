@@ -17,7 +17,7 @@ import { decode, getToken, type JWTDecodeParams, type JWTEncodeParams } from "@p
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig, direct, SECRET } from "../helpers.js"
-import { requestLink, startSmtp, type TestSmtp } from "../email/support.js"
+import { openLink, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
 
 const COOKIE = "authjs.session-token"
 const HOUR = 60 * 60
@@ -177,7 +177,7 @@ describe("session.generateSessionToken with database sessions", () => {
     for (const round of [1, 2]) {
       const browser = new Browser(direct(config))
       await requestLink(browser, "rows@example.com")
-      await browser.request(smtp.linkFor("rows@example.com"))
+      await openLink(browser, smtp.linkFor("rows@example.com"))
       expect(issued).toHaveLength(round)
       expect(browser.sessionCookie()).toBe(issued[round - 1])
       const row = await adapter.getSessionAndUser!(issued[round - 1]!)

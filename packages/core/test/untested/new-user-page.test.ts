@@ -15,7 +15,7 @@ import { startDemoOidcProvider, type DemoOidcProvider } from "@portcullis/exampl
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { Browser, direct, SECRET } from "../helpers.js"
 import { clientId, clientSecret, demoProvider, signInAtOP } from "../oauth/real-op.js"
-import { requestLink, startSmtp, type TestSmtp } from "../email/support.js"
+import { openLink, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
 
 const ORIGIN = "http://localhost:3000"
 
@@ -57,7 +57,7 @@ function newUserPage(callbackUrl: string, page = "/welcome"): string {
 
 async function signInByEmail(browser: Browser, email: string, callbackUrl: string): Promise<Response> {
   await requestLink(browser, email, { callbackUrl })
-  return browser.request(smtp.linkFor(email))
+  return openLink(browser, smtp.linkFor(email))
 }
 
 describe.each(["jwt", "database"] as const)("pages.newUser with %s sessions", (strategy) => {

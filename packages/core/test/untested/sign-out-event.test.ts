@@ -9,7 +9,7 @@ import type { AuthConfig } from "@portcullis/core"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig, direct, SECRET } from "../helpers.js"
-import { requestLink, startSmtp, type TestSmtp } from "../email/support.js"
+import { openLink, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
 
 describe("signOut event with database sessions", () => {
   let smtp: TestSmtp
@@ -31,7 +31,7 @@ describe("signOut event with database sessions", () => {
     }
     const browser = new Browser(direct(config))
     await requestLink(browser, "leaving@example.com")
-    await browser.request(smtp.linkFor("leaving@example.com"))
+    await openLink(browser, smtp.linkFor("leaving@example.com"))
     const sessionToken = browser.sessionCookie()!
     const row = await adapter.getSessionAndUser!(sessionToken)
     expect(row).not.toBeNull()

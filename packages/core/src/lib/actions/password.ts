@@ -1,4 +1,4 @@
-import { InvalidProvider, PasswordRejected, UnknownAction, Verification } from "../../errors.js"
+import { InvalidProvider, PasswordRejected, UnknownAction } from "../../errors.js"
 import type { AdapterUser } from "../../adapters.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { hashPassword, verifyPassword } from "../../password.js"
@@ -16,7 +16,8 @@ import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
-import { mailerOf, sendPasswordMail } from "../password-flows/mail.js"
+import { mailerOf, mailInBackground } from "../password-flows/mail.js"
+import { clearRegistrant, fromRegistrant, registrantCookie } from "../password-flows/registrant.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { notify } from "../notify/index.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
@@ -48,12 +49,15 @@ export async function password(ctx: RequestContext): Promise<ResponseInternal> {
     case "reset":
       return post ? reset(ctx, provider) : resetPage(ctx, provider)
     case "verify":
-      return verify(ctx)
+      return post ? verify(ctx) : verifyPage(ctx)
     case "change":
       if (!post) break
       return change(ctx, provider)
-    case "sent":
     case "verified":
+      if (post) break
+      // After a verification from another browser: the account is new and has no password.
+      return page(ctx, { step, passwordKept: ctx.query.password !== "none" })
+    case "sent":
     case "done":
       if (post) break
       return page(ctx, { step })
@@ -100,8 +104,9 @@ function addressOf(input: unknown): string {
 /**
  * `POST /password/signup` (`email`, `password`): a new address gets an unverified user, the
  * password and a verification link; an address that already has a user gets an email
- * saying so, with a reset link. Both hash the password and answer the same redirect to
- * the "check your email" page. Concurrent sign-ups of one address make one user: the
+ * saying so, with a reset link. Both hash the password, set the registrant cookie (bound
+ * to the new user, or random) and answer the same redirect to the "check your email" page
+ * without waiting for the mailer. Concurrent sign-ups of one address make one user: the
  * others lose the insert and are answered as for an existing address.
  */
 async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
@@ -122,39 +127,73 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const adapter = store(ctx.config.stores, "password")
     const existing = await adapter.getUserByEmail(email)
     const created = existing
-      ? undefined
+      ? { user: existing, isNewUser: false }
       : await createUserOnce(ctx, { email, emailVerified: null, name: null, image: null }, () => adapter.getUserByEmail(email))
-    if (created?.isNewUser) {
+    const maxAge = verificationMaxAgeOf(provider)
+    let made: { userId: string; hashed: string } | null = null
+    if (created.isNewUser) {
       await adapter.setUserPassword(created.user.id, hash)
-      const link = await issueToken(ctx, "verify", email, provider.verificationMaxAge ?? VERIFICATION_MAX_AGE)
+      const link = await issueToken(ctx, "verify", email, created.user, maxAge)
       const url = stepUrl(ctx, "verify", { token: link.token, email })
-      await sendPasswordMail(ctx, provider, "verifyEmail", { ...link, email, url })
+      mailInBackground(ctx, provider, "verifyEmail", { ...link, email, url })
+      made = { userId: created.user.id, hashed: link.hashed }
     } else {
-      await mailResetLink(ctx, provider, email, "existingAccount")
+      await mailResetLink(ctx, provider, email, created.user, "existingAccount")
     }
-    return { redirect: stepUrl(ctx, "sent") }
+    return { redirect: stepUrl(ctx, "sent"), cookies: [await registrantCookie(ctx, made, maxAge)] }
   })
 }
 
-async function mailResetLink(ctx: RequestContext, provider: PasswordConfig, email: string, kind: "existingAccount" | "resetEmail") {
-  const link = await issueToken(ctx, "reset", email, provider.resetMaxAge ?? RESET_MAX_AGE)
-  const url = stepUrl(ctx, "reset", { token: link.token, email })
-  await sendPasswordMail(ctx, provider, kind, { ...link, email, url })
+function verificationMaxAgeOf(provider: PasswordConfig): number {
+  return provider.verificationMaxAge ?? VERIFICATION_MAX_AGE
 }
 
-/** `GET /password/verify?token&email`: the link proves the address; single use. */
+async function mailResetLink(ctx: RequestContext, provider: PasswordConfig, email: string, user: AdapterUser, kind: "existingAccount" | "resetEmail") {
+  const link = await issueToken(ctx, "reset", email, user, provider.resetMaxAge ?? RESET_MAX_AGE)
+  const url = stepUrl(ctx, "reset", { token: link.token, email })
+  mailInBackground(ctx, provider, kind, { ...link, email, url })
+}
+
+/**
+ * `GET /password/verify?token&email`, the link in the email: a page whose button confirms.
+ * It uses nothing — mail scanners and link previews fetch every link, and a GET that
+ * verified would let them (or anyone the link reaches) verify on the registrant's behalf.
+ */
+async function verifyPage(ctx: RequestContext): Promise<ResponseInternal> {
+  const link = readLink(ctx.query)
+  return page(ctx, { step: "verify", callbackUrl: await resolveCallbackUrl(ctx), ...link, host: new URL(ctx.origin).host })
+}
+
+/**
+ * `POST /password/verify` (`token`, `email`, `csrfToken`), the confirm page's button: uses
+ * the link once; it proves the address. From the browser that signed up (its registrant
+ * cookie matches the user and this link) the user is kept with its password. From anywhere
+ * else — the owner of the address, where someone else signed up with it and a password of
+ * his choosing — this is the address's first verification by someone who may not be the
+ * registrant: the user is replaced (T67) with everything it held, password and sessions
+ * included, and the owner chooses a password through "forgot password".
+ */
 async function verify(ctx: RequestContext): Promise<ResponseInternal> {
-  const email = await consumeToken(ctx, "verify", readLink(ctx.query))
-  const adapter = store(ctx.config.stores, "password")
-  const user = await adapter.getUserByEmail(email)
-  if (!user) throw new Verification("The account this link was made for no longer exists")
-  if (!user.emailVerified) await updateUser(ctx, adapter, { id: user.id, emailVerified: new Date() })
-  return { redirect: stepUrl(ctx, "verified") }
+  await verifyCsrf(ctx)
+  const link = readLink(ctx.body ?? {})
+  const { user, hashed } = await consumeToken(ctx, "verify", link)
+  const cookies = [clearRegistrant(ctx)]
+  // A link in an earlier row form, used after the address was verified: nothing left to do.
+  if (user.emailVerified) return { redirect: stepUrl(ctx, "verified"), cookies }
+  if (await fromRegistrant(ctx, user.id, hashed)) {
+    await updateUser(ctx, store(ctx.config.stores, "password"), { id: user.id, emailVerified: new Date() })
+    return { redirect: stepUrl(ctx, "verified"), cookies }
+  }
+  // Sessions first, while the registry still knows them under this user's id.
+  await revokeAllSessions(ctx, user.id)
+  await replaceUnverifiedUser(ctx, user, { email: link.email, name: null, image: null })
+  return { redirect: stepUrl(ctx, "verified", { password: "none" }), cookies }
 }
 
 /**
  * `POST /password/forgot` (`email`): mails a reset link when the address has a user, and
- * nothing otherwise; the answer is the same redirect either way.
+ * nothing otherwise; the answer is the same redirect either way, and does not wait for the
+ * mailer (whose round trip only known addresses would pay).
  */
 async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
@@ -168,7 +207,7 @@ async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const email = addressOf(ctx.body?.email)
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const user = await store(ctx.config.stores, "password").getUserByEmail(email)
-    if (user) await mailResetLink(ctx, provider, email, "resetEmail")
+    if (user) await mailResetLink(ctx, provider, email, user, "resetEmail")
     return { redirect: stepUrl(ctx, "sent") }
   })
 }
@@ -192,10 +231,10 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => stepUrl(ctx, "reset", { ...link, error, callbackUrl }), async () => {
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, link.email)
-    const email = await consumeToken(ctx, "reset", link)
+    // Bound to the password as it is now: once one link is used (or the password changed), no earlier one works.
+    const { user } = await consumeToken(ctx, "reset", link)
+    const email = link.email
     const adapter = store(ctx.config.stores, "password")
-    const user = await adapter.getUserByEmail(email)
-    if (!user) throw new Verification("The account this link was made for no longer exists")
     const hash = await hashPassword(password, provider.hashing)
     // Sessions first, while the registry still knows them under this user's id.
     await revokeAllSessions(ctx, user.id)

@@ -1,5 +1,6 @@
 /**
- * The optional interstitial between opening a sign-in link and being signed in.
+ * The interstitial between opening a sign-in link and being signed in (on unless the
+ * provider sets `interstitial: false`).
  *
  * Mail security scanners (Outlook Safe Links, corporate gateways, chat unfurlers) fetch
  * every link in a message, often before the person does. When a GET consumes the token,

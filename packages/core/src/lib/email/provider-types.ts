@@ -69,8 +69,9 @@ export interface EmailConfig extends CommonProviderOptions {
   normalizeIdentifier?: (identifier: string) => string
   /**
    * Show a "Sign in" button page when the link is opened, and sign in only when it is
-   * pressed. Stops mail scanners that prefetch links from using them up. Default `false`
-   * (Auth.js signs in on the GET).
+   * pressed: a GET never uses the link, so mail scanners that prefetch links neither use
+   * them up nor sign in. Default `true`. `false` is the Auth.js-compatible opt-out: the GET
+   * signs in, as Auth.js does.
    */
   interstitial?: boolean
   /** Secret for hashing tokens, when it must differ from the main secret. */

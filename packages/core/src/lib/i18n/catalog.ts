@@ -73,7 +73,7 @@ export interface Messages {
     backTo: string
     theSite: string
   }
-  /** The interstitial page of an emailed link (`interstitial: true`). */
+  /** The interstitial page of a magic link (unless the provider sets `interstitial: false`). */
   confirm: {
     title: string
     /** `{host}`: the site's host. */
@@ -145,8 +145,16 @@ export interface Messages {
     /** After sign-up and forgot-password: the same page whether or not the address has an account. */
     sentTitle: string
     sent: string
+    /** The page a verification link opens; nothing is verified until its button is pressed. */
+    verifyTitle: string
+    /** `{email}`: the address, shown in bold; `{host}`: the site's host. */
+    verifyIntro: string
+    verifyButton: string
+    verifyIgnore: string
     verifiedTitle: string
     verified: string
+    /** After a verification from another browser than the sign-up's: the account is new and has no password. */
+    verifiedNoPassword: string
     resetDoneTitle: string
     resetDone: string
     backToSignIn: string

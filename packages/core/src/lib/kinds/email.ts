@@ -20,8 +20,9 @@ import { store } from "../config/stores.js"
 
 /**
  * Email (magic link). `POST /signin/:id` mails a single-use link (CSRF is checked by the
- * signin action before it gets here); `GET /callback/:id` consumes it and signs in — or,
- * with `interstitial`, shows a button whose CSRF-checked `POST /callback/:id` does.
+ * signin action before it gets here); `GET /callback/:id` shows a button whose CSRF-checked
+ * `POST /callback/:id` consumes it and signs in — or, with `interstitial: false` (Auth.js's
+ * behaviour), the GET does.
  */
 export const emailKind: ProviderKind<EmailConfig> = {
   async signin(ctx, provider) {
@@ -58,7 +59,8 @@ export const emailKind: ProviderKind<EmailConfig> = {
     if (ctx.method === "POST") await verifyCsrf(ctx)
     const source: Record<string, unknown> = ctx.method === "POST" ? (ctx.body ?? {}) : ctx.query
     const link = readLink(source)
-    if (ctx.method === "GET" && provider.interstitial) return confirmPage(ctx, provider, link)
+    // A GET uses nothing unless the app opted out: mail scanners fetch every link (T47).
+    if (ctx.method === "GET" && provider.interstitial !== false) return confirmPage(ctx, provider, link)
 
     const identifier = await consumeToken(ctx, provider, link)
     const adapter = store(ctx.config.stores, "email")

@@ -108,6 +108,7 @@ function checkOptions(p: PasswordConfig): string | undefined {
   if (minScore !== undefined && ![0, 1, 2, 3, 4].includes(minScore)) return `has policy.minScore ${JSON.stringify(minScore)}; use 0, 1, 2, 3 or 4`
   const breached = breachOptionsProblem(p.policy?.breached)
   if (breached) return breached
+  if (p.waitUntil !== undefined && typeof p.waitUntil !== "function") return "has a waitUntil that is not a function; pass the platform's waitUntil, or leave it out"
   if (p.mailer !== undefined && (p.mailer?.type !== "email" || typeof p.mailer.sendVerificationRequest !== "function")) return "has a mailer that is not an email provider (Nodemailer(…), Resend(…), …)"
   return undefined
 }

@@ -17,7 +17,11 @@ export type PasswordPage =
   | { step: "signup"; callbackUrl: string; email?: string; error?: string; minLength: number }
   | { step: "forgot"; callbackUrl: string; email?: string; error?: string }
   | { step: "reset"; callbackUrl: string; token: string; email: string; error?: string; minLength: number }
-  | { step: "sent" | "verified" | "done" }
+  /** The page a verification link opens: a button that posts the link back. `host`: the site's. */
+  | { step: "verify"; callbackUrl: string; token: string; email: string; host: string }
+  /** `passwordKept: false` after a verification from another browser than the sign-up's. */
+  | { step: "verified"; passwordKept: boolean }
+  | { step: "sent" | "done" }
 
 /** Renders one of the password pages as a complete HTML document. */
 export function renderPasswordPage(base: PageBase, page: PasswordPage): string {
@@ -81,10 +85,27 @@ ${newPassword(p.newPasswordLabel)}
 <p class="center">${p.sent}</p>
 ${back}`
       break
+    case "verify":
+      title = p.verifyTitle
+      body = html`<h1>${p.verifyTitle}</h1>
+<p class="center">${fill(p.verifyIntro, { email: html`<strong>${page.email}</strong>`, host: page.host })}</p>
+<form method="post" action="${action("verify")}">
+${hiddenFields(base.csrfToken, page.callbackUrl)}
+<input type="hidden" name="token" value="${page.token}">
+<input type="hidden" name="email" value="${page.email}">
+<button type="submit">${p.verifyButton}</button>
+</form>
+<p class="center muted">${p.verifyIgnore}</p>`
+      break
     case "verified":
       title = p.verifiedTitle
-      body = html`<h1>${p.verifiedTitle}</h1>
+      body = page.passwordKept
+        ? html`<h1>${p.verifiedTitle}</h1>
 <p class="center">${p.verified}</p>
+${back}`
+        : html`<h1>${p.verifiedTitle}</h1>
+<p class="center">${p.verifiedNoPassword}</p>
+<p class="center actions"><a href="${action("forgot")}">${p.forgotPassword}</a></p>
 ${back}`
       break
     case "done":

