@@ -10,7 +10,7 @@
  * @module
  */
 import type { Theme } from "../../base-types.js"
-import { hiddenFields } from "../pages/forms.js"
+import { linkConfirmForm } from "../pages/forms.js"
 import { html } from "../pages/html.js"
 import { renderDocument } from "../pages/layout.js"
 import type { Messages } from "../i18n/catalog.js"
@@ -39,12 +39,7 @@ export function renderConfirmPage(page: ConfirmPageOptions): string {
   const m = (page.messages ?? en).confirm
   const body = html`<h1>${fill(m.heading, { host: page.host })}</h1>
 <p class="center">${fill(m.continueAs, { email: html`<strong>${page.email}</strong>` })}</p>
-<form method="post" action="${page.action}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-<input type="hidden" name="token" value="${page.token}">
-<input type="hidden" name="email" value="${page.email}">
-<button type="submit">${m.button}</button>
-</form>
+${linkConfirmForm(page.action, page, m.button)}
 <p class="center muted">${m.ignore}</p>`
   return renderDocument({ title: m.title, theme: page.theme, body, locale: page.locale, messages: page.messages })
 }

@@ -12,6 +12,20 @@ export function hiddenFields(csrfToken: string, callbackUrl: string): SafeHtml {
 }
 
 /**
+ * The one-button form of an emailed link's confirm page: the link's `token` and `email` posted
+ * back unchanged with the CSRF token. Scanners fetch links but do not press buttons, so the
+ * token is used only by this POST (docs/email.md, "Link scanners").
+ */
+export function linkConfirmForm(action: string, fields: { csrfToken: string; callbackUrl: string; token: string; email: string }, button: string): SafeHtml {
+  return html`<form method="post" action="${action}">
+${hiddenFields(fields.csrfToken, fields.callbackUrl)}
+<input type="hidden" name="token" value="${fields.token}">
+<input type="hidden" name="email" value="${fields.email}">
+<button type="submit">${button}</button>
+</form>`
+}
+
+/**
  * Hands out ids that are valid (no spaces) and unique within one page. Provider ids and
  * field names are free-form, and two forms may both have an `email` field, so they
  * cannot be used as ids directly.

@@ -4,7 +4,7 @@
  * @module
  */
 import { html, safeUrl, type SafeHtml } from "./html.js"
-import { field, hiddenFields, IdAllocator } from "./forms.js"
+import { field, hiddenFields, IdAllocator, linkConfirmForm } from "./forms.js"
 import { renderDocument } from "./layout.js"
 import { authRoute } from "./paths.js"
 import type { PageBase } from "./types.js"
@@ -89,12 +89,7 @@ ${back}`
       title = p.verifyTitle
       body = html`<h1>${p.verifyTitle}</h1>
 <p class="center">${fill(p.verifyIntro, { email: html`<strong>${page.email}</strong>`, host: page.host })}</p>
-<form method="post" action="${action("verify")}">
-${hiddenFields(base.csrfToken, page.callbackUrl)}
-<input type="hidden" name="token" value="${page.token}">
-<input type="hidden" name="email" value="${page.email}">
-<button type="submit">${p.verifyButton}</button>
-</form>
+${linkConfirmForm(action("verify"), { csrfToken: base.csrfToken, callbackUrl: page.callbackUrl, token: page.token, email: page.email }, p.verifyButton)}
 <p class="center muted">${p.verifyIgnore}</p>`
       break
     case "verified":
