@@ -77,8 +77,18 @@ describe.runIf(enabled)("an Auth.js Express app moved to Portcullis by its impor
   })
 
   it("type-checks with tsc (strict, moduleResolution nodenext)", async () => {
-    const output = await run(process.execPath, [join(app.dir, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: app.dir, timeout: 180_000 }).catch((error: Error) => error.message)
+    // Counting "error TS" lines proves nothing unless tsc ran: a missing or crashing tsc, or
+    // one that found no input, prints none. `--extendedDiagnostics` ends a run that read and
+    // checked the program with its statistics, and `run` rejects on any exit but 0.
+    let exit = "0"
+    const output = await run(process.execPath, [join(app.dir, "node_modules", "typescript", "bin", "tsc"), "-p", ".", "--extendedDiagnostics"], { cwd: app.dir, timeout: 180_000 }).catch((error: Error) => {
+      exit = /exited with (\S+)/.exec(error.message)?.[1] ?? error.message
+      return error.message
+    })
     expectOnlyKnownTypeErrors(output, [])
+    expect(output, "tsc read the app's TypeScript").toMatch(/^Lines of TypeScript:\s+[1-9]\d*\s*$/m)
+    expect(output, "tsc type-checked it").toMatch(/^Check time:\s+\d+(\.\d+)?s\s*$/m)
+    expect(exit, `tsc's exit status\n${output}`).toBe("0")
   })
 
   it("sends a signed-out visitor of the protected page to sign in, and answers the API with 401", async () => {

@@ -107,6 +107,9 @@ describe.runIf(enabled)("an Auth.js Next.js app (App Router, React 18) moved to 
   it("builds with next build, its TypeScript check included", () => {
     expect(buildOutput).not.toMatch(/Skipping validation of types/i)
     expectOnlyKnownTypeErrors(buildOutput, [])
+    // No "error TS" line proves nothing unless the check ran: Next 16 reports the step it
+    // finished ("✓ Finished TypeScript in …", next.js#84606).
+    expect(buildOutput, "next build ran its TypeScript check").toMatch(/Finished TypeScript\b/)
   })
 
   it("redirects a signed-out visitor of the page the proxy guards (callbacks.authorized reads request.nextUrl) to sign in", async () => {

@@ -61,9 +61,20 @@ export function describeAddress(url: string): string {
   }
 }
 
-/** Whether the environment says we run in CI (`CI=true` or `CI=1`). */
+/**
+ * Whether the environment says we run in CI: `CI` set to anything but empty, `0` or `false`
+ * (any case, spaces around ignored). CI services set it differently (`true`, `1`, a name),
+ * and a value read as "not CI" turns a missing server into a silent skip, so every suite
+ * that needs a server (or a browser, or a runtime) asks this one function.
+ *
+ * @example
+ * ```ts
+ * if (!available && isCI()) throw new Error("CI must provide the server")
+ * ```
+ */
 export function isCI(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(true|1)$/i.test(env.CI ?? "")
+  const value = (env.CI ?? "").trim().toLowerCase()
+  return value !== "" && value !== "0" && value !== "false"
 }
 
 /** The outcome of probing a service; `describe` registers a suite that honours it. */
@@ -133,7 +144,7 @@ export async function serviceAvailable(
       describe(title, () => {
         it(`reaches ${service.name} at ${address}`, () => {
           throw new Error(
-            `${service.name} is unreachable at ${address} and CI=true requires it (${service.start}): ${error.message}`,
+            `${service.name} is unreachable at ${address} and CI requires it (CI=${JSON.stringify(env.CI)}; ${service.start}): ${error.message}`,
             { cause: error },
           )
         })

@@ -46,11 +46,14 @@ describe("serviceAvailable", () => {
 })
 
 describe("service settings", () => {
-  it("reads CI=true and CI=1 as CI", () => {
-    expect(isCI({ CI: "true" })).toBe(true)
-    expect(isCI({ CI: "1" })).toBe(true)
-    expect(isCI({ CI: "false" })).toBe(false)
-    expect(isCI({})).toBe(false)
+  // One gate for every suite that needs a server, a browser or a runtime (issue 36): `CI=1`
+  // once skipped the browser suites silently, their gate reading only `CI=true`.
+  it.each(["true", "1", "TRUE", "yes", "github-actions", " true "])("reads CI=%j as CI: a missing server fails the suite", (value) => {
+    expect(isCI({ CI: value })).toBe(true)
+  })
+
+  it.each([undefined, "", "0", "false", "False", " FALSE ", "  "])("reads CI=%j as not CI: a missing server skips the suite", (value) => {
+    expect(isCI(value === undefined ? {} : { CI: value })).toBe(false)
   })
 
   it("uses loopback defaults and honours the PORTCULLIS_* overrides", () => {

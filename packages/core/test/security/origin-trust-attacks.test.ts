@@ -310,29 +310,75 @@ describe("refused: host forms that must not match a trusted pattern", () => {
     expect(new URL(smtp.linkFor("upper@example.com")).origin).toBe("https://a.app.example")
   })
 
-  it.each(["app.example@evil.example", "evil.example\\@app.example", "evil.example#@app.example", "evil.example?.app.example", "app.example.", "evil.example:443"])(
-    "through a real HTTP server without trustHost, Host %s is a 400 or mails nothing",
+  /** The deployment of these cases: no trustHost, app.example and its subdomains listed. */
+  const unproxied = () => httpServer(emailConfig(MemoryAdapter(), smtp.url, { trustHost: false, trustedOrigins: ["http://app.example", "http://*.app.example"] }))
+
+  /** The attacker's two requests with a forged Host: the CSRF token, then the sign-in post mailing the victim. */
+  async function forgeHost(port: string, host: string) {
+    const csrf = await exchange(port, "GET", "/auth/csrf", { host })
+    const body = new URLSearchParams({ email: "victim@example.com", csrfToken: "forged" }).toString()
+    const signin = await exchange(port, "POST", "/auth/signin/email", { host, "content-type": "application/x-www-form-urlencoded" }, body)
+    return { csrf, signin }
+  }
+
+  // Each of these reads as a well-formed origin that is not listed: only the refusal in
+  // `lib/http/request.ts` (no trustHost, origin not trusted) answers them, with a 400 before
+  // any action runs. Without it they would be served as untrusted origins.
+  it.each(["evil.example", "evil.example:443", "app.example.", "app.example.evil.example", "evilapp.example", "app.example:8080"])(
+    "through a real HTTP server without trustHost, Host %s (an unlisted origin) is refused with a 400 before any action, and mails nothing",
     async (host) => {
-      const server = await httpServer(emailConfig(MemoryAdapter(), smtp.url, { trustHost: false, trustedOrigins: ["http://app.example", "http://*.app.example"] }))
+      const server = await unproxied()
       try {
-        const port = new URL(server.origin).port
-        const csrf = await exchange(port, "GET", "/auth/csrf", { host })
         const before = smtp.messages.length
-        if (csrf.status === 200) {
-          const csrfToken = (JSON.parse(csrf.body) as { csrfToken: string }).csrfToken
-          const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
-          const body = new URLSearchParams({ email: "victim@example.com", csrfToken }).toString()
-          await exchange(port, "POST", "/auth/signin/email", { host, cookie, "content-type": "application/x-www-form-urlencoded" }, body)
-          // Only a host URL reads as app.example itself may get a link, and it is on app.example.
-          for (const mail of smtp.messages.slice(before)) expect(new URL(mail.parsed.text!.match(/https?:\/\/\S+/)![0]).host).toMatch(/(^|\.)app\.example$/)
-        } else {
-          expect(csrf.status).toBeGreaterThanOrEqual(400)
+        const { csrf, signin } = await forgeHost(new URL(server.origin).port, host)
+        for (const answer of [csrf, signin]) {
+          expect(answer.status).toBe(400)
+          expect(JSON.parse(answer.body)).toMatchObject({ error: "InvalidRequest", message: expect.stringContaining("is not one this site serves") })
         }
+        expect(csrf.setCookie).toEqual([])
+        expect(smtp.messages.length).toBe(before)
       } finally {
         await server.close()
       }
     },
   )
+
+  // These never read as an origin at all: Node's parser refuses the Host, or the URL built from
+  // it puts the rest in the path (outside the base path). Refused by those layers, kept so they stay refused.
+  it.each(["app.example@evil.example", "evil.example\\@app.example", "evil.example#@app.example", "evil.example?.app.example"])(
+    "through a real HTTP server without trustHost, the malformed Host %s is a 400 and mails nothing",
+    async (host) => {
+      const server = await unproxied()
+      try {
+        const before = smtp.messages.length
+        const { csrf, signin } = await forgeHost(new URL(server.origin).port, host)
+        expect(csrf.status).toBe(400)
+        expect(signin.status).toBe(400)
+        expect(smtp.messages.length).toBe(before)
+      } finally {
+        await server.close()
+      }
+    },
+  )
+
+  it.each(["app.example", "www.app.example"])("premise: without trustHost, the listed Host %s is served and its link is on that host", async (host) => {
+    const server = await unproxied()
+    try {
+      const port = new URL(server.origin).port
+      const csrf = await exchange(port, "GET", "/auth/csrf", { host })
+      expect(csrf.status).toBe(200)
+      const csrfToken = (JSON.parse(csrf.body) as { csrfToken: string }).csrfToken
+      const cookie = csrf.setCookie.map((c) => c.split(";")[0]).join("; ")
+      const before = smtp.messages.length
+      const body = new URLSearchParams({ email: "victim@example.com", csrfToken }).toString()
+      await exchange(port, "POST", "/auth/signin/email", { host, cookie, "content-type": "application/x-www-form-urlencoded" }, body)
+      const mails = smtp.messages.slice(before)
+      expect(mails).toHaveLength(1)
+      expect(new URL(mails[0]!.parsed.text!.match(/https?:\/\/\S+/)![0]).host).toBe(host)
+    } finally {
+      await server.close()
+    }
+  })
 })
 
 describe("refused: the redirect proxy", () => {

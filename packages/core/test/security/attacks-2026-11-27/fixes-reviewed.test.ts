@@ -30,6 +30,9 @@ afterAll(() => smtp.close())
 
 const emailApp = (provider: { interstitial?: boolean } = {}, extra: Partial<AuthConfig> = {}) => emailPasswordApp(smtp.url, provider, extra)
 
+/** A password link's row as it was stored before the HMAC: `sha256("portcullis-password-<purpose>:" + token + ":" + secret)`. */
+const oldRow = (purpose: "verify" | "reset", token: string) => createHash("sha256").update(`portcullis-password-${purpose}:${token}:${SECRET}`).digest("hex")
+
 /** The interstitial's hidden fields, unescaped the way a browser reads them. */
 function confirmForm(html: string): Record<string, string> {
   const unescape = (s: string) => s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
@@ -49,9 +52,15 @@ describe("fix 1: a password token at the magic-link callback, through the inters
     await mallory.request("/auth/password/signup", { form: { email: "mallory@example.com", password: STRONG, csrfToken } })
     const verify = new URL(smtp.linkFor("mallory@example.com"))
     const token = verify.searchParams.get("token")!
+    // A second verification link of hers, mailed before the HMAC shipped: its row is in the
+    // old form, which the password endpoints still accept and the HMAC does not protect, so
+    // only the callback's namespace refusal keeps it from being a sign-in link.
+    const before = "5e".repeat(32)
+    await adapter.createVerificationToken!({ identifier: "password-verify:mallory@example.com", token: oldRow("verify", before), expires: new Date(Date.now() + 3_600_000) })
     // Skip the GET page: post straight to the callback, as the button would.
     for (const [forged, email] of [
       [`portcullis-password-verify:${token}:`, "password-verify:mallory@example.com"],
+      [`portcullis-password-verify:${before}:`, "password-verify:mallory@example.com"],
       [token, "password-verify:mallory@example.com"],
       [`portcullis-password-verify:${token}:`, "mallory@example.com"],
     ] as const) {
@@ -60,20 +69,31 @@ describe("fix 1: a password token at the magic-link callback, through the inters
       expect(redirectOf(response).error).toBe("Verification")
     }
     expect(await adapter.getUserByEmail!("password-verify:mallory@example.com")).toBeNull()
+    // Behind the refusal, the HMAC alone: the row issued today does not answer to the forged
+    // token's magic-link hash (`sha256(token + secret)`), the lookup the callback would make.
+    const magicHash = createHash("sha256").update(`portcullis-password-verify:${token}:${SECRET}`).digest("hex")
+    expect(await adapter.useVerificationToken!({ identifier: "password-verify:mallory@example.com", token: magicHash })).toBeNull()
     // The verification link itself is untouched and still verifies the sign-up.
     const used = await confirmVerification(mallory, verify.pathname + verify.search)
     expect(used.path).toBe("/auth/password/verified")
     expect(used.error).toBeNull()
   })
 
-  it("the same forged link as JSON, with the address as an array or with a colon spelled %3A or fullwidth, is refused", async () => {
-    const { browser } = emailApp({ interstitial: true })
+  it("the same forged link as JSON, against a real old-form reset row: the address plain, as an array, or with its colon spelled %3A or fullwidth, is refused and the row left", async () => {
+    const { adapter, browser } = emailApp({ interstitial: true })
+    // A real row for the forged token to find: a reset link of token "x" in the old form
+    // (mailed before the HMAC), whose magic-link hash is exactly `sha256("portcullis-password-reset:x:" + secret)`.
+    const row = { identifier: "password-reset:mallory@example.com", token: oldRow("reset", "x"), expires: new Date(Date.now() + 3_600_000) }
+    await adapter.createVerificationToken!(row)
     const mallory = browser()
-    for (const email of [["password-reset:mallory@example.com"], "password-reset%3Amallory@example.com", "password-reset\uff1amallory@example.com", "webauthn-challenge:webauthn"]) {
+    for (const email of ["password-reset:mallory@example.com", ["password-reset:mallory@example.com"], "password-reset%3Amallory@example.com", "password-reset\uff1amallory@example.com", "webauthn-challenge:webauthn"]) {
       const response = await mallory.request("/auth/callback/email", { method: "POST", json: { csrfToken: await mallory.csrfToken(), token: "portcullis-password-reset:x:", email } })
       expect(response.status).toBeLessThan(500)
       expect(sessionSet(response)).toBe(false)
     }
+    expect(await adapter.getUserByEmail!("password-reset:mallory@example.com")).toBeNull()
+    // Nothing consumed the row: it is still there for the password endpoint it was made for.
+    expect(await adapter.useVerificationToken!({ identifier: row.identifier, token: row.token })).toMatchObject({ identifier: row.identifier })
   })
 })
 
