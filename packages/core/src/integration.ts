@@ -289,6 +289,12 @@ export interface SessionRequest extends ServerActionOptions {
    * posts itself) or the configuration's `skipCSRFCheck`.
    */
   csrfToken?: string
+  /**
+   * The client's address, as the framework knows it (Express's `req.ip`, SvelteKit's
+   * `getClientAddress()`): the two-factor functions count guesses per address with it, as
+   * `handle(request, { clientAddress })` does. Without it, a trusted `X-Forwarded-For` is read.
+   */
+  clientAddress?: string
 }
 
 /**
@@ -473,20 +479,20 @@ export async function startTwoFactor(request: TwoFactorRequest & { account?: str
  * @throws `StepUpRequired`; `TwoFactorCodeInvalid` for a wrong code; `TwoFactorStateError` when nothing is pending.
  */
 export async function confirmTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
-  const { config, userId } = await sensitive(request, auth)
-  return confirmEnrollment(config, { userId, code: request.code })
+  const { config, userId, address } = await sensitive(request, auth)
+  return confirmEnrollment(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Turns 2FA off for the signed-in user; needs a step-up and a current code (TOTP or backup), which is used up. */
 export async function disableTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<void> {
-  const { config, userId } = await sensitive(request, auth)
-  return disable(config, { userId, code: request.code })
+  const { config, userId, address } = await sensitive(request, auth)
+  return disable(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Replaces the backup codes with ten new ones; needs a step-up and a current code, which is used up. */
 export async function regenerateTwoFactorBackupCodes(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
-  const { config, userId } = await sensitive(request, auth)
-  return regenerateBackupCodes(config, { userId, code: request.code })
+  const { config, userId, address } = await sensitive(request, auth)
+  return regenerateBackupCodes(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Whether the signed-in user has 2FA on (or pending), and how many backup codes are left. Needs no step-up (it changes nothing). */
@@ -497,10 +503,11 @@ export async function getTwoFactorStatus(request: Pick<SessionRequest, "origin" 
 }
 
 /** The checked configuration and the user of a stepped-up session, for a change (origin and CSRF checked). */
-async function sensitive(request: TwoFactorRequest, auth: AuthSource): Promise<{ config: ResolvedConfig; userId: string; email?: string }> {
+async function sensitive(request: TwoFactorRequest, auth: AuthSource): Promise<{ config: ResolvedConfig; userId: string; email?: string; address?: string }> {
   const runtime = runtimeFor(auth)
   const config = await configFor(auth)
-  const user = await runtime.sessionUser(internalRequest(runtime, request, true), { change: true, stepUp: true }, request.skipCSRF ? { skipCSRF: true } : {})
+  const options = { ...(request.skipCSRF && { skipCSRF: true }), ...(request.clientAddress && { clientAddress: request.clientAddress }) }
+  const user = await runtime.sessionUser(internalRequest(runtime, request, true), { change: true, stepUp: true }, options)
   return { config, ...user }
 }
 

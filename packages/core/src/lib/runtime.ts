@@ -138,7 +138,7 @@ export class AuthRuntime {
    * @throws NotSignedIn, StepUpRequired, MissingCSRF, ServiceUnavailable (a store failed:
    * refused, never allowed)
    */
-  async sessionUser(request: Request, need: { change: boolean; stepUp: boolean }, options: Omit<HandleOptions, "raw"> = {}): Promise<{ userId: string; email?: string }> {
+  async sessionUser(request: Request, need: { change: boolean; stepUp: boolean }, options: Omit<HandleOptions, "raw"> = {}): Promise<{ userId: string; email?: string; address?: string }> {
     return this.#guarded(request, options, async (ctx) => {
       if (need.change) {
         refuseCrossSite(ctx)
@@ -146,7 +146,8 @@ export class AuthRuntime {
       }
       const session = need.stepUp ? await requireStepUp(ctx) : await currentSession(ctx)
       if (!session) throw new NotSignedIn("No valid session in this request")
-      return { userId: session.userId, ...(session.email && { email: session.email }) }
+      // The client's address too: the two-factor caps count guesses per address as well as per user.
+      return { userId: session.userId, ...(session.email && { email: session.email }), ...(ctx.clientAddress && { address: ctx.clientAddress }) }
     })
   }
 
