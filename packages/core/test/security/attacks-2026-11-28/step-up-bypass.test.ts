@@ -75,6 +75,26 @@ describe("a stolen session signs in again with the thief's own OAuth account", (
     // And Mallory's IdP account is not a way into Ada's account.
     expect(await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "mallory-at-idp" })).toBeNull()
   })
+
+  // The same hole, followed to its end: the link outlives everything the owner does about
+  // the theft (a password change ends the other sessions, not the linked account).
+  it.fails("after Ada changes her password (every other session ends), Mallory cannot sign in as Ada with his IdP account", async () => {
+    const { thief } = await stolenSession({ providers: [Password({ hashing: LIGHT }), Passkey, oidc()] })
+    op.user = { sub: "mallory-at-idp", email: "mallory@evil.example", email_verified: true, name: "Mallory" }
+    await oauthSignIn(thief)
+
+    // Ada notices, signs in afresh and changes her password: the thief's session ends.
+    const ada2 = app!.browser()
+    await signIn(ada2)
+    const csrfToken = await ada2.csrfToken()
+    await ada2.request("/auth/password/change", { form: { csrfToken, currentPassword: ada.password, password: "ada's brand new passphrase here", callbackUrl: "/account" } })
+    expect(await thief.session()).toBeNull()
+
+    // A week later, from a fresh browser.
+    const mallory = app!.browser()
+    await oauthSignIn(mallory)
+    expect((await mallory.session())?.user?.email).not.toBe(ada.email)
+  })
 })
 
 describe("revoke-others is gated; revoking one listed session is not", () => {
