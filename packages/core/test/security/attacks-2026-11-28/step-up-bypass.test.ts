@@ -60,7 +60,7 @@ describe("a stolen session signs in again with the thief's own OAuth account", (
   // user (lib/oauth/link.ts, `current` → link → finish) and ends in establishSession, whose
   // markSignIn marks the new session fresh (lib/login.ts:50). The "first factor" proven is
   // Mallory's own IdP account, not Ada's; and the link itself is a way back in for good.
-  it.fails("gets no step-up for Ada's session, and no IdP account linked to Ada", async () => {
+  it("gets no step-up for Ada's session, and no IdP account linked to Ada", async () => {
     const { thief } = await stolenSession({ providers: [Password({ hashing: LIGHT }), Passkey, oidc()] })
     op.user = { sub: "mallory-at-idp", email: "mallory@evil.example", email_verified: true, name: "Mallory" }
     expect((await act(thief, "/account/delete")).status).toBe(403)
@@ -76,9 +76,28 @@ describe("a stolen session signs in again with the thief's own OAuth account", (
     expect(await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "mallory-at-idp" })).toBeNull()
   })
 
+  it("what still works: the owner links her own IdP account after re-authenticating, and at once after signing in", async () => {
+    const { owner } = await stolenSession({ providers: [Password({ hashing: LIGHT }), Passkey, oidc()] })
+    op.user = { sub: "ada-at-idp", email: "ada@idp.example", email_verified: true, name: "Ada" }
+    // Her step-up is long over: the link waits for her password, and nothing is linked yet.
+    const refused = await oauthSignIn(owner)
+    expect(new URL(refused.headers.get("location")!).pathname).toBe("/auth/reauthenticate")
+    expect(await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "ada-at-idp" })).toBeNull()
+    expect((await reauthenticate(owner, ada.password)).error).toBeNull()
+    await oauthSignIn(owner)
+    expect((await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "ada-at-idp" }))?.email).toBe(ada.email)
+    // Signed in just now (fresh), a second provider account links straight away.
+    vi.useRealTimers()
+    const fresh = app!.browser()
+    await signIn(fresh)
+    op.user = { sub: "ada-second", email: "ada@second.example", email_verified: true, name: "Ada" }
+    await oauthSignIn(fresh)
+    expect((await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "ada-second" }))?.email).toBe(ada.email)
+  })
+
   // The same hole, followed to its end: the link outlives everything the owner does about
   // the theft (a password change ends the other sessions, not the linked account).
-  it.fails("after Ada changes her password (every other session ends), Mallory cannot sign in as Ada with his IdP account", async () => {
+  it("after Ada changes her password (every other session ends), Mallory cannot sign in as Ada with his IdP account", async () => {
     const { thief } = await stolenSession({ providers: [Password({ hashing: LIGHT }), Passkey, oidc()] })
     op.user = { sub: "mallory-at-idp", email: "mallory@evil.example", email_verified: true, name: "Mallory" }
     await oauthSignIn(thief)
