@@ -16,7 +16,7 @@ import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
-import { mailerOf, mailInBackground } from "../password-flows/mail.js"
+import { issueAndMailInBackground, mailerOf, mailInBackground } from "../password-flows/mail.js"
 import { clearRegistrant, fromRegistrant, registrantCookie } from "../password-flows/registrant.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { notify } from "../notify/index.js"
@@ -149,9 +149,13 @@ function verificationMaxAgeOf(provider: PasswordConfig): number {
 }
 
 async function mailResetLink(ctx: RequestContext, provider: PasswordConfig, email: string, user: AdapterUser, kind: "existingAccount" | "resetEmail") {
+  mailInBackground(ctx, provider, kind, await resetLink(ctx, provider, email, user))
+}
+
+/** A reset link for `user`, stored, with its URL. */
+async function resetLink(ctx: RequestContext, provider: PasswordConfig, email: string, user: AdapterUser) {
   const link = await issueToken(ctx, "reset", email, user, provider.resetMaxAge ?? RESET_MAX_AGE)
-  const url = stepUrl(ctx, "reset", { token: link.token, email })
-  mailInBackground(ctx, provider, kind, { ...link, email, url })
+  return { ...link, email, url: stepUrl(ctx, "reset", { token: link.token, email }) }
 }
 
 /**
@@ -207,7 +211,8 @@ async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const email = addressOf(ctx.body?.email)
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const user = await store(ctx.config.stores, "password").getUserByEmail(email)
-    if (user) await mailResetLink(ctx, provider, email, user, "resetEmail")
+    // Stored and mailed after the answer: the lookup is all an unknown address costs too.
+    if (user) issueAndMailInBackground(ctx, provider, "resetEmail", () => resetLink(ctx, provider, email, user))
     return { redirect: stepUrl(ctx, "sent") }
   })
 }
