@@ -179,6 +179,31 @@ describe("the re-authentication form itself", () => {
   })
 })
 
+describe("the password change, whose current password is its step-up", () => {
+  it("a cross-site post (a foreign Origin, no CSRF pair) with the right current password changes nothing and marks nothing", async () => {
+    const { thief } = await stolenSession()
+    const response = await thief.request("/auth/password/change", {
+      form: { currentPassword: ada.password, password: "mallory's chosen passphrase", callbackUrl: "/account" },
+      headers: { origin: "https://evil.example" },
+    })
+    expect(response.headers.get("location") ?? "").not.toBe(`${app!.origin}/account`)
+    expect((await signIn(app!.browser(), "mallory's chosen passphrase")).headers.get("location")).toContain("error=")
+    expect((await act(thief, "/account/delete")).status).toBe(403)
+  })
+
+  it("wrong current passwords mark nothing, and count in the sign-in's lockout", async () => {
+    const { thief } = await stolenSession()
+    for (let i = 0; i < 5; i++) {
+      const csrfToken = await thief.csrfToken()
+      const answer = await thief.request("/auth/password/change", { form: { csrfToken, currentPassword: `guess ${i}`, password: "mallory's chosen passphrase", callbackUrl: "/account" } })
+      expect(new URL(answer.headers.get("location")!).searchParams.get("error")).toBe("PasswordMismatch")
+    }
+    expect((await act(thief, "/account/delete")).status).toBe(403)
+    // The owner's own password sign-in is locked now: the guesses were counted with hers.
+    expect(new URL((await signIn(app!.browser("192.0.2.200"))).headers.get("location")!).searchParams.get("error")).toBe("RateLimited")
+  })
+})
+
 describe("the mark does not outlive its session", () => {
   it("revoking the laptop's session from the phone ends the thief's fresh copy of it", async () => {
     app = await stepUpApp({ session: { strategy: "database" } })
