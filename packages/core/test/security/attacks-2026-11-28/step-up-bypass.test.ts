@@ -82,6 +82,8 @@ describe("a stolen session signs in again with the thief's own OAuth account", (
     // Her step-up is long over: the link waits for her password, and nothing is linked yet.
     const refused = await oauthSignIn(owner)
     expect(new URL(refused.headers.get("location")!).pathname).toBe("/auth/reauthenticate")
+    // The flow's check cookies are spent all the same: the link starts again from the button.
+    expect([...owner.jar.keys()].filter((name) => /state|pkce|nonce/.test(name))).toEqual([])
     expect(await app!.adapter.getUserByAccount!({ provider: "idp", providerAccountId: "ada-at-idp" })).toBeNull()
     expect((await reauthenticate(owner, ada.password)).error).toBeNull()
     await oauthSignIn(owner)
