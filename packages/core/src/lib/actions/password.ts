@@ -24,6 +24,7 @@ import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
 import { markCurrentSession } from "../step-up/sign-in.js"
+import { twoFactorOn } from "../two-factor/enabled.js"
 
 /** Default lifetimes of the emailed links, in seconds. */
 const VERIFICATION_MAX_AGE = 24 * 60 * 60
@@ -289,8 +290,9 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await adapter.setUserPassword(user.id, hash)
     await notify(ctx, user, "passwordChanged")
     // The current password is a first factor proven just now: it is this action's step-up
-    // (docs/step-up.md), and it counts for the next sensitive action too.
-    await markCurrentSession(ctx)
+    // (docs/step-up.md), and it counts for the next sensitive action too — unless the user
+    // has 2FA on, whose sign-in would have asked for the code as well.
+    if (!(await twoFactorOn(ctx.config, user.id))) await markCurrentSession(ctx)
     return { redirect: callbackUrl }
   })
 }
