@@ -12,7 +12,7 @@ import type { EmailConfig } from "@portcullis/core/providers/email"
 import Password from "@portcullis/core/providers/password"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, SECRET } from "../helpers.js"
-import { grace, LIGHT, passwordSignIn, postStep, seedUser, STRONG } from "../password/support.js"
+import { grace, LIGHT, mailQueue, passwordSignIn, postStep, seedUser, STRONG } from "../password/support.js"
 
 interface Mail {
   to: string
@@ -21,6 +21,8 @@ interface Mail {
 
 async function app() {
   const adapter = MemoryAdapter()
+  // The password mails leave after the answer: each request waits for the ones it started.
+  const queue = mailQueue()
   const mails: Mail[] = []
   const mailer = {
     id: "email",
@@ -37,13 +39,13 @@ async function app() {
     trustHost: false,
     trustedOrigins: ["http://localhost:3000"],
     adapter,
-    providers: [mailer, Password({ hashing: LIGHT, mailer })],
+    providers: [mailer, Password({ hashing: LIGHT, mailer, waitUntil: queue.waitUntil })],
     // The defaults: 5 wrong passwords per 15 minutes, 5 mails per mailbox per hour.
     rateLimit: {},
     logger: { error: () => {}, warn: () => {}, debug: () => {} },
   })
   await seedUser(adapter, grace)
-  const browser = (address: string) => new Browser((request) => auth.handle(request, { clientAddress: address }), "http://localhost:3000")
+  const browser = (address: string) => new Browser(queue.settling((request) => auth.handle(request, { clientAddress: address })), "http://localhost:3000")
   const linksFor = (path: string) => mails.filter((m) => m.to === grace.email && m.url.pathname === path)
   return { browser, mails, linksFor }
 }

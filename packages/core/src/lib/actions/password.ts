@@ -16,7 +16,7 @@ import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
-import { mailerOf, mailInBackground } from "../password-flows/mail.js"
+import { issueAndMailInBackground, mailerOf, mailInBackground } from "../password-flows/mail.js"
 import { clearRegistrant, fromRegistrant, registrantCookie } from "../password-flows/registrant.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { notify } from "../notify/index.js"
@@ -24,6 +24,7 @@ import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
 import { markCurrentSession } from "../step-up/sign-in.js"
+import { twoFactorOn } from "../two-factor/enabled.js"
 
 /** Default lifetimes of the emailed links, in seconds. */
 const VERIFICATION_MAX_AGE = 24 * 60 * 60
@@ -149,9 +150,13 @@ function verificationMaxAgeOf(provider: PasswordConfig): number {
 }
 
 async function mailResetLink(ctx: RequestContext, provider: PasswordConfig, email: string, user: AdapterUser, kind: "existingAccount" | "resetEmail") {
+  mailInBackground(ctx, provider, kind, await resetLink(ctx, provider, email, user))
+}
+
+/** A reset link for `user`, stored, with its URL. */
+async function resetLink(ctx: RequestContext, provider: PasswordConfig, email: string, user: AdapterUser) {
   const link = await issueToken(ctx, "reset", email, user, provider.resetMaxAge ?? RESET_MAX_AGE)
-  const url = stepUrl(ctx, "reset", { token: link.token, email })
-  mailInBackground(ctx, provider, kind, { ...link, email, url })
+  return { ...link, email, url: stepUrl(ctx, "reset", { token: link.token, email }) }
 }
 
 /**
@@ -207,7 +212,8 @@ async function forgot(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const email = addressOf(ctx.body?.email)
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const user = await store(ctx.config.stores, "password").getUserByEmail(email)
-    if (user) await mailResetLink(ctx, provider, email, user, "resetEmail")
+    // Stored and mailed after the answer: the lookup is all an unknown address costs too.
+    if (user) issueAndMailInBackground(ctx, provider, "resetEmail", () => resetLink(ctx, provider, email, user))
     return { redirect: stepUrl(ctx, "sent") }
   })
 }
@@ -284,8 +290,9 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await adapter.setUserPassword(user.id, hash)
     await notify(ctx, user, "passwordChanged")
     // The current password is a first factor proven just now: it is this action's step-up
-    // (docs/step-up.md), and it counts for the next sensitive action too.
-    await markCurrentSession(ctx)
+    // (docs/step-up.md), and it counts for the next sensitive action too — unless the user
+    // has 2FA on, whose sign-in would have asked for the code as well.
+    if (!(await twoFactorOn(ctx.config, user.id))) await markCurrentSession(ctx)
     return { redirect: callbackUrl }
   })
 }

@@ -20,6 +20,7 @@ import { renderReauthenticate } from "../pages/reauthenticate.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { markFresh } from "../step-up/marks.js"
 import { currentSession, type StepUpSession } from "../step-up/session.js"
+import { twoFactorOn } from "../two-factor/enabled.js"
 import { pageBase } from "./page-base.js"
 
 export async function reauthenticate(ctx: RequestContext): Promise<ResponseInternal> {
@@ -38,8 +39,9 @@ function passwordProvider(ctx: RequestContext): PasswordConfig | undefined {
 
 async function page(ctx: RequestContext, session: StepUpSession, callbackUrl: string): Promise<ResponseInternal> {
   const provider = passwordProvider(ctx)
-  // Offered only to users who have a password: others would type into a form that can only refuse.
-  const password = !!provider && !!(await store(ctx.config.stores, "password").getUserPassword(session.userId))
+  // Offered only to users who have a password (others would type into a form that can only
+  // refuse) and no second factor: theirs is a sign-in again, code included.
+  const password = !!provider && !!(await store(ctx.config.stores, "password").getUserPassword(session.userId)) && !(await twoFactorOn(ctx.config, session.userId))
   const error = ctx.query.error
   const html = renderReauthenticate({
     ...(await pageBase(ctx)),
@@ -58,6 +60,9 @@ async function withPassword(ctx: RequestContext, session: StepUpSession, callbac
   const adapter = store(ctx.config.stores, "password")
   const user = session.user ?? (await adapter.getUser(session.userId))
   if (!user) return { redirect: signInUrl(ctx, callbackUrl) }
+  // With 2FA on, the password alone proves less than a sign-in (which asks for the code):
+  // to the sign-in, before the password is even looked at.
+  if (await twoFactorOn(ctx.config, user.id)) return { redirect: signInUrl(ctx, callbackUrl) }
   const limiter = ctx.config.rateLimit
   // The sign-in's counters: guesses here, at sign-in and at a password change add up to one lockout.
   const identifier = normaliseIdentifier(user.email)

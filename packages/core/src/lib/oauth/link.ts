@@ -1,13 +1,14 @@
 import type { AccountTokenPatch, AdapterAccount, AdapterUser } from "../../adapters.js"
-import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
+import { AdapterError, NotSignedIn, OAuthAccountNotLinked, StepUpRequired } from "../../errors.js"
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../base-types.js"
-import type { RequestContext } from "../context.js"
+import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
 import type { OAuthRuntime } from "./provider.js"
 import { store } from "../config/stores.js"
+import { reauthenticateUrl, requireStepUp } from "../step-up/gate.js"
 
 /** What the provider told us about the user, after mapping. */
 export interface ProviderIdentity {
@@ -79,6 +80,12 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
 
   const current = currentUserId ? await adapter.getUser(currentUserId) : null
   if (current) {
+    // Linking another way in to the signed-in account is a sensitive action (docs/step-up.md):
+    // with a stolen session alone, a thief would link his own provider account — a way back
+    // in that outlives a password change — and the sign-in it ends in would mark the session
+    // fresh, though the first factor it proved is his, not the account's.
+    const refused = await stepUpRefusal(ctx)
+    if (refused) return refused
     await link(ctx, rt, identity, current)
     return finish(ctx, identity, current, false)
   }
@@ -181,6 +188,18 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
     if (winner?.id !== owner.id) throw error
   }
   return finish(ctx, identity, owner, false)
+}
+
+/** `null` when the session stepped up recently; else the way to the re-authentication page (nothing linked). */
+async function stepUpRefusal(ctx: RequestContext): Promise<ResponseInternal | null> {
+  try {
+    await requireStepUp(ctx)
+    return null
+  } catch (error) {
+    // A session the gate cannot name (one from before step-up) goes the same way: the page sends it to sign in.
+    if (!(error instanceof StepUpRequired) && !(error instanceof NotSignedIn)) throw error
+    return { redirect: reauthenticateUrl(ctx, await resolveCallbackUrl(ctx)) }
+  }
 }
 
 async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIdentity, user: AdapterUser): Promise<void> {

@@ -41,7 +41,17 @@ export interface OutgoingPasswordLink extends IssuedLink {
  * goes to the provider's `waitUntil` where the runtime stops after the response otherwise.
  */
 export function mailInBackground(ctx: RequestContext, provider: PasswordConfig, kind: PasswordMail, link: OutgoingPasswordLink): void {
-  const sending = sendPasswordMail(ctx, provider, kind, link).catch((error: unknown) => ctx.config.logger.error(error as Error))
+  issueAndMailInBackground(ctx, provider, kind, async () => link)
+}
+
+/**
+ * {@link mailInBackground} for a link not stored yet: storing it goes to the background
+ * too. Forgot-password issues a link only for known addresses, and a reset link is bound to
+ * the password (a read) before it is stored (a write): awaited, those two round trips to
+ * the store told a known address from an unknown one as surely as the mailer's did.
+ */
+export function issueAndMailInBackground(ctx: RequestContext, provider: PasswordConfig, kind: PasswordMail, issue: () => Promise<OutgoingPasswordLink>): void {
+  const sending = (async () => sendPasswordMail(ctx, provider, kind, await issue()))().catch((error: unknown) => ctx.config.logger.error(error as Error))
   try {
     provider.waitUntil?.(sending)
   } catch (error) {

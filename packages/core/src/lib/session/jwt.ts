@@ -263,11 +263,12 @@ async function endPrevious(ctx: RequestContext, registry: NonNullable<RequestCon
 /**
  * Session management's checks of an opened token: older than `absoluteMaxAge` since sign-in
  * (T42), or — with a registry — no longer registered (revoked, signed out everywhere). The
- * registry is asked at most once per `revocationCheckInterval` per session; a registry
+ * registry is asked at most once per `revocationCheckInterval` per session (every time with
+ * `fresh`: the step-up gate's check before a sensitive action); a registry
  * failure rejects with an `AdapterError` (503, cookie kept): accepting a token that may be
  * revoked, or signing everyone out during an outage, would both be worse.
  */
-export function stillValid(ctx: RequestContext, payload: JWT): boolean | Promise<boolean> {
+export function stillValid(ctx: RequestContext, payload: JWT, fresh = false): boolean | Promise<boolean> {
   const { config } = ctx
   const now = Date.now()
   const absolute = config.session.absoluteMaxAge
@@ -279,7 +280,7 @@ export function stillValid(ctx: RequestContext, payload: JWT): boolean | Promise
   if (!registry) return true
   const id = sessionIdOf(payload)
   if (!id || typeof payload.sub !== "string") return false
-  return registry.confirm(payload.sub, id, now, config.session.maxAge * 1000)
+  return registry.confirm(payload.sub, id, now, config.session.maxAge * 1000, fresh)
 }
 
 /**

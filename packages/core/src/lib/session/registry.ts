@@ -44,13 +44,14 @@ export class RegistryState {
    * confirmation when it is younger than the interval, else one `touch` (which also records
    * it as seen and pushes its expiry to `now + maxAgeMs`).
    * A store failure rejects (an `AdapterError`): the caller answers 503, not "signed out"
-   * and not "still valid".
+   * and not "still valid". With `fresh`, the registry is asked whatever the last confirmation:
+   * for a sensitive action, a revocation made on another instance must count at once.
    */
-  confirm(userId: string, id: string, now: number, maxAgeMs: number): true | Promise<boolean> {
+  confirm(userId: string, id: string, now: number, maxAgeMs: number, fresh = false): true | Promise<boolean> {
     const key = `${userId}\u0000${id}`
     const until = this.#confirmedUntil.get(key)
     // The hot path: a session confirmed within the interval costs one map read, no promise.
-    if (until !== undefined && until > now) return true
+    if (!fresh && until !== undefined && until > now) return true
     let pending = this.#inFlight.get(key)
     if (!pending) {
       pending = (async () => {

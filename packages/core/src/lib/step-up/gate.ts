@@ -23,7 +23,9 @@ export interface StepUpStatus {
  * ServiceUnavailable when the step-up store (or the session store) failed.
  */
 export async function requireStepUp(ctx: RequestContext): Promise<StepUpSession> {
-  const session = await currentSession(ctx)
+  // Asked of the registry now: a copy of a session its owner signed out on another instance
+  // must not act there for the rest of the revocation check interval.
+  const session = await currentSession(ctx, { fresh: true })
   if (!session) throw new NotSignedIn("No valid session in this request")
   if (!(await readMark(ctx.config, session))) {
     ctx.config.logger.debug("step_up_required", { userId: session.userId })

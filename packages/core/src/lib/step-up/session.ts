@@ -30,8 +30,13 @@ export interface StepUpSession {
   email?: string
 }
 
-/** The valid session of the request, or `null` (signed out, expired, revoked). */
-export async function currentSession(ctx: RequestContext): Promise<StepUpSession | null> {
+/**
+ * The valid session of the request, or `null` (signed out, expired, revoked). With `fresh`,
+ * a JWT session is confirmed with the registry now rather than from this instance's last
+ * confirmation (`session.revocationCheckInterval`): the gate of a sensitive action must see
+ * a sign-out or revocation made on another instance at once.
+ */
+export async function currentSession(ctx: RequestContext, options: { fresh?: boolean } = {}): Promise<StepUpSession | null> {
   const { name } = ctx.cookieOptions.sessionToken
   if (ctx.config.session.strategy === "database") {
     const token = ctx.cookies[name]
@@ -45,7 +50,7 @@ export async function currentSession(ctx: RequestContext): Promise<StepUpSession
   const raw = readChunked(ctx.cookies, name)
   const payload = raw ? (await openToken(ctx, raw).catch(() => null))?.payload : undefined
   if (!payload || typeof payload.sub !== "string" || !payload.sub) return null
-  if ((ctx.config.sessionRegistry || ctx.config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, payload))) return null
+  if ((ctx.config.sessionRegistry || ctx.config.session.absoluteMaxAge !== undefined) && !(await stillValid(ctx, payload, options.fresh))) return null
   // T67: a revoked pre-verification session is no session here either.
   const mark = await checkUnverifiedMark(ctx, payload)
   if (mark !== "valid" && mark !== "verified") return null
