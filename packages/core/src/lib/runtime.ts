@@ -115,10 +115,11 @@ export class AuthRuntime {
         refuseCrossSite(ctx)
         await verifyCsrf(ctx)
       }
-      // Ending every other session is a sensitive action (docs/step-up.md): a stolen cookie
-      // must not evict the owner everywhere. Revoking one listed session stays open, so the
-      // owner can end a thief's session from any device at once.
+      // Ending another session is a sensitive action (docs/step-up.md): a stolen cookie must
+      // not evict the owner — everywhere at once, or one listed session after another. Ending
+      // the request's own session is a sign-out and needs nothing more.
       if (operation.op === "revokeOthers" || operation.op === "signOutEverywhere") await requireStepUp(ctx)
+      else if (operation.op === "revoke" && (await currentSession(ctx))?.id !== operation.id) await requireStepUp(ctx)
       const result = await manageSessions(ctx, operation)
       return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
     } catch (thrown) {

@@ -118,12 +118,11 @@ describe("a stolen session signs in again with the thief's own OAuth account", (
   })
 })
 
-describe("revoke-others is gated; revoking one listed session is not", () => {
-  // Hole (design): `revokeOthers`/`signOutEverywhere` need a step-up so "a stolen cookie must
-  // not evict the owner everywhere" (lib/runtime.ts:118-121), but `revoke` of one listed id
-  // is open (docs/step-up.md "Not gated, on purpose") and `list` shows every id: N single
-  // revokes are revokeOthers without the step-up.
-  it.fails("a stolen session cannot end all of the owner's other sessions, one by one", async () => {
+describe("revoking the owner's other sessions one listed id at a time", () => {
+  // Was a hole (design): `revokeOthers`/`signOutEverywhere` needed a step-up, but `revoke` of
+  // one listed id was open and `list` shows every id: N single revokes were revokeOthers
+  // without the step-up. Now revoking any session but the request's own needs one.
+  it("a stolen session cannot end all of the owner's other sessions, one by one", async () => {
     const { owner, thief } = await stolenSession()
     const phone = app!.browser()
     await signIn(phone)
@@ -131,7 +130,9 @@ describe("revoke-others is gated; revoking one listed session is not", () => {
     expect(await act(thief, "/account/sessions/revoke-others")).toEqual({ status: 403, body: { error: "StepUpRequired" } })
 
     const sessions = await listSessions(request, app!.config)
-    for (const session of sessions.filter((s) => !s.current)) await revokeSession({ ...request, skipCSRF: true, id: session.id }, app!.config)
+    for (const session of sessions.filter((s) => !s.current)) {
+      await expect(revokeSession({ ...request, skipCSRF: true, id: session.id }, app!.config)).rejects.toMatchObject({ type: "StepUpRequired" })
+    }
 
     // The owner must still be signed in somewhere: her laptop and her phone.
     expect(await owner.session()).not.toBeNull()
