@@ -238,7 +238,10 @@ function sessionRequest(req: ExpressLikeRequest): SessionRequest {
   }
   const body = req.body as { csrfToken?: unknown } | undefined
   const csrfToken = body && typeof body === "object" && typeof body.csrfToken === "string" ? body.csrfToken : undefined
-  return { origin: originOf(req), headers, ...(csrfToken !== undefined && { csrfToken }) }
+  // The address Express settled on (its `trust proxy` setting), as the middleware hands core: the
+  // two-factor functions count guesses per address with it.
+  const clientAddress = req.ip ?? req.socket?.remoteAddress
+  return { origin: originOf(req), headers, ...(csrfToken !== undefined && { csrfToken }), ...(clientAddress && { clientAddress }) }
 }
 
 function cookieSink(res: ServerResponse) {
