@@ -68,6 +68,8 @@ describe.runIf(enabled)("the demo's password accounts with two-factor authentica
     await page.getByRole("button", { name: "Create account" }).click()
     await page.waitForURL(/\/auth\/password\/sent/)
     await page.goto(await mailedLink(email, "/auth/password/verify"))
+    // The password chosen at sign-up, typed again, keeps it (left empty, the account would have none).
+    await page.getByLabel("Password chosen at sign-up").fill(first)
     await page.getByRole("button", { name: "Confirm" }).click()
     await page.waitForURL(/\/auth\/password\/verified/)
 

@@ -95,9 +95,10 @@ describe.runIf(enabled)("password accounts in Chromium", () => {
     await signIn(page, email, first)
     await page.waitForURL(/error=CredentialsSignin/)
 
-    // The link opens a confirm page; confirming in the browser that signed up keeps the password.
+    // The link opens a confirm page; typing the password chosen at sign-up keeps it.
     await page.goto(await linkFor(email, "/auth/password/verify"))
     expect(await page.textContent("h1")).toBe("Confirm your email address")
+    await page.getByLabel("Password chosen at sign-up").fill(first)
     await page.getByRole("button", { name: "Confirm" }).click()
     await page.waitForURL(/\/auth\/password\/verified/)
     expect(await page.textContent("h1")).toBe("Email address verified")

@@ -140,8 +140,6 @@ export interface CookiesOptions {
   twoFactorDevice: CookieOption
   /** Portcullis: the sealed list of accounts that signed in on this browser, for new-device notices (`notifications.newDevice`; 400 days). */
   knownDevice: CookieOption
-  /** Portcullis: the sealed mark of the browser that signed up with a password, checked when the verification link is confirmed. */
-  passwordSignup: CookieOption
 }
 
 /** Overrides for the cookies: each name and option is optional. */

@@ -28,8 +28,6 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     twoFactorChallenge: { name: `${prefix}portcullis.two-factor`, options: { ...base, maxAge: 300 } },
     twoFactorDevice: { name: `${prefix}portcullis.two-factor-device`, options: { ...base } },
     knownDevice: { name: `${prefix}portcullis.known-device`, options: { ...base } },
-    // `__Host-` like the CSRF cookie: a sibling subdomain must not plant its own registrant mark.
-    passwordSignup: { name: `${secure ? "__Host-" : ""}portcullis.password-signup`, options: { ...base } },
   }
 }
 

@@ -42,7 +42,7 @@ function mailTo(address: string) {
 
 function signUpSuite(label: string, open: Open) {
   describe.each(["jwt", "database"] as const)(`sign-up on ${label} with %s sessions`, (strategy) => {
-    it("creates an unverified user, mails a verification link, refuses sign-in until it is confirmed in the same browser, then signs in", async () => {
+    it("creates an unverified user, mails a verification link, refuses sign-in until it is confirmed with its password, then signs in", async () => {
       const db = await open()
       try {
         const email = unique("ada")
@@ -61,9 +61,9 @@ function signUpSuite(label: string, open: Open) {
 
         const link = smtp.linkFor(email)
         expect(new URL(link).pathname).toBe("/auth/password/verify")
-        const opened = await confirmVerification(b, link)
+        const opened = await confirmVerification(b, link, STRONG)
         expect(opened.path).toBe("/auth/password/verified")
-        // Confirmed by the browser that signed up: the same user, with its password.
+        // Confirmed with the password chosen at sign-up: the same user, with its password.
         expect(opened.search?.get("password")).toBeNull()
         expect(await (await b.request(opened.location!)).text()).toContain("You can sign in now.")
         expect(await db.adapter.getUserByEmail!(email)).toMatchObject({ id: user!.id, emailVerified: expect.any(Date) })
@@ -72,7 +72,7 @@ function signUpSuite(label: string, open: Open) {
         expect((await b.session()).user.email).toBe(email)
 
         // The link is single-use.
-        const again = await confirmVerification(b, link)
+        const again = await confirmVerification(b, link, STRONG)
         expect(again.error).toBe("Verification")
       } finally {
         await db.close()

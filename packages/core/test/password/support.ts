@@ -99,13 +99,16 @@ export function formFields(html: string): Record<string, string> {
 
 /**
  * Opens a verification link in `browser` as a person does: the GET shows the confirm page,
- * whose button posts its form. Returns the page and the button's answer.
+ * whose button posts its form — with `password` typed into its field when given (the
+ * registrant keeping the password chosen at sign-up), else with the field left empty.
+ * Returns the page and the button's answer.
  */
-export async function confirmVerification(browser: Browser, link: string) {
+export async function confirmVerification(browser: Browser, link: string, password?: string) {
   const page = await browser.request(link)
   const html = await page.text()
   if (page.status !== 200) return { page, html, ...(await redirectAnswer(page)) }
-  const response = await browser.request("/auth/password/verify", { form: formFields(html) })
+  const typed = password === undefined ? {} : { password }
+  const response = await browser.request("/auth/password/verify", { form: { ...formFields(html), ...typed } })
   return { page, html, ...(await redirectAnswer(response)) }
 }
 

@@ -34,8 +34,8 @@ describe("the updateUser event", () => {
     expect((await postStep(b, "signup", { email, password: STRONG })).path).toBe("/auth/password/sent")
     expect(updateUser).not.toHaveBeenCalled()
 
-    // Confirmed (the link's page posts) in the browser that signed up: the user is kept and updated.
-    expect((await confirmVerification(b, smtp.linkFor(email))).path).toBe("/auth/password/verified")
+    // Confirmed (the link's page posts) with the sign-up's password: the user is kept and updated.
+    expect((await confirmVerification(b, smtp.linkFor(email), STRONG)).path).toBe("/auth/password/verified")
     expect(updateUser).toHaveBeenCalledTimes(1)
     const stored = await adapter.getUserByEmail!(email)
     expect(updateUser.mock.calls[0]![0]).toEqual({ user: stored })

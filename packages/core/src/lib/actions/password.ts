@@ -17,7 +17,6 @@ import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { renderPasswordPage, type PasswordPage } from "../pages/password.js"
 import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
 import { issueAndMailInBackground, mailerOf, mailInBackground } from "../password-flows/mail.js"
-import { clearRegistrant, fromRegistrant, registrantCookie } from "../password-flows/registrant.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { notify } from "../notify/index.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
@@ -50,13 +49,13 @@ export async function password(ctx: RequestContext): Promise<ResponseInternal> {
     case "reset":
       return post ? reset(ctx, provider) : resetPage(ctx, provider)
     case "verify":
-      return post ? verify(ctx) : verifyPage(ctx)
+      return post ? verify(ctx, provider) : verifyPage(ctx)
     case "change":
       if (!post) break
       return change(ctx, provider)
     case "verified":
       if (post) break
-      // After a verification from another browser: the account is new and has no password.
+      // After a confirmation without the sign-up's password: the account is new and has none.
       return page(ctx, { step, passwordKept: ctx.query.password !== "none" })
     case "sent":
     case "done":
@@ -105,9 +104,8 @@ function addressOf(input: unknown): string {
 /**
  * `POST /password/signup` (`email`, `password`): a new address gets an unverified user, the
  * password and a verification link; an address that already has a user gets an email
- * saying so, with a reset link. Both hash the password, set the registrant cookie (bound
- * to the new user, or random) and answer the same redirect to the "check your email" page
- * without waiting for the mailer. Concurrent sign-ups of one address make one user: the
+ * saying so, with a reset link. Both hash the password and answer the same redirect to the
+ * "check your email" page without waiting for the mailer. Concurrent sign-ups of one address make one user: the
  * others lose the insert and are answered as for an existing address.
  */
 async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
@@ -130,18 +128,15 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const created = existing
       ? { user: existing, isNewUser: false }
       : await createUserOnce(ctx, { email, emailVerified: null, name: null, image: null }, () => adapter.getUserByEmail(email))
-    const maxAge = verificationMaxAgeOf(provider)
-    let made: { userId: string; hashed: string } | null = null
     if (created.isNewUser) {
       await adapter.setUserPassword(created.user.id, hash)
-      const link = await issueToken(ctx, "verify", email, created.user, maxAge)
+      const link = await issueToken(ctx, "verify", email, created.user, verificationMaxAgeOf(provider))
       const url = stepUrl(ctx, "verify", { token: link.token, email })
       mailInBackground(ctx, provider, "verifyEmail", { ...link, email, url })
-      made = { userId: created.user.id, hashed: link.hashed }
     } else {
       await mailResetLink(ctx, provider, email, created.user, "existingAccount")
     }
-    return { redirect: stepUrl(ctx, "sent"), cookies: [await registrantCookie(ctx, made, maxAge)] }
+    return { redirect: stepUrl(ctx, "sent") }
   })
 }
 
@@ -160,9 +155,10 @@ async function resetLink(ctx: RequestContext, provider: PasswordConfig, email: s
 }
 
 /**
- * `GET /password/verify?token&email`, the link in the email: a page whose button confirms.
- * It uses nothing — mail scanners and link previews fetch every link, and a GET that
- * verified would let them (or anyone the link reaches) verify on the registrant's behalf.
+ * `GET /password/verify?token&email`, the link in the email: a page whose button confirms,
+ * with a field for the sign-up's password. It uses nothing — mail scanners and link
+ * previews fetch every link, and a GET that verified would let them (or anyone the link
+ * reaches) verify on the registrant's behalf.
  */
 async function verifyPage(ctx: RequestContext): Promise<ResponseInternal> {
   const link = readLink(ctx.query)
@@ -170,29 +166,43 @@ async function verifyPage(ctx: RequestContext): Promise<ResponseInternal> {
 }
 
 /**
- * `POST /password/verify` (`token`, `email`, `csrfToken`), the confirm page's button: uses
- * the link once; it proves the address. From the browser that signed up (its registrant
- * cookie matches the user and this link) the user is kept with its password. From anywhere
- * else — the owner of the address, where someone else signed up with it and a password of
- * his choosing — this is the address's first verification by someone who may not be the
- * registrant: the user is replaced (T67) with everything it held, password and sessions
- * included, and the owner chooses a password through "forgot password".
+ * `POST /password/verify` (`token`, `email`, `password`, `csrfToken`), the confirm page's
+ * button: uses the link once; it proves the address. The user is kept with its password only
+ * when `password` is that password — whoever types it chose it, so the person confirming is
+ * the one who signed up. Otherwise (empty or wrong) this is the address's first verification
+ * by someone who may not be the registrant — the owner of the address, where someone else
+ * signed up with it and a password of his choosing: the user is replaced (T67) with
+ * everything it held, password and sessions included, and the owner chooses a password
+ * through "forgot password". The browser proves nothing here: on a shared computer the one
+ * that signed up is also the owner's.
  */
-async function verify(ctx: RequestContext): Promise<ResponseInternal> {
+async function verify(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
-  const link = readLink(ctx.body ?? {})
-  const { user, hashed } = await consumeToken(ctx, "verify", link)
-  const cookies = [clearRegistrant(ctx)]
-  // A link in an earlier row form, used after the address was verified: nothing left to do.
-  if (user.emailVerified) return { redirect: stepUrl(ctx, "verified"), cookies }
-  if (await fromRegistrant(ctx, user.id, hashed)) {
-    await updateUser(ctx, store(ctx.config.stores, "password"), { id: user.id, emailVerified: new Date() })
-    return { redirect: stepUrl(ctx, "verified"), cookies }
+  const body = ctx.body ?? {}
+  const link = readLink(body)
+  const typed = typeof body.password === "string" ? body.password : ""
+  // A typed password is a guess like a sign-in's and counts on its counter, before the link
+  // is used: a refused confirmation leaves the link for a later one. One link takes one
+  // guess (it is spent either way, and a wrong one deletes the hash it was checked against).
+  const identifier = typed ? normaliseIdentifier(link.email) : undefined
+  if (identifier) {
+    await ctx.config.rateLimit?.checkAddress("credentials", ctx.clientAddress)
+    await ctx.config.rateLimit?.checkCredentials(identifier, ctx.clientAddress)
   }
+  const { user } = await consumeToken(ctx, "verify", link)
+  // A link in an earlier row form, used after the address was verified: nothing left to do.
+  if (user.emailVerified) return { redirect: stepUrl(ctx, "verified") }
+  const adapter = store(ctx.config.stores, "password")
+  if (typed && (await verifyPassword(typed, await adapter.getUserPassword(user.id), provider.hashing))) {
+    await ctx.config.rateLimit?.credentialsSucceeded(identifier)
+    await updateUser(ctx, adapter, { id: user.id, emailVerified: new Date() })
+    return { redirect: stepUrl(ctx, "verified") }
+  }
+  if (typed) ctx.config.logger.debug("password_verify_wrong_password", { userId: user.id })
   // Sessions first, while the registry still knows them under this user's id.
   await revokeAllSessions(ctx, user.id)
   await replaceUnverifiedUser(ctx, user, { email: link.email, name: null, image: null })
-  return { redirect: stepUrl(ctx, "verified", { password: "none" }), cookies }
+  return { redirect: stepUrl(ctx, "verified", { password: "none" }) }
 }
 
 /**

@@ -32,7 +32,7 @@ export const needs = {
   credentials: ["createUser", "getUser", "getUserByEmail"],
   // Hashes live behind their own capability (docs/passwords.md), never on the user record.
   // Verification tokens carry the sign-up and reset links (lib/password-flows/tokens.ts).
-  // deleteUser: a reset, or a verification confirmed outside the browser that signed up, replaces a user whose address was never verified (T67).
+  // deleteUser: a reset, or a verification confirmed without the sign-up's password, replaces a user whose address was never verified (T67).
   password: ["createUser", "getUser", "getUserByEmail", "updateUser", "deleteUser", "getUserPassword", "setUserPassword", "createVerificationToken", "useVerificationToken"],
   // Verification tokens record issued challenges, so each is claimed once across processes.
   webauthn: ["createUser", "getUser", "getUserByEmail", "linkAccount", "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "createVerificationToken", "useVerificationToken"],

@@ -150,10 +150,14 @@ export interface Messages {
     /** `{email}`: the address, shown in bold; `{host}`: the site's host. */
     verifyIntro: string
     verifyButton: string
+    /** The confirm page's optional field for the password chosen at sign-up. */
+    verifyPasswordLabel: string
+    /** Under that field: typing it keeps the password; whoever did not sign up leaves it empty. */
+    verifyPasswordHint: string
     verifyIgnore: string
     verifiedTitle: string
     verified: string
-    /** After a verification from another browser than the sign-up's: the account is new and has no password. */
+    /** After a confirmation without the sign-up's password (empty or wrong): the account is new and has no password. */
     verifiedNoPassword: string
     resetDoneTitle: string
     resetDone: string

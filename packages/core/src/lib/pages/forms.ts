@@ -14,13 +14,15 @@ export function hiddenFields(csrfToken: string, callbackUrl: string): SafeHtml {
 /**
  * The one-button form of an emailed link's confirm page: the link's `token` and `email` posted
  * back unchanged with the CSRF token. Scanners fetch links but do not press buttons, so the
- * token is used only by this POST (docs/email.md, "Link scanners").
+ * token is used only by this POST (docs/email.md, "Link scanners"). `extra`: inputs shown
+ * above the button (the sign-up confirmation's password field).
  */
-export function linkConfirmForm(action: string, fields: { csrfToken: string; callbackUrl: string; token: string; email: string }, button: string): SafeHtml {
+export function linkConfirmForm(action: string, fields: { csrfToken: string; callbackUrl: string; token: string; email: string }, button: string, extra?: SafeHtml): SafeHtml {
   return html`<form method="post" action="${action}">
 ${hiddenFields(fields.csrfToken, fields.callbackUrl)}
 <input type="hidden" name="token" value="${fields.token}">
 <input type="hidden" name="email" value="${fields.email}">
+${extra}
 <button type="submit">${button}</button>
 </form>`
 }

@@ -17,9 +17,9 @@ export type PasswordPage =
   | { step: "signup"; callbackUrl: string; email?: string; error?: string; minLength: number }
   | { step: "forgot"; callbackUrl: string; email?: string; error?: string }
   | { step: "reset"; callbackUrl: string; token: string; email: string; error?: string; minLength: number }
-  /** The page a verification link opens: a button that posts the link back. `host`: the site's. */
+  /** The page a verification link opens: the sign-up's password (optional) and a button that posts the link back. `host`: the site's. */
   | { step: "verify"; callbackUrl: string; token: string; email: string; host: string }
-  /** `passwordKept: false` after a verification from another browser than the sign-up's. */
+  /** `passwordKept: false` after a confirmation without the sign-up's password (empty or wrong). */
   | { step: "verified"; passwordKept: boolean }
   | { step: "sent" | "done" }
 
@@ -85,13 +85,17 @@ ${newPassword(p.newPasswordLabel)}
 <p class="center">${p.sent}</p>
 ${back}`
       break
-    case "verify":
+    case "verify": {
+      // Optional: the registrant keeps the password by typing it; anyone else leaves it empty.
+      const signupPassword = html`${field({ id: ids.next("password", "password"), name: "password", label: p.verifyPasswordLabel, type: "password", autocomplete: "current-password" })}
+<p class="muted">${p.verifyPasswordHint}</p>`
       title = p.verifyTitle
       body = html`<h1>${p.verifyTitle}</h1>
 <p class="center">${fill(p.verifyIntro, { email: html`<strong>${page.email}</strong>`, host: page.host })}</p>
-${linkConfirmForm(action("verify"), { csrfToken: base.csrfToken, callbackUrl: page.callbackUrl, token: page.token, email: page.email }, p.verifyButton)}
+${linkConfirmForm(action("verify"), { csrfToken: base.csrfToken, callbackUrl: page.callbackUrl, token: page.token, email: page.email }, p.verifyButton, signupPassword)}
 <p class="center muted">${p.verifyIgnore}</p>`
       break
+    }
     case "verified":
       title = p.verifiedTitle
       body = page.passwordKept

@@ -174,8 +174,8 @@ describe("fix 1 broke nothing: password links in flight when the HMAC format shi
     await adapter.createVerificationToken!({ identifier: "password-verify:grace@example.com", token: oldRow, expires: new Date(Date.now() + 3_600_000) })
     const response = await confirmVerification(browser(), `/auth/password/verify?${new URLSearchParams({ token, email: "grace@example.com" })}`)
     expect(response.error).toBeNull()
-    // No registrant cookie (the sign-up predates it): a first verification under T67, so
-    // the address is verified on a fresh user.
+    // Confirmed without a password (the user has none to keep): a first verification under
+    // T67, so the address is verified on a fresh user.
     expect(await adapter.getUser!(user.id)).toBeNull()
     expect((await adapter.getUserByEmail!("grace@example.com"))?.emailVerified).toBeInstanceOf(Date)
   })

@@ -69,7 +69,7 @@ describe("a scanner fetches every emailed link before its reader", () => {
     const link = smtp.linkFor("new@example.com")
     await scan(browser, link)
     expect((await adapter.getUserByEmail!("new@example.com"))?.emailVerified).toBeNull()
-    expect((await confirmVerification(ada, link)).path).toBe("/auth/password/verified")
+    expect((await confirmVerification(ada, link, STRONG)).path).toBe("/auth/password/verified")
     expect((await passwordSignIn(ada, { email: "new@example.com", password: STRONG })).error).toBeNull()
   })
 

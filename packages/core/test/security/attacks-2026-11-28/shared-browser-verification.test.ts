@@ -6,8 +6,13 @@
  *
  * Mallory signs up with Victoria's address on the computer they share and walks away. Within
  * the day (the cookie lives as long as the link, 24 h) she reads her mail there and presses
- * "Confirm". The fix cannot tell her from him: his user and his password are kept, and the
- * account now verified in her name opens with his password.
+ * "Confirm". That fix could not tell her from him: his user and his password were kept, and
+ * the account verified in her name opened with his password.
+ *
+ * Now the confirm page asks for the password chosen at sign-up: only typing it keeps the
+ * user. She leaves the field empty (she chose none), so the confirmation is a first
+ * verification under T67 and his password goes with the replaced user. The registrant
+ * cookie is gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAuth, type AuthConfig } from "@portcullis/core"
@@ -46,11 +51,11 @@ function app() {
 }
 
 describe("Mallory signs up with Victoria's address on the computer they share", () => {
-  // Hole (Low): lib/actions/password.ts verify() keeps the user and its password whenever
-  // fromRegistrant() matches — proof of the browser, not of the person. A confirmation that
-  // keeps a password could ask for that password (the registrant knows it; the owner of the
-  // address does not, and then gets the T67 replacement).
-  it.fails("her confirming there does not leave his password on her verified account", async () => {
+  // Was a hole (Low): verify() kept the user and its password whenever the registrant cookie
+  // matched — proof of the browser, not of the person. The confirmation now asks for that
+  // password (the registrant knows it; the owner of the address does not, and gets T67's
+  // replacement).
+  it("her confirming there does not leave his password on her verified account", async () => {
     const { adapter, browser } = app()
     const shared = browser()
     await postStep(shared, "signup", { email: VICTIM, password: MALLORYS_PASSWORD })
