@@ -192,12 +192,24 @@ export type WarningCode =
   | "two-factor-code-refused"
   | "express-trust-proxy-all"
   | "security-notice-unsent"
+  | "csrf-refused"
+  | "verification-refused"
+  | "oauth-check-refused"
+  | "challenge-refused"
+  | "request-malformed"
+  | "credentials-refused"
+  | "sign-in-refused"
+  | "store-failing"
+  | "store-recovered"
 
 /** Where Portcullis writes its logs. Any method left out uses the default. */
 export interface LoggerInstance {
   /**
-   * `details` comes with warnings about bad input (`session-cookie-unreadable`): the
-   * `kind`, and `suppressed` — how many more of that kind the last minute held.
+   * `details` comes with warnings about bad input (`session-cookie-unreadable`, and every
+   * client-caused refusal such as `csrf-refused` or `credentials-refused`): the `kind` (the
+   * error's `type`), and `suppressed` — how many more of that kind the last minute held.
+   * Store outages come here too after their first failure (`store-failing`,
+   * `store-recovered`); see docs/observability.md.
    */
   warn(code: WarningCode, details?: Record<string, unknown>): void
   error(error: Error): void

@@ -30,6 +30,24 @@ const warnings: Record<WarningCode, string> = {
     "Express's trust proxy is true: req.ip is then the leftmost X-Forwarded-For entry, which the client writes, so every forged value is a fresh rate-limit counter. Set trust proxy to the number of proxies in front of the app (1 for one load balancer), or to their addresses (docs/rate-limiting.md).",
   "security-notice-unsent":
     "A security notice email (docs/notifications.md) was not sent: the sender failed or took longer than 15 s, the user could not be read, or there was no trusted origin for its link (set AUTH_URL). The action itself went through; the securityNotice event fired with emailed: false.",
+  "csrf-refused":
+    "A form post came without a valid CSRF token (missing, stale, or forged). Now and then is an old tab; a stream is a forgery attempt. Nothing changed.",
+  "verification-refused":
+    "A sign-in or verification link was refused: unknown, used, expired or for another address. Now and then is a link clicked twice; a stream is someone guessing tokens.",
+  "oauth-check-refused":
+    "An OAuth/OIDC callback was refused: its state, PKCE or nonce check failed, or the provider answered with an error. Now and then is a stale tab; a stream is forged callbacks. A steady stream from real users with one provider may be a provider or client-secret problem: the message says which step failed.",
+  "challenge-refused":
+    "A two-factor challenge cookie or a passkey response was missing, expired, forged or did not verify. The user starts again; a stream is forged cookies or responses.",
+  "request-malformed":
+    "A request was refused before any action ran: unreadable or oversized body, unknown action or provider, wrong method, bad callbackUrl. A stream is a scanner or a broken client.",
+  "credentials-refused":
+    "A sign-in or password form was refused: wrong credentials, or a new password the policy refuses. Now and then is a typo; a stream is password guessing (see rateLimit and the rateLimited event).",
+  "sign-in-refused":
+    "A sign-in or account action was refused for the user's state: the signIn callback returned false, an account belongs to another user, no session, step-up or two-factor state missing. Expected now and then.",
+  "store-failing":
+    "A store (the adapter, session registry, step-up or rate-limit store) keeps failing: requests answer 503 ServiceUnavailable. Its first failure was logged as an error with its cause; this line counts the failures since.",
+  "store-recovered":
+    "A store answered again after failing: the outage is over. The line gives the failed requests and how long it lasted.",
   "rate-limit-no-address":
     "A request had no client address to count against (trustHost off and no clientAddress from the integration), so only per-identifier limits applied. Pass the socket address (Express does) or set trustHost behind a proxy that sets X-Forwarded-For.",
 }
@@ -74,7 +92,16 @@ function logError(error: Error) {
   const cause = (error as AuthError).cause
   if (cause && typeof cause === "object" && (cause as Record<string, unknown>).err instanceof Error) {
     const { err, ...details } = cause as Record<string, unknown>
-    console.error("[auth][cause]:", (err as Error).stack ?? (err as Error).message)
+    // Down the chain (ServiceUnavailable → AdapterError → the driver's error): each link's
+    // name and message, and the stack of the last, where the failure happened.
+    let link = err as Error
+    for (let depth = 0; depth < 8; depth++) {
+      const next = (link as AuthError).cause?.err
+      if (!(link instanceof AuthError) || !(next instanceof Error)) break
+      console.error(`[auth][cause]: ${link.type}: ${link.message}`)
+      link = next
+    }
+    console.error("[auth][cause]:", link.stack ?? link.message)
     if (Object.keys(details).length) console.error("[auth][details]:", safeJson(details, 2))
   } else {
     if (error.stack) console.error(error.stack.replace(/.*/, "").substring(1))

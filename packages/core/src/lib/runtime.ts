@@ -9,6 +9,7 @@ import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
+import { report } from "./report.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
 import { SessionCheckParser } from "./http/session-check.js"
 import { sessionAnswers, type LookedUp, type Opening, type SessionAnswers } from "./session/answers.js"
@@ -124,7 +125,7 @@ export class AuthRuntime {
       return { ...result, cookies: [...ctx.setCookies, ...result.cookies] }
     } catch (thrown) {
       const error = asOutage(thrown)
-      if (error !== thrown) resolved.logger.error(error as Error)
+      if (error !== thrown) report(resolved, error)
       throw error
     }
   }
@@ -167,7 +168,7 @@ export class AuthRuntime {
       return await act(ctx)
     } catch (thrown) {
       const error = asOutage(thrown)
-      if (error !== thrown) resolved.logger.error(error as Error)
+      if (error !== thrown) report(resolved, error)
       throw error
     }
   }
@@ -206,7 +207,6 @@ export class AuthRuntime {
 
   async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
     const resolved = this.config
-    const { logger } = resolved
     // A configuration's problems are all known once its provider kinds have loaded: after
     // one request found none, there are none, and no later request waits for the answer.
     if (!this.#sound) {
@@ -240,7 +240,8 @@ export class AuthRuntime {
         else ctx.lookedUp = handoff
       }
     } catch (error) {
-      logger.error(error as Error)
+      // A body that does not parse, a method or action that does not exist: the client's doing.
+      report(resolved, error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
       return finish(response)
     }
@@ -252,9 +253,10 @@ export class AuthRuntime {
       return finish(internal, cookies)
     } catch (thrown) {
       const error = asOutage(thrown)
-      // A refusal is logged by the limiter, rate-limited: one error line per refused
-      // attempt would let an attacker flood the log.
-      if (!(error instanceof RateLimited)) logger.error(error as Error)
+      // Logged by cause (lib/report.ts): a client's refusal as a rate-limited warning, an
+      // outage once with its chain and then counted, only a bug as an error with its stack.
+      // One line per refused request let a client, or a stopped store, flood the log.
+      report(resolved, error)
       if (options.raw && error instanceof AuthError && !returnRedirect) throw error
       // A session check during an outage must not read as "signed out" (`200 null`).
       if (error instanceof ServiceUnavailable && ctx.action === "session") return finish(unavailableResponse(error))

@@ -27,6 +27,7 @@ import type { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { ProviderKinds } from "../kinds/registry.js"
 import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
+import { StoreHealth } from "../store-health.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
 import { RateLimiter } from "../rate-limit/limiter.js"
@@ -68,6 +69,8 @@ export interface ResolvedConfig {
   logger: LoggerInstance
   /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
   logLimiter: LogLimiter
+  /** Outage trackers per store: what store failures write to the log (`lib/report.ts`). */
+  storeHealth: StoreHealth
   /** What the session strategies remember between requests (speed only; see `SessionMemory`). */
   sessionMemory: SessionMemory
   /** JWT sessions: the registry (`session.registry`) and its confirmations; `undefined` when off. */
@@ -167,7 +170,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   }
 
   const adapterTimeout = resolveAdapterTimeout(config.adapterTimeout, fail)
-  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout) : undefined
+  const storeHealth = new StoreHealth(logger)
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout, storeHealth) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
   // Each kind checks its own providers once its module has loaded (`kinds.checked`).
@@ -176,7 +180,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
-  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? ""))
+  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
@@ -213,8 +217,9 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     i18n,
     logger,
     logLimiter,
+    storeHealth,
     sessionMemory: new SessionMemory(),
-    sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout), session.revocationCheckInterval * 1000) : undefined,
+    sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout, storeHealth), session.revocationCheckInterval * 1000) : undefined,
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,

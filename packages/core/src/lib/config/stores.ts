@@ -1,4 +1,5 @@
 import { Deadlines } from "./deadlines.js"
+import type { StoreHealth, StoreName } from "../store-health.js"
 import type { Adapter } from "../../adapters.js"
 import {
   AdapterError,
@@ -114,8 +115,8 @@ export function resolveAdapterTimeout(option: AuthConfig["adapterTimeout"], fail
  * With `timeoutMs`, a call that has not settled by then fails the same way (its cause a
  * `TimeoutError`); the call itself cannot be cancelled and is left to finish or fail unseen.
  */
-export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number): Adapter {
-  return wrapMethods(adapter, Object.keys(adapter), logger, timeoutMs) as Adapter
+export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number, health: StoreHealth): Adapter {
+  return wrapMethods(adapter, Object.keys(adapter), logger, timeoutMs, health, "adapter") as Adapter
 }
 
 /**
@@ -123,12 +124,15 @@ export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs:
  * slower than `adapterTimeout` become `AdapterError`s. Its methods are read by name, so a
  * class instance (methods on the prototype) works too.
  */
-export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number): SessionRegistry {
-  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs) as unknown as SessionRegistry
+export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number, health: StoreHealth): SessionRegistry {
+  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs, health, "session registry") as unknown as SessionRegistry
 }
 
-function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number): Record<string, unknown> {
+function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
+  // Its outage tracker: a failure is registered (and counted once a request fails with it,
+  // lib/report.ts); a success only reads `failing`, unless it ends an outage.
+  const tracker = health.of(store)
   // One set of deadlines for all of this store's calls (see `Deadlines`).
   const deadlines = timeoutMs ? new Deadlines(timeoutMs) : undefined
   for (const name of names) {
@@ -142,11 +146,13 @@ function wrapMethods(target: object, names: string[], logger: LoggerInstance, ti
         logger.debug(event)
         const result: unknown = method.apply(adapter, args)
         // An answer already there (an in-memory adapter) cannot be late: no deadline for it.
-        if (!deadlines || typeof (result as PromiseLike<unknown> | null)?.then !== "function") return await result
-        return await deadlines.race(result as PromiseLike<unknown>, late)
+        const value = !deadlines || typeof (result as PromiseLike<unknown> | null)?.then !== "function" ? await result : await deadlines.race(result as PromiseLike<unknown>, late)
+        if (tracker.failing) tracker.recovered()
+        return value
       } catch (e) {
         const error = new AdapterError(`Adapter method ${name} failed`, e as Error)
         error.name = `${name}`
+        health.raised(store, error)
         throw error
       }
     }

@@ -9,6 +9,7 @@ import { customFetch } from "../../symbols.js"
 import type { RequestContext } from "../context.js"
 import { redactError } from "./redact.js"
 import { store } from "../config/stores.js"
+import { report } from "../report.js"
 
 /** A link ready to go out; its hashed token is already stored. */
 export interface OutgoingLink {
@@ -41,7 +42,7 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
       await store(ctx.config.stores, "email").useVerificationToken({ identifier, token: hashed })
     } catch (cleanupError) {
       // Nobody saw the link unless the send half-succeeded; the row still dies at `expires`.
-      ctx.config.logger.error(new AdapterError("The token of an unsent sign-in email could not be deleted", redactError(cleanupError, [token, hashed])))
+      report(ctx.config, new AdapterError("The token of an unsent sign-in email could not be deleted", redactError(cleanupError, [token, hashed])))
     }
     throw new EmailSignInError(`Sending the sign-in email with provider "${provider.id}" failed`, redactError(error, [token, url]))
   }

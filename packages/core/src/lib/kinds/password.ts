@@ -11,6 +11,7 @@ import { store } from "../config/stores.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import type { ProviderKind } from "./kind.js"
 import { breachOptionsProblem } from "../password-flows/breached.js"
+import { report } from "../report.js"
 
 /**
  * Password: `POST /callback/:id` with `email` and `password`; CSRF-checked, rate limited
@@ -73,7 +74,8 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, addr
     try {
       await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
     } catch (error) {
-      ctx.config.logger.error(error as Error)
+      // Best effort: the sign-in goes on. A store failure here counts toward its outage.
+      report(ctx.config, error)
     }
   }
   return user

@@ -7,6 +7,7 @@ import { redactError } from "../email/redact.js"
 import type { EmailMessages } from "../i18n/catalog.js"
 import { messagesOf, requestLocale } from "../i18n/index.js"
 import { dropToken, type IssuedLink } from "./tokens.js"
+import { report } from "../report.js"
 
 /** Which of the password emails to send; each has its own sentences in the catalog. */
 export type PasswordMail = "verifyEmail" | "existingAccount" | "resetEmail"
@@ -93,7 +94,7 @@ export async function sendPasswordMail(
     try {
       await dropToken(ctx, link.identifier, link.hashed)
     } catch (cleanupError) {
-      ctx.config.logger.error(new AdapterError("The token of an unsent password email could not be deleted", redactError(cleanupError, [link.token, link.hashed])))
+      report(ctx.config, new AdapterError("The token of an unsent password email could not be deleted", redactError(cleanupError, [link.token, link.hashed])))
     }
     throw new EmailSignInError(`Sending the ${kind} email with provider "${mailer.id}" failed`, redactError(error, [link.token, link.url]))
   }

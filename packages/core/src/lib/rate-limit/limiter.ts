@@ -1,3 +1,4 @@
+import type { StoreHealth } from "../store-health.js"
 import { RateLimited, ServiceUnavailable } from "../../errors.js"
 import type { LogLimiter } from "../log-limiter.js"
 import { addressBucket } from "./address.js"
@@ -90,6 +91,8 @@ export class RateLimiter {
     private readonly onLimited: (event: RateLimitedEvent) => unknown,
     /** Keys the identifier hashes; every instance sharing a store must have the same. */
     private readonly secret: string,
+    /** Where a fail-closed refusal's outage is counted (`lib/report.ts`); the store's failures themselves are warned about here. */
+    private readonly health: StoreHealth,
   ) {}
 
   /**
@@ -209,11 +212,16 @@ export class RateLimiter {
   /** A store call, bounded by `timeout`; on failure `null` (fail open) or `ServiceUnavailable` (fail closed). */
   async #store<T>(action: RateLimitAction, call: (store: RateLimitStore) => Promise<T>): Promise<T | null> {
     try {
-      return await this.#bounded(call(this.settings.store))
+      const value = await this.#bounded(call(this.settings.store))
+      const tracker = this.health.of("rate-limit store")
+      if (tracker.failing) tracker.recovered()
+      return value
     } catch (error) {
       this.#storeFailed(action, error)
       if (this.settings.failClosed.has(action)) {
-        throw new ServiceUnavailable(`The rate-limit store failed; ${action} requests are refused until it answers`, error as Error)
+        const failure = new ServiceUnavailable(`The rate-limit store failed; ${action} requests are refused until it answers`, error as Error)
+        this.health.raised("rate-limit store", failure)
+        throw failure
       }
       return null
     }

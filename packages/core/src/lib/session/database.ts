@@ -9,6 +9,7 @@ import { noopEvent } from "../config/resolve.js"
 import type { SessionStrategy } from "./strategy.js"
 import { clientInfo } from "./client-info.js"
 import { store, type StoreFor } from "../config/stores.js"
+import { report } from "../report.js"
 
 /**
  * Sessions as database rows; the cookie holds only the random `sessionToken`.
@@ -33,13 +34,13 @@ export const databaseStrategy: SessionStrategy = {
       const now = Date.now()
       if (session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, session, now)) {
         // The session is over whether or not the row goes now; a failed delete is only logged.
-        await Promise.resolve(adapter.deleteSession(key)).catch((e) => config.logger.error(new SessionTokenError("An expired session row could not be deleted", e as Error)))
+        await Promise.resolve(adapter.deleteSession(key)).catch((e) => report(config, new SessionTokenError("An expired session row could not be deleted", e as Error)))
         return { body: null, cookies: [expireCookie(name, options)] }
       }
       const cookies: Cookie[] = []
       // A failed extension leaves a still-valid session valid: answer it unextended.
       const extended = isDue(config, session, now)
-        ? await extend(ctx, session, now).catch((e) => (config.logger.error(new SessionTokenError("The session could not be extended", e as Error)), null))
+        ? await extend(ctx, session, now).catch((e) => (report(config, new SessionTokenError("The session could not be extended", e as Error)), null))
         : null
       if (extended) cookies.push({ name, value: sessionToken, options: { ...options, expires: extended.expires } })
       // As in Auth.js, the callback gets the row as the adapter returned it (`expires` its

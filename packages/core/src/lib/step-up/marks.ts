@@ -50,9 +50,14 @@ async function bounded<T>(config: ResolvedConfig, call: () => Promise<T>): Promi
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
     const work = call()
-    return ms > 0 ? await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`The step-up store did not answer within ${ms} ms`)), ms)))]) : await work
+    const value = ms > 0 ? await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`The step-up store did not answer within ${ms} ms`)), ms)))]) : await work
+    const tracker = config.storeHealth.of("step-up store")
+    if (tracker.failing) tracker.recovered()
+    return value
   } catch (error) {
-    throw new ServiceUnavailable("The step-up store failed; sensitive actions are refused until it answers", error as Error)
+    const failure = new ServiceUnavailable("The step-up store failed; sensitive actions are refused until it answers", error as Error)
+    config.storeHealth.raised("step-up store", failure)
+    throw failure
   } finally {
     if (timer) clearTimeout(timer)
   }

@@ -8,6 +8,7 @@ import type { Cookie } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { clearMark, markFresh } from "./marks.js"
 import { currentSession, sessionOfCookies } from "./session.js"
+import { report } from "../report.js"
 
 /**
  * Marks the session a sign-in just created. Best effort: a step-up store that is down costs
@@ -19,7 +20,7 @@ export async function markSignIn(ctx: RequestContext, cookies: Cookie[], userId:
     const session = await sessionOfCookies(ctx, cookies, userId)
     if (session) await markFresh(ctx.config, session)
   } catch (error) {
-    ctx.config.logger.error(error as Error)
+    report(ctx.config, error)
   }
 }
 
@@ -29,7 +30,7 @@ export async function markCurrentSession(ctx: RequestContext): Promise<void> {
     const session = await currentSession(ctx)
     if (session) await markFresh(ctx.config, session)
   } catch (error) {
-    ctx.config.logger.error(error as Error)
+    report(ctx.config, error)
   }
 }
 
@@ -45,6 +46,6 @@ export async function clearOnSignOut(ctx: RequestContext): Promise<void> {
     const session = await currentSession(ctx)
     if (session) await clearMark(ctx.config, session)
   } catch (error) {
-    ctx.config.logger.error(error as Error)
+    report(ctx.config, error)
   }
 }

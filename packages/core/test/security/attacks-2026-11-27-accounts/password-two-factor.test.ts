@@ -236,10 +236,12 @@ postgres.describe("on PostgreSQL (gate)", () => twoFactorSuite("PostgreSQL", () 
 // with its stack and answered as `?error=Configuration`): a JSON body nesting deeper than 32
 // levels is now refused as malformed (400 InvalidRequest) before any action runs.
 describe("a deeply nested email in a JSON password sign-in", () => {
-  it("is refused as a malformed request (400 InvalidRequest), not as a Configuration error logged with a stack", async () => {
+  it("is refused as a malformed request (400 InvalidRequest, a request-malformed warning), not as a Configuration error logged with a stack", async () => {
     const errors: string[] = []
+    const warnings: unknown[] = []
     const adapter = MemoryAdapter()
-    const { browser } = passwordApp(adapter, { provider: { hashing: LIGHT }, extra: { rateLimit: {}, logger: { error: (e: Error) => void errors.push(e.name), warn: () => {}, debug: () => {} } } })
+    const logger = { error: (e: Error) => void errors.push(e.name), warn: (code: string, details?: Record<string, unknown>) => void warnings.push([code, details?.kind]), debug: () => {} }
+    const { browser } = passwordApp(adapter, { provider: { hashing: LIGHT }, extra: { rateLimit: {}, logger } })
     const b = browser()
     const csrfToken = await b.csrfToken()
     const depth = 5000
@@ -250,6 +252,7 @@ describe("a deeply nested email in a JSON password sign-in", () => {
     })
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ error: "InvalidRequest" })
-    expect(errors).toEqual(["InvalidRequest"])
+    expect(errors).toEqual([])
+    expect(warnings).toEqual([["request-malformed", "InvalidRequest"]])
   })
 })
