@@ -20,8 +20,11 @@ import { openLink, requestLink } from "../email/support.js"
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { deliver, signInThrough } from "../oauth/flow.js"
 import { steppedUp } from "../step-up/support.js"
+import Passkey from "@portcullis/core/providers/passkey"
+import { SoftCredential } from "../webauthn/soft-authenticator.js"
+import { ORIGIN, PasskeyBrowser } from "../webauthn/support.js"
 import { ADA_ID, secondFactor } from "../two-factor/support.js"
-import { auditedBrowser, auditLog, everyEvent, everySecret, fromTheBrowser, IP, secret } from "./support.js"
+import { auditedBrowser, auditedTransport, auditLog, everyEvent, everySecret, fromTheBrowser, IP, secret } from "./support.js"
 
 const OLD = "the old and well worn passphrase"
 /** The refusals' warnings are not this suite's subject (test/logs). */
@@ -94,14 +97,14 @@ describe("the sign-in lockout", () => {
   })
 })
 
-/** A password app with JWT sessions in a registry (so they can be revoked), its notices and mails captured. */
-async function passwordFlows() {
+/** A password app with JWT sessions in a registry (so they can be revoked) or database sessions, its notices and mails captured. */
+async function passwordFlows(strategy: "jwt" | "database" = "jwt") {
   const log = auditLog()
   const adapter = MemoryAdapter()
   const capture = captureMailer()
   const { auth } = passwordApp(adapter, {
     provider: { mailer: capture.mailer, hashing: LIGHT },
-    extra: { session: { strategy: "jwt", registry: new MemorySessionRegistry() }, events: { audit: log.audit } },
+    extra: { session: strategy === "jwt" ? { strategy, registry: new MemorySessionRegistry() } : { strategy }, events: { audit: log.audit } },
   })
   const email = `grace-${crypto.randomUUID().slice(0, 8)}@example.com`
   const user = await seedUser(adapter, { email, password: OLD })
@@ -153,9 +156,9 @@ describe("a password reset", () => {
   })
 })
 
-describe("sign-out and session revocation", () => {
+describe.each(["jwt", "database"] as const)("sign-out and session revocation (%s sessions)", (strategy) => {
   it("emits signOut for the user of the session", async () => {
-    const { log, email, user, browser } = await passwordFlows()
+    const { log, email, user, browser } = await passwordFlows(strategy)
     const b = browser()
     await passwordSignIn(b, { email, password: OLD })
     await b.signOut()
@@ -163,7 +166,7 @@ describe("sign-out and session revocation", () => {
   })
 
   it("emits sessionRevoked with the scope and how many, not the sessions' ids", async () => {
-    const { log, auth, email, user, browser } = await passwordFlows()
+    const { log, auth, email, user, browser } = await passwordFlows(strategy)
     const laptop = browser()
     const phone = browser()
     await passwordSignIn(laptop, { email, password: OLD })
@@ -171,8 +174,9 @@ describe("sign-out and session revocation", () => {
     const revoked = await revokeOtherSessions({ origin: "http://localhost:3000", headers: new Headers({ cookie: laptop.cookieHeader(), origin: "http://localhost:3000" }), skipCSRF: true }, auth)
     expect(revoked).toBe(1)
     expect(log.of("sessionRevoked")).toEqual([
-      { id: expect.any(String), time: expect.any(String), type: "sessionRevoked", outcome: "success", userId: user.id, details: { scope: "others", count: 1, strategy: "jwt" } },
+      { id: expect.any(String), time: expect.any(String), type: "sessionRevoked", outcome: "success", userId: user.id, details: { scope: "others", count: 1, strategy } },
     ])
+    expect(JSON.stringify(log.of("sessionRevoked"))).not.toContain("sessionIds")
   })
 })
 
@@ -320,6 +324,27 @@ describe("an OAuth sign-in (the test OP)", () => {
     const { log, browser } = oauthApp()
     await deliver(browser(), new URL("http://localhost:3000/auth/callback/alpha?code=stolen-code&state=forged-state"))
     expect(log.events).toEqual([{ ...fromTheBrowser, type: "signInFailed", outcome: "failure", method: "oidc", provider: "alpha", reason: "InvalidCheck" }])
+  })
+})
+
+describe("a passkey", () => {
+  it("emits accountLinked and signIn on sign-up, then accountLinked and passkeyAdded for a second passkey; an unknown one fails", async () => {
+    const log = auditLog()
+    const auth = createAuth({ secret: SECRET, trustHost: true, adapter: MemoryAdapter(), experimental: { enableWebAuthn: true }, providers: [Passkey], events: { audit: log.audit }, logger: quiet })
+    const b = new PasskeyBrowser(auditedTransport(auth), ORIGIN)
+    expect((await b.register(new SoftCredential(ORIGIN, "localhost"), { email: "pat@example.com" })).status).toBe(302)
+    const userId = log.of("signIn")[0]?.userId
+    expect(log.events).toEqual([
+      { ...fromTheBrowser, type: "accountLinked", outcome: "success", userId, method: "webauthn", provider: "passkey" },
+      { ...fromTheBrowser, type: "signIn", outcome: "success", userId, method: "webauthn", provider: "passkey", details: { isNewUser: true } },
+    ])
+    expect((await b.register(new SoftCredential(ORIGIN, "localhost"))).status).toBe(302)
+    expect(log.types().slice(2, 4)).toEqual(["accountLinked", "passkeyAdded"])
+    expect(log.of("passkeyAdded")).toEqual([{ ...fromTheBrowser, type: "passkeyAdded", outcome: "success", userId }])
+
+    const stranger = new PasskeyBrowser(auditedTransport(auth), ORIGIN)
+    await stranger.authenticate(new SoftCredential(ORIGIN, "localhost"))
+    expect(log.events.at(-1)).toEqual({ ...fromTheBrowser, type: "signInFailed", outcome: "failure", method: "webauthn", provider: "passkey", reason: "WebAuthnVerificationError" })
   })
 })
 

@@ -37,15 +37,19 @@ export function auditLog() {
 }
 
 /** A browser on `auth` from {@link IP} with {@link AGENT}; it keeps every cookie it is given as a secret. */
-export function auditedBrowser(auth: AuthRuntime, origin = "http://localhost:3000", wrap: (t: Transport) => Transport = (t) => t): Browser {
-  const transport: Transport = async (request) => {
+export function auditedBrowser(auth: AuthRuntime, origin = "http://localhost:3000"): Browser {
+  return new Browser(auditedTransport(auth), origin)
+}
+
+/** Requests to `auth` from {@link IP} with {@link AGENT}; every cookie it answers is kept as a secret. */
+export function auditedTransport(auth: AuthRuntime): Transport {
+  return async (request) => {
     const headers = new Headers(request.headers)
     headers.set("user-agent", AGENT)
     const response = await auth.handle(new Request(request, { headers }), { clientAddress: IP })
     for (const cookie of response.headers.getSetCookie()) secret(decodeURIComponent(cookie.split(";")[0]!.split("=").slice(1).join("=")))
     return response
   }
-  return new Browser(wrap(transport), origin)
 }
 
 /** What every event recorded from a request carries besides its own fields. */
