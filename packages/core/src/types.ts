@@ -18,6 +18,7 @@ import type { TwoFactorOptions } from "./lib/two-factor/options.js"
 import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.js"
 import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
 import type { StepUpOptions } from "./lib/step-up/options.js"
+import type { AuditEvent } from "./lib/audit/events.js"
 import type {
   Account,
   Awaitable,
@@ -124,6 +125,27 @@ export interface EventCallbacks {
    * with the reason and actor the app gave: the audit record of that support action.
    */
   twoFactorReset(message: TwoFactorResetEvent): Awaitable<void>
+  /**
+   * Portcullis: a security event for an audit trail — sign-in success or failure, lockout and
+   * rate-limit trips, sign-out, sessions revoked, password, second-factor, passkey, linking
+   * and verification changes, step-up (docs/observability.md, "Audit events"). One flat,
+   * JSON-serialisable record per event, narrowed by `type`; it never holds a token, password,
+   * code or secret. A handler that throws or rejects is logged and never fails the flow.
+   *
+   * @example
+   * ```ts
+   * const config = {
+   *   providers,
+   *   events: {
+   *     audit(event) {
+   *       if (event.type === "signInFailed") console.warn(event.reason, event.method, event.ip)
+   *       auditLog.insert(event)
+   *     },
+   *   },
+   * }
+   * ```
+   */
+  audit(message: AuditEvent): Awaitable<void>
 }
 
 /** The configuration of Portcullis: the same options as Auth.js v5. */
@@ -264,6 +286,7 @@ export interface AuthConfig {
 
 export type { AuthError, JWT, Provider, StepUpOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
 export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
+export type { AuditEvent, AuditEventType, AuditOutcome, AuditDetails, AuditRecord } from "./lib/audit/events.js"
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
 export type DefaultUser = User

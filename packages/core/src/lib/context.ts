@@ -4,6 +4,7 @@ import type { ResolvedConfig } from "./config/resolve.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
 import { clientAddress } from "./rate-limit/address.js"
+import { noopEvent } from "./config/noop-event.js"
 import type { AdapterSession, AdapterUser } from "../adapters.js"
 import type { JWT } from "./jwt/types.js"
 
@@ -61,8 +62,8 @@ export function createContext(parsed: ParsedRequest, config: ResolvedConfig, ski
     authUrl: `${parsed.origin}${config.basePath}`,
     setCookies: [],
     skipCSRF,
-    // New-device notices name the address too (`lib/notify/`).
-    clientAddress: config.rateLimit || config.session.metadata || config.session.registry || config.notifications.newDevice ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
+    // New-device notices name the address too (`lib/notify/`), and so do audit events (`lib/audit/`).
+    clientAddress: config.rateLimit || config.session.metadata || config.session.registry || config.notifications.newDevice || config.events.audit !== noopEvent ? clientAddress(parsed.headers, config.trustHost, peerAddress) : undefined,
   }
 }
 

@@ -3,6 +3,7 @@ import { MissingAdapterMethods } from "../errors.js"
 import type { RequestContext } from "./context.js"
 import { createUser } from "./login.js"
 import { store } from "./config/stores.js"
+import { audit } from "./audit/index.js"
 
 /** What the fresh user is made of: the verified address, and what the verifier says. */
 export interface VerifiedIdentity {
@@ -34,6 +35,7 @@ export async function replaceUnverifiedUser(ctx: RequestContext, stale: AdapterU
   await adapter.deleteUser(stale.id)
   try {
     const user = await createUser(ctx, { ...fresh, emailVerified: new Date() })
+    await audit(ctx, { type: "emailVerified", outcome: "success", userId: user.id })
     return { user, isNewUser: true }
   } catch (error) {
     // Two verifications of one address at the same moment: the other one made the fresh

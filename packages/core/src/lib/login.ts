@@ -9,6 +9,7 @@ import { store, type AdapterWith } from "./config/stores.js"
 import { secondFactorChallenge } from "./two-factor/step.js"
 import { noticeNewDevice } from "./notify/index.js"
 import { markSignIn } from "./step-up/sign-in.js"
+import { audit } from "./audit/index.js"
 
 /**
  * Runs the app's `signIn` callback. Returns a URL when the callback redirects the user
@@ -37,8 +38,8 @@ export async function runSignInCallback(ctx: RequestContext, params: SignInCallb
 export async function establishSession(
   ctx: RequestContext,
   result: SignInResult,
-  /** Set by the two-factor step once the second factor passed: the challenge's callback URL. */
-  secondFactor?: { callbackUrl: string },
+  /** Set by the two-factor step once the second factor passed: the challenge's callback URL, the first factor's provider and the kind of code. */
+  secondFactor?: { callbackUrl: string; provider?: string | undefined; used: "totp" | "backup" },
 ): Promise<ResponseInternal> {
   // Two-factor authentication: a user who has it on gets a challenge, not a session.
   if (!secondFactor && ctx.config.twoFactor) {
@@ -54,6 +55,7 @@ export async function establishSession(
     profile: result.profile,
     isNewUser: result.isNewUser,
   })
+  await auditSignIn(ctx, result, secondFactor)
   await noticeNewDevice(ctx, result)
   const callbackUrl = secondFactor?.callbackUrl ?? (await resolveCallbackUrl(ctx))
   const { newUser } = ctx.config.pages
@@ -63,6 +65,16 @@ export async function establishSession(
     return { redirect: target.href, cookies }
   }
   return { redirect: callbackUrl, cookies }
+}
+
+/** The `signIn` audit event: by which provider (the first factor's, after a second), and which code passed. */
+async function auditSignIn(ctx: RequestContext, result: SignInResult, secondFactor: { provider?: string | undefined; used: "totp" | "backup" } | undefined): Promise<void> {
+  const userId = result.user.id
+  const providerId = secondFactor?.provider ?? result.account?.provider ?? ctx.providerId
+  const provider = providerId === undefined ? undefined : ctx.config.providerById.get(providerId)
+  if (typeof userId !== "string" || !provider) return
+  const details = { isNewUser: !!result.isNewUser, ...(secondFactor && { secondFactor: secondFactor.used }) }
+  await audit(ctx, { type: "signIn", outcome: "success", userId, method: provider.type, provider: provider.id, details })
 }
 
 /** Creates a user through the adapter and fires `createUser`. */

@@ -10,6 +10,7 @@ import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
 import { parseRequest } from "./http/request.js"
 import { report } from "./report.js"
+import { auditRefusal } from "./audit/index.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
 import { SessionCheckParser } from "./http/session-check.js"
 import { sessionAnswers, type LookedUp, type Opening, type SessionAnswers } from "./session/answers.js"
@@ -257,6 +258,7 @@ export class AuthRuntime {
       // outage once with its chain and then counted, only a bug as an error with its stack.
       // One line per refused request let a client, or a stopped store, flood the log.
       report(resolved, error)
+      await auditRefusal(ctx, error)
       if (options.raw && error instanceof AuthError && !returnRedirect) throw error
       // A session check during an outage must not read as "signed out" (`200 null`).
       if (error instanceof ServiceUnavailable && ctx.action === "session") return finish(unavailableResponse(error))

@@ -19,6 +19,7 @@ import { checkNewPassword, minLengthOf } from "../password-flows/policy.js"
 import { issueAndMailInBackground, mailerOf, mailInBackground } from "../password-flows/mail.js"
 import { revokeAllSessions, revokeOtherSessions } from "../password-flows/revoke.js"
 import { notify } from "../notify/index.js"
+import { audit } from "../audit/index.js"
 import { consumeToken, issueToken, readLink } from "../password-flows/tokens.js"
 import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
@@ -196,6 +197,7 @@ async function verify(ctx: RequestContext, provider: PasswordConfig): Promise<Re
   if (typed && (await verifyPassword(typed, await adapter.getUserPassword(user.id), provider.hashing))) {
     await ctx.config.rateLimit?.credentialsSucceeded(identifier)
     await updateUser(ctx, adapter, { id: user.id, emailVerified: new Date() })
+    await audit(ctx, { type: "emailVerified", outcome: "success", userId: user.id })
     return { redirect: stepUrl(ctx, "verified") }
   }
   if (typed) ctx.config.logger.debug("password_verify_wrong_password", { userId: user.id })

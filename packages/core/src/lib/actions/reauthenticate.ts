@@ -21,6 +21,7 @@ import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import { markFresh } from "../step-up/marks.js"
 import { currentSession, type StepUpSession } from "../step-up/session.js"
 import { twoFactorOn } from "../two-factor/enabled.js"
+import { audit } from "../audit/index.js"
 import { pageBase } from "./page-base.js"
 
 export async function reauthenticate(ctx: RequestContext): Promise<ResponseInternal> {
@@ -77,11 +78,13 @@ async function withPassword(ctx: RequestContext, session: StepUpSession, callbac
   const given = typeof ctx.body?.password === "string" ? ctx.body.password : ""
   if (!stored || !(await verifyPassword(given, stored, provider.hashing))) {
     ctx.config.logger.debug("step_up_password_refused", { userId: user.id })
+    await audit(ctx, { type: "stepUp", outcome: "failure", userId: user.id, method: "password", reason: "PasswordMismatch" })
     return { redirect: pageUrl(ctx, callbackUrl, "PasswordMismatch") }
   }
   await limiter?.credentialsSucceeded(identifier)
   await markFresh(ctx.config, session)
   ctx.config.logger.debug("step_up_passed", { userId: user.id, way: "password" })
+  await audit(ctx, { type: "stepUp", outcome: "success", userId: user.id, method: "password" })
   return { redirect: callbackUrl }
 }
 

@@ -16,6 +16,7 @@ import { verifyCsrf } from "../csrf.js"
 import { pageHeaders } from "../http/response.js"
 import { pageBase } from "./page-base.js"
 import { establishSession } from "../login.js"
+import { audit } from "../audit/index.js"
 import { renderTwoFactor } from "../pages/two-factor.js"
 import { clearChallenge, openChallenge, sealDevice, type Challenge } from "../two-factor/challenge.js"
 import { lockedOut, type Claim, type TwoFactorLedger } from "../two-factor/ledger.js"
@@ -72,6 +73,7 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor): Promise
   if (!isGuess(checked)) await giveBack(ctx, ledger, userSlot)
   if (!checked.ok) {
     ctx.config.logLimiter.warn("two-factor-code-refused", `${challenge.userId}:${checked.reason}`, { userId: challenge.userId, reason: checked.reason })
+    await audit(ctx, { type: "signInFailed", outcome: "failure", userId: challenge.userId, method: "twoFactor", reason: "TwoFactorCodeInvalid", details: { code: checked.reason } })
     return render(ctx, settings, { attemptsLeft: Math.max(0, MAX_ATTEMPTS - Math.max(local, shared.count)) })
   }
   // One challenge, one session: the shared store decides which copy of this challenge (on
@@ -87,7 +89,8 @@ async function verify(ctx: RequestContext, settings: ResolvedTwoFactor): Promise
     ctx.setCookies.push(await sealDevice(ctx, challenge.userId, record.secret, settings.rememberDevice))
   }
   ctx.config.logger.debug("two_factor_passed", { userId: challenge.userId, used: checked.used })
-  return establishSession(ctx, firstFactorResult(challenge), { callbackUrl: challenge.callbackUrl })
+  if (checked.used === "backup") await audit(ctx, { type: "backupCodeUsed", outcome: "success", userId: challenge.userId })
+  return establishSession(ctx, firstFactorResult(challenge), { callbackUrl: challenge.callbackUrl, provider: challenge.provider, used: checked.used })
 }
 
 /** A passed code gives its user slot back; best effort (a slot kept counts as one wrong code more). */

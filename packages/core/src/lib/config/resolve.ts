@@ -27,6 +27,8 @@ import type { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { ProviderKinds } from "../kinds/registry.js"
 import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
+import { noopEvent } from "./noop-event.js"
+import { rateLimitAudit } from "../audit/rate-limit.js"
 import { StoreHealth } from "../store-health.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
@@ -180,7 +182,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
-  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, events.rateLimited, secrets[0] ?? "", storeHealth))
+  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? ""), secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
@@ -426,7 +428,7 @@ function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Re
 
 /** Events are for auditing: a throwing handler is logged and never changes the flow. */
 function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): EventCallbacks {
-  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked", "securityNotice", "twoFactorReset"] as const
+  const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked", "securityNotice", "twoFactorReset", "audit"] as const
   const out = {} as Record<string, (message: any) => Promise<void>>
   for (const name of names) {
     const handler = events?.[name] as ((m: unknown) => unknown) | undefined
@@ -443,5 +445,4 @@ function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerI
   return out as unknown as EventCallbacks
 }
 
-/** The handler of events the app did not subscribe to; hot paths skip calling it. */
-export const noopEvent = async (_message: unknown): Promise<void> => {}
+export { noopEvent }

@@ -17,6 +17,7 @@ import { createUserOnce, establishSession, runSignInCallback } from "../login.js
 import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
+import { audit } from "../audit/index.js"
 
 /**
  * Email (magic link). `POST /signin/:id` mails a single-use link (CSRF is checked by the
@@ -158,7 +159,9 @@ async function verifiedUser(ctx: RequestContext, found: AdapterUser | null, user
   if (found) return replaceUnverifiedUser(ctx, found, fresh)
   // Links opened at once for one new address: the first insert wins, the rest use its user.
   const outcome = await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => store(ctx.config.stores, "email").getUserByEmail(email))
-  return outcome.isNewUser ? outcome : verifiedUser(ctx, outcome.user, userId, email)
+  if (!outcome.isNewUser) return verifiedUser(ctx, outcome.user, userId, email)
+  await audit(ctx, { type: "emailVerified", outcome: "success", userId: outcome.user.id })
+  return outcome
 }
 
 /** The interstitial: shows a button that posts the link back; consumes nothing. */

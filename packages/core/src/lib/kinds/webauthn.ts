@@ -18,6 +18,7 @@ import { parseResponse, verifyAuthentication, verifyRegistration } from "../weba
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
 import { notify } from "../notify/index.js"
+import { audit } from "../audit/index.js"
 
 /**
  * WebAuthn: `GET /webauthn-options/:id` issues a challenge; `POST /callback/:id` with
@@ -86,6 +87,7 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const linked: AdapterAccount = { ...account, userId: owner.id }
   await adapter.linkAccount(linked)
   await ctx.config.events.linkAccount({ user: owner, account: linked, profile: owner })
+  await audit(ctx, { type: "accountLinked", outcome: "success", userId: owner.id, method: "webauthn", provider: linked.provider })
   if (!isNewUser) await notify(ctx, owner, "passkeyAdded")
   return establishSession(ctx, { user: owner, account: linked, isNewUser })
 }

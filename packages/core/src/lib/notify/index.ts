@@ -15,6 +15,7 @@ import { messagesOf, requestLocale } from "../i18n/index.js"
 import type { Awaitable } from "../../base-types.js"
 import type { EmailConfig } from "../../providers/email.js"
 import { customFetch } from "../../symbols.js"
+import { audit } from "../audit/index.js"
 import { deviceOf, knownDevice } from "./device.js"
 import { noticeEmail } from "./message.js"
 import type { NoticeDevice, SecurityNoticeKind } from "./options.js"
@@ -58,6 +59,9 @@ export async function notify(source: NoticeSource, user: NoticeUser, kind: Secur
     unsent(config, kind, error)
   }
   await config.events.securityNotice({ kind, userId, email: email ?? null, time, ...(device && { device }), emailed })
+  // The account changes are audit events too; a new device is part of its `signIn`, and a
+  // 2FA reset has its own event with the actor (`two-factor/recovery.ts`).
+  if (kind !== "newDevice" && kind !== "twoFactorReset") await audit(source, { type: kind, outcome: "success", userId })
 }
 
 /**

@@ -8,6 +8,7 @@ import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
 import type { OAuthRuntime } from "./provider.js"
 import { store } from "../config/stores.js"
+import { audit } from "../audit/index.js"
 import { reauthenticateUrl, requireStepUp } from "../step-up/gate.js"
 
 /** What the provider told us about the user, after mapping. */
@@ -206,6 +207,7 @@ async function link(ctx: RequestContext, rt: OAuthRuntime, identity: ProviderIde
   const account = storedAccount(rt, identity.mapped, identity.tokens, user.id) as AdapterAccount
   await store(ctx.config.stores, "oauth").linkAccount(account)
   await ctx.config.events.linkAccount({ user, account, profile: { ...identity.mapped.user, id: identity.mapped.providerAccountId } })
+  await audit(ctx, { type: "accountLinked", outcome: "success", userId: user.id, method: account.type, provider: account.provider })
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RequestContext } from "../context.js"
 import { store } from "../config/stores.js"
+import { sessionsRevoked } from "../audit/index.js"
 import { manageSessions, publicId } from "../session/manage.js"
 
 /**
@@ -18,7 +19,7 @@ export async function revokeAllSessions(ctx: Pick<RequestContext, "config">, use
     await Promise.all(rows.map((row) => adapter.deleteSession(row.sessionToken)))
     // The ids session management lists these sessions under, as its own revocations report.
     const sessionIds = await Promise.all(rows.map((row) => publicId(row.sessionToken)))
-    if (rows.length) await config.events.sessionRevoked({ userId, sessionIds, scope: "everywhere", strategy: "database" })
+    if (rows.length) await sessionsRevoked(ctx, { userId, sessionIds, scope: "everywhere", strategy: "database" })
     return rows.length
   }
   const registry = config.sessionRegistry
@@ -26,7 +27,7 @@ export async function revokeAllSessions(ctx: Pick<RequestContext, "config">, use
   const ids = (await registry.store.list(userId)).map((r) => r.id)
   const revoked = await registry.store.removeAll(userId)
   registry.forget(userId, ids)
-  await config.events.sessionRevoked({ userId, sessionIds: ids, scope: "everywhere", strategy: "jwt" })
+  await sessionsRevoked(ctx, { userId, sessionIds: ids, scope: "everywhere", strategy: "jwt" })
   return revoked
 }
 

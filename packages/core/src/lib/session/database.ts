@@ -6,6 +6,7 @@ import type { ResolvedConfig } from "../config/resolve.js"
 import { expireCookie } from "../cookies.js"
 import { sha256Hex } from "../crypto.js"
 import { noopEvent } from "../config/resolve.js"
+import { audit } from "../audit/index.js"
 import type { SessionStrategy } from "./strategy.js"
 import { clientInfo } from "./client-info.js"
 import { store, type StoreFor } from "../config/stores.js"
@@ -110,6 +111,7 @@ export const databaseStrategy: SessionStrategy = {
         throw new ServiceUnavailable("The session row could not be deleted; the session is still valid", new SignOutError("deleteSession failed", error as Error))
       }
       await config.events.signOut({ session: session ?? null })
+      await audit(ctx, { type: "signOut", outcome: "success", ...(session?.userId && { userId: session.userId }) })
     }
     return [expireCookie(name, options)]
   },

@@ -5,6 +5,7 @@ import type { RequestContext } from "../context.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { clearChunked, hasChunked, readChunked, writeChunked } from "../cookies.js"
 import { noopEvent } from "../config/resolve.js"
+import { audit } from "../audit/index.js"
 import { openWith } from "../jwt/codec.js"
 import type { SessionStrategy } from "./strategy.js"
 import { RejectedByDecode, unreadableKind } from "./unreadable.js"
@@ -227,7 +228,11 @@ export const jwtStrategy: SessionStrategy = {
         }
         registry.forget(userId, [id])
       }
-      if (opened || (opened === null && !ctx.config.jwt.builtin)) await ctx.config.events.signOut({ token: opened?.payload ?? null })
+      if (opened || (opened === null && !ctx.config.jwt.builtin)) {
+        await ctx.config.events.signOut({ token: opened?.payload ?? null })
+        const userId = opened?.payload.sub
+        await audit(ctx, { type: "signOut", outcome: "success", ...(typeof userId === "string" && { userId }) })
+      }
     }
     return clearSession(ctx)
   },

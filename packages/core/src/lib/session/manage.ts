@@ -8,6 +8,7 @@ import { store } from "../config/stores.js"
 import { lookup, pastAbsoluteLifetime, storageKey } from "./database.js"
 import { openToken, stillValid } from "./jwt.js"
 import { isSessionId, sessionIdOf } from "./registry.js"
+import { sessionsRevoked } from "../audit/index.js"
 
 /**
  * Session management: the signed-in user's sessions, listed and revoked. Every operation
@@ -52,14 +53,14 @@ async function manageJwt(ctx: RequestContext, operation: SessionOperation): Prom
       if (!isSessionId(operation.id)) return { revoked: 0, cookies: [] }
       const revoked = await registry.store.remove(userId, [operation.id])
       registry.forget(userId, [operation.id])
-      if (revoked) await config.events.sessionRevoked({ userId, sessionIds: [operation.id], scope: "one", strategy: "jwt" })
+      if (revoked) await sessionsRevoked(ctx, { userId, sessionIds: [operation.id], scope: "one", strategy: "jwt" })
       return { revoked, cookies: operation.id === currentId ? clearJwt(ctx) : [] }
     }
     case "revokeOthers": {
       const ids = (await registry.store.list(userId)).map((r) => r.id).filter((id) => id !== currentId)
       const revoked = ids.length ? await registry.store.remove(userId, ids) : 0
       registry.forget(userId, ids)
-      if (ids.length) await config.events.sessionRevoked({ userId, sessionIds: ids, scope: "others", strategy: "jwt" })
+      if (ids.length) await sessionsRevoked(ctx, { userId, sessionIds: ids, scope: "others", strategy: "jwt" })
       return { revoked, cookies: [] }
     }
     case "signOutEverywhere": {
@@ -68,7 +69,7 @@ async function manageJwt(ctx: RequestContext, operation: SessionOperation): Prom
       const ids = (await registry.store.list(userId)).map((r) => r.id)
       const revoked = await registry.store.removeAll(userId)
       registry.forget(userId, [...ids, currentId])
-      await config.events.sessionRevoked({ userId, sessionIds: ids, scope: "everywhere", strategy: "jwt" })
+      await sessionsRevoked(ctx, { userId, sessionIds: ids, scope: "everywhere", strategy: "jwt" })
       return { revoked, cookies: clearJwt(ctx) }
     }
   }
@@ -126,18 +127,18 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
     case "revoke": {
       const target = isSessionId(operation.id) ? withIds.filter(({ id }) => id === operation.id) : []
       const revoked = await remove(target)
-      if (revoked) await config.events.sessionRevoked({ userId, sessionIds: [operation.id], scope: "one", strategy: "database" })
+      if (revoked) await sessionsRevoked(ctx, { userId, sessionIds: [operation.id], scope: "one", strategy: "database" })
       return { revoked, cookies: target.some(({ row }) => isCurrent(row)) ? clear : [] }
     }
     case "revokeOthers": {
       const targets = withIds.filter(({ row }) => !isCurrent(row))
       const revoked = await remove(targets)
-      if (targets.length) await config.events.sessionRevoked({ userId, sessionIds: targets.map((t) => t.id), scope: "others", strategy: "database" })
+      if (targets.length) await sessionsRevoked(ctx, { userId, sessionIds: targets.map((t) => t.id), scope: "others", strategy: "database" })
       return { revoked, cookies: [] }
     }
     case "signOutEverywhere": {
       const revoked = await remove(withIds)
-      await config.events.sessionRevoked({ userId, sessionIds: withIds.map((t) => t.id), scope: "everywhere", strategy: "database" })
+      await sessionsRevoked(ctx, { userId, sessionIds: withIds.map((t) => t.id), scope: "everywhere", strategy: "database" })
       return { revoked, cookies: clear }
     }
   }

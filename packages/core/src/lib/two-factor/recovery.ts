@@ -9,6 +9,7 @@
 import { InvalidConfig, TwoFactorStateError } from "../../errors.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { notify } from "../notify/index.js"
+import { audit } from "../audit/index.js"
 import { revokeAllSessions } from "../password-flows/revoke.js"
 import type { TwoFactorResetEvent } from "./reset-event.js"
 
@@ -56,6 +57,7 @@ export async function resetTwoFactor(config: ResolvedConfig, input: TwoFactorRes
   // Remembered devices need nothing: their mark is bound to the deleted secret.
   const sessionsRevoked = await revokeAllSessions({ config }, userId)
   await config.events.twoFactorReset({ userId, reason, actor, wasEnabled: record.enabled, sessionsRevoked, time: new Date() })
+  await audit(config, { type: "twoFactorReset", outcome: "success", userId, actor, reason, details: { wasEnabled: record.enabled, sessionsRevoked } })
   await notify(config, userId, "twoFactorReset")
   return { wasEnabled: record.enabled, sessionsRevoked }
 }
