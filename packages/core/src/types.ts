@@ -18,6 +18,7 @@ import type { TwoFactorOptions } from "./lib/two-factor/options.js"
 import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.js"
 import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
 import type { StepUpOptions } from "./lib/step-up/options.js"
+import type { HealthOptions } from "./lib/health/options.js"
 import type {
   Account,
   Awaitable,
@@ -260,9 +261,20 @@ export interface AuthConfig {
    * ```
    */
   stepUp?: StepUpOptions
+  /**
+   * Portcullis: health checks for load balancers and Kubernetes probes
+   * (`docs/observability.md`, "Health checks"). `health()` from `@portcullis/core/integration`
+   * always works; `endpoint: true` also serves `GET <basePath>/health`.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter, providers, health: { endpoint: true } }
+   * ```
+   */
+  health?: HealthOptions
 }
 
-export type { AuthError, JWT, Provider, StepUpOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
+export type { AuthError, JWT, Provider, StepUpOptions, HealthOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
 export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
 
 /** Auth.js's name for the fields every user has (`id`, `name`, `email`, `image`): {@link User}. */
