@@ -191,14 +191,16 @@ export class AuthRuntime {
 
   /**
    * A health probe of a configuration that cannot work, when the endpoint is on: the report
-   * (`down`, 503, the problem's type) a load balancer reads, not the error page. Not logged:
-   * a probe every few seconds would repeat the problem the first request logged.
+   * (`down`, 503, the problem's type) a load balancer reads, not the error page. Logged as
+   * every request of a broken configuration is: the report names the problem's type only,
+   * and the operator reading it finds the message and stack in the log.
    */
-  async #brokenHealth(request: Request, options: Defaults): Promise<Response | ResponseInternal | undefined> {
+  async #brokenHealth(request: Request, problem: Error, options: Defaults): Promise<Response | ResponseInternal | undefined> {
     const resolved = this.config
     if (!resolved.health.endpoint || request.method.toUpperCase() !== "GET") return undefined
     const url = safeUrl(request.url)
     if (!url || url.pathname.replace(/\/+$/, "") !== `${resolved.basePath}/health`) return undefined
+    resolved.logger.error(problem)
     const internal = await (await import("./actions/health.js")).health(resolved)
     return options.raw ? { ...internal, cookies: [] } : toResponse(internal, [], false)
   }
@@ -225,7 +227,7 @@ export class AuthRuntime {
     // one request found none, there are none, and no later request waits for the answer.
     if (!this.#sound) {
       const problem = await configProblem(resolved)
-      if (problem) return (await this.#brokenHealth(request, options)) ?? this.#configError(request, problem, options)
+      if (problem) return (await this.#brokenHealth(request, problem, options)) ?? this.#configError(request, problem, options)
       this.#sound = true
     }
     // Most requests are session checks from an origin already worked out: parsed from the

@@ -167,11 +167,13 @@ describe("GET <basePath>/health with health.endpoint", () => {
     for (const leak of ["hunter2", "postgres://", "db.internal", "    at ", "stack", "message"]) expect(body).not.toContain(leak)
   })
 
-  it("answers 503 down for a configuration with a problem, instead of the error page", async () => {
-    server = await httpServer(credentialsConfig({ session: { strategy: "database" }, health: { endpoint: true }, logger: { error: () => {} } }))
+  it("answers 503 down for a configuration with a problem, instead of the error page, and logs the problem", async () => {
+    const logged: Error[] = []
+    server = await httpServer(credentialsConfig({ session: { strategy: "database" }, health: { endpoint: true }, logger: { error: (e) => void logged.push(e) } }))
     const response = await fetch(`${server.origin}/auth/health`)
     expect(response.status).toBe(503)
     expect(await response.json()).toMatchObject({ status: "down", checks: { config: { status: "down", error: "MissingAdapter" } } })
+    expect(logged.map((e) => e.name)).toEqual(["MissingAdapter"])
   })
 
   it("takes GET only", async () => {
