@@ -28,6 +28,7 @@ export type AuthAction =
   | "two-factor"
   | "reauthenticate"
   | "password"
+  | "health"
 
 /** The user part of a session, as the client sees it. */
 export interface User {

@@ -31,6 +31,8 @@ import { confirmEnrollment, disable, regenerateBackupCodes, startEnrollment, two
 import { resetTwoFactor as resetEnrollment, type TwoFactorResetInput, type TwoFactorResetResult } from "./lib/two-factor/recovery.js"
 import type { TotpEnrollment } from "./two-factor.js"
 import type { StepUpStatus } from "./lib/step-up/gate.js"
+import { checkHealth } from "./lib/health/check.js"
+import type { HealthReport, HealthStatus, StoreCheck } from "./lib/health/shared.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
 /**
@@ -546,6 +548,41 @@ export async function resetTwoFactor(input: TwoFactorResetInput, auth: AuthSourc
   return resetEnrollment(await configFor(auth), input)
 }
 
+/** What {@link health} may be told. */
+export interface HealthCheckOptions {
+  /**
+   * Milliseconds each store's probe may take. Default: the `health.timeout` option (1000 ms),
+   * and the report is the one the endpoint's probes share (one run at a time, reused for a
+   * second); with another bound, the stores are probed for this call alone.
+   */
+  timeout?: number
+}
+
+/**
+ * How the configuration's stores answer, for load balancers and Kubernetes probes
+ * (docs/observability.md, "Health checks"): one cheap read of each store the configuration
+ * has — the adapter, the session registry, the rate-limit store, the step-up store — all at
+ * once, each within the timeout, and the configuration's own problem if it has one. Never
+ * writes, never throws: a failing store is a `down` check with its error code.
+ *
+ * @example
+ * ```ts
+ * import { health } from "@portcullis/core/integration"
+ *
+ * // A readiness route of the app's own (or turn on `health: { endpoint: true }`):
+ * app.get("/ready", async (_req, res) => {
+ *   const report = await health(config)
+ *   res.status(report.status === "down" ? 503 : 200).json(report)
+ * })
+ * ```
+ */
+export async function health(auth: AuthSource, options: HealthCheckOptions = {}): Promise<HealthReport> {
+  const config = runtimeFor(auth).config
+  const timeout = options.timeout ?? config.health.timeout
+  if (timeout === config.health.timeout) return config.health.shared.get(() => checkHealth(config, timeout))
+  return checkHealth(config, timeout)
+}
+
 /** The resolved configuration of `auth`, or its configuration error thrown. */
 async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   const config = runtimeFor(auth).config
@@ -554,4 +591,5 @@ async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   return config
 }
 
+export type { HealthReport, HealthStatus, StoreCheck }
 export type { StepUpStatus, TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

@@ -19,6 +19,7 @@ import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.j
 import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
 import type { StepUpOptions } from "./lib/step-up/options.js"
 import type { AuditEvent } from "./lib/audit/events.js"
+import type { HealthOptions } from "./lib/health/options.js"
 import type {
   Account,
   Awaitable,
@@ -282,9 +283,20 @@ export interface AuthConfig {
    * ```
    */
   stepUp?: StepUpOptions
+  /**
+   * Portcullis: health checks for load balancers and Kubernetes probes
+   * (`docs/observability.md`, "Health checks"). `health()` from `@portcullis/core/integration`
+   * always works; `endpoint: true` also serves `GET <basePath>/health`.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter, providers, health: { endpoint: true } }
+   * ```
+   */
+  health?: HealthOptions
 }
 
-export type { AuthError, JWT, Provider, StepUpOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
+export type { AuthError, JWT, Provider, StepUpOptions, HealthOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
 export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
 export type { AuditEvent, AuditEventType, AuditOutcome, AuditDetails, AuditRecord } from "./lib/audit/events.js"
 

@@ -50,6 +50,9 @@ import {
   regenerateTwoFactorBackupCodes as coreRegenerateTwoFactorBackupCodes,
   getTwoFactorStatus as coreGetTwoFactorStatus,
   resetTwoFactor as coreResetTwoFactor,
+  health as coreHealth,
+  type HealthCheckOptions,
+  type HealthReport,
   requireStepUp as coreRequireStepUp,
   stepUpStatus as coreStepUpStatus,
   reauthenticateUrl as coreReauthenticateUrl,
@@ -64,6 +67,7 @@ export type { Account, DefaultSession, Profile, Session, SessionInfo, User } fro
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, StepUpRequired, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
 export type { StepUpStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult, TwoFactorStatus } from "@portcullis/core/integration"
+export type { HealthCheckOptions, HealthReport, HealthStatus, StoreCheck } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
@@ -480,4 +484,21 @@ export function getTwoFactorStatus(req: ExpressLikeRequest, config: ExpressAuthC
  */
 export function resetTwoFactor(config: ExpressAuthConfig, input: TwoFactorResetInput): Promise<TwoFactorResetResult> {
   return coreResetTwoFactor(input, config)
+}
+
+/**
+ * How the configuration's stores answer, for load balancers and Kubernetes probes
+ * (docs/observability.md, "Health checks"): one read of each store, each within the
+ * timeout. Never throws. Or turn on `health: { endpoint: true }` for `GET <basePath>/health`.
+ *
+ * @example
+ * ```ts
+ * app.get("/ready", async (_req, res) => {
+ *   const report = await health(authConfig)
+ *   res.status(report.status === "down" ? 503 : 200).set("Cache-Control", "no-store").json(report)
+ * })
+ * ```
+ */
+export function health(config: ExpressAuthConfig, options?: HealthCheckOptions): Promise<HealthReport> {
+  return coreHealth(config, options)
 }

@@ -18,12 +18,15 @@ import { appFor, type NextAuthConfigInput } from "./lib/config.js"
 import { createSessionManagement, type SessionManagement } from "./lib/sessions.js"
 import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js"
 import { createResetTwoFactor, type ResetTwoFactor } from "./lib/recovery.js"
+import { createHealth, type Health } from "./lib/health.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
 export type { GetAccessToken, GetAccessTokenOptions } from "./lib/access-token.js"
 export type { ResetTwoFactor } from "./lib/recovery.js"
 export type { TwoFactorResetInput, TwoFactorResetResult } from "@portcullis/core/integration"
+export type { Health } from "./lib/health.js"
+export type { HealthCheckOptions, HealthReport, HealthStatus, StoreCheck } from "@portcullis/core/integration"
 export type { AccessToken } from "@portcullis/core"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
@@ -52,6 +55,8 @@ export interface NextAuthResult {
   getAccessToken: GetAccessToken
   /** Portcullis: account recovery for support staff — removes a user's second factor (`docs/two-factor.md`, "Lost your authenticator"). */
   resetTwoFactor: ResetTwoFactor
+  /** Portcullis: how the app's stores answer, for load balancers and Kubernetes probes (`docs/observability.md`, "Health checks"). */
+  health: Health
 }
 
 /**
@@ -71,6 +76,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     sessions: createSessionManagement(config),
     getAccessToken: createGetAccessToken(config),
     resetTwoFactor: createResetTwoFactor(config),
+    health: createHealth(config),
   }
 }
 

@@ -31,6 +31,8 @@ export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInf
 export type { CookieSink, SessionManager } from "@portcullis/core/integration"
 /** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
 export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
+/** Health checks for load balancers and Kubernetes probes (docs/observability.md, "Health checks"): `health(config)`, or `health: { endpoint: true }` for `GET <basePath>/health`. */
+export { health, type HealthCheckOptions, type HealthReport, type HealthStatus, type StoreCheck } from "@portcullis/core/integration"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"

@@ -34,6 +34,8 @@ export type { Account, DefaultSession, Profile, Session, SessionInfo, User } fro
 export type { SessionManager } from "@portcullis/core/integration"
 /** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
 export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
+/** Health checks for load balancers and Kubernetes probes (docs/observability.md, "Health checks"): `health(config)`, or `health: { endpoint: true }` for `GET <basePath>/health`. */
+export { health, type HealthCheckOptions, type HealthReport, type HealthStatus, type StoreCheck } from "@portcullis/core/integration"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"

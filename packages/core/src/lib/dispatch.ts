@@ -25,6 +25,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   "webauthn-options": async (ctx) => (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
   // Likewise only configurations with a password provider.
   password: async (ctx) => (await import("./actions/password.js")).password(ctx),
+  // Only configurations with `health.endpoint` serve it (refused in parsing otherwise).
+  health: async (ctx) => (await import("./actions/health.js")).health(ctx.config),
 }
 
 /**

@@ -190,6 +190,22 @@ export class AuthRuntime {
     })
   }
 
+  /**
+   * A health probe of a configuration that cannot work, when the endpoint is on: the report
+   * (`down`, 503, the problem's type) a load balancer reads, not the error page. Logged as
+   * every request of a broken configuration is: the report names the problem's type only,
+   * and the operator reading it finds the message and stack in the log.
+   */
+  async #brokenHealth(request: Request, problem: Error, options: Defaults): Promise<Response | ResponseInternal | undefined> {
+    const resolved = this.config
+    if (!resolved.health.endpoint || request.method.toUpperCase() !== "GET") return undefined
+    const url = safeUrl(request.url)
+    if (!url || url.pathname.replace(/\/+$/, "") !== `${resolved.basePath}/health`) return undefined
+    resolved.logger.error(problem)
+    const internal = await (await import("./actions/health.js")).health(resolved)
+    return options.raw ? { ...internal, cookies: [] } : toResponse(internal, [], false)
+  }
+
   /** The answer of a configuration that cannot work (logged): the error page, or a JSON error. */
   #configError(request: Request, problem: Error, options: Defaults): Response | ResponseInternal {
     const resolved = this.config
@@ -212,7 +228,7 @@ export class AuthRuntime {
     // one request found none, there are none, and no later request waits for the answer.
     if (!this.#sound) {
       const problem = await configProblem(resolved)
-      if (problem) return this.#configError(request, problem, options)
+      if (problem) return (await this.#brokenHealth(request, problem, options)) ?? this.#configError(request, problem, options)
       this.#sound = true
     }
     // Most requests are session checks from an origin already worked out: parsed from the

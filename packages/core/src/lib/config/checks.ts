@@ -147,5 +147,7 @@ export function fallbackConfig(config: unknown): AuthConfig {
     ...(logger && { logger }),
     ...(pages && { pages }),
     ...(theme && { theme }),
+    // A broken configuration still answers its health probes (`down`, with the problem's type).
+    ...(typeof c.health === "object" && c.health !== null ? { health: c.health as AuthConfig["health"] } : {}),
   }
 }

@@ -42,6 +42,7 @@ import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
 import { resolveNotifications, type ResolvedNotifications } from "../notify/options.js"
 import { resolveStepUp, type ResolvedStepUp } from "../step-up/options.js"
+import { resolveHealth, type ResolvedHealth } from "../health/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 
 /** The configuration with every default applied and every check done; computed once per config object. */
@@ -97,6 +98,8 @@ export interface ResolvedConfig {
   rateLimit: RateLimiter | undefined
   /** Step-up re-authentication (`stepUp`, lib/step-up/): the window and where the marks live. */
   stepUp: ResolvedStepUp
+  /** Health checks (`health`, lib/health/): whether the endpoint is served, the probes' bound, the check probes share. */
+  health: ResolvedHealth
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
    * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
@@ -189,6 +192,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const twoFactor = resolveTwoFactor(config.twoFactor, adapter, fail)
   const notifications = resolveNotifications(config.notifications, providers, fail)
   const stepUp = resolveStepUp(config.stepUp, rateLimit?.settings.store, fail)
+  const health = resolveHealth(config.health, fail)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -231,6 +235,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     notifications,
     rateLimit,
     stepUp,
+    health,
     trustedOrigins,
     siteUrl,
     origins: new OriginMemo(),

@@ -29,6 +29,8 @@ const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none"
   reauthenticate: { get: true, post: true, provider: "none" },
   // The password provider's steps: `/password/<step>` (signup, forgot, reset, verify, …).
   password: { get: true, post: true, provider: "required" },
+  // Health checks (lib/health/): served only when `health.endpoint` is on.
+  health: { get: true, post: false, provider: "none" },
 }
 
 /** Whether `action` is one of the actions Portcullis serves. */
@@ -74,6 +76,8 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     throw new InvalidRequest("The request URL is not valid")
   }
   const { action, providerId } = parseAction(url.pathname, config.basePath)
+  // Off by default: then the path is no action at all, as for any unknown name.
+  if (action === "health" && !config.health.endpoint) throw new UnknownAction(`Unknown action. The health endpoint is off (health.endpoint)`)
   const route = routes[action]
   const method = request.method.toUpperCase()
   const allowed = method === "GET" ? route.get : method === "POST" ? route.post : false
