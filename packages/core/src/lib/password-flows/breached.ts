@@ -12,6 +12,7 @@
  * @module
  */
 import type { BreachedPasswordPolicy } from "../../providers/password.js"
+import { readCapped } from "../http/body.js"
 
 /** Have I Been Pwned's Pwned Passwords API; requests go to `<url>/range/<PREFIX>`. */
 export const DEFAULT_RANGE_URL = "https://api.pwnedpasswords.com"
@@ -117,29 +118,18 @@ async function rangeOf(check: BreachCheck, prefix: string): Promise<string | { f
   }
 }
 
+/** Thrown by the capped read below: the answer grew past {@link MAX_ANSWER_BYTES}. */
+class AnswerTooLarge extends Error {}
+
 /** The body as text, or `undefined` when it grows past {@link MAX_ANSWER_BYTES} (then cancelled). */
 async function boundedText(response: Response): Promise<string | undefined> {
   if (!response.body) return ""
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
+  try {
+    return new TextDecoder().decode(await readCapped(response.body, MAX_ANSWER_BYTES, () => new AnswerTooLarge()))
+  } catch (error) {
+    if (error instanceof AnswerTooLarge) return undefined
+    throw error
   }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return new TextDecoder().decode(bytes)
 }
 
 /** SHA-1 of the password's UTF-8 bytes, upper-case hex (the range API's alphabet). */
