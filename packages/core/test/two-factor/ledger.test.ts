@@ -6,9 +6,10 @@
  */
 import { describe, expect, it } from "vitest"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { LocalClaims, MAX_ATTEMPTS, MAX_WRONG_PER_USER, TwoFactorLedger } from "../../src/lib/two-factor/ledger.js"
+import { MAX_ATTEMPTS, MAX_WRONG_PER_USER, TwoFactorLedger } from "../../src/lib/two-factor/ledger.js"
+import { MemoryRefreshLock } from "../../src/lib/tokens/lock.js"
 
-function ledger(claims = new LocalClaims()) {
+function ledger(claims = new MemoryRefreshLock()) {
   const adapter = MemoryAdapter()
   return new TwoFactorLedger(claims, { createVerificationToken: adapter.createVerificationToken!, useVerificationToken: adapter.useVerificationToken! })
 }
@@ -48,9 +49,9 @@ describe("claim slots", () => {
   })
 })
 
-describe("the in-process fallback", () => {
+describe("the in-process fallback (MemoryRefreshLock, shared with token refresh)", () => {
   it("lets an expired slot be taken again, and a holder release only its own", async () => {
-    const claims = new LocalClaims()
+    const claims = new MemoryRefreshLock()
     expect(await claims.acquire("k", "a", 200)).toBe(true)
     expect(await claims.acquire("k", "b", 60_000)).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 250))
@@ -62,7 +63,7 @@ describe("the in-process fallback", () => {
   })
 
   it("stays bounded under a flood of one-off keys", async () => {
-    const claims = new LocalClaims()
+    const claims = new MemoryRefreshLock()
     for (let i = 0; i < 60_000; i++) await claims.acquire(`flood-${i}`, "x", 60_000)
     // The newest key is held; the oldest went to make room.
     expect(await claims.acquire("flood-59999", "y", 60_000)).toBe(false)

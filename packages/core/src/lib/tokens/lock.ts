@@ -38,12 +38,34 @@ export interface RefreshLock {
 export class MemoryRefreshLock implements RefreshLock {
   readonly #held = new Map<string, { owner: string; expires: number }>()
 
+  /**
+   * @param limit Most keys held at once; past it, expired keys go, then the oldest. Token
+   *   refresh holds one key per account in flight; the two-factor ledger (lib/two-factor/,
+   *   for an adapter without `acquireLock`) one per challenge and wrong code — a flood must
+   *   not grow memory without end, and losing an old slot costs at most one more attempt.
+   */
+  constructor(private readonly limit = 50_000) {}
+
   async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now()
     const current = this.#held.get(key)
     if (current && current.expires > now) return false
+    if (current) this.#held.delete(key)
+    else if (this.#held.size >= this.limit) this.#sweep(now)
     this.#held.set(key, { owner, expires: now + ttlMs })
     return true
+  }
+
+  /**
+   * Drops the expired keys and, still over the bound, the oldest down to nine tenths of it:
+   * a flood then pays for one sweep per tenth of the bound in new keys, not one per key.
+   */
+  #sweep(now: number): void {
+    for (const [key, value] of this.#held) if (value.expires <= now) this.#held.delete(key)
+    for (const key of this.#held.keys()) {
+      if (this.#held.size <= this.limit * 0.9) break
+      this.#held.delete(key)
+    }
   }
 
   async release(key: string, owner: string): Promise<void> {

@@ -15,7 +15,7 @@
  *   in every adapter): of copies of one challenge on any number of instances, one signs in.
  *
  * An adapter without `acquireLock` (the Xata adapter) counts in this process instead
- * (bounded, see {@link LocalClaims}); the single use still holds everywhere.
+ * (bounded: `MemoryRefreshLock` in lib/tokens/lock.ts); the single use still holds everywhere.
  * @module
  */
 import { RateLimited } from "../../errors.js"
@@ -141,41 +141,3 @@ function spendToken(id: string): Promise<string> {
   return sha256Hex(`portcullis-two-factor-challenge:${id}`)
 }
 
-/** Most slots {@link LocalClaims} keeps; past that the oldest go. */
-const LOCAL_LIMIT = 50_000
-
-/**
- * Claim slots in this process, for an adapter without `acquireLock`: a field of the
- * configuration's runtime, never module state. Bounded: expired slots are swept, and past
- * {@link LOCAL_LIMIT} the oldest go (a flood of challenges must not grow memory without end;
- * losing an old slot costs at most one more attempt for its challenge or user).
- */
-export class LocalClaims implements RefreshLock {
-  readonly #held = new Map<string, { owner: string; expires: number }>()
-
-  async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now()
-    const held = this.#held.get(key)
-    if (held && held.expires > now) return false
-    if (held) this.#held.delete(key)
-    else if (this.#held.size >= LOCAL_LIMIT) this.#sweep(now)
-    this.#held.set(key, { owner, expires: now + ttlMs })
-    return true
-  }
-
-  async release(key: string, owner: string): Promise<void> {
-    if (this.#held.get(key)?.owner === owner) this.#held.delete(key)
-  }
-
-  /**
-   * Drops the expired slots and, still over the bound, the oldest down to nine tenths of it:
-   * a flood then pays for one sweep per 5,000 new keys, not one per key.
-   */
-  #sweep(now: number): void {
-    for (const [key, value] of this.#held) if (value.expires <= now) this.#held.delete(key)
-    for (const key of this.#held.keys()) {
-      if (this.#held.size <= LOCAL_LIMIT * 0.9) break
-      this.#held.delete(key)
-    }
-  }
-}

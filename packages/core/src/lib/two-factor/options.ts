@@ -7,7 +7,8 @@ import type { Adapter } from "../../adapters.js"
 import { InvalidConfig, MissingAdapter, MissingAdapterMethods, type AuthError } from "../../errors.js"
 import { adapterRefreshLock } from "../tokens/lock.js"
 import { AttemptCounter } from "./attempts.js"
-import { LocalClaims, TwoFactorLedger } from "./ledger.js"
+import { TwoFactorLedger } from "./ledger.js"
+import { MemoryRefreshLock } from "../tokens/lock.js"
 
 export { MAX_ATTEMPTS } from "./ledger.js"
 
@@ -92,6 +93,6 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
   // The adapter's lock counts for every instance; without one (the Xata adapter) this process counts.
   const lock = adapterRefreshLock(adapter)
-  const ledger = new TwoFactorLedger(lock ?? new LocalClaims(), adapter)
+  const ledger = new TwoFactorLedger(lock ?? new MemoryRefreshLock(), adapter)
   return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter(), ledger }
 }
