@@ -16,6 +16,11 @@ import { attempt, lockoutApp, wrong } from "../rate-limit/support.js"
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { signInThrough } from "../oauth/flow.js"
 import { everyAttribute, registerSdk, type RegisteredSdk } from "./support.js"
+import { customFetch } from "@portcullis/core"
+import Resend from "@portcullis/core/providers/resend"
+import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "../two-factor/support.js"
+import { LIGHT, passwordApp, postStep } from "../password/support.js"
+import { requestLink } from "../email/support.js"
 
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 
@@ -193,6 +198,68 @@ describe("the metrics with an SDK registered", () => {
     const { browser } = app()
     for (const action of ["a", "b", "c"]) await browser().request(`/auth/${action}`)
     expect((await sdk.points("portcullis.action.duration")).map((p) => p.attributes["portcullis.action"])).toEqual(["unknown"])
+  })
+})
+
+describe("second-factor checks with an SDK registered", () => {
+  beforeEach(() => {
+    sdk = registerSdk()
+  })
+
+  it("count a wrong code as a failure, and the sign-in it completes as a success by factor", async () => {
+    const adapter = MemoryAdapter()
+    await adapter.createUser!({ id: ADA_ID, name: "Ada Lovelace", email: "ada@example.com", emailVerified: null })
+    const { config, browser } = twoFactorApp({ logger: quiet }, adapter)
+    const { backupCodes } = await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    await secondFactor(b, "000000")
+    await secondFactor(b, backupCodes[0]!)
+    expect(await sdk.count("portcullis.two_factor", { outcome: "failure" })).toBe(1)
+    expect(await sdk.count("portcullis.two_factor", { outcome: "success", factor: "backup" })).toBe(1)
+    // The sign-in counts once, when its second factor completes it.
+    expect(await sdk.count("portcullis.sign_in", { method: "credentials", outcome: "success" })).toBe(1)
+    for (const code of backupCodes) expect(everyAttribute(sdk.spans()).filter((v) => v.includes(code))).toEqual([])
+  })
+})
+
+describe("outbound requests besides OAuth, with an SDK registered", () => {
+  beforeEach(() => {
+    sdk = registerSdk()
+  })
+
+  it("a magic link mailed through Resend's API is a POST client span to its host, without the path or the link", async () => {
+    const sent: string[] = []
+    const answer: typeof fetch = async (_input, init) => {
+      sent.push(String(init?.body))
+      return Response.json({ id: "msg_1" })
+    }
+    const auth = createAuth({ secret: SECRET, trustHost: true, adapter: MemoryAdapter(), providers: [Resend({ from: "no-reply@example.com", apiKey: "re_test_key" })], logger: quiet, [customFetch]: answer })
+    await requestLink(new Browser((request) => auth.handle(request)), "grace@example.com", {}, "resend")
+    expect(sent).toHaveLength(1)
+    const [mail] = sdk.spans().filter((s) => s.attributes["portcullis.outbound"] === "email")
+    expect(mail!.name).toBe("POST")
+    expect(mail!.attributes).toEqual({ "http.request.method": "POST", "server.address": "api.resend.com", "url.scheme": "https", "portcullis.outbound": "email", "http.response.status_code": 200 })
+    expect(mail!.parentSpanContext?.spanId).toBe(sdk.named("portcullis signin")[0]!.spanContext().spanId)
+    const link = /https?:\/\/[^"\\\s]+token=[^"\\\s]+/.exec(sent[0]!)?.[0]
+    expect(link).toBeDefined()
+    for (const value of everyAttribute(sdk.spans())) expect(value).not.toMatch(/grace@example\.com|token=|re_test_key/)
+  })
+
+  it("the breached-password range request is a GET client span to its host, without the hash prefix", async () => {
+    const asked: string[] = []
+    const range: typeof fetch = async (input) => {
+      asked.push(String(input))
+      return new Response("0018A45C4D1DEF81644B54AB7F969B88D65:1\r\n")
+    }
+    const mailer = { ...Resend({ from: "no-reply@example.com", apiKey: "re_test_key" }), [customFetch]: async () => Response.json({ id: "msg_1" }) }
+    const { browser } = passwordApp(MemoryAdapter(), { provider: { mailer, hashing: LIGHT, policy: { breached: { url: "https://pwned.example", fetch: range } } } })
+    await postStep(browser(), "signup", { email: "grace@example.com", password: "copper meadow whistle saturn" })
+    expect(asked).toHaveLength(1)
+    const prefix = new URL(asked[0]!).pathname.split("/").pop()!
+    const [check] = sdk.spans().filter((s) => s.attributes["portcullis.outbound"] === "breached")
+    expect(check!.attributes).toEqual({ "http.request.method": "GET", "server.address": "pwned.example", "url.scheme": "https", "portcullis.outbound": "breached", "http.response.status_code": 200 })
+    expect(everyAttribute(sdk.spans()).filter((v) => v.includes(prefix) || v.includes("grace@example.com"))).toEqual([])
   })
 })
 
