@@ -16,6 +16,7 @@ import { attempt, lockoutApp, wrong } from "../rate-limit/support.js"
 import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { signInThrough } from "../oauth/flow.js"
 import { everyAttribute, registerSdk, type RegisteredSdk } from "./support.js"
+import { Telemetry } from "../../src/lib/telemetry/index.js"
 import { customFetch } from "@portcullis/core"
 import Resend from "@portcullis/core/providers/resend"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "../two-factor/support.js"
@@ -286,6 +287,8 @@ describe("no SDK registered", () => {
     const startActiveSpan = vi.spyOn(ProxyTracer.prototype, "startActiveSpan")
     const getActiveSpan = vi.spyOn(trace, "getActiveSpan")
     const getTracer = vi.spyOn(trace, "getTracer")
+    // Nor does it enter Portcullis's own telemetry code: no wrapper, no clock read, no counter call.
+    const ours = (["span", "sessionCheck", "actionDuration"] as const).map((method) => vi.spyOn(Telemetry.prototype, method))
     try {
       const { auth, browser } = app()
       expect(auth.config.telemetry.active).toBe(false)
@@ -297,6 +300,7 @@ describe("no SDK registered", () => {
       expect(startActiveSpan).not.toHaveBeenCalled()
       expect(getActiveSpan).not.toHaveBeenCalled()
       expect(getTracer).not.toHaveBeenCalled()
+      for (const spy of ours) expect(spy).not.toHaveBeenCalled()
     } finally {
       vi.restoreAllMocks()
     }
