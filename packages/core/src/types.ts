@@ -294,6 +294,18 @@ export interface AuthConfig {
    * ```
    */
   health?: HealthOptions
+  /**
+   * Portcullis: OpenTelemetry traces and metrics (`docs/observability.md`, "Traces and
+   * metrics"). On by default, and free until an app registers an OpenTelemetry SDK (before
+   * the configuration is first used): Portcullis then reports through the SDK's global
+   * tracer and meter providers. `false` keeps this configuration out of them.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter, providers, telemetry: false }
+   * ```
+   */
+  telemetry?: boolean
 }
 
 export type { AuthError, JWT, Provider, StepUpOptions, HealthOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }

@@ -21,6 +21,8 @@ import { accessToken, type AccessTokenParams } from "./tokens/access.js"
 import { requireStepUp, stepUpState, type StepUpStatus } from "./step-up/gate.js"
 import { currentSession } from "./step-up/session.js"
 import type { AccessToken } from "./tokens/result.js"
+import { refused, tracedAction } from "./telemetry/action.js"
+import { causeOfError } from "./report.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -222,7 +224,14 @@ export class AuthRuntime {
     return options.raw ? { ...internal, cookies } : toResponse(internal, cookies, request.headers.has("x-auth-return-redirect"))
   }
 
-  async #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
+  #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
+    // Inactive unless an OpenTelemetry SDK was registered (lib/telemetry/): then a span and a
+    // duration per request; otherwise this one check is all the session lane pays.
+    const telemetry = this.config.telemetry
+    return telemetry.active ? tracedAction(this.config, request, () => this.#answer(request, options)) : this.#answer(request, options)
+  }
+
+  async #answer(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
     const resolved = this.config
     // A configuration's problems are all known once its provider kinds have loaded: after
     // one request found none, there are none, and no later request waits for the answer.
@@ -241,7 +250,10 @@ export class AuthRuntime {
     if (known && this.#answers && !options.raw) {
       const pending = this.#answers.answer(request.headers.get("cookie"), isSecure(resolved, known.origin))
       const answer = pending instanceof Promise ? await pending : pending
-      if (typeof answer === "string") return new Response(answer, { headers: privateJsonHeaders })
+      if (typeof answer === "string") {
+        if (resolved.telemetry.metering) resolved.telemetry.sessionCheck(answer === "null" ? "none" : "valid")
+        return new Response(answer, { headers: privateJsonHeaders })
+      }
       handoff = answer
     }
     const returnRedirect = request.headers.has("x-auth-return-redirect")
@@ -265,6 +277,7 @@ export class AuthRuntime {
 
     try {
       const internal = await dispatch(ctx)
+      if (resolved.telemetry.metering && ctx.action === "session" && ctx.method === "GET") resolved.telemetry.sessionCheck(internal.body == null ? "none" : "valid")
       // Most answers (a session check) add no cookie on either side: no array to build then.
       const cookies = ctx.setCookies.length ? [...ctx.setCookies, ...(internal.cookies ?? [])] : (internal.cookies ?? [])
       return finish(internal, cookies)
@@ -274,6 +287,13 @@ export class AuthRuntime {
       // outage once with its chain and then counted, only a bug as an error with its stack.
       // One line per refused request let a client, or a stopped store, flood the log.
       report(resolved, error)
+      if (resolved.telemetry.active) {
+        // The action's span says why it failed (the error's type); a refusal the client
+        // caused is an outcome, not a fault, so only outages and bugs mark it an error.
+        const cause = causeOfError(error)
+        refused(resolved.telemetry, error, cause === "outage" || cause === "bug")
+        if (ctx.action === "session" && ctx.method === "GET") resolved.telemetry.sessionCheck("error")
+      }
       await auditRefusal(ctx, error)
       if (options.raw && error instanceof AuthError && !returnRedirect) throw error
       // A session check during an outage must not read as "signed out" (`200 null`).

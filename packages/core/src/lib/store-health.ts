@@ -1,4 +1,5 @@
 import type { LoggerInstance } from "../base-types.js"
+import type { Telemetry } from "./telemetry/index.js"
 
 /** One minute: at most one line of each kind (first failure, count, recovery) per store per window. */
 const WINDOW_MS = 60_000
@@ -89,6 +90,7 @@ export class StoreHealth {
   constructor(
     private readonly logger: LoggerInstance,
     readonly windowMs = WINDOW_MS,
+    private readonly telemetry?: Telemetry,
   ) {}
 
   /** The tracker of `store`. */
@@ -107,6 +109,8 @@ export class StoreHealth {
    * wrapper's error (`ServiceUnavailable`) takes that one as its `cause.err`.
    */
   raised(store: StoreName, error: Error): void {
+    // Every store's failures pass here: the one place `portcullis.store.errors` is counted.
+    this.telemetry?.storeError(store)
     const tracker = this.of(store)
     this.#origin.set(error, tracker)
     const under = causeOf(error)

@@ -25,6 +25,8 @@ const rows: [path: string, value: unknown, names: string][] = [
   ["secret", ["ok-secret-with-32-characters-ok!", 7], "secret"],
   ["adapter", "postgres://", "adapter"],
   ["adapterTimeout", "5s", "adapterTimeout"],
+  ["telemetry", "off", "telemetry"],
+  ["telemetry", { enabled: false }, "telemetry"],
   ["session", "jwt", "session"],
   ["session.strategy", 1, "session.strategy"],
   ["session.maxAge", "30d", "session.maxAge"],

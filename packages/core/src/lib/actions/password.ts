@@ -121,7 +121,7 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(body.email)
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
-    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email)
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email, ctx.config.telemetry)
     // Hashed for every address, so a known one answers no faster.
     const hash = await hashPassword(password, provider.hashing)
     const adapter = store(ctx.config.stores, "password")
@@ -248,7 +248,7 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
   const link = readLink(body)
   const callbackUrl = await resolveCallbackUrl(ctx)
   return refusable(ctx, (error) => stepUrl(ctx, "reset", { ...link, error, callbackUrl }), async () => {
-    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, link.email)
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, link.email, ctx.config.telemetry)
     // Bound to the password as it is now: once one link is used (or the password changed), no earlier one works.
     const { user } = await consumeToken(ctx, "reset", link)
     const email = link.email
@@ -293,7 +293,7 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     const current = typeof body.currentPassword === "string" ? body.currentPassword : ""
     if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
     await limiter?.credentialsSucceeded(identifier)
-    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email)
+    const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email, ctx.config.telemetry)
     const hash = await hashPassword(password, provider.hashing)
     // The other sessions end before the new password is stored: if ending them fails (the
     // registry or adapter is down), nothing changed and the user may try again; the other

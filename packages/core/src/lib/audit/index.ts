@@ -35,6 +35,9 @@ const USER_AGENT_MAX = 512
 export async function audit(source: AuditSource, input: AuditInput): Promise<void> {
   const ctx = "config" in source ? source : undefined
   const config = ctx ? ctx.config : (source as ResolvedConfig)
+  // The sign-in, lockout and second-factor counters come from the audit events: one set of
+  // call sites for both, and counted whether or not the app subscribed to the stream.
+  config.telemetry.audited(input)
   if (config.events.audit === noopEvent) return
   const userAgent = ctx?.headers?.get("user-agent")
   await config.events.audit({
@@ -53,7 +56,7 @@ export async function audit(source: AuditSource, input: AuditInput): Promise<voi
  * the user's failure, and a rate limit has its own event (from the limiter).
  */
 export async function auditRefusal(ctx: RequestContext, error: unknown): Promise<void> {
-  if (ctx.config.events.audit === noopEvent || !(error instanceof AuthError)) return
+  if ((ctx.config.events.audit === noopEvent && !ctx.config.telemetry.metering) || !(error instanceof AuthError)) return
   const attempt = signInAttempt(ctx)
   if (!attempt || causeOfError(error) !== "client") return
   await audit(ctx, { type: "signInFailed", outcome: "failure", reason: error.type, ...attempt })

@@ -30,6 +30,7 @@ import { LogLimiter } from "../log-limiter.js"
 import { noopEvent } from "./noop-event.js"
 import { rateLimitAudit } from "../audit/rate-limit.js"
 import { StoreHealth } from "../store-health.js"
+import { Telemetry } from "../telemetry/index.js"
 import { OriginMemo } from "../http/origin-memo.js"
 import { createLogger } from "../logger.js"
 import { RateLimiter } from "../rate-limit/limiter.js"
@@ -100,6 +101,8 @@ export interface ResolvedConfig {
   stepUp: ResolvedStepUp
   /** Health checks (`health`, lib/health/): whether the endpoint is served, the probes' bound, the check probes share. */
   health: ResolvedHealth
+  /** OpenTelemetry (`telemetry`, lib/telemetry/): the tracer and instruments, inactive when no SDK is registered or the option is `false`. */
+  telemetry: Telemetry
   /**
    * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
    * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
@@ -175,8 +178,10 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   }
 
   const adapterTimeout = resolveAdapterTimeout(config.adapterTimeout, fail)
-  const storeHealth = new StoreHealth(logger)
-  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout, storeHealth) : undefined
+  if (config.telemetry !== undefined && typeof config.telemetry !== "boolean") fail(new InvalidConfig(`telemetry must be true or false, got ${JSON.stringify(config.telemetry)}`))
+  const telemetry = new Telemetry(config.telemetry !== false)
+  const storeHealth = new StoreHealth(logger, undefined, telemetry)
+  const adapter = config.adapter ? wrapAdapter(config.adapter, logger, adapterTimeout, storeHealth, telemetry) : undefined
   checkProviders(providers, config, session, adapter, fail, logger)
   const redirectProxyUrl = config.redirectProxyUrl ?? env.AUTH_REDIRECT_PROXY_URL
   // Each kind checks its own providers once its module has loaded (`kinds.checked`).
@@ -185,7 +190,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 
   const events = wrapEvents(config.events, logger)
   const logLimiter = new LogLimiter(logger)
-  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? ""), secrets[0] ?? "", storeHealth))
+  const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? "", telemetry), secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
   if (!tokenRefresh.shared && typeof adapter?.updateAccount === "function") logger.warn("token-refresh-local-lock")
 
@@ -225,7 +230,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     logLimiter,
     storeHealth,
     sessionMemory: new SessionMemory(),
-    sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout, storeHealth), session.revocationCheckInterval * 1000) : undefined,
+    sessionRegistry: session.registry ? new RegistryState(wrapRegistry(session.registry, logger, adapterTimeout, storeHealth, telemetry), session.revocationCheckInterval * 1000) : undefined,
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
@@ -236,6 +241,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     rateLimit,
     stepUp,
     health,
+    telemetry,
     trustedOrigins,
     siteUrl,
     origins: new OriginMemo(),

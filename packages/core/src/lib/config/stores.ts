@@ -1,5 +1,6 @@
 import { Deadlines } from "./deadlines.js"
 import type { StoreHealth, StoreName } from "../store-health.js"
+import { SpanKind, type Telemetry } from "../telemetry/index.js"
 import type { Adapter } from "../../adapters.js"
 import {
   AdapterError,
@@ -115,8 +116,8 @@ export function resolveAdapterTimeout(option: AuthConfig["adapterTimeout"], fail
  * With `timeoutMs`, a call that has not settled by then fails the same way (its cause a
  * `TimeoutError`); the call itself cannot be cancelled and is left to finish or fail unseen.
  */
-export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number, health: StoreHealth): Adapter {
-  return wrapMethods(adapter, Object.keys(adapter), logger, timeoutMs, health, "adapter") as Adapter
+export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): Adapter {
+  return wrapMethods(adapter, Object.keys(adapter), logger, timeoutMs, health, "adapter", telemetry) as Adapter
 }
 
 /**
@@ -124,11 +125,11 @@ export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs:
  * slower than `adapterTimeout` become `AdapterError`s. Its methods are read by name, so a
  * class instance (methods on the prototype) works too.
  */
-export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number, health: StoreHealth): SessionRegistry {
-  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs, health, "session registry") as unknown as SessionRegistry
+export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): SessionRegistry {
+  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs, health, "session registry", telemetry) as unknown as SessionRegistry
 }
 
-function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName): Record<string, unknown> {
+function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName, telemetry?: Telemetry): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
   // Its outage tracker: a failure is registered (and counted once a request fails with it,
   // lib/report.ts); a success only reads `failing`, unless it ends an outage.
@@ -141,7 +142,7 @@ function wrapMethods(target: object, names: string[], logger: LoggerInstance, ti
     const adapter = target
     const event = `adapter_${name}`
     const late = () => new DOMException(`${name} did not answer within ${timeoutMs} ms`, "TimeoutError")
-    wrapped[name] = async (...args: unknown[]) => {
+    const call = async (...args: unknown[]) => {
       try {
         logger.debug(event)
         const result: unknown = method.apply(adapter, args)
@@ -156,6 +157,11 @@ function wrapMethods(target: object, names: string[], logger: LoggerInstance, ti
         throw error
       }
     }
+    // A client span per call when a tracer is registered (decided once, here): the method's
+    // name only — its arguments are users, emails and tokens.
+    const spanName = `portcullis.${store === "adapter" ? "adapter" : "session_registry"} ${name}`
+    const attributes = { "db.operation.name": name, "portcullis.adapter.method": name, "portcullis.store": store }
+    wrapped[name] = telemetry?.tracing ? (...args: unknown[]) => telemetry.span(spanName, SpanKind.CLIENT, attributes, () => call(...args)) : call
   }
   return wrapped
 }

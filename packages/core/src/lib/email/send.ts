@@ -31,7 +31,7 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
   const { identifier, token, hashed, url, expires } = link
   // Senders make HTTP calls through provider[customFetch]; fill in the config-wide one
   // so a proxy or test double set once on the config applies to them too.
-  const sender: EmailConfig = { ...provider, [customFetch]: provider[customFetch] ?? ctx.config.fetch }
+  const sender: EmailConfig = { ...provider, [customFetch]: ctx.config.telemetry.outbound(provider[customFetch] ?? ctx.config.fetch, "email") }
   try {
     const locale = requestLocale(ctx)
     const { dir, email: messages } = messagesOf(ctx.config.i18n, locale)

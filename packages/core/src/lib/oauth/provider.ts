@@ -52,13 +52,14 @@ export type BackChannel = Pick<OAuthRuntime, "provider" | "id" | "type" | "disco
  * timeout, no redirects, size cap), the client and its authentication. Throws
  * `InvalidConfig` on a provider without a client id or the secret its method needs.
  */
-export function backChannel(config: Pick<RequestContext["config"], "fetch" | "env" | "discovery">, provider: OAuthConfig<any>): BackChannel {
+export function backChannel(config: Pick<RequestContext["config"], "fetch" | "env" | "discovery" | "telemetry">, provider: OAuthConfig<any>): BackChannel {
   if (!provider.clientId) {
     throw new InvalidConfig(`The provider "${provider.id}" has no clientId (set it, or AUTH_${envProviderId(provider.id)}_ID)`)
   }
   const base = provider[customFetch] ?? config.fetch
   const policy = httpPolicy(config.env, provider.allowInsecureLoopback)
-  const fetch = backChannelFetch(base, { timeout: provider.timeout, policy })
+  // Discovery, token, userinfo and JWKS requests all pass here: a client span each when traced.
+  const fetch = config.telemetry.outbound(backChannelFetch(base, { timeout: provider.timeout, policy }), "oauth")
   return {
     provider,
     id: provider.id,

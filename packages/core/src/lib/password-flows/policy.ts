@@ -2,6 +2,7 @@ import { PasswordRejected } from "../../errors.js"
 import { MAX_PASSWORD_BYTES } from "../../password.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import type { PasswordStrength } from "./strength.js"
+import type { Telemetry } from "../telemetry/index.js"
 import { breachCheckOf, breachLookup, originOf } from "./breached.js"
 
 /** Defaults of `policy`: NIST SP 800-63B's floor of 8, and zxcvbn's "safely unguessable". */
@@ -19,7 +20,7 @@ export function minLengthOf(provider: PasswordConfig): number {
  * process, so it goes last). Reads only its input, so the answer is the same whether or not
  * the address has an account.
  */
-export async function checkNewPassword(provider: PasswordConfig, strength: PasswordStrength, password: unknown, email: string): Promise<string> {
+export async function checkNewPassword(provider: PasswordConfig, strength: PasswordStrength, password: unknown, email: string, telemetry?: Telemetry): Promise<string> {
   if (typeof password !== "string") throw new PasswordRejected("PasswordTooShort", "No password was submitted")
   // Code points, so a password of emoji or CJK characters counts what the user typed.
   const length = [...password.slice(0, MAX_PASSWORD_BYTES + 1)].length
@@ -32,7 +33,8 @@ export async function checkNewPassword(provider: PasswordConfig, strength: Passw
   }
   const breached = breachCheckOf(provider.policy?.breached)
   if (breached) {
-    const answer = await breachLookup(breached, password)
+    // The range request gets a client span when traced (its path, a hash prefix, is left out).
+    const answer = await breachLookup(telemetry?.tracing ? { ...breached, fetch: telemetry.outbound(breached.fetch ?? globalThis.fetch, "breached") } : breached, password)
     if ("count" in answer) {
       if (answer.count >= breached.minCount) throw new PasswordRejected("PasswordBreached", `The new password appears in ${answer.count} breaches (minCount ${breached.minCount})`)
     } else {
