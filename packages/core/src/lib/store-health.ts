@@ -4,7 +4,7 @@ import type { LoggerInstance } from "../base-types.js"
 const WINDOW_MS = 60_000
 
 /** The stores whose outages are tracked; a closed set, so the trackers cannot grow with traffic. */
-export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "store"
+export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "audit sink" | "store"
 
 /**
  * What one store's failures write to the log. An outage is many requests failing for one
