@@ -109,9 +109,17 @@ function logError(error: Error) {
   }
 }
 
+/**
+ * Line breaks JSON leaves as they are: NEL and the Unicode line and paragraph separators.
+ * Log tools that split lines on them (Python's `splitlines`, some viewers) would start a
+ * new line inside a client's text ("x\u2028[auth][error] …" as a forged line of its own).
+ */
+const UNICODE_BREAKS = /[\u0085\u2028\u2029]/g
+
+/** JSON on one line per value: every character that could break a line is escaped (the result is still JSON of the same value). */
 function safeJson(value: unknown, indent?: number) {
   try {
-    return JSON.stringify(value, null, indent)
+    return JSON.stringify(value, null, indent)?.replace(UNICODE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   } catch {
     return "[unserialisable]"
   }
