@@ -45,7 +45,7 @@ const warnings: Record<WarningCode, string> = {
   "sign-in-refused":
     "A sign-in or account action was refused for the user's state: the signIn callback returned false, an account belongs to another user, no session, step-up or two-factor state missing. Expected now and then.",
   "store-failing":
-    "A store (the adapter, session registry, step-up or rate-limit store) keeps failing: requests answer 503 ServiceUnavailable (the audit sink: the audit event handler keeps failing, requests go on). Its first failure was logged as an error with its cause; this line counts the failures since.",
+    "A store (the adapter, session registry, step-up or rate-limit store) keeps failing: requests answer 503 ServiceUnavailable (the audit sink: the audit event handler keeps failing, requests go on; the mail sender: emails cannot be sent, those requests answer EmailSignin). Its first failure was logged as an error with its cause; this line counts the failures since.",
   "store-recovered":
     "A store answered again after failing: the outage is over. The line gives the failed requests and how long it lasted.",
   "rate-limit-no-address":

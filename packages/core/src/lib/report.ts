@@ -69,6 +69,12 @@ export function causeOfError(error: unknown): Cause {
  * anything else — a bug of ours or the app's — as an error with its stack.
  */
 export function report(config: Reporting, error: unknown): void {
+  // A failure a store's wrapper registered (the mail sender's `EmailSignInError`) is an
+  // outage whatever its type: a down mail server fails every sign-in a client asks for.
+  if (error instanceof Error && config.storeHealth.raisedByStore(error)) {
+    config.storeHealth.failed(error)
+    return
+  }
   switch (causeOfError(error)) {
     case "limited":
       return
