@@ -112,6 +112,29 @@ describe("a flood of probes", () => {
   })
 })
 
+describe("what a probe touches", () => {
+  it("calls no adapter method that writes, reads no cookie and sets none, whatever the probe sends", async () => {
+    const adapter = MemoryAdapter() as Adapter
+    const called: string[] = []
+    for (const name of Object.keys(adapter) as Array<keyof Adapter>) {
+      const method = adapter[name]
+      if (typeof method !== "function") continue
+      ;(adapter as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        called.push(name)
+        return (method as (...a: unknown[]) => unknown).apply(adapter, args)
+      }
+    }
+    server = await httpServer(config(adapter, { health: { endpoint: true } }))
+    // A garbage session cookie, as a browser of a signed-out user sends: a session route would delete it (and log).
+    const response = await raw(server, "GET", "/auth/health?callbackUrl=https://evil.example", { cookie: "authjs.session-token=garbage; authjs.csrf-token=garbage; authjs.callback-url=https%3A%2F%2Fevil.example" })
+    expect(response.status).toBe(200)
+    expect(response.headers["set-cookie"]).toBeUndefined()
+    expect(response.headers["cache-control"]).toBe("no-store")
+    expect(called).toEqual(["getUser"])
+    expect(response.body).not.toMatch(/evil\.example|garbage/)
+  })
+})
+
 describe("what a failing store's report shows", () => {
   const hostile: Array<[string, () => unknown]> = [
     ["a driver error with the DSN in its message", () => Object.assign(new Error(`connect ECONNREFUSED ${DSN}`), { code: "ECONNREFUSED" })],
