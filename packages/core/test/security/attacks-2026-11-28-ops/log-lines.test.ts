@@ -167,7 +167,14 @@ describe("a request that still writes an error", () => {
     ["a page for an unknown error code", () => send(`/auth/error?error=${"%F0%9F%98%80".repeat(500)}`)],
     ["a verify-request page with a hostile provider", () => send("/auth/verify-request?provider=%00&type=%0A")],
     ["a health path with the endpoint off", () => send("/auth/health")],
-    ["a TRACE", () => send("/auth/session", { method: "PATCH" })],
+    ["a PATCH", () => send("/auth/session", { method: "PATCH" })],
+    ["a callbackUrl that is no URL, on a GET of the session", () => send("/auth/session?callbackUrl=http%3A%2F%2F%5B%3A%3A1")],
+    ["a callbackUrl of javascript:, on the providers list", () => send("/auth/providers?callbackUrl=javascript%3Aalert(1)")],
+    ["a callbackUrl of a NUL and a protocol-relative host, on the CSRF route", () => send("/auth/csrf?callbackUrl=%00%2F%2Fevil.example")],
+    ["repeated callbackUrls in query and body", () => send("/auth/signin/credentials?callbackUrl=a&callbackUrl=b", { method: "POST", headers: { "content-type": FORM, cookie: server!.csrf.cookie }, body: form({ csrfToken: server!.csrf.token, callbackUrl: "//evil.example" }) })],
+    ["a forwarded host and protocol of junk", () => send("/auth/session", { headers: { "x-forwarded-host": "evil.example:99999", "x-forwarded-proto": "javascript" } })],
+    ["a forwarded host with a path and a userinfo", () => send("/auth/signin", { headers: { "x-forwarded-host": "user:pw@evil.example/path?q" } })],
+    ["a sign-in page for a provider id of dots", () => send("/auth/signin/..%2F..%2Fsession")],
   ]
 
   it("none of what any client can send reaches logger.error or prints a stack", { timeout: 60_000 }, async () => {
