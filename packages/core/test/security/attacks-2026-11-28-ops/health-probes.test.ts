@@ -12,6 +12,7 @@ import { health } from "@portcullis/core/integration"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { credentialsConfig } from "../../helpers.js"
 import { httpServer, type TestServer } from "../../http-server.js"
+import { consoleLines } from "../../logs/support.js"
 
 const DSN = "postgres://portcullis:hunter2@db.internal.example:5432/app"
 
@@ -163,6 +164,24 @@ describe("what a failing store's report shows", () => {
       expect(JSON.stringify(direct)).not.toMatch(/hunter2|db\.internal|postgres:/)
     })
   }
+})
+
+describe("probes of a database that refuses, every one a fresh run", () => {
+  it("write no log line: the report is the signal (the DSN in the driver's message never reaches the log through them either)", { timeout: 20_000 }, async () => {
+    const { adapter, counter } = countedAdapter({ fail: () => Object.assign(new Error(`connect ECONNREFUSED ${DSN}`), { code: "ECONNREFUSED" }) })
+    server = await httpServer(credentialsConfig({ adapter, session: { strategy: "database" }, health: { endpoint: true } }))
+    const printed = consoleLines()
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await raw(server, "GET", `/auth/health?i=${i}`)).status).toBe(503)
+        await new Promise((resolve) => setTimeout(resolve, 1_050))
+      }
+    } finally {
+      printed.restore()
+    }
+    expect(counter.calls).toBe(3)
+    expect(printed.lines).toEqual([])
+  })
 })
 
 describe("health() of a configuration an app got wrong", () => {
