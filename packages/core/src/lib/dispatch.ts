@@ -38,6 +38,7 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
  */
 export async function dispatch(ctx: RequestContext): Promise<ResponseInternal> {
   // Best effort: a throwing redirect callback fails the step that redirects, not this one.
-  if (carriesCallbackUrl(ctx)) await resolveCallbackUrl(ctx, { remember: true }).catch((e) => ctx.config.logger.error(e as Error))
+  // Not for a health probe: it answers no browser, and sets and reads no cookie.
+  if (ctx.action !== "health" && carriesCallbackUrl(ctx)) await resolveCallbackUrl(ctx, { remember: true }).catch((e) => ctx.config.logger.error(e as Error))
   return handlers[ctx.action](ctx)
 }

@@ -45,7 +45,7 @@ const warnings: Record<WarningCode, string> = {
   "sign-in-refused":
     "A sign-in or account action was refused for the user's state: the signIn callback returned false, an account belongs to another user, no session, step-up or two-factor state missing. Expected now and then.",
   "store-failing":
-    "A store (the adapter, session registry, step-up or rate-limit store) keeps failing: requests answer 503 ServiceUnavailable. Its first failure was logged as an error with its cause; this line counts the failures since.",
+    "A store (the adapter, session registry, step-up or rate-limit store) keeps failing: requests answer 503 ServiceUnavailable (the audit sink: the audit event handler keeps failing, requests go on; the mail sender: emails cannot be sent, those requests answer EmailSignin). Its first failure was logged as an error with its cause; this line counts the failures since.",
   "store-recovered":
     "A store answered again after failing: the outage is over. The line gives the failed requests and how long it lasted.",
   "rate-limit-no-address":
@@ -109,9 +109,17 @@ function logError(error: Error) {
   }
 }
 
+/**
+ * Line breaks JSON leaves as they are: NEL and the Unicode line and paragraph separators.
+ * Log tools that split lines on them (Python's `splitlines`, some viewers) would start a
+ * new line inside a client's text ("x\u2028[auth][error] …" as a forged line of its own).
+ */
+const UNICODE_BREAKS = /[\u0085\u2028\u2029]/g
+
+/** JSON on one line per value: every character that could break a line is escaped (the result is still JSON of the same value). */
 function safeJson(value: unknown, indent?: number) {
   try {
-    return JSON.stringify(value, null, indent)
+    return JSON.stringify(value, null, indent)?.replace(UNICODE_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   } catch {
     return "[unserialisable]"
   }

@@ -30,6 +30,10 @@ const refusals: Partial<Record<ErrorType, WarningCode>> = {
   UnknownAction: "request-malformed",
   InvalidProvider: "request-malformed",
   InvalidCallbackUrl: "request-malformed",
+  // An address the normaliser refused (missing, too long, several): the form's input. A
+  // sign-in email that could not be sent is the same type with the sender's error as its
+  // cause: an outage of the mail server, logged in full (`causeOfError`).
+  EmailSignInError: "request-malformed",
   CredentialsSignin: "credentials-refused",
   PasswordRejected: "credentials-refused",
   AccessDenied: "sign-in-refused",
@@ -51,6 +55,8 @@ export function causeOfError(error: unknown): Cause {
   if (error instanceof AuthError && refusals[error.type]) {
     // `signIn` threw (rather than returning false): the app's code failed, a bug to see in full.
     if (error.type === "AccessDenied" && causeOf(error) instanceof Error) return "bug"
+    // The mail server refused or did not answer: not the client's doing.
+    if (error.type === "EmailSignInError" && causeOf(error) instanceof Error) return "bug"
     return "client"
   }
   return "bug"
@@ -63,6 +69,12 @@ export function causeOfError(error: unknown): Cause {
  * anything else — a bug of ours or the app's — as an error with its stack.
  */
 export function report(config: Reporting, error: unknown): void {
+  // A failure a store's wrapper registered (the mail sender's `EmailSignInError`) is an
+  // outage whatever its type: a down mail server fails every sign-in a client asks for.
+  if (error instanceof Error && config.storeHealth.raisedByStore(error)) {
+    config.storeHealth.failed(error)
+    return
+  }
   switch (causeOfError(error)) {
     case "limited":
       return

@@ -5,7 +5,7 @@ import type { Telemetry } from "./telemetry/index.js"
 const WINDOW_MS = 60_000
 
 /** The stores whose outages are tracked; a closed set, so the trackers cannot grow with traffic. */
-export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "store"
+export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "audit sink" | "mail sender" | "store"
 
 /**
  * What one store's failures write to the log. An outage is many requests failing for one
@@ -117,12 +117,21 @@ export class StoreHealth {
     if (under instanceof Error) this.#origin.set(under, tracker)
   }
 
+  /** Whether a store's wrapper raised `error` (or an error down its chain): an outage, not a bug. */
+  raisedByStore(error: Error): boolean {
+    return this.#registered(error) !== undefined
+  }
+
   /** A request failed for a store: counted against the store whose error is in `error`'s chain. */
   failed(error: Error): void {
     this.#storeOf(error).failed(error)
   }
 
   #storeOf(error: Error): StoreTracker {
+    return this.#registered(error) ?? this.of("store")
+  }
+
+  #registered(error: Error): StoreTracker | undefined {
     let link: unknown = error
     // A chain is a handful of links (ServiceUnavailable → AdapterError → the driver's error).
     for (let depth = 0; depth < 8 && link instanceof Error; depth++) {
@@ -130,7 +139,7 @@ export class StoreHealth {
       if (tracker) return tracker
       link = causeOf(link)
     }
-    return this.of("store")
+    return undefined
   }
 }
 

@@ -188,7 +188,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const revocable = session.strategy === "jwt" ? session.registry !== undefined : typeof adapter?.listSessions === "function"
   const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger, session: { strategy: session.strategy, revocable } })
 
-  const events = wrapEvents(config.events, logger)
+  const events = wrapEvents(config.events, logger, storeHealth)
   const logLimiter = new LogLimiter(logger)
   const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? "", telemetry), secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
@@ -437,19 +437,29 @@ function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Re
   return out as T
 }
 
-/** Events are for auditing: a throwing handler is logged and never changes the flow. */
-function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): EventCallbacks {
+/**
+ * Events are for auditing: a throwing handler is logged and never changes the flow. The
+ * `audit` handler is a sink (an audit table, a queue) that every refused request writes to,
+ * so its failures are an outage, tracked as the "audit sink" store: a forged request per
+ * failure would otherwise write an error and a stack each.
+ */
+function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance, storeHealth: StoreHealth): EventCallbacks {
   const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked", "securityNotice", "twoFactorReset", "audit"] as const
   const out = {} as Record<string, (message: any) => Promise<void>>
   for (const name of names) {
     const handler = events?.[name] as ((m: unknown) => unknown) | undefined
+    const sink = handler && name === "audit" ? storeHealth.of("audit sink") : undefined
     out[name] = handler
       ? async (message) => {
           try {
             await handler(message)
           } catch (e) {
-            logger.error(new EventError(`The ${name} event handler threw`, e as Error))
+            const error = new EventError(`The ${name} event handler threw`, e as Error)
+            if (sink) sink.failed(error)
+            else logger.error(error)
+            return
           }
+          if (sink?.failing) sink.recovered()
         }
       : noopEvent
   }

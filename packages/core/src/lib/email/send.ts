@@ -37,6 +37,7 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
     const { dir, email: messages } = messagesOf(ctx.config.i18n, locale)
     const language = { locale, dir, messages }
     await provider.sendVerificationRequest({ identifier, url, expires, provider: sender, token, theme: ctx.config.theme, request: ctx.request, language })
+    mailSent(ctx)
   } catch (error) {
     try {
       await store(ctx.config.stores, "email").useVerificationToken({ identifier, token: hashed })
@@ -44,6 +45,23 @@ export async function deliverLink(ctx: RequestContext, provider: EmailConfig, li
       // Nobody saw the link unless the send half-succeeded; the row still dies at `expires`.
       report(ctx.config, new AdapterError("The token of an unsent sign-in email could not be deleted", redactError(cleanupError, [token, hashed])))
     }
-    throw new EmailSignInError(`Sending the sign-in email with provider "${provider.id}" failed`, redactError(error, [token, url]))
+    throw mailFailed(ctx, new EmailSignInError(`Sending the sign-in email with provider "${provider.id}" failed`, redactError(error, [token, url])))
   }
+}
+
+/**
+ * A mail server that is down fails every sign-in email a client asks for: an outage of the
+ * "mail sender" (its first failure logged with its cause, then counted), not a stack per
+ * request. A sender's other failures (a bad API key, a recipient the server refuses) are
+ * counted the same way: the first says what is wrong, and the next email that leaves ends it.
+ */
+export function mailFailed(ctx: Pick<RequestContext, "config">, failure: EmailSignInError): EmailSignInError {
+  ctx.config.storeHealth.raised("mail sender", failure)
+  return failure
+}
+
+/** An email left: a mail sender that was failing has recovered (one `store-recovered` line). */
+export function mailSent(ctx: Pick<RequestContext, "config">): void {
+  const tracker = ctx.config.storeHealth.of("mail sender")
+  if (tracker.failing) tracker.recovered()
 }

@@ -85,13 +85,18 @@ async function timed(read: () => unknown, timeoutMs: number): Promise<StoreCheck
 function codeOf(error: unknown): string {
   let link: unknown = error
   let name = "Error"
-  // A chain is a handful of links (AdapterError → the driver's error → its cause).
-  for (let depth = 0; depth < 8 && link instanceof Error; depth++) {
-    const code = (link as { code?: unknown }).code
-    if (typeof code === "string" && SAFE_CODE.test(code)) return code
-    if (link.name === "TimeoutError") return "timeout"
-    if (SAFE_CODE.test(link.name)) name = link.name
-    link = causeOf(link)
+  try {
+    // A chain is a handful of links (AdapterError → the driver's error → its cause).
+    for (let depth = 0; depth < 8 && link instanceof Error; depth++) {
+      const code = (link as { code?: unknown }).code
+      if (typeof code === "string" && SAFE_CODE.test(code)) return code
+      if (link.name === "TimeoutError") return "timeout"
+      if (SAFE_CODE.test(link.name)) name = link.name
+      link = causeOf(link)
+    }
+  } catch {
+    // A driver's error whose getters throw: the probe failed all the same, and the report
+    // must still be written (a throw here would turn every probe into an error page).
   }
   return name
 }

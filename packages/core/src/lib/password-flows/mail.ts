@@ -4,6 +4,7 @@ import type { PasswordConfig } from "../../providers/password.js"
 import { customFetch } from "../../symbols.js"
 import type { RequestContext } from "../context.js"
 import { redactError } from "../email/redact.js"
+import { mailFailed, mailSent } from "../email/send.js"
 import type { EmailMessages } from "../i18n/catalog.js"
 import { messagesOf, requestLocale } from "../i18n/index.js"
 import { dropToken, type IssuedLink } from "./tokens.js"
@@ -90,12 +91,13 @@ export async function sendPasswordMail(
       request: ctx.request,
       language: { locale, dir: all.dir, messages },
     })
+    mailSent(ctx)
   } catch (error) {
     try {
       await dropToken(ctx, link.identifier, link.hashed)
     } catch (cleanupError) {
       report(ctx.config, new AdapterError("The token of an unsent password email could not be deleted", redactError(cleanupError, [link.token, link.hashed])))
     }
-    throw new EmailSignInError(`Sending the ${kind} email with provider "${mailer.id}" failed`, redactError(error, [link.token, link.url]))
+    throw mailFailed(ctx, new EmailSignInError(`Sending the ${kind} email with provider "${mailer.id}" failed`, redactError(error, [link.token, link.url])))
   }
 }
