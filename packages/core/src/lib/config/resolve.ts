@@ -188,7 +188,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const revocable = session.strategy === "jwt" ? session.registry !== undefined : typeof adapter?.listSessions === "function"
   const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger, session: { strategy: session.strategy, revocable } })
 
-  const events = wrapEvents(config.events, logger, storeHealth)
+  const events = wrapEvents(config.events, logger, storeHealth, adapterTimeout)
   const logLimiter = new LogLimiter(logger)
   const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? "", telemetry), secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
@@ -441,9 +441,12 @@ function deepMerge<T extends Record<string | symbol, any>>(target: T, source: Re
  * Events are for auditing: a throwing handler is logged and never changes the flow. The
  * `audit` handler is a sink (an audit table, a queue) that every refused request writes to,
  * so its failures are an outage, tracked as the "audit sink" store: a forged request per
- * failure would otherwise write an error and a stack each.
+ * failure would otherwise write an error and a stack each. And like a store call it is
+ * bounded by `adapterTimeout`: a sink that accepts and never answers would otherwise hold
+ * every refused sign-in open (a client's wrong passwords piling up requests and sockets);
+ * past the bound the event counts as lost (an "audit sink" failure) and the flow goes on.
  */
-function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance, storeHealth: StoreHealth): EventCallbacks {
+function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance, storeHealth: StoreHealth, adapterTimeout: number): EventCallbacks {
   const names = ["signIn", "signOut", "createUser", "updateUser", "linkAccount", "session", "rateLimited", "sessionRevoked", "securityNotice", "twoFactorReset", "audit"] as const
   const out = {} as Record<string, (message: any) => Promise<void>>
   for (const name of names) {
@@ -452,7 +455,8 @@ function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerI
     out[name] = handler
       ? async (message) => {
           try {
-            await handler(message)
+            const run = handler(message)
+            await (sink && adapterTimeout > 0 ? settledWithin(Promise.resolve(run), adapterTimeout) : run)
           } catch (e) {
             const error = new EventError(`The ${name} event handler threw`, e as Error)
             if (sink) sink.failed(error)
@@ -464,6 +468,16 @@ function wrapEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerI
       : noopEvent
   }
   return out as unknown as EventCallbacks
+}
+
+/** `run`, or a rejection once `ms` have passed first (a later rejection of `run` is then not unhandled). */
+function settledWithin(run: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  run.catch(() => {})
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`The handler did not finish within adapterTimeout (${ms} ms)`)), ms)
+  })
+  return Promise.race([run, late]).finally(() => clearTimeout(timer))
 }
 
 export { noopEvent }
