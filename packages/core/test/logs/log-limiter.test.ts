@@ -5,19 +5,10 @@
  * up after a first factor) grew its map without bound.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { recorder } from "./support.js"
 import { LogLimiter } from "../../src/lib/log-limiter.js"
 
 afterEach(() => vi.useRealTimers())
-
-function recorder() {
-  const lines: { level: string; code: string; details?: Record<string, unknown> }[] = []
-  const logger = {
-    error: (e: Error) => void lines.push({ level: "error", code: e.message }),
-    warn: (code: string, details?: Record<string, unknown>) => void lines.push({ level: "warn", code, details }),
-    debug: () => {},
-  }
-  return { lines, logger }
-}
 
 describe("the log limiter under kinds that come from traffic", () => {
   it("100,000 user ids in a minute hold at most its bound of windows, and write at most that many lines", () => {

@@ -3,19 +3,10 @@
  * chain, the count, the recovery — at most once a window, however the store flaps.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { recorder } from "./support.js"
 import { StoreHealth } from "../../src/lib/store-health.js"
 
 afterEach(() => vi.useRealTimers())
-
-function recorder() {
-  const lines: { level: string; code: string; details?: Record<string, unknown> }[] = []
-  const logger = {
-    error: (e: Error) => void lines.push({ level: "error", code: e.message }),
-    warn: (code: string, details?: Record<string, unknown>) => void lines.push({ level: "warn", code, details }),
-    debug: () => {},
-  }
-  return { lines, logger }
-}
 
 describe("a store's outage tracker", () => {
   it("a store that flaps 10,000 times in a minute writes one stack, at most one count and one recovered line", () => {

@@ -50,3 +50,18 @@ export async function flood(count: number, inFlight: number, request: (i: number
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
 }
+
+/**
+ * A logger that records each call as `{ level, code, details }` (an error's message as its
+ * code): for the unit tests of the pieces that decide what is logged (the limiter, the
+ * outage tracker), which count calls rather than printed lines.
+ */
+export function recorder() {
+  const lines: { level: string; code: string; details?: Record<string, unknown> }[] = []
+  const logger = {
+    error: (e: Error) => void lines.push({ level: "error", code: e.message }),
+    warn: (code: string, details?: Record<string, unknown>) => void lines.push({ level: "warn", code, details }),
+    debug: () => {},
+  }
+  return { lines, logger }
+}
