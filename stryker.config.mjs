@@ -1,18 +1,16 @@
 // @ts-check
 /**
- * Mutation testing of the security-critical modules (issue 36): `npm run mutation`.
+ * Mutation testing of the security-critical modules (issue 36). Run it with
+ * `npm run mutation [group ...]` (scripts/mutation.ts), which runs Stryker once per group of
+ * `mutation/groups/*.json` — the modules a group mutates and the tests that cover them — with
+ * this file as the shared base, keeps each group's incremental result in
+ * `mutation/incremental/<group>.json` (only mutants whose code or covering tests changed run
+ * again) and fails when any module scores below 90 %.
  *
  * Each mutant (a condition flipped, a check deleted, a string emptied) must make some test
  * fail; a survivor is a protection no test holds. The TypeScript checker drops mutants that
- * do not compile before any test runs. Incremental: the result of every mutant is kept in
- * `reports/mutation/stryker-incremental.json` and only mutants whose code or covering tests
- * changed run again, so a re-run after a small change takes minutes on 2 cores.
- *
- * One module (and the tests that cover it) at a time:
- *   MUTATION_TESTS='packages/core/test/security/attacks-2026-11-27/csrf.test.ts' \
- *     npm run mutation -- --mutate packages/core/src/lib/csrf.ts
- * The tests run are `vitest.mutation.config.ts`'s (core's own, or MUTATION_TESTS).
- * Scores per module, and the equivalent mutants with why, are kept in docs/testing.md.
+ * do not compile before any test runs. Scores per module, and the equivalent mutants with
+ * why, are in docs/testing.md. `mutate` below is the whole set, for a plain `stryker run`.
  */
 const core = (path) => `packages/core/src/lib/${path}`
 

@@ -1,0 +1,96 @@
+// `npm run mutation [group ...]`: mutation testing of the security-critical modules (issue 36),
+// one group at a time.
+//
+// A group (`mutation/groups/<name>.json`) names the modules it mutates and the tests that
+// cover them: running a module's own tests, not the whole suite, per mutant is what makes a
+// run take minutes on 2 cores. Each group keeps its incremental result in
+// `mutation/incremental/<name>.json` (committed): a re-run tests only the mutants whose code
+// or covering tests changed since, so in CI only what a change touched runs.
+//
+// The bar is per module, not per run: every mutated file must score at least 90 %
+// (killed / (killed + survived + no coverage); mutants that do not compile are dropped by the
+// TypeScript checker and equivalent ones are marked `// Stryker disable … : <why>` in the
+// source). Below it this exits 1 naming the file and its surviving mutants.
+//
+//   npm run mutation                 # every group
+//   npm run mutation -- csrf jwe     # the named groups
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { basename, join, resolve } from "node:path"
+
+const BAR = 90
+const groupsDir = "mutation/groups"
+const reports = "reports/mutation"
+
+interface Group {
+  /** What the group covers, one line. */
+  description: string
+  /** Files (or globs) to mutate, relative to the repository root. */
+  mutate: string[]
+  /** Test files (or globs) run against each mutant. */
+  tests: string[]
+}
+
+interface MutantResult {
+  id: string
+  mutatorName: string
+  replacement?: string
+  status: string
+  location: { start: { line: number; column: number } }
+}
+
+const named = process.argv.slice(2)
+const all = readdirSync(groupsDir).filter((file) => file.endsWith(".json")).map((file) => basename(file, ".json")).sort()
+const unknown = named.filter((name) => !all.includes(name))
+if (unknown.length) {
+  console.error(`mutation: no group ${unknown.join(", ")} (groups: ${all.join(", ")})`)
+  process.exit(2)
+}
+
+mkdirSync(reports, { recursive: true })
+mkdirSync("mutation/incremental", { recursive: true })
+const failures: string[] = []
+const rows: string[] = []
+
+for (const name of named.length ? named : all) {
+  const group = JSON.parse(readFileSync(join(groupsDir, `${name}.json`), "utf8")) as Group
+  const json = join(reports, `${name}.json`)
+  // A config per group that extends the shared one: Stryker takes nested options only from a file.
+  const config = join(reports, `${name}.stryker.mjs`)
+  writeFileSync(
+    config,
+    `import base from ${JSON.stringify(resolve("stryker.config.mjs"))}\n` +
+      `export default { ...base, mutate: ${JSON.stringify(group.mutate)},\n` +
+      `  incrementalFile: ${JSON.stringify(`mutation/incremental/${name}.json`)},\n` +
+      `  reporters: ["progress", "json", "html"],\n` +
+      `  jsonReporter: { fileName: ${JSON.stringify(json)} },\n` +
+      `  htmlReporter: { fileName: ${JSON.stringify(join(reports, `${name}.html`))} },\n` +
+      // The per-module check below is the bar; Stryker's own is for the whole run.
+      `  thresholds: { ...base.thresholds, break: null } }\n`,
+  )
+  console.log(`\n== mutation: ${name} (${group.description})`)
+  const run = spawnSync("npx", ["stryker", "run", config], { stdio: "inherit", env: { ...process.env, MUTATION_TESTS: group.tests.join(",") } })
+  if (run.status !== 0 || !existsSync(json)) {
+    failures.push(`${name}: stryker exited ${run.status}`)
+    continue
+  }
+  const report = JSON.parse(readFileSync(json, "utf8")) as { files: Record<string, { mutants: MutantResult[] }> }
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    const count = (...statuses: string[]) => mutants.filter((mutant) => statuses.includes(mutant.status)).length
+    const detected = count("Killed", "Timeout")
+    const undetected = mutants.filter((mutant) => mutant.status === "Survived" || mutant.status === "NoCoverage")
+    const valid = detected + undetected.length
+    const score = valid === 0 ? 100 : (100 * detected) / valid
+    rows.push(`${score.toFixed(2).padStart(6)} %  ${String(valid).padStart(4)} mutants  ${String(count("Ignored")).padStart(3)} equivalent  ${file}`)
+    if (score < BAR) {
+      const listed = undetected.map((mutant) => `    ${file}:${mutant.location.start.line}:${mutant.location.start.column} ${mutant.mutatorName} ${mutant.status}${mutant.replacement ? ` → ${mutant.replacement.split("\n")[0].slice(0, 80)}` : ""}`)
+      failures.push(`${file}: ${score.toFixed(2)} % < ${BAR} %\n${listed.join("\n")}`)
+    }
+  }
+}
+
+console.log(`\n== mutation scores (bar: ${BAR} % per module)\n${rows.join("\n")}`)
+if (failures.length) {
+  console.error(`\nmutation: below the bar or not run:\n${failures.join("\n")}`)
+  process.exit(1)
+}
