@@ -47,8 +47,9 @@ async function authorize(credentials: Partial<Record<string, unknown>>) {
 const fields = { username: { label: "Username" }, password: { label: "Password", type: "password" } }
 
 /** Portcullis with JWT sessions; `reissue` sets `updateAge: 0` so every check re-encrypts. */
-export function portcullisConfig(options: { reissue: boolean }): PortcullisConfig {
+export function portcullisConfig(options: { reissue: boolean; telemetry?: boolean }): PortcullisConfig {
   return {
+    ...(options.telemetry === false && { telemetry: false }),
     secret: SECRET,
     basePath: BASE_PATH,
     trustHost: true,

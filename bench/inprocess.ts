@@ -5,7 +5,9 @@
  * them) and consumes the `Response` as the adapter does (headers walked, `Set-Cookie`
  * read, body read), with 10 callers in flight; CPU from `process.cpuUsage()`.
  *
- * Cases: floor, shape (the floor with a session check's request cookie, headers and body), jwt-1, jwt-20000, db-memory-20000, db-sqlite-20000, and the same with an
+ * Cases: floor, shape (the floor with a session check's request cookie, headers and body), jwt-1, jwt-20000,
+ * jwt-untraced-<n> (the JWT check with `telemetry: false`: set against jwt-<n>, what the
+ * OpenTelemetry instrumentation costs with no SDK registered), db-memory-20000, db-sqlite-20000, and the same with an
  * `authjs-` prefix for @auth/core (e.g. `authjs-jwt-20000`; one Auth.js case per process:
  * a second Auth.js configuration in the same process answers a configuration error). Without arguments: the
  * Portcullis cases and the floor. Knobs (env): INPROC_CALLS (measured calls per case,
@@ -98,12 +100,12 @@ async function setup(name: string): Promise<{ handler: Handler; rotation?: Rotat
     const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires: new Date().toISOString() })
     return { handler: () => new Response(body, { headers }), rotation: new Rotation(await mintJwtCookies(1)) }
   }
-  const match = /^(jwt|db-memory|db-sqlite)-(\d+)$/.exec(rest)
+  const match = /^(jwt|jwt-untraced|db-memory|db-sqlite)-(\d+)$/.exec(rest)
   if (!match) throw new Error(`unknown case ${name}`)
   const [, kind, count] = match
   const n = Number(count)
-  if (kind === "jwt") {
-    const config = authjs ? authjsConfig() : portcullisConfig({ reissue: false })
+  if (kind === "jwt" || kind === "jwt-untraced") {
+    const config = authjs ? authjsConfig() : portcullisConfig({ reissue: false, telemetry: kind === "jwt" })
     return { handler: (r) => auth(r, config as never), rotation: new Rotation(await mintJwtCookies(n)) }
   }
   const runId = newRunId()

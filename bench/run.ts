@@ -9,6 +9,8 @@
  * all N were. Every response is checked (autocannon `verifyBody`): a 200 carrying the bench
  * user's session, or the row is invalid and the run fails.
  *
+ * - Telemetry row: the JWT check at N = 20,000 with `telemetry: false`, next to the default
+ *   (the OpenTelemetry API present, no SDK registered): the instrumentation's own cost.
  * - JWT rows: N valid JWT cookies of the bench user, minted once for the run (the format is
  *   Auth.js's, so both libraries get the very same cookies).
  * - Database rows: N session rows, in each server's own `MemoryAdapter` (seeded at start),
@@ -53,7 +55,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
 
-type Scenario = "baseline" | "baseline-session" | "baseline-busy" | "jwt" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "next" | "signin" | "oauth"
+type Scenario = "baseline" | "baseline-session" | "baseline-busy" | "jwt" | "jwt-telemetry-off" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "next" | "signin" | "oauth"
 type Library = "node:http + adapter" | "Portcullis" | "@auth/core"
 
 interface Case {
@@ -69,6 +71,7 @@ const SCENARIO_TITLES: Record<Scenario, string> = {
   "baseline-session": "floor, session-shaped: a session cookie in, a fixed session answer out",
   "baseline-busy": `floor + ${BUSY_US} µs of computation per request (calibration)`,
   jwt: "JWT session check",
+  "jwt-telemetry-off": "JWT session check, telemetry: false (vs the row above: OTel API, no SDK)",
   reissue: "JWT, re-issued on every check",
   "db-memory": "database session, in-memory adapter",
   "db-sqlite": "database session, SQLite",
@@ -97,6 +100,9 @@ function allCases(): Case[] {
   ]
   const curve = QUICK ? [1, COLD] : N_CURVE
   for (const n of curve) cases.push(...pair("jwt", "portcullis", "authjs", n))
+  // What tracing costs an app that registered no OpenTelemetry SDK: the same check with the
+  // instrumentation switched off. Equal CPU per request here is "zero measurable cost".
+  cases.push({ scenario: "jwt-telemetry-off", library: "Portcullis", target: "portcullis-telemetry-off", sessions: COLD })
   if (!QUICK) cases.push(...pair("reissue", "portcullis-reissue", "authjs", 1))
   for (const n of QUICK ? [COLD] : N_CURVE) cases.push(...pair("db-memory", "portcullis-memory", "authjs-memory", n))
   for (const n of QUICK ? [COLD] : [1, COLD]) cases.push(...pair("db-sqlite", "portcullis-sqlite", "authjs-sqlite", n))
@@ -234,7 +240,7 @@ function rotationOf(c: Case, inputs: Inputs): Rotation {
   let rotation = inputs.rotations.get(c)
   if (!rotation) {
     const n = c.sessions ?? 1
-    const cookies = c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next" || c.scenario === "baseline-session"
+    const cookies = c.scenario === "jwt" || c.scenario === "jwt-telemetry-off" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next" || c.scenario === "baseline-session"
       ? inputs.jwtCookies.slice(0, n)
       : databaseCookies(inputs.runId, n)
     rotation = new Rotation(cookies)
@@ -554,6 +560,13 @@ function targetsReport(rows: Row[]): string[] {
   versus(`cold JWT check (N=${fmtInt(COLD)})`, "jwt", COLD, 5, true)
   ofFloor("hot JWT check (N=1)", "jwt", 1, 0.7)
   ofShaped("hot JWT check (N=1)", "jwt", 1)
+  // Issue 29: the OpenTelemetry instrumentation costs nothing measurable without an SDK.
+  const traced = find("jwt", "Portcullis", COLD)
+  const untraced = find("jwt-telemetry-off", "Portcullis", COLD)
+  if (traced?.cpuPerRequest && untraced?.cpuPerRequest) {
+    const delta = traced.cpuPerRequest - untraced.cpuPerRequest
+    out.push(`  (info) telemetry without an SDK (cold JWT check): ${Math.round(traced.cpuPerRequest)} vs ${Math.round(untraced.cpuPerRequest)} µs CPU/request with \`telemetry: false\` (${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(1)} µs, ${((100 * delta) / untraced.cpuPerRequest).toFixed(1)}%; the rounds' spread is the noise)`)
+  }
   versus(`database sessions, in-memory adapter (N=${fmtInt(COLD)})`, "db-memory", COLD, 2.5, true)
   ofFloor(`database sessions, in-memory adapter (N=${fmtInt(COLD)})`, "db-memory", COLD, 0.8)
   ofShaped(`database sessions, in-memory adapter (N=${fmtInt(COLD)})`, "db-memory", COLD)
@@ -622,7 +635,7 @@ async function main() {
   const failures: string[] = []
   const selected = ONLY ? allCases().filter((c) => ONLY.includes(caseId(c)) || ONLY.includes(c.target)) : allCases()
   const runId = newRunId()
-  const jwtN = Math.max(0, ...selected.filter((c) => c.scenario === "jwt" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next" || c.scenario === "baseline-session").map((c) => c.sessions ?? 1))
+  const jwtN = Math.max(0, ...selected.filter((c) => c.scenario === "jwt" || c.scenario === "jwt-telemetry-off" || c.scenario === "reissue" || c.scenario === "express" || c.scenario === "next" || c.scenario === "baseline-session").map((c) => c.sessions ?? 1))
   const started = Date.now()
   const jwtCookies = jwtN ? await mintJwtCookies(jwtN) : []
   if (jwtN) console.log(`minted ${fmtInt(jwtN)} distinct JWT session cookies in ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -94,6 +94,10 @@ async function handlerFor(target: Target): Promise<WebHandler> {
       const config = portcullisConfig({ reissue: false })
       return (request) => portcullisAuth(request, config)
     }
+    case "portcullis-telemetry-off": {
+      const config = portcullisConfig({ reissue: false, telemetry: false })
+      return (request) => portcullisAuth(request, config)
+    }
     case "portcullis-reissue": {
       const config = portcullisConfig({ reissue: true })
       return (request) => portcullisAuth(request, config)

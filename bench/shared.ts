@@ -10,6 +10,7 @@ export const TARGETS = [
   "baseline-busy",
   "portcullis",
   "portcullis-reissue",
+  "portcullis-telemetry-off",
   "authjs",
   "portcullis-sqlite",
   "authjs-sqlite",
