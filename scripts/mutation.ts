@@ -12,10 +12,16 @@
 // TypeScript checker and equivalent ones are marked `// Stryker disable … : <why>` in the
 // source). Below it this exits 1 naming the file and its surviving mutants.
 //
+// A group whose modules and tests are byte for byte those of its recorded run is not run
+// again: its recorded results are its results (Stryker's incremental mode would re-test
+// nothing, after a dry run of the group's tests). So CI, on a fresh clone, runs only the
+// groups a change touched. `--force` runs every selected group regardless.
+//
 //   npm run mutation                 # every group
 //   npm run mutation -- csrf jwe     # the named groups
+//   npm run mutation -- --force jwe  # run even if unchanged
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, globSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 
 const BAR = 90
@@ -39,7 +45,27 @@ interface MutantResult {
   location: { start: { line: number; column: number } }
 }
 
-const named = process.argv.slice(2)
+interface Report {
+  files: Record<string, { source: string; mutants: MutantResult[] }>
+  testFiles?: Record<string, { source?: string }>
+}
+
+/** The files a list of globs names, `!`-prefixed ones taken out. */
+function expand(globs: string[]): string[] {
+  const out = new Set(globs.filter((glob) => !glob.startsWith("!")).flatMap((glob) => globSync(glob)))
+  for (const glob of globs.filter((glob) => glob.startsWith("!"))) for (const file of globSync(glob.slice(1))) out.delete(file)
+  return [...out].sort()
+}
+
+/** Whether `recorded` is a run of exactly these modules and tests, as they are now. */
+function unchanged(group: Group, recorded: Report): boolean {
+  const same = (files: string[], seen: Record<string, { source?: string }>) =>
+    files.length === Object.keys(seen).length && files.every((file) => seen[file] !== undefined && seen[file].source === readFileSync(file, "utf8"))
+  return same(expand(group.mutate), recorded.files) && same(expand(group.tests), recorded.testFiles ?? {})
+}
+
+const force = process.argv.includes("--force")
+const named = process.argv.slice(2).filter((arg) => arg !== "--force")
 const all = readdirSync(groupsDir).filter((file) => file.endsWith(".json")).map((file) => basename(file, ".json")).sort()
 const unknown = named.filter((name) => !all.includes(name))
 if (unknown.length) {
@@ -55,13 +81,20 @@ const rows: string[] = []
 for (const name of named.length ? named : all) {
   const group = JSON.parse(readFileSync(join(groupsDir, `${name}.json`), "utf8")) as Group
   const json = join(reports, `${name}.json`)
+  const incremental = `mutation/incremental/${name}.json`
+  if (!force && group.tests.length && existsSync(incremental) && unchanged(group, JSON.parse(readFileSync(incremental, "utf8")) as Report)) {
+    console.log(`\n== mutation: ${name} — modules and tests unchanged since its recorded run; its results stand`)
+    writeFileSync(json, readFileSync(incremental))
+    score(json)
+    continue
+  }
   // A config per group that extends the shared one: Stryker takes nested options only from a file.
   const config = join(reports, `${name}.stryker.mjs`)
   writeFileSync(
     config,
     `import base from ${JSON.stringify(resolve("stryker.config.mjs"))}\n` +
       `export default { ...base, mutate: ${JSON.stringify(group.mutate)},\n` +
-      `  incrementalFile: ${JSON.stringify(`mutation/incremental/${name}.json`)},\n` +
+      `  incrementalFile: ${JSON.stringify(incremental)},\n` +
       `  reporters: ["progress", "json", "html"],\n` +
       `  jsonReporter: { fileName: ${JSON.stringify(json)} },\n` +
       `  htmlReporter: { fileName: ${JSON.stringify(join(reports, `${name}.html`))} },\n` +
@@ -74,7 +107,12 @@ for (const name of named.length ? named : all) {
     failures.push(`${name}: stryker exited ${run.status}`)
     continue
   }
-  const report = JSON.parse(readFileSync(json, "utf8")) as { files: Record<string, { mutants: MutantResult[] }> }
+  score(json)
+}
+
+/** Adds a report's per-module scores to the table, and each module under the bar to the failures. */
+function score(json: string): void {
+  const report = JSON.parse(readFileSync(json, "utf8")) as Report
   for (const [file, { mutants }] of Object.entries(report.files)) {
     const count = (...statuses: string[]) => mutants.filter((mutant) => statuses.includes(mutant.status)).length
     const detected = count("Killed", "Timeout")
