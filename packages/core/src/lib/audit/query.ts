@@ -63,7 +63,7 @@ export interface CheckedAuditQuery {
 
 /** An event id as `audit()` makes them (a UUID), or any short id of safe characters. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/
-const CURSOR = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/
+const CURSOR = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})\.([0-9a-z]{1,7})$/
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES)
 
 /**
@@ -107,13 +107,27 @@ function instant(value: unknown, name: string): number {
 
 /** The cursor of the page after `record`: its position, encoded so callers treat it as opaque. */
 export function auditCursor(record: Pick<AuditEvent, "time" | "id">): string {
-  return base64url(`${Date.parse(record.time)}.${record.id}`)
+  const position = `${Date.parse(record.time)}.${record.id}`
+  return base64url(`${position}.${checksum(position)}`)
+}
+
+/**
+ * A check on the cursor's position, so a cursor changed by a character (a truncated copy, a
+ * client poking at it) is refused instead of read as another position. Not a signature:
+ * anyone can compute it, and need not be stopped — a position grants nothing.
+ */
+function checksum(text: string): string {
+  // FNV-1a, 32 bits.
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(36)
 }
 
 /**
  * The position a cursor names. A cursor is a position in the trail, not a permission: a
  * caller who may run a query may start it anywhere, so it carries no signature — but anything
- * that is not a cursor this module wrote is refused as a bad query, never passed to a store.
+ * that is not a cursor this module wrote (checksum included) is refused as a bad query,
+ * never passed to a store.
  */
 function readCursor(cursor: unknown): AuditPosition {
   const refused = () => new InvalidAuditQuery("cursor is not a cursor of the audit trail")
@@ -127,7 +141,7 @@ function readCursor(cursor: unknown): AuditPosition {
   const match = CURSOR.exec(text)
   if (!match) throw refused()
   const time = Number(match[1])
-  if (!Number.isSafeInteger(time) || base64url(text) !== cursor) throw refused()
+  if (!Number.isSafeInteger(time) || base64url(text) !== cursor || checksum(`${match[1]}.${match[2]}`) !== match[3]) throw refused()
   return { time, id: match[2]! }
 }
 
