@@ -64,7 +64,6 @@ export interface CheckedAuditQuery {
 /** An event id as `audit()` makes them (a UUID), or any short id of safe characters. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/
 const CURSOR = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})\.([0-9a-z]{1,7})$/
-const KNOWN_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES)
 
 /**
  * Checks `query` and normalises it for a store.
@@ -85,7 +84,7 @@ export function checkAuditQuery(query: AuditQuery = {}): CheckedAuditQuery {
     if (!Array.isArray(types) || types.length === 0) throw new InvalidAuditQuery("type must be an audit event type or a non-empty list of them")
     for (const type of types) {
       // The type is echoed only when it is one of ours: a query's input may be anything.
-      if (typeof type !== "string" || !KNOWN_TYPES.has(type)) throw new InvalidAuditQuery("type names an unknown audit event type")
+      if (typeof type !== "string" || !(AUDIT_EVENT_TYPES as readonly string[]).includes(type)) throw new InvalidAuditQuery("type names an unknown audit event type")
     }
     checked.types = [...new Set(types as AuditEventType[])]
   }
