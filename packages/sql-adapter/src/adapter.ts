@@ -6,7 +6,7 @@
  * @module
  */
 import { CompiledQuery, sql, type Kysely } from "kysely"
-import { auditPage, checkAuditQuery, isAuditId, type AccountTokenPatch, type Adapter, type AdapterTwoFactor, type AuditEvent } from "@portcullis/core/adapters"
+import { auditPage, checkAuditQuery, isAuditId, type AccountTokenPatch, type Adapter, type AdapterTwoFactor, type AuditEvent, type AuditQuery } from "@portcullis/core/adapters"
 import { directReader } from "./direct-read.js"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
@@ -386,7 +386,7 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
         // The same id twice keeps the first: a retried write is no second event.
         await (supportsReturning ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert.onDuplicateKeyUpdate({ id: sql.ref("id") })).execute()
       },
-      async listAuditRecords(query: Parameters<NonNullable<Adapter["listAuditRecords"]>>[0]) {
+      async listAuditRecords(query: AuditQuery) {
         const q = checkAuditQuery(query)
         const after = q.after
         const rows = await db.selectFrom(t.auditRecords).selectAll()
