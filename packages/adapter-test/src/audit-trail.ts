@@ -97,6 +97,18 @@ export function auditTrailSpecs(adapter: () => AuditMethods, it: Spec): void {
       expect((await a().listAuditRecords({ userId })).records).toEqual(sortedNewestFirst(records))
     })
 
+    it("orders ids of one time byte by byte, case and punctuation included, and pages through them", async () => {
+      const userId = someone()
+      const at = now - 70_000
+      // A locale's collation would put "a" before "B" and skip "-" and "_": the cursor compares bytes.
+      const suffix = crypto.randomUUID().slice(0, 8)
+      const records = ["B", "a", "-a", "_a", "A", "0", "z-", "Z_"].map((prefix) => event(userId, at, "signOut", `${prefix}${suffix}`))
+      for (const record of records) await a().createAuditRecord(record)
+      const expected = sortedNewestFirst(records)
+      expect((await a().listAuditRecords({ userId })).records).toEqual(expected)
+      expect((await readAll(a(), { userId, limit: 1 })).records).toEqual(expected)
+    })
+
     it("lists by one type or by several", async () => {
       const userId = someone()
       const signIn = event(userId, now - 3_000, "signIn")
