@@ -158,12 +158,17 @@ export function auditTrailSpecs(adapter: () => AuditMethods, it: Spec): void {
       let writes = 0
       for (;;) {
         seen.push(...page.records)
-        // Between pages: records newer than everything, as old as the page's last, and older than everything.
+        // While the next page is read: records newer than everything, as old as the page's
+        // last, and older than everything, written at the same time as the read.
         const last = Date.parse(page.records.at(-1)!.time)
-        await Promise.all([event(userId, now - 1_000 + writes), event(userId, last), event(userId, base - 10_000 - writes)].map((record) => a().createAuditRecord(record)))
+        const meanwhile = [event(userId, now - 1_000 + writes), event(userId, last), event(userId, base - 10_000 - writes)].map((record) => a().createAuditRecord(record))
         writes++
-        if (!page.next) break
-        page = await a().listAuditRecords({ userId, limit: 6, cursor: page.next })
+        if (!page.next) {
+          await Promise.all(meanwhile)
+          break
+        }
+        const [next] = await Promise.all([a().listAuditRecords({ userId, limit: 6, cursor: page.next }), ...meanwhile])
+        page = next as AuditPage
       }
       const ids = seen.map((r) => r.id)
       expect(new Set(ids).size, "a record came twice").toBe(ids.length)
