@@ -1,8 +1,9 @@
 /**
  * Issue 29, the stored audit trail: the flows of `flows.test.ts` — password sign-in (right
  * and wrong), lockout, password change and reset, step-up, two-factor enrolment, a wrong
- * code, a backup code, a support reset, session revocation, sign-out — run against an
- * adapter with the audit capability, on memory, SQLite, PostgreSQL and Redis. Every event
+ * code, a backup code, a support reset, session revocation, sign-out; a magic link, an
+ * OAuth sign-in, passkeys, and forgeries of each — run against an adapter with the audit
+ * capability, on memory, SQLite, PostgreSQL and Redis. Every event
  * the stream delivered is in the store, field for field, and the user's trail holds nothing
  * else; no stored row holds a password, code, token or cookie used along the way; and queries by
  * user, type and time answer from the store. Two runtimes on one store write one trail.
@@ -24,6 +25,14 @@ import { LIGHT, mailQueue, passwordSignIn, postStep, seedUser, STRONG } from "..
 import { steppedUp } from "../step-up/support.js"
 import { secondFactor } from "../two-factor/support.js"
 import { postgresGate } from "../postgres-gate.js"
+import Nodemailer from "@portcullis/core/providers/nodemailer"
+import Passkey from "@portcullis/core/providers/passkey"
+import type { OAuthConfig } from "@portcullis/core/providers/oauth"
+import { openLink, requestLink } from "../email/support.js"
+import { FakeOP } from "../oauth/fixtures/fake-op.js"
+import { deliver, signInThrough } from "../oauth/flow.js"
+import { SoftCredential } from "../webauthn/soft-authenticator.js"
+import { ORIGIN, PasskeyBrowser } from "../webauthn/support.js"
 import { auditedTransport, auditLog, AGENT, IP, secret as noteSecret } from "./support.js"
 import { Browser } from "../helpers.js"
 
@@ -150,6 +159,53 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
 
       const text = JSON.stringify(await everyStored(config))
       for (const value of secrets) expect(text, `a stored record holds ${value.slice(0, 12)}…`).not.toContain(value)
+    })
+
+    it("holds the events of the other sign-in kinds too: a magic link, OAuth, passkeys, and their forgeries", async () => {
+      const op = await FakeOP.start()
+      try {
+        op.user = { sub: `op-${crypto.randomUUID()}`, email: `alice-${crypto.randomUUID().slice(0, 8)}@example.com`, email_verified: true, name: "Alice" }
+        const log = auditLog()
+        const links: string[] = []
+        const oidc = { id: "alpha", name: "Alpha", type: "oidc", issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, allowInsecureLoopback: true } as OAuthConfig<any>
+        const config: AuthConfig = {
+          secret: SECRET,
+          trustHost: true,
+          adapter: backend.adapter,
+          experimental: { enableWebAuthn: true },
+          providers: [Nodemailer({ id: "email", server: "smtp://127.0.0.1:1", from: "auth@example.com", sendVerificationRequest: async ({ url }) => void links.push(url) }), oidc, Passkey],
+          events: { audit: log.audit },
+          logger: quiet,
+        }
+        const auth = createAuth(config)
+        const secrets = new Set<string>([op.clientSecret, SECRET])
+
+        const reader = new Browser(auditedTransport(auth), "http://localhost:3000")
+        await requestLink(reader, `lin-${crypto.randomUUID().slice(0, 8)}@example.com`)
+        const link = links.at(-1)!
+        secrets.add(new URL(link).searchParams.get("token")!)
+        expect((await openLink(reader, link)).status).toBe(302)
+        await openLink(new Browser(auditedTransport(auth), "http://localhost:3000"), "/auth/callback/email?token=forged-token-of-the-attacker&email=lin%40example.com")
+
+        expect((await signInThrough(new Browser(auditedTransport(auth), "http://localhost:3000"), "alpha")).status).toBe(302)
+        await deliver(new Browser(auditedTransport(auth), "http://localhost:3000"), new URL("http://localhost:3000/auth/callback/alpha?code=stolen-code&state=forged-state"))
+
+        const pat = new PasskeyBrowser(auditedTransport(auth), ORIGIN)
+        expect((await pat.register(new SoftCredential(ORIGIN, "localhost"), { email: `pat-${crypto.randomUUID().slice(0, 8)}@example.com` })).status).toBe(302)
+        expect((await pat.register(new SoftCredential(ORIGIN, "localhost"))).status).toBe(302)
+        await new PasskeyBrowser(auditedTransport(auth), ORIGIN).authenticate(new SoftCredential(ORIGIN, "localhost"))
+        for (const b of [reader, pat]) for (const [, cookie] of b.jar) secrets.add(cookie.value)
+
+        expect(new Set(log.events.map((e) => `${e.type}:${e.method}`))).toEqual(
+          new Set(["emailVerified:undefined", "signIn:email", "signInFailed:email", "accountLinked:oidc", "signIn:oidc", "signInFailed:oidc", "accountLinked:webauthn", "signIn:webauthn", "passkeyAdded:undefined", "signInFailed:webauthn"]),
+        )
+        const stored = (await everyStored(config)).filter((record) => log.events.some((event) => event.id === record.id))
+        expect(byId(stored)).toEqual(byId(log.events))
+        const text = JSON.stringify(stored)
+        for (const value of secrets) if (value.length >= 6) expect(text, `a stored record holds ${value.slice(0, 12)}…`).not.toContain(value)
+      } finally {
+        await op.close()
+      }
     })
 
     it("answers queries by user, by type and by time from the store, newest first", async () => {
