@@ -122,7 +122,7 @@ export async function createBenchDatabase(dialect: BenchDialect): Promise<BenchD
     if (dialect !== "postgres") return
     // Children first: the foreign keys point at users.
     const { tables: t, migrationTableName } = spec
-    for (const table of [t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
+    for (const table of [t.auditRecords, t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users, migrationTableName, `${migrationTableName}_lock`]) {
       await db.schema.dropTable(table).ifExists().execute()
     }
   }

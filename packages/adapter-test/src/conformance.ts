@@ -13,6 +13,7 @@ import {
   makeUser,
   makeVerificationToken,
 } from "./fixtures.js"
+import { auditTrailSpecs } from "./audit-trail.js"
 
 /**
  * Direct reads of the storage, bypassing the adapter. Optional; when given, the suite
@@ -61,6 +62,11 @@ export interface ConformanceFactory {
    * `setUserPassword`) the password provider needs; its specs run only then.
    */
   passwords?: boolean
+  /**
+   * Whether the adapter has the Portcullis audit capability (`createAuditRecord`,
+   * `listAuditRecords`, `deleteAuditRecordsBefore`); its specs run only then.
+   */
+  auditTrail?: boolean
 }
 
 /** The Auth.js interface's methods; the Portcullis extensions (`listSessions`, token refresh) have their own specs. */
@@ -875,6 +881,8 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         })
       })
     }
+
+    if (factory.auditTrail) auditTrailSpecs(a, it)
 
     if (Object.keys(limitations).length) {
       // Checked when it runs: vitest collects nested describes after this callback returns.

@@ -21,6 +21,18 @@
  * @module
  */
 import type { Account, Awaitable, User } from "./base-types.js"
+import type { AuditEvent } from "./lib/audit/events.js"
+import type { AuditPage, AuditQuery } from "./lib/audit/query.js"
+
+export type { AuditEvent, AuditEventType, AuditOutcome, AuditRecord } from "./lib/audit/events.js"
+export type { AuditPage, AuditPosition, AuditQuery, CheckedAuditQuery } from "./lib/audit/query.js"
+/**
+ * For adapters implementing the audit capability: `checkAuditQuery` turns a query into
+ * filters, a limit and the cursor's position (throwing `InvalidAuditQuery` for a bad one);
+ * `auditPage` makes the page of up to `limit + 1` records found newest first;
+ * `matchesAuditQuery`, `newestFirst` and `isBefore` for stores that filter and sort in memory.
+ */
+export { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, auditCursor, auditPage, checkAuditQuery, isAuditId, isBefore, matchesAuditQuery, newestFirst } from "./lib/audit/query.js"
 
 export type { SessionInfo, SessionRecord, SessionRegistry } from "./base-types.js"
 
@@ -243,6 +255,28 @@ export interface Adapter {
   getUserPassword?(userId: string): Awaitable<string | null>
   /** Portcullis: stores `hash` as the password hash of `userId`, replacing any earlier one. */
   setUserPassword?(userId: string, hash: string): Awaitable<void>
+
+  /*
+   * Portcullis audit capability (docs/observability.md, "Storing the audit trail"): every
+   * audit event, kept as the event's own fields, listed newest first and pruned by age.
+   * Optional; the store is used when the adapter has all three.
+   */
+
+  /**
+   * Portcullis audit: stores `record` as given — its fields are the event's (`id`, `time`,
+   * `type`, `outcome`, `userId`, `actor`, `ip`, `userAgent`, `method`, `provider`, `reason`,
+   * `details`), none of them a secret. `id` is unique; storing the same id twice keeps one.
+   */
+  createAuditRecord?(record: AuditEvent): Awaitable<void>
+  /**
+   * Portcullis audit: one page of the records `query` matches, newest first by (`time`,
+   * `id`), read with `checkAuditQuery` (from this module) and made with `auditPage`: the
+   * cursor is a position, so a record written meanwhile never shifts a later page.
+   * Throws `InvalidAuditQuery` for a bad query.
+   */
+  listAuditRecords?(query: AuditQuery): Awaitable<AuditPage>
+  /** Portcullis audit: deletes every record older than `before`; returns how many. */
+  deleteAuditRecordsBefore?(before: Date): Awaitable<number>
 }
 
 /** Whether `value` is an ISO 8601 date string (for adapters that store dates as text). */

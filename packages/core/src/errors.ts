@@ -69,6 +69,8 @@ export type ErrorType =
   | "TwoFactorCodeInvalid"
   | "TwoFactorStateError"
   | "StepUpRequired"
+  | "InvalidAuditQuery"
+  | "AuditTrailUnsupported"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -438,6 +440,25 @@ export class TwoFactorStateError extends AuthError {
  */
 export class StepUpRequired extends AuthError {
   static override type: ErrorType = "StepUpRequired"
+}
+
+/**
+ * An audit trail query (`auditTrail`, an adapter's `listAuditRecords`) is malformed: an
+ * unknown event type, a date that is none, a `limit` below 1, a `cursor` that is not one the
+ * trail handed out. A client's input, so a 400 (an `InvalidRequest`) where an app passes it
+ * through; a `limit` above 100 is clamped, not refused.
+ */
+export class InvalidAuditQuery extends InvalidRequest {
+  static override type: ErrorType = "InvalidAuditQuery"
+}
+
+/**
+ * The audit trail cannot be read or pruned with this configuration: its adapter has no
+ * audit capability (`createAuditRecord`, `listAuditRecords`, `deleteAuditRecordsBefore`;
+ * docs/adapters.md). The message names what is missing.
+ */
+export class AuditTrailUnsupported extends AuthError {
+  static override type: ErrorType = "AuditTrailUnsupported"
 }
 
 /** Any Portcullis error class. */

@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import { InvalidRequest, MethodNotAllowed, ServiceUnavailable } from "./errors.js"
+import { AuditTrailUnsupported, InvalidRequest, MethodNotAllowed, ServiceUnavailable } from "./errors.js"
 import type { AccessToken, AuthConfig, Cookie, ResponseInternal, Session, SessionInfo } from "./index.js"
 import type { SessionOperation, SessionOperationResult } from "./lib/session/manage.js"
 import { requestErrorResponse } from "./lib/errors.js"
@@ -33,6 +33,8 @@ import type { TotpEnrollment } from "./two-factor.js"
 import type { StepUpStatus } from "./lib/step-up/gate.js"
 import { checkHealth } from "./lib/health/check.js"
 import type { HealthReport, HealthStatus, StoreCheck } from "./lib/health/shared.js"
+import { checkAuditQuery, type AuditPage, type AuditQuery } from "./lib/audit/query.js"
+import type { AuditStoreMethods } from "./lib/config/stores.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
 /**
@@ -583,6 +585,67 @@ export async function health(auth: AuthSource, options: HealthCheckOptions = {})
   return checkHealth(config, timeout)
 }
 
+/**
+ * One page of the stored audit trail (docs/observability.md, "Storing the audit trail"):
+ * the records `query` matches — by user, by type (one or several), by time (`since`
+ * inclusive, `until` exclusive) — newest first, `limit` per page (default 50, at most 100),
+ * and `next` to pass as `cursor` for the page after. Records written while you page never
+ * repeat or shift a page: the cursor is the last record's position, not an offset. For an
+ * admin page or an export: the app decides who may read whose trail.
+ *
+ * @throws `InvalidAuditQuery` (an `InvalidRequest`: answer 400) for a malformed query or
+ * cursor; `AuditTrailUnsupported` when the adapter has no audit capability; `AdapterError`
+ * when the store fails.
+ * @example
+ * ```ts
+ * import { auditTrail } from "@portcullis/core/integration"
+ *
+ * // The failed sign-ins of one user in the last day, 20 at a time:
+ * const page = await auditTrail(config, { userId, type: "signInFailed", since: new Date(Date.now() - 86_400_000), limit: 20 })
+ * for (const record of page.records) console.log(record.time, record.ip, record.reason)
+ * if (page.next) await auditTrail(config, { userId, type: "signInFailed", since, limit: 20, cursor: page.next })
+ * ```
+ */
+export async function auditTrail(auth: AuthSource, query: AuditQuery = {}): Promise<AuditPage> {
+  const methods = auditMethods(await configFor(auth))
+  // Checked here too, so a bad query is the same `InvalidAuditQuery` whatever the adapter,
+  // and never reaches the store.
+  checkAuditQuery(query)
+  return methods.listAuditRecords(query)
+}
+
+/**
+ * Deletes the stored audit records older than the `audit.retention` option, now, and says
+ * how many (`0` with `retention: false`). Portcullis also prunes by itself, at most once an
+ * hour per runtime while events are stored; call this from a scheduled job where runtimes
+ * are short-lived or to prune on a schedule of your own.
+ *
+ * @throws `AuditTrailUnsupported` when the adapter has no audit capability; `AdapterError` when the store fails.
+ * @example
+ * ```ts
+ * import { pruneAuditTrail } from "@portcullis/core/integration"
+ *
+ * export async function scheduled() {
+ *   const { deleted } = await pruneAuditTrail(config)
+ *   console.log(`pruned ${deleted} audit records`)
+ * }
+ * ```
+ */
+export async function pruneAuditTrail(auth: AuthSource): Promise<{ deleted: number }> {
+  const config = await configFor(auth)
+  const methods = auditMethods(config)
+  const retention = config.audit.options.retention
+  if (retention === false) return { deleted: 0 }
+  return { deleted: await methods.deleteAuditRecordsBefore(new Date(Date.now() - retention * 1000)) }
+}
+
+function auditMethods(config: ResolvedConfig): AuditStoreMethods {
+  if (config.audit.methods) return config.audit.methods
+  throw new AuditTrailUnsupported(
+    config.adapter ? "The adapter has no audit capability (createAuditRecord, listAuditRecords, deleteAuditRecordsBefore); see docs/adapters.md" : "The audit trail is stored in the adapter, and this configuration has none",
+  )
+}
+
 /** The resolved configuration of `auth`, or its configuration error thrown. */
 async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
   const config = runtimeFor(auth).config
@@ -592,4 +655,5 @@ async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
 }
 
 export type { HealthReport, HealthStatus, StoreCheck }
+export type { AuditPage, AuditQuery }
 export type { StepUpStatus, TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

@@ -19,6 +19,7 @@ import type { NotificationOptions, SecurityNotice } from "./lib/notify/options.j
 import type { TwoFactorResetEvent } from "./lib/two-factor/reset-event.js"
 import type { StepUpOptions } from "./lib/step-up/options.js"
 import type { AuditEvent } from "./lib/audit/events.js"
+import type { AuditOptions } from "./lib/audit/options.js"
 import type { HealthOptions } from "./lib/health/options.js"
 import type {
   Account,
@@ -295,6 +296,18 @@ export interface AuthConfig {
    */
   health?: HealthOptions
   /**
+   * Portcullis: storing the audit trail (`docs/observability.md`, "Storing the audit trail").
+   * With an adapter that has the audit capability, every audit event is stored (beside the
+   * `events.audit` stream) and kept `retention` seconds (default 90 days); read it with
+   * `auditTrail()` from `@portcullis/core/integration`. `store: false` keeps the stream only.
+   *
+   * @example
+   * ```ts
+   * const config = { adapter, providers, audit: { retention: 30 * 24 * 60 * 60 } }
+   * ```
+   */
+  audit?: AuditOptions
+  /**
    * Portcullis: OpenTelemetry traces and metrics (`docs/observability.md`, "Traces and
    * metrics"). On by default, and free until an app registers an OpenTelemetry SDK (before
    * the configuration is first used): Portcullis then reports through the SDK's global
@@ -308,7 +321,7 @@ export interface AuthConfig {
   telemetry?: boolean
 }
 
-export type { AuthError, JWT, Provider, StepUpOptions, HealthOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
+export type { AuthError, JWT, Provider, StepUpOptions, HealthOptions, AuditOptions, TwoFactorOptions, NotificationOptions, SecurityNotice, TwoFactorResetEvent }
 export type { NoticeDevice, SecurityNoticeKind } from "./lib/notify/options.js"
 export type { AuditEvent, AuditEventType, AuditOutcome, AuditDetails, AuditRecord } from "./lib/audit/events.js"
 

@@ -51,6 +51,10 @@ import {
   getTwoFactorStatus as coreGetTwoFactorStatus,
   resetTwoFactor as coreResetTwoFactor,
   health as coreHealth,
+  auditTrail as coreAuditTrail,
+  pruneAuditTrail as corePruneAuditTrail,
+  type AuditPage,
+  type AuditQuery,
   type HealthCheckOptions,
   type HealthReport,
   requireStepUp as coreRequireStepUp,
@@ -68,6 +72,9 @@ export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, MissingCSRF, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, StepUpRequired, TokenRefreshFailed, TwoFactorCodeInvalid, TwoFactorStateError } from "@portcullis/core/errors"
 export type { StepUpStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult, TwoFactorStatus } from "@portcullis/core/integration"
 export type { HealthCheckOptions, HealthReport, HealthStatus, StoreCheck } from "@portcullis/core/integration"
+export type { AuditPage, AuditQuery } from "@portcullis/core/integration"
+export type { AuditEvent, AuditEventType } from "@portcullis/core/types"
+export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
@@ -501,4 +508,33 @@ export function resetTwoFactor(config: ExpressAuthConfig, input: TwoFactorResetI
  */
 export function health(config: ExpressAuthConfig, options?: HealthCheckOptions): Promise<HealthReport> {
   return coreHealth(config, options)
+}
+
+/**
+ * One page of the stored audit trail (docs/observability.md, "Storing the audit trail"): the
+ * records `query` matches by user, type (one or several) and time, newest first, at most 100
+ * a page, and `next` to pass as `cursor` for the page after. The app decides who may read it.
+ *
+ * @throws `InvalidAuditQuery` (an `InvalidRequest`: answer 400) for a malformed query or
+ * cursor; `AuditTrailUnsupported` when the adapter has no audit capability.
+ * @example
+ * ```ts
+ * app.get("/admin/audit", requireAdmin, async (req, res, next) => {
+ *   try {
+ *     const cursor = typeof req.query.cursor === "string" ? req.query.cursor : undefined
+ *     res.json(await auditTrail(authConfig, { userId: String(req.query.user), limit: 20, cursor }))
+ *   } catch (error) {
+ *     if (error instanceof InvalidAuditQuery) return void res.status(400).json({ error: error.type })
+ *     next(error)
+ *   }
+ * })
+ * ```
+ */
+export function auditTrail(config: ExpressAuthConfig, query?: AuditQuery): Promise<AuditPage> {
+  return coreAuditTrail(config, query)
+}
+
+/** Deletes the stored audit records older than `audit.retention` now, for a scheduled job; how many. */
+export function pruneAuditTrail(config: ExpressAuthConfig): Promise<{ deleted: number }> {
+  return corePruneAuditTrail(config)
 }

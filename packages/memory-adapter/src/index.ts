@@ -3,8 +3,10 @@
  * For tests, demos and single-process prototypes; data is gone on restart.
  * @module
  */
+import { auditPage, checkAuditQuery, matchesAuditQuery, newestFirst } from "@portcullis/core/adapters"
 import type {
   Adapter,
+  AuditEvent,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
@@ -79,6 +81,8 @@ export function MemoryAdapter(): Adapter {
   const twoFactor = new Map<string, AdapterTwoFactor>()
   // Password hashes by user id: apart from the users, so no user read ever carries one.
   const passwords = new Map<string, string>()
+  // Audit records by id (a second write of one id keeps the first, as a primary key would).
+  const auditRecords = new Map<string, AuditEvent>()
 
   const findUserByEmail = (email: string) => [...users.values()].find((u) => u.email === email)
   const isExpired = (expires: Date) => expires.getTime() <= Date.now()
@@ -292,6 +296,26 @@ export function MemoryAdapter(): Adapter {
       // As the SQL table's foreign key: a hash belongs to an existing user.
       if (!users.has(userId)) throw new Error(`no user with id ${userId}`)
       passwords.set(userId, hash)
+    },
+
+    // Audit capability: filtered and sorted on each read, which a test-sized trail affords.
+    async createAuditRecord(record) {
+      if (!auditRecords.has(record.id)) auditRecords.set(record.id, copy(record))
+    },
+    async listAuditRecords(query) {
+      const checked = checkAuditQuery(query)
+      const found = [...auditRecords.values()].filter((record) => matchesAuditQuery(record, checked)).sort(newestFirst)
+      return auditPage(found.slice(0, checked.limit + 1).map((record) => copy(record)), checked.limit)
+    },
+    async deleteAuditRecordsBefore(before) {
+      let deleted = 0
+      for (const [id, record] of auditRecords) {
+        if (Date.parse(record.time) < before.getTime()) {
+          auditRecords.delete(id)
+          deleted++
+        }
+      }
+      return deleted
     },
   }
 }

@@ -3,7 +3,7 @@ import { makeUser, runAdapterConformance, runSessionRegistryConformance } from "
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import type { AdapterUser } from "@portcullis/core/adapters"
 
-runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter(), tokenRefresh: true, twoFactor: true, passwords: true })
+runAdapterConformance("MemoryAdapter", { adapter: () => MemoryAdapter(), tokenRefresh: true, twoFactor: true, passwords: true, auditTrail: true })
 
 describe("MemoryAdapter isolation", () => {
   it("does not let callers mutate stored records through inputs or results", async () => {

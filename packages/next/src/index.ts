@@ -19,6 +19,7 @@ import { createSessionManagement, type SessionManagement } from "./lib/sessions.
 import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js"
 import { createResetTwoFactor, type ResetTwoFactor } from "./lib/recovery.js"
 import { createHealth, type Health } from "./lib/health.js"
+import { createAuditTrail, createPruneAuditTrail, type AuditTrail, type PruneAuditTrail } from "./lib/audit.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
@@ -27,6 +28,10 @@ export type { ResetTwoFactor } from "./lib/recovery.js"
 export type { TwoFactorResetInput, TwoFactorResetResult } from "@portcullis/core/integration"
 export type { Health } from "./lib/health.js"
 export type { HealthCheckOptions, HealthReport, HealthStatus, StoreCheck } from "@portcullis/core/integration"
+export type { AuditTrail, PruneAuditTrail } from "./lib/audit.js"
+export type { AuditPage, AuditQuery } from "@portcullis/core/integration"
+export type { AuditEvent, AuditEventType } from "@portcullis/core/types"
+export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
@@ -57,6 +62,10 @@ export interface NextAuthResult {
   resetTwoFactor: ResetTwoFactor
   /** Portcullis: how the app's stores answer, for load balancers and Kubernetes probes (`docs/observability.md`, "Health checks"). */
   health: Health
+  /** Portcullis: one page of the stored audit trail, by user, type and time (`docs/observability.md`, "Storing the audit trail"). */
+  auditTrail: AuditTrail
+  /** Portcullis: deletes the stored audit records older than `audit.retention` now, for a scheduled job. */
+  pruneAuditTrail: PruneAuditTrail
 }
 
 /**
@@ -77,6 +86,8 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     getAccessToken: createGetAccessToken(config),
     resetTwoFactor: createResetTwoFactor(config),
     health: createHealth(config),
+    auditTrail: createAuditTrail(config),
+    pruneAuditTrail: createPruneAuditTrail(config),
   }
 }
 

@@ -15,6 +15,7 @@ import type {
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
 import { redisKeys } from "./keys.js"
 import { redisClientProblems } from "./client.js"
+import { redisAuditTrail } from "./audit.js"
 import { consoleStoreLogger, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link RedisAdapter}. */
@@ -377,5 +378,8 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       }
       return updated
     },
+
+    // Audit capability: records and their sorted-set indexes (`audit.ts`).
+    ...redisAuditTrail(client, k),
   }
 }

@@ -46,6 +46,16 @@ export function redisKeys(prefix: string) {
     twoFactor: (userId: string) => `${prefix}two-factor:${userId}`,
     /** List of the hashes of a user's unused backup codes, in the order they were issued. */
     twoFactorCodes: (userId: string) => `${prefix}two-factor-codes:${userId}`,
+    /** JSON of one audit record. */
+    auditRecord: (id: string) => `${prefix}audit:${id}`,
+    /**
+     * The audit trail's indexes: sorted sets whose members are `<time, 15 digits>:<id>` all at
+     * score 0, so their lexical order is the trail's (time, id) order — every record, a
+     * user's, a type's. Pruned with the records.
+     */
+    auditAll: () => `${prefix}audit-all`,
+    auditByUser: (userId: string) => `${prefix}audit-user:${userId}`,
+    auditByType: (type: string) => `${prefix}audit-type:${type}`,
   }
 }
 

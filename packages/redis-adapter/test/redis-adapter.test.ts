@@ -55,6 +55,7 @@ gate.describe("Redis", () => {
     tokenRefresh: true,
     passwords: true,
     twoFactor: true,
+    auditTrail: true,
     db: {
       user: (id) => conformance.client().get(k.user(id)),
       account: (provider, providerAccountId) => conformance.client().get(k.account(provider, providerAccountId)),

@@ -33,6 +33,9 @@ export type { CookieSink, SessionManager } from "@portcullis/core/integration"
 export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 /** Health checks for load balancers and Kubernetes probes (docs/observability.md, "Health checks"): `health(config)`, or `health: { endpoint: true }` for `GET <basePath>/health`. */
 export { health, type HealthCheckOptions, type HealthReport, type HealthStatus, type StoreCheck } from "@portcullis/core/integration"
+/** The stored audit trail (docs/observability.md, "Storing the audit trail"): `auditTrail(config, { userId, type, since, until, limit, cursor })`, and `pruneAuditTrail(config)` for a scheduled job. */
+export { auditTrail, pruneAuditTrail, type AuditPage, type AuditQuery } from "@portcullis/core/integration"
+export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/errors"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, InvalidRequest, NotSignedIn, ServiceUnavailable, SessionManagementUnsupported } from "@portcullis/core/errors"

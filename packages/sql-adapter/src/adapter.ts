@@ -5,8 +5,8 @@
  * supports.
  * @module
  */
-import { CompiledQuery, type Kysely } from "kysely"
-import type { AccountTokenPatch, Adapter, AdapterTwoFactor } from "@portcullis/core/adapters"
+import { CompiledQuery, sql, type Kysely } from "kysely"
+import { auditPage, checkAuditQuery, isAuditId, type AccountTokenPatch, type Adapter, type AdapterTwoFactor, type AuditEvent, type AuditQuery } from "@portcullis/core/adapters"
 import { directReader } from "./direct-read.js"
 import { resolveTables, type TableNames } from "./tables.js"
 import {
@@ -42,6 +42,13 @@ export interface SqlAdapterOptions {
    * schema; `migrateToLatest` creates the table.
    */
   passwords?: boolean
+  /**
+   * The database has the audit table (`0007_audit_trail`): the adapter then stores the audit
+   * trail (`createAuditRecord`, `listAuditRecords`, `deleteAuditRecordsBefore`), and core
+   * stores every audit event in it. Default `false`, so a database not migrated yet is not
+   * written to; `migrateToLatest` creates the table.
+   */
+  auditTrail?: boolean
 }
 
 /**
@@ -372,7 +379,69 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
         await upsert(t.passwords, { userId, hash, updatedAt }, { hash, updatedAt })
       },
     }),
+    ...(options.auditTrail === true && {
+      // Audit capability (docs/observability.md, "Storing the audit trail"), table `0007_audit_trail`.
+      async createAuditRecord(record: AuditEvent) {
+        const insert = db.insertInto(t.auditRecords).values(auditRow(record))
+        // The same id twice keeps the first: a retried write is no second event.
+        await (supportsReturning ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert.onDuplicateKeyUpdate({ id: sql.ref("id") })).execute()
+      },
+      async listAuditRecords(query: AuditQuery) {
+        const q = checkAuditQuery(query)
+        const after = q.after
+        const rows = await db.selectFrom(t.auditRecords).selectAll()
+          .$if(q.userId !== undefined, (b) => b.where("user_id", "=", q.userId!))
+          .$if(q.types !== undefined, (b) => b.where("type", "in", q.types!))
+          .$if(q.since !== undefined, (b) => b.where("time", ">=", q.since!))
+          .$if(q.until !== undefined, (b) => b.where("time", "<", q.until!))
+          // The keyset: strictly after the cursor's (time, id) in newest-first order.
+          .$if(after !== undefined, (b) => b.where((eb) => eb(eb.refTuple("time", "id"), "<", eb.tuple(after!.time, after!.id))))
+          .orderBy("time", "desc")
+          .orderBy("id", "desc")
+          .limit(q.limit + 1)
+          .execute()
+        return auditPage(rows.map(auditFromRow), q.limit)
+      },
+      async deleteAuditRecordsBefore(before: Date) {
+        const { numDeletedRows } = await db.deleteFrom(t.auditRecords).where("time", "<", before.getTime()).executeTakeFirst()
+        return Number(numDeletedRows)
+      },
+    }),
   }
+}
+
+/** The columns of an audit record; a field the event lacks is `NULL`. */
+function auditRow(record: AuditEvent): Row {
+  const time = Date.parse(record.time)
+  // The keyset needs both: refuse a record a page could not be positioned on.
+  if (!isAuditId(record.id) || !Number.isFinite(time)) throw new Error("createAuditRecord: the record needs an id of letters, digits, - and _ and an ISO 8601 time")
+  return {
+    id: record.id,
+    time,
+    type: record.type,
+    outcome: record.outcome,
+    user_id: record.userId ?? null,
+    actor: record.actor ?? null,
+    ip: record.ip ?? null,
+    user_agent: record.userAgent ?? null,
+    method: record.method ?? null,
+    provider: record.provider ?? null,
+    reason: record.reason ?? null,
+    details: record.details === undefined ? null : JSON.stringify(record.details),
+  }
+}
+
+/** An audit record as stored: exactly the event's fields, those it lacked left out. */
+function auditFromRow(row: Row): AuditEvent {
+  const optional = { userId: row.user_id, actor: row.actor, ip: row.ip, userAgent: row.user_agent, method: row.method, provider: row.provider, reason: row.reason }
+  return {
+    id: String(row.id),
+    time: new Date(Number(row.time)).toISOString(),
+    type: String(row.type),
+    outcome: String(row.outcome),
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value != null).map(([key, value]) => [key, String(value)])),
+    ...(row.details != null && { details: JSON.parse(String(row.details)) }),
+  } as AuditEvent
 }
 
 function parseCodes(value: unknown): string[] {

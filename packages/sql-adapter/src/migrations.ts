@@ -218,6 +218,43 @@ function passwordsSchema(dialect: SqlDialect, t: TableNames): Migration {
 }
 
 /**
+ * The stored audit trail (issue 29, docs/observability.md "Storing the audit trail"): one row
+ * per audit event, its fields as columns and `details` as JSON text. No foreign key to users:
+ * the trail outlives the accounts it is about (a deleted user's sign-ins stay on record until
+ * retention removes them). `time` is epoch milliseconds — a plain integer orders and compares
+ * the same on every dialect — and every index ends in (`time`, `id`), the pages' keyset.
+ * `id` compares byte by byte (the C collation on PostgreSQL, binary on MySQL, SQLite's own),
+ * as the core's cursor does.
+ */
+function auditTrailSchema(dialect: SqlDialect, t: TableNames): Migration {
+  const type = columnTypes(dialect)
+  const id = (dialect === "postgres" ? sql`varchar(64) collate "C"` : "varchar(64)") as DataType
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.auditRecords)
+        .addColumn("id", id, (c) => c.primaryKey())
+        .addColumn("time", type.bigint, (c) => c.notNull())
+        .addColumn("type", "varchar(64)", (c) => c.notNull())
+        .addColumn("outcome", "varchar(16)", (c) => c.notNull())
+        .addColumn("user_id", type.key)
+        .addColumn("actor", type.key)
+        .addColumn("ip", "varchar(64)")
+        .addColumn("user_agent", type.text)
+        .addColumn("method", "varchar(64)")
+        .addColumn("provider", type.key)
+        .addColumn("reason", type.text)
+        .addColumn("details", type.text)).execute()
+      await db.schema.createIndex(`${t.auditRecords}_user_time_idx`).on(t.auditRecords).columns(["user_id", "time", "id"]).execute()
+      await db.schema.createIndex(`${t.auditRecords}_type_time_idx`).on(t.auditRecords).columns(["type", "time", "id"]).execute()
+      await db.schema.createIndex(`${t.auditRecords}_time_idx`).on(t.auditRecords).columns(["time", "id"]).execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.auditRecords).ifExists().execute()
+    },
+  }
+}
+
+/**
  * Every migration, by name; names sort in the order they must run.
  * @internal exported for tests and tools that inspect the schema.
  */
@@ -229,6 +266,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
     "0004_token_refresh": tokenRefreshSchema(dialect, tables),
     "0005_passwords": passwordsSchema(dialect, tables),
     "0006_two_factor": twoFactorSchema(dialect, tables),
+    "0007_audit_trail": auditTrailSchema(dialect, tables),
   }
 }
 

@@ -6,7 +6,7 @@
 /** The SQL dialects the schema is written for. */
 export type SqlDialect = "postgres" | "mysql" | "sqlite"
 
-/** Names of the tables: the five of the adapter, the rate-limit counters' (`sqlRateLimitStore`), the JWT session registry's (`SqlSessionRegistry`) and the locks of provider token refresh. */
+/** Names of the tables: the five of the adapter, the rate-limit counters' (`sqlRateLimitStore`), the JWT session registry's (`SqlSessionRegistry`), the locks of provider token refresh, two-factor state, password hashes and the audit trail. */
 export interface TableNames {
   users: string
   accounts: string
@@ -22,6 +22,8 @@ export interface TableNames {
   twoFactor: string
   /** Password hashes by user id, for the password provider (`0005_passwords`). */
   passwords: string
+  /** The stored audit trail, one row per audit event (`0007_audit_trail`). */
+  auditRecords: string
 }
 
 /** Default table names: lower-case plurals. */
@@ -36,6 +38,7 @@ export const DEFAULT_TABLES: Readonly<TableNames> = Object.freeze({
   locks: "portcullis_locks",
   twoFactor: "two_factor",
   passwords: "user_passwords",
+  auditRecords: "audit_records",
 })
 
 /** Default name of the table where applied migrations are recorded. */

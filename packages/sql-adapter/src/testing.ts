@@ -64,7 +64,7 @@ export async function openTestDatabase(dialect: "sqlite" | "postgres", options: 
     adapter: SqlAdapter(db, { tables, passwords: true }),
     close: async () => {
       // Children first: the foreign keys point at users.
-      for (const t of [tables.passwords, tables.twoFactor, tables.locks, tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
+      for (const t of [tables.auditRecords, tables.passwords, tables.twoFactor, tables.locks, tables.sessionRegistry, tables.rateLimits, tables.authenticators, tables.sessions, tables.accounts, tables.verificationTokens, tables.users, migrationTableName, `${migrationTableName}_lock`]) {
         await db.schema.dropTable(t).ifExists().cascade().execute()
       }
       await db.destroy()

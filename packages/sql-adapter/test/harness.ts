@@ -46,7 +46,7 @@ export class SqlTestDatabase {
     return migrateToLatest(this.db, { dialect: this.dialect, tables: this.tables, migrationTableName: this.migrationTableName })
   }
 
-  adapter(options: { sessionMetadata?: boolean; passwords?: boolean } = {}) {
+  adapter(options: { sessionMetadata?: boolean; passwords?: boolean; auditTrail?: boolean } = {}) {
     return SqlAdapter(this.db, { tables: this.tables, ...options })
   }
 
@@ -54,7 +54,7 @@ export class SqlTestDatabase {
     if (!this.#db) return
     const t = this.tables
     // Children before users (foreign keys), then the migrator's bookkeeping.
-    for (const table of [t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
+    for (const table of [t.auditRecords, t.passwords, t.twoFactor, t.locks, t.sessionRegistry, t.rateLimits, t.authenticators, t.verificationTokens, t.sessions, t.accounts, t.users,
       this.migrationTableName, `${this.migrationTableName}_lock`]) {
       await this.db.schema.dropTable(table).ifExists().execute()
     }
@@ -90,12 +90,13 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
       conformance.open(false)
       await conformance.migrate()
     },
-    adapter: () => conformance.adapter({ passwords: true }),
+    adapter: () => conformance.adapter({ passwords: true, auditTrail: true }),
     teardown: () => conformance.close(),
     db: conformance.raw(),
     tokenRefresh: true,
     twoFactor: true,
     passwords: true,
+    auditTrail: true,
   })
 
   describe(`sqlRateLimitStore on ${label}`, () => {
@@ -177,7 +178,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0005_passwords", "0006_two_factor"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0005_passwords", "0006_two_factor", "0007_audit_trail"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

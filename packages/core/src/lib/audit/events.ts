@@ -150,3 +150,33 @@ export type AuditEvent =
 
 /** Every audit event type, in the order docs/observability.md lists them. */
 export type AuditEventType = AuditEvent["type"]
+
+/**
+ * Every audit event type, as values: what an audit query's `type` filter is checked against
+ * (`query.ts`). Typed so a type added to the union above and not here fails to compile.
+ */
+export const AUDIT_EVENT_TYPES = [
+  "signIn",
+  "signInFailed",
+  "rateLimited",
+  "lockout",
+  "signOut",
+  "sessionRevoked",
+  "passwordChanged",
+  "passwordReset",
+  "twoFactorEnabled",
+  "twoFactorDisabled",
+  "backupCodesRegenerated",
+  "backupCodeUsed",
+  "twoFactorReset",
+  "passkeyAdded",
+  "accountLinked",
+  "emailChanged",
+  "emailVerified",
+  "stepUp",
+] as const satisfies readonly AuditEventType[]
+
+/** Compile-time check that the list above names every type of the union. */
+type Missing = Exclude<AuditEventType, (typeof AUDIT_EVENT_TYPES)[number]>
+const everyTypeListed: [Missing] extends [never] ? true : Missing = true
+void everyTypeListed

@@ -29,6 +29,8 @@ import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
 import { noopEvent } from "./noop-event.js"
 import { rateLimitAudit } from "../audit/rate-limit.js"
+import { resolveAuditOptions, type ResolvedAuditOptions } from "../audit/options.js"
+import { AuditStore } from "../audit/store.js"
 import { StoreHealth } from "../store-health.js"
 import { Telemetry } from "../telemetry/index.js"
 import { OriginMemo } from "../http/origin-memo.js"
@@ -38,7 +40,7 @@ import { resolveRateLimit } from "../rate-limit/options.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
-import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapRegistry, type Stores } from "./stores.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapRegistry, type AuditStoreMethods, type Stores } from "./stores.js"
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
 import { resolveNotifications, type ResolvedNotifications } from "../notify/options.js"
@@ -99,6 +101,12 @@ export interface ResolvedConfig {
   rateLimit: RateLimiter | undefined
   /** Step-up re-authentication (`stepUp`, lib/step-up/): the window and where the marks live. */
   stepUp: ResolvedStepUp
+  /**
+   * The stored audit trail (`audit`, lib/audit/): the options, the adapter's audit capability
+   * wrapped as the "audit store" (`undefined` when the adapter has none) for queries and
+   * pruning, and the writer every audit event goes through (`undefined` when not storing).
+   */
+  audit: { options: ResolvedAuditOptions; methods: AuditStoreMethods | undefined; store: AuditStore | undefined }
   /** Health checks (`health`, lib/health/): whether the endpoint is served, the probes' bound, the check probes share. */
   health: ResolvedHealth
   /** OpenTelemetry (`telemetry`, lib/telemetry/): the tracer and instruments, inactive when no SDK is registered or the option is `false`. */
@@ -189,6 +197,11 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const kinds = new ProviderKinds(providers, { env, redirectProxyUrl, logger, session: { strategy: session.strategy, revocable } })
 
   const events = wrapEvents(config.events, logger, storeHealth, adapterTimeout)
+  const audit = resolveAudit(config, logger, adapterTimeout, storeHealth, telemetry, fail)
+  // Stored beside the stream: both at once, each bounded and never throwing, so a slow sink
+  // and a slow table cost one `adapterTimeout`, not two. The limiter reads `events.audit`
+  // when it fires, so it is set before anything can.
+  if (audit.store) events.audit = storeAndStream(events.audit, audit.store)
   const logLimiter = new LogLimiter(logger)
   const rateLimit = resolveRateLimit(config.rateLimit, env.NODE_ENV, fail, (settings) => new RateLimiter(settings, logLimiter, rateLimitAudit(events, secrets[0] ?? "", telemetry), secrets[0] ?? "", storeHealth))
   const tokenRefresh = resolveTokenRefresh(config.tokenRefresh, adapter, fail)
@@ -241,6 +254,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     rateLimit,
     stepUp,
     health,
+    audit,
     telemetry,
     trustedOrigins,
     siteUrl,
@@ -259,6 +273,22 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
+
+/** The `audit` option and the adapter's audit capability, when it has one. */
+function resolveAudit(config: AuthConfig, logger: LoggerInstance, adapterTimeout: number, storeHealth: StoreHealth, telemetry: Telemetry, fail: Fail): ResolvedConfig["audit"] {
+  const options = resolveAuditOptions(config.audit, fail)
+  const methods = config.adapter ? wrapAuditStore(config.adapter, logger, adapterTimeout, storeHealth, telemetry) : undefined
+  const store = methods && options.store ? new AuditStore(methods, options, storeHealth.of("audit store"), logger) : undefined
+  return { options, methods, store }
+}
+
+/** The `audit` event as delivered: to the app's handler (if any) and to the store. */
+function storeAndStream(stream: EventCallbacks["audit"], store: AuditStore): EventCallbacks["audit"] {
+  if (stream === noopEvent) return (event) => store.record(event)
+  return async (event) => {
+    await Promise.all([stream(event), store.record(event)])
+  }
+}
 
 /** The `i18n` option; a problem with it is a configuration error, and English is used meanwhile. */
 function resolveI18nOption(options: AuthConfig["i18n"], fail: Fail): ResolvedI18n {

@@ -129,6 +129,21 @@ export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, 
   return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs, health, "session registry", telemetry) as unknown as SessionRegistry
 }
 
+/** The adapter's audit capability: the three methods, all there (see {@link wrapAuditStore}). */
+export type AuditStoreMethods = AdapterWith<"createAuditRecord" | "listAuditRecords" | "deleteAuditRecordsBefore">
+
+/**
+ * The adapter's audit capability wrapped as the adapter is, but tracked as the "audit
+ * store": an audit table that fails (full, locked, dropped) is an outage of its own, logged
+ * as one, and never counted against the adapter the sign-ins need. `undefined` when the
+ * adapter lacks any of the three methods.
+ */
+export function wrapAuditStore(adapter: Adapter, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): AuditStoreMethods | undefined {
+  const names = ["createAuditRecord", "listAuditRecords", "deleteAuditRecordsBefore"] as const
+  if (!has(adapter, names)) return undefined
+  return wrapMethods(adapter, [...names], logger, timeoutMs, health, "audit store", telemetry) as unknown as AuditStoreMethods
+}
+
 function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName, telemetry?: Telemetry): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
   // Its outage tracker: a failure is registered (and counted once a request fails with it,
@@ -159,7 +174,7 @@ function wrapMethods(target: object, names: string[], logger: LoggerInstance, ti
     }
     // A client span per call when a tracer is registered (decided once, here): the method's
     // name only — its arguments are users, emails and tokens.
-    const spanName = `portcullis.${store === "adapter" ? "adapter" : "session_registry"} ${name}`
+    const spanName = `portcullis.${store === "adapter" ? "adapter" : store === "audit store" ? "audit_store" : "session_registry"} ${name}`
     const attributes = { "db.operation.name": name, "portcullis.adapter.method": name, "portcullis.store": store }
     wrapped[name] = telemetry?.tracing ? (...args: unknown[]) => telemetry.span(spanName, SpanKind.CLIENT, attributes, () => call(...args)) : call
   }
