@@ -14,7 +14,7 @@ const dataDir = process.env.DEMO_DATA_DIR ?? join(here, "..", "data")
 
 /**
  * A development secret kept beside the demo, so sessions survive restarts without any
- * setup. Real apps set AUTH_SECRET (`npx portcullis secret --write`).
+ * setup. Real apps set AUTH_SECRET (`npx @portcullis/cli secret --write`).
  */
 function devSecret(): string {
   if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET

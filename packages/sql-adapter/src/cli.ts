@@ -4,9 +4,11 @@
  * so the CLI package can wire it up and tests can call it.
  * @module
  */
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 import { connectUrl } from "./connect.js"
-import { redactUrl } from "./url.js"
+import { parseDatabaseUrl, redactUrl } from "./url.js"
 import { migrateToLatest } from "./migrations.js"
 import { prefixedTables, type TableNames } from "./tables.js"
 
@@ -94,6 +96,10 @@ export async function runMigrationsCli(
 
   let connection: ReturnType<typeof connectUrl>
   try {
+    // `sqlite:data/auth.db` in a new project: make the folder rather than fail with SQLite's
+    // "unable to open database file", which does not say what is missing.
+    const { dialect, target } = parseDatabaseUrl(url)
+    if (dialect === "sqlite" && target !== ":memory:") mkdirSync(dirname(target), { recursive: true })
     // A migration may rewrite a large table or wait for another instance's migration lock:
     // the 5 s statement limit meant for requests would cut it short. Connection errors are
     // reported below, once, as the command's own failure.

@@ -50,6 +50,17 @@ describe("runMigrationsCli", () => {
     expect(run.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`])
   })
 
+  it("creates the folder of a new SQLite file (sqlite:data/auth.db in a new project)", async () => {
+    const dir = join(tmpdir(), `portcullis-cli-${crypto.randomUUID()}`)
+    try {
+      const run = capture()
+      expect(await runMigrationsCli(["--url", `sqlite:${join(dir, "data", "auth.db")}`], {}, run.output)).toBe(0)
+      expect(run.lines.out[0]).toMatch(/applied 0001_initial_schema$/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it("exits 2 with usage when no database is given", async () => {
     const run = capture()
     expect(await runMigrationsCli([], {}, run.output)).toBe(2)
