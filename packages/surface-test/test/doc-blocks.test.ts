@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { APP_MODULES, docFiles, extractBlocks, moduleSource, PLACEHOLDERS, type DocBlock } from "./doc-blocks.ts"
+import { APP_MODULES, docFiles, EXPRESS_AUTH_MODULE, extractBlocks, moduleSource, PLACEHOLDERS, type DocBlock } from "./doc-blocks.ts"
 import { root } from "./surface.ts"
 
 const all = docFiles(root).map((doc) => extractBlocks(root, doc))
@@ -38,6 +38,7 @@ describe("TypeScript in the docs", () => {
     for (const b of blocks) writeFileSync(join(dir, fileOf(b)), moduleSource(b))
     writeFileSync(join(dir, "placeholders.d.ts"), PLACEHOLDERS)
     writeFileSync(join(dir, "app-modules.d.ts"), APP_MODULES)
+    writeFileSync(join(dir, "auth.d.ts"), EXPRESS_AUTH_MODULE)
     const tsconfig = {
       compilerOptions: {
         target: "ES2023",
@@ -52,7 +53,7 @@ describe("TypeScript in the docs", () => {
         // Each block is its own module: names may repeat across blocks.
         isolatedModules: true,
       },
-      files: ["placeholders.d.ts", "app-modules.d.ts", ...blocks.map(fileOf)],
+      files: ["placeholders.d.ts", "app-modules.d.ts", "auth.d.ts", ...blocks.map(fileOf)],
     }
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig))
     const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir, "--pretty", "false"], { encoding: "utf8", timeout: 240_000 })

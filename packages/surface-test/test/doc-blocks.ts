@@ -97,6 +97,11 @@ declare module "~/auth" {
 }
 `
 
+/** The Express guide's own `./auth.js` (its first block), which the other blocks import. */
+export const EXPRESS_AUTH_MODULE = `import type { ExpressAuthConfig } from "@portcullis/express"
+export declare const authConfig: ExpressAuthConfig
+`
+
 export function docFiles(root: string): string[] {
   return ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)]
 }
