@@ -67,6 +67,10 @@ declare global {
   const redis: Redis
   /** The app's configuration, as passed to the integration. */
   const authConfig: AuthConfig
+  /** The same, where a guide calls it \`config\`. */
+  const config: AuthConfig
+  /** The incoming request, in a Web-standard handler. */
+  const request: Request
 }
 export {}
 `
