@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { mkdtemp, readFile } from "node:fs/promises"
+import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
@@ -103,9 +103,15 @@ describe("every documented CLI command runs as written (built bin)", () => {
     await admin.end()
   })
 
+  const dirs: string[] = []
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+  })
+
   /** Runs the documented line through a shell (so `"$DATABASE_URL"` and `$(…)` expand) in a fresh directory. */
   async function run(args: string, env: Record<string, string> = {}) {
     const cwd = await mkdtemp(join(tmpdir(), "portcullis-doc-cli-"))
+    dirs.push(cwd)
     const result = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" ${args}`], {
       cwd,
       encoding: "utf8",
