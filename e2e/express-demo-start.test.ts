@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,12 +42,13 @@ describe("the Express demo (npm start)", () => {
   const output: string[] = []
   const attempts: Attempt[] = []
   let firstOk = 0
+  const dataDir = mkdtempSync(join(tmpdir(), "portcullis-demo-start-"))
 
   beforeAll(async () => {
     port = await freePort()
     const started = Date.now()
     child = spawn(process.execPath, [join(import.meta.dirname, "..", "examples", "express", "src", "server.ts")], {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AUTH_URL: "", DEMO_DATA_DIR: mkdtempSync(join(tmpdir(), "portcullis-demo-start-")) },
+      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AUTH_URL: "", DEMO_DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
     })
     child.stdout!.on("data", (c: Buffer) => output.push(c.toString()))
@@ -70,6 +71,7 @@ describe("the Express demo (npm start)", () => {
       child.kill("SIGTERM")
       await exited
     }
+    rmSync(dataDir, { recursive: true, force: true })
   })
 
   it("answers every request that arrives while it starts, and its first 200 comes within 20 s", () => {
