@@ -17,11 +17,11 @@ import {
   startTwoFactor,
   StepUpRequired,
 } from "@portcullis/express"
-import { authConfig, type DemoPeers } from "./auth.ts"
+import { authConfig, type DemoOptions } from "./auth.ts"
 import { homePage, privatePage, sessionsPage, twoFactorPage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
-export function createApp(options: { secret: string; adapter?: Adapter } & DemoPeers) {
+export function createApp(options: { secret: string; adapter?: Adapter } & DemoOptions) {
   const config = authConfig(options.secret, options.adapter, options)
   const app = express()
   app.set("trust proxy", "loopback")

@@ -12,14 +12,24 @@ export interface DemoPeers {
   smtpUrl?: string
 }
 
-export function authConfig(secret: string, adapter?: Adapter, peers: DemoPeers = {}): ExpressAuthConfig {
-  const { oidc, smtpUrl } = peers
+/** The demo's peers, and the origins it is served at when AUTH_URL is not set. */
+export interface DemoOptions extends DemoPeers {
+  /** Exact origins to trust (server.ts: `http://localhost:<port>` and `http://127.0.0.1:<port>`). */
+  trustedOrigins?: string[]
+}
+
+export function authConfig(secret: string, adapter?: Adapter, options: DemoOptions = {}): ExpressAuthConfig {
+  const { oidc, smtpUrl, trustedOrigins } = options
   return {
     secret,
     // With an adapter, sessions are database rows (the cookie holds only a random token).
     adapter,
-    // No trustHost: the demo knows its own URL (AUTH_URL, set by server.ts), so no Host
-    // header — forged or not — ever decides where a sign-in link or redirect points.
+    // The demo knows its own URL (AUTH_URL) or its exact origins (localhost and 127.0.0.1 at
+    // its port, from server.ts), so no other Host header — forged or not — ever decides where
+    // a sign-in link or redirect points: such a request gets a 400. trustHost is off
+    // explicitly: outside production it defaults to on, which would serve any Host.
+    trustHost: false,
+    ...(trustedOrigins && { trustedOrigins }),
     providers: [
       ...demoOidc(oidc ?? {}),
       // Magic links need the adapter (tokens are stored hashed); the demo's mail catcher prints them.

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
+import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -14,7 +14,7 @@ const dataDir = process.env.DEMO_DATA_DIR ?? join(here, "..", "data")
 
 /**
  * A development secret kept beside the demo, so sessions survive restarts without any
- * setup. Real apps set AUTH_SECRET (`npx portcullis secret --write`).
+ * setup. Real apps set AUTH_SECRET (`npx @portcullis/cli secret --write`).
  */
 function devSecret(): string {
   if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET
@@ -28,38 +28,78 @@ function devSecret(): string {
   }
 }
 
+/** What to stop on SIGINT/SIGTERM besides the server and the database. */
+const closers: (() => Promise<unknown>)[] = []
+
 // An embedded SQLite database (node:sqlite): nothing to install, schema created on first start.
 mkdirSync(dataDir, { recursive: true })
 const db = createSqliteKysely(join(dataDir, "portcullis.sqlite"))
 const applied = await migrateToLatest(db, { dialect: "sqlite" })
 if (applied.length) console.log(`Created the database schema (${applied.join(", ")}) in ${join(dataDir, "portcullis.sqlite")}`)
 
-// Listen first: the local OpenID provider must know the app's callback URL (and its port).
-const server = createServer()
-await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", resolve))
-const port = (server.address() as AddressInfo).port
-// The site's own URL: every absolute URL the demo hands out (mailed links, the OpenID
-// provider's redirect_uri, passkey origins) is built from it, never from a Host header.
-process.env.AUTH_URL ??= `http://localhost:${port}`
-
-const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
-const op = await startDemoOidcProvider({
-  port: Number(process.env.DEMO_OIDC_PORT ?? 0),
-  ...oidcClient,
-  redirectUris: [`http://localhost:${port}/auth/callback/demo-oidc`, `http://127.0.0.1:${port}/auth/callback/demo-oidc`],
+// The handler is attached before `listen`: a request that arrives while the demo starts
+// (a browser opened by a script, a health check) waits for the app instead of hanging on a
+// server with no listener (one waited 12 minutes). Startup takes a moment because the local
+// OpenID provider must know the app's port before the app's config can name it.
+let started!: { resolve(app: RequestListener): void; reject(error: unknown): void }
+const app = new Promise<RequestListener>((resolve, reject) => (started = { resolve, reject }))
+app.catch(() => {}) // a failed start is reported (and ends the process) below
+const server = createServer((req, res) => {
+  app.then(
+    (handle) => handle(req, res),
+    () => res.writeHead(503, { "content-type": "text/plain" }).end("The demo failed to start; see its terminal"),
+  )
 })
+// HOST=0.0.0.0 makes the demo reachable through a container's published port; the default
+// keeps it on this machine only.
+const host = process.env.HOST || "127.0.0.1"
+await new Promise<void>((resolve, reject) => {
+  server.once("error", reject)
+  server.listen(Number(process.env.PORT ?? 3000), host, resolve)
+})
+const port = (server.address() as AddressInfo).port
 
-// A mail catcher on loopback: "Sign in with Email" works offline; links are printed below.
-const smtp = await startDemoSmtp({ port: Number(process.env.DEMO_SMTP_PORT ?? 0) })
+try {
+  // The site's origins. With AUTH_URL set, that URL alone (core reads it). Otherwise both
+  // loopback names a browser may use, `localhost` and `127.0.0.1`: each is trusted exactly,
+  // so sign-in works at either, while a request with any other Host is refused (400) rather
+  // than believed — no trustHost, so no forged Host ever shapes a link or a redirect.
+  const origins = process.env.AUTH_URL ? [new URL(process.env.AUTH_URL).origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`]
 
-server.on("request", createApp({ secret: devSecret(), adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }), oidc: { issuer: op.issuer, ...oidcClient }, smtpUrl: smtp.url }))
-console.log(`Portcullis demo listening on ${process.env.AUTH_URL}`)
-console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
-console.log(`with a passkey, or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)
+  const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
+  const op = await startDemoOidcProvider({
+    port: Number(process.env.DEMO_OIDC_PORT ?? 0),
+    ...oidcClient,
+    redirectUris: origins.map((origin) => `${origin}/auth/callback/demo-oidc`),
+  })
+
+  // A mail catcher on loopback: "Sign in with Email" works offline; links are printed below.
+  const smtp = await startDemoSmtp({ port: Number(process.env.DEMO_SMTP_PORT ?? 0) })
+
+  started.resolve(
+    createApp({
+      secret: devSecret(),
+      adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
+      oidc: { issuer: op.issuer, ...oidcClient },
+      smtpUrl: smtp.url,
+      trustedOrigins: process.env.AUTH_URL ? undefined : origins,
+    }),
+  )
+  console.log(`Portcullis demo listening on ${origins[0]}${origins[1] ? ` (and ${origins[1]})` : ""}`)
+  console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
+  console.log(`with a passkey (at localhost: browsers allow no passkeys on an IP address), or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)
+  closers.push(() => op.close(), () => smtp.close())
+} catch (error) {
+  started.reject(error)
+  console.error("The demo failed to start:", error)
+  server.close()
+  await db.destroy()
+  process.exit(1)
+}
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     server.closeAllConnections()
-    server.close(() => void Promise.allSettled([op.close(), smtp.close(), db.destroy()]).finally(() => process.exit(0)))
+    server.close(() => void Promise.allSettled([...closers.map((close) => close()), db.destroy()]).finally(() => process.exit(0)))
   })
 }

@@ -1,76 +1,81 @@
 /**
- * The `portcullis` command line.
+ * The Portcullis command line, run as `npx @portcullis/cli <command>` (the package's bin is
+ * also named `portcullis` once it is installed in a project).
  *
- * - `portcullis secret` prints a new random secret for `AUTH_SECRET`.
- *   `--raw` prints only the value; `--write [file]` stores it in `.env.local` (or `file`)
- *   without touching other lines; `--force` replaces an existing `AUTH_SECRET`.
- * - `portcullis migrate --url <postgres://…|mysql://…|sqlite:path>` creates or upgrades
- *   the SQL adapter's tables (`DATABASE_URL` is read when `--url` is absent).
+ * - `secret` prints a new random `AUTH_SECRET`: `--raw` only the value, `--write` into the
+ *   env file the project's framework reads (`.env.local` for Next.js, `.env` otherwise).
+ * - `migrate --url <postgres://…|mysql://…|sqlite:path>` creates or upgrades the SQL
+ *   adapter's tables (`DATABASE_URL` is read when `--url` is absent).
  * @module
  */
+import type { Io } from "./io.js"
+import { migrateCommand } from "./migrate-command.js"
 import { generateSecret, writeSecret } from "./secret.js"
+import { secretCommand } from "./secret-command.js"
+import { cliVersion } from "./version.js"
 
 export { generateSecret, writeSecret }
+export { chooseEnvFile, FRAMEWORKS, type EnvFileChoice, type Framework } from "./env-file.js"
+export type { Io }
 
-const usage = `Usage: portcullis <command> [options]
+const USAGE = `Usage: npx @portcullis/cli <command> [options]
 
 Commands:
-  secret [--raw] [--write [file]] [--force]
-      Generate a random AUTH_SECRET (32 bytes, hex).
-      --raw      print only the secret
-      --write    add AUTH_SECRET to .env.local (or the given file), keeping other lines
-      --force    with --write, replace an existing AUTH_SECRET (signs every user out)
-  migrate [--url <url>] [--tables-prefix <p>]
-      Create or upgrade the SQL adapter tables. URL: postgres://…, mysql://… or sqlite:<path>.
-      Defaults to DATABASE_URL.
-  help
-      Show this help.
-`
+  secret     generate a random AUTH_SECRET (--raw: the value only; --write: into .env or .env.local)
+  migrate    create or upgrade the SQL adapter's tables (--url <url> or DATABASE_URL, --table-prefix <p>)
+  help       show this help, or a command's: help <command>
 
-/** Runs the CLI; returns the exit code. Output goes through `out`/`err` so tests can read it. */
-export async function main(argv: string[], io: { out(s: string): void; err(s: string): void; env: Record<string, string | undefined> }): Promise<number> {
+Options:
+  -h, --help       show help (after a command: that command's)
+  -v, --version    print the version
+
+Run \`npx @portcullis/cli <command> --help\` for a command's options.`
+
+const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
+  secret: secretCommand,
+  migrate: migrateCommand,
+}
+
+/**
+ * Runs the CLI; returns the exit code (0 done, 1 failed, 2 bad usage). Output goes through
+ * `io` so tests can read it; `cwd` defaults to the process's.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(process.argv.slice(2), { out: console.log, err: console.error, env: process.env })
+ * ```
+ */
+export async function main(argv: string[], io: Omit<Io, "cwd"> & { cwd?: string }): Promise<number> {
+  const full: Io = { ...io, cwd: io.cwd ?? process.cwd() }
   const [command, ...rest] = argv
   switch (command) {
-    case "secret": {
-      const secret = generateSecret()
-      if (rest.includes("--raw")) {
-        io.out(secret)
-        return 0
-      }
-      const writeAt = rest.indexOf("--write")
-      if (writeAt !== -1) {
-        const next = rest[writeAt + 1]
-        const file = next && !next.startsWith("--") ? next : ".env.local"
-        const result = await writeSecret(file, secret, rest.includes("--force"))
-        if (result === "kept") {
-          io.err(`${file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out).`)
-          return 1
-        }
-        io.out(`AUTH_SECRET ${result === "replaced" ? "replaced" : "written"} in ${file}`)
-        return 0
-      }
-      io.out(`Add this to your environment (for example .env.local):\n\nAUTH_SECRET="${secret}"\n\nOr run \`portcullis secret --write\` to add it for you.`)
-      return 0
-    }
-    case "migrate": {
-      const sql = (await import("@portcullis/sql-adapter")) as unknown as {
-        runMigrationsCli?: (argv: string[], env: Record<string, string | undefined>) => Promise<number | void>
-      }
-      if (typeof sql.runMigrationsCli !== "function") {
-        io.err("This version of @portcullis/sql-adapter has no migration runner.")
-        return 1
-      }
-      const code = await sql.runMigrationsCli(rest, io.env)
-      return typeof code === "number" ? code : 0
-    }
     case undefined:
     case "help":
     case "--help":
-    case "-h":
-      io.out(usage)
+    case "-h": {
+      const topic = command === "help" ? rest[0] : undefined
+      if (!topic) {
+        full.out(USAGE)
+        return 0
+      }
+      // `help secret` is `secret --help`: each command owns its usage text.
+      const run = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined
+      if (!run) {
+        full.err(`Unknown command: ${topic}\n\n${USAGE}`)
+        return 2
+      }
+      return run(["--help"], full)
+    }
+    case "--version":
+    case "-v":
+    case "version":
+      full.out(await cliVersion())
       return 0
-    default:
-      io.err(`Unknown command: ${command}\n\n${usage}`)
-      return 2
   }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+  if (!run) {
+    full.err(`Unknown command: ${command}\n\n${USAGE}`)
+    return 2
+  }
+  return run(rest, full)
 }

@@ -125,8 +125,9 @@ export type CookieSink = (cookie: Cookie) => void
  * are dropped and the browser's next `<basePath>/session` request sets them.
  *
  * @throws {@link ServiceUnavailable} when the store could not be read (an outage is not a
- * sign-out: the app decides whether to show a retry page or degrade), `AuthError`/`Error`
- * for configuration problems. `origin` must be one {@link originFromHeaders} or
+ * sign-out: the app decides whether to show a retry page or degrade), {@link InvalidRequest}
+ * when core refused the request (its origin is not the site's), `AuthError`/`Error` for
+ * configuration problems. `origin` must be one {@link originFromHeaders} or
  * {@link originOfUrl} returned.
  */
 export async function readSession(origin: string, cookieHeader: string | null | undefined, auth: AuthSource, setCookie?: CookieSink): Promise<Session | null> {
@@ -135,6 +136,9 @@ export async function readSession(origin: string, cookieHeader: string | null | 
   deliver(internal, setCookie)
   const status = internal.status ?? 200
   const body = internal.body as (Session & { message?: string }) | null | undefined
+  // A refused request (a Host that is not one of the site's origins) is the client's fault:
+  // the caller's `instanceof InvalidRequest` answers it with a 400, not a 500.
+  if (status === 400) throw new InvalidRequest(body?.message ?? "The request was refused")
   if (status !== 200) throw new Error(body?.message ?? `Session request failed with ${status}`)
   return body && Object.keys(body).length ? body : null
 }

@@ -145,3 +145,46 @@ describe.each([
     })
   })
 })
+
+/**
+ * Issue 30: an app that lists its exact origins (`trustedOrigins`, trustHost off — the
+ * Express demo at localhost and 127.0.0.1) refuses any other Host. `getSession` must throw
+ * `InvalidRequest` for it, as for a malformed Host, so the app answers 400: core's
+ * refusal used to come back as a plain `Error`, which the app's error handler made a 500.
+ */
+describe("an Express app that serves only its listed origins", () => {
+  let server: Server
+  let port: number
+  beforeAll(async () => {
+    server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    port = (server.address() as AddressInfo).port
+    const config = credentialsConfig({ logger: captureLogger().logger, trustHost: false, trustedOrigins: [`http://localhost:${port}`, `http://127.0.0.1:${port}`] })
+    const app = express()
+    app.use("/auth", ExpressAuth(config))
+    app.get("/me", async (req, res) => {
+      try {
+        res.json({ session: await getSession(req, config) })
+      } catch (error) {
+        res.status(error instanceof InvalidRequest ? 400 : 500).json({ thrown: (error as Error).constructor.name })
+      }
+    })
+    server.on("request", app)
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it("answers both listed origins", async () => {
+    for (const name of ["localhost", "127.0.0.1"]) {
+      const response = await rawRequest(port, "/me", [`Host: ${name}:${port}`])
+      expect(response.status).toBe(200)
+      expect(JSON.parse(response.body)).toEqual({ session: null })
+    }
+  })
+
+  it("getSession throws InvalidRequest for any other Host", async () => {
+    const response = await rawRequest(port, "/me", ["Host: evil.example"])
+    expect(response.status).toBe(400)
+    expect(JSON.parse(response.body)).toEqual({ thrown: "InvalidRequest" })
+    expectRefused(await rawRequest(port, "/auth/providers", ["Host: evil.example"]))
+  })
+})

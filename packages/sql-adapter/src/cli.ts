@@ -1,14 +1,36 @@
 /**
- * `portcullis migrate`: applies the SQL schema to the database named by a URL.
+ * `npx @portcullis/cli migrate`: applies the SQL schema to the database named by a URL.
  * Kept free of `process` globals (arguments, environment and output are parameters)
  * so the CLI package can wire it up and tests can call it.
  * @module
  */
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 import { connectUrl } from "./connect.js"
-import { redactUrl } from "./url.js"
+import { parseDatabaseUrl, redactUrl } from "./url.js"
 import { migrateToLatest } from "./migrations.js"
 import { prefixedTables, type TableNames } from "./tables.js"
+
+/** The driver package each dialect loads on first use (optional peer dependencies). */
+const DRIVERS = ["pg", "mysql2"] as const
+
+/**
+ * What to install when a driver is missing: the pool imports `pg` or `mysql2` on first use,
+ * and Node's "Cannot find package 'pg' imported from …/postgres-pool.js" does not say that
+ * the fix is in the user's project.
+ */
+export function missingDriverAdvice(error: unknown): string | undefined {
+  // The migration runner wraps what failed ("migration (setup) failed: …") with the import error as its cause.
+  let driver: (typeof DRIVERS)[number] | undefined
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5 && !driver; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown }
+    if (code === "ERR_MODULE_NOT_FOUND" && typeof message === "string") driver = DRIVERS.find((name) => message.includes(`'${name}'`))
+  }
+  if (!driver) return undefined
+  const database = driver === "pg" ? "PostgreSQL" : "MySQL/MariaDB"
+  return `the ${database} driver is not installed. Run \`npm install ${driver}\` in your project, then run this command again.`
+}
 
 /** How long one migration statement may run from the command line (30 minutes). */
 const MIGRATION_TIMEOUT_MS = 30 * 60_000
@@ -19,7 +41,7 @@ export interface CliOutput {
   err(line: string): void
 }
 
-const USAGE = `Usage: portcullis migrate [--url <database-url>] [--table-prefix <prefix>]
+const USAGE = `Usage: npx @portcullis/cli migrate [--url <database-url>] [--table-prefix <prefix>]
 
 Creates or upgrades the Portcullis tables. Already-applied migrations are skipped.
 
@@ -74,6 +96,10 @@ export async function runMigrationsCli(
 
   let connection: ReturnType<typeof connectUrl>
   try {
+    // `sqlite:data/auth.db` in a new project: make the folder rather than fail with SQLite's
+    // "unable to open database file", which does not say what is missing.
+    const { dialect, target } = parseDatabaseUrl(url)
+    if (dialect === "sqlite" && target !== ":memory:") mkdirSync(dirname(target), { recursive: true })
     // A migration may rewrite a large table or wait for another instance's migration lock:
     // the 5 s statement limit meant for requests would cut it short. Connection errors are
     // reported below, once, as the command's own failure.
@@ -96,7 +122,7 @@ export async function runMigrationsCli(
     for (const name of applied) output.out(`${target}: applied ${name}`)
     return 0
   } catch (error) {
-    output.err(`${redactUrl(url)}: ${(error as Error).message}`)
+    output.err(`${redactUrl(url)}: ${missingDriverAdvice(error) ?? (error as Error).message}`)
     return 1
   } finally {
     await connection.db.destroy()

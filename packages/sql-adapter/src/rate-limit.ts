@@ -24,7 +24,7 @@
  * import { sqlRateLimitStore } from "@portcullis/sql-adapter/rate-limit"
  *
  * const db = createPostgresKysely(process.env.DATABASE_URL!)
- * await migrateToLatest(db, { dialect: "postgres" }) // or `npx portcullis migrate`
+ * await migrateToLatest(db, { dialect: "postgres" }) // or `npx @portcullis/cli migrate`
  * export const config = { providers, rateLimit: { store: sqlRateLimitStore(db) } }
  * ```
  * @module

@@ -1,8 +1,27 @@
-import { rm } from "node:fs/promises"
+import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { spawnSync } from "node:child_process"
 import { afterAll, describe, expect, it } from "vitest"
 import { parseDatabaseUrl, redactUrl, runMigrationsCli } from "@portcullis/sql-adapter"
+import { missingDriverAdvice } from "@portcullis/sql-adapter/cli"
+
+/**
+ * Node's own error for `import(name)` in a project that does not have the package, made by
+ * a separate Node process in an empty directory (vitest's loader would resolve it from here).
+ */
+async function importErrorOutsideRepo(name: string): Promise<Error> {
+  const dir = await mkdtemp(join(tmpdir(), "portcullis-no-driver-"))
+  try {
+    const script = `import(${JSON.stringify(name)}).then(() => console.log("{}"), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8" })
+    const { code, message } = JSON.parse(run.stdout) as { code?: string; message?: string }
+    if (!message) throw new Error(`${name} resolved from ${dir}`)
+    return Object.assign(new Error(message), { code })
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
 
 function capture() {
   const lines = { out: [] as string[], err: [] as string[] }
@@ -31,6 +50,17 @@ describe("runMigrationsCli", () => {
     expect(run.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`, `sqlite:${file}: applied 0007_audit_trail`])
   })
 
+  it("creates the folder of a new SQLite file (sqlite:data/auth.db in a new project)", async () => {
+    const dir = join(tmpdir(), `portcullis-cli-${crypto.randomUUID()}`)
+    try {
+      const run = capture()
+      expect(await runMigrationsCli(["--url", `sqlite:${join(dir, "data", "auth.db")}`], {}, run.output)).toBe(0)
+      expect(run.lines.out[0]).toMatch(/applied 0001_initial_schema$/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it("exits 2 with usage when no database is given", async () => {
     const run = capture()
     expect(await runMigrationsCli([], {}, run.output)).toBe(2)
@@ -49,6 +79,21 @@ describe("runMigrationsCli", () => {
     expect(await runMigrationsCli(["--url", "postgres://postgres:hunter2@127.0.0.1:1/none"], {}, run.output)).toBe(1)
     expect(run.lines.err.join("\n")).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none: /)
     expect(run.lines.err.join("\n")).not.toContain("hunter2")
+  })
+})
+
+describe("migrate with a missing database driver", () => {
+  it("says which package to install, also when the migration runner wrapped the import error", async () => {
+    const pg = await importErrorOutsideRepo("pg")
+    expect(missingDriverAdvice(pg)).toBe("the PostgreSQL driver is not installed. Run `npm install pg` in your project, then run this command again.")
+    const wrapped = new Error(`migration (setup) failed: ${pg.message}`, { cause: pg })
+    expect(missingDriverAdvice(wrapped)).toContain("`npm install pg`")
+    expect(missingDriverAdvice(await importErrorOutsideRepo("mysql2"))).toContain("`npm install mysql2`")
+  })
+
+  it("leaves other failures to their own message", async () => {
+    expect(missingDriverAdvice(await importErrorOutsideRepo("left-pad-not-a-driver"))).toBeUndefined()
+    expect(missingDriverAdvice(new Error("connect ECONNREFUSED 127.0.0.1:5432"))).toBeUndefined()
   })
 })
 

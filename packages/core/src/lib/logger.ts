@@ -7,7 +7,7 @@ const warnings: Record<WarningCode, string> = {
   "env-url-basepath-redundant": "Both AUTH_URL and basePath set a path; basePath wins.",
   "env-url-basepath-mismatch": "The path of AUTH_URL differs from basePath; basePath wins.",
   "experimental-webauthn": "WebAuthn (passkeys) is experimental: its API may change.",
-  "short-secret": "The secret is shorter than 32 characters. Generate one with `npx portcullis secret`.",
+  "short-secret": "The secret is shorter than 32 characters. Generate one with `npx @portcullis/cli secret`.",
   "host-derived-redirect-uri":
     "An OAuth redirect_uri was built from the request's Host header (trustHost without AUTH_URL or trustedOrigins). The provider's list of registered redirect URIs is then the only check: set AUTH_URL or trustedOrigins.",
   "insecure-provider-endpoint":

@@ -327,7 +327,7 @@ function resolveBasePath(config: AuthConfig, siteUrl: URL | undefined, fail: Fai
 function resolveSecrets(config: AuthConfig, env: Env, logger: LoggerInstance, fail: Fail): string[] {
   const secrets = normaliseSecrets(config.secret) ?? envSecrets(env)
   if (!secrets.length) {
-    fail(new MissingSecret("No secret configured. Set AUTH_SECRET (generate one with `npx portcullis secret`) or the `secret` option."))
+    fail(new MissingSecret("No secret configured. Set AUTH_SECRET (generate one with `npx @portcullis/cli secret`) or the `secret` option."))
   } else if (secrets[0]!.length < 32) {
     logger.warn("short-secret")
   }

@@ -1,0 +1,102 @@
+import { resolve } from "node:path"
+import { parseArgs } from "node:util"
+import { chooseEnvFile, FRAMEWORKS, type Framework } from "./env-file.js"
+import { generateSecret, writeSecret } from "./secret.js"
+import type { Io } from "./io.js"
+
+export const SECRET_USAGE = `Usage: npx @portcullis/cli secret [--raw | --write [--file <path> | --framework <name>] [--force]]
+
+Generates a random AUTH_SECRET (32 bytes from the system's CSPRNG, as 64 hex characters).
+
+  (no option)          print the secret as an AUTH_SECRET="…" line, with where to put it
+  --raw                print only the value, e.g. AUTH_SECRET=$(npx @portcullis/cli secret --raw)
+  --write              add AUTH_SECRET to the env file your framework reads, keeping every other
+                       line: .env.local for Next.js, .env for Express, SvelteKit, SolidStart, Qwik
+                       and anything else (found from ./package.json's dependencies)
+  --file <path>        with --write, this file instead
+  --framework <name>   with --write, the file of ${FRAMEWORKS.join(", ")}
+  --force              with --write, replace an existing AUTH_SECRET (this signs every user out)
+  -h, --help           show this help`
+
+/** `secret`: prints or stores a new secret. Every failure exits 2 (usage) or 1 (kept), before any output of a secret. */
+export async function secretCommand(argv: string[], io: Io): Promise<number> {
+  let values: { raw?: boolean; write?: boolean; file?: string; framework?: string; force?: boolean; help?: boolean }
+  let positionals: string[]
+  try {
+    ;({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        raw: { type: "boolean" },
+        write: { type: "boolean" },
+        file: { type: "string" },
+        framework: { type: "string" },
+        force: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    }))
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${SECRET_USAGE}`)
+    return 2
+  }
+  // Help first, and never with a secret: `secret --help` used to print one.
+  if (values.help) {
+    io.out(SECRET_USAGE)
+    return 0
+  }
+  const problem = usageProblem(values, positionals)
+  if (problem) {
+    io.err(`${problem}\n\n${SECRET_USAGE}`)
+    return 2
+  }
+
+  const secret = generateSecret()
+  if (values.raw) {
+    io.out(secret)
+    return 0
+  }
+  if (!values.write) {
+    io.out(
+      `AUTH_SECRET="${secret}"\n\n` +
+        "Put this line in the env file your framework reads (Next.js: .env.local; Express, SvelteKit and others: .env),\n" +
+        "or run `npx @portcullis/cli secret --write` to add it there for you. `--raw` prints only the value.",
+    )
+    return 0
+  }
+
+  // `--write <file>` (a positional after --write) is the older spelling of `--file <file>`.
+  const explicit = values.file ?? positionals[0]
+  const choice = explicit
+    ? { file: explicit, framework: undefined, reason: "given" }
+    : await chooseEnvFile(io.cwd, values.framework as Framework | undefined)
+  const path = resolve(io.cwd, choice.file)
+  let result: Awaited<ReturnType<typeof writeSecret>>
+  try {
+    result = await writeSecret(path, secret, values.force)
+  } catch (error) {
+    io.err(`Could not write ${choice.file}: ${(error as Error).message}`)
+    return 1
+  }
+  if (result === "kept") {
+    io.err(`${choice.file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out).`)
+    return 1
+  }
+  const verb = result === "replaced" ? "replaced in" : result === "created" ? "written to new file" : "added to"
+  io.out(`AUTH_SECRET ${verb} ${choice.file} (${choice.reason}).`)
+  if (choice.framework === "express" || choice.framework === "other") {
+    io.out(`Node does not read ${choice.file} by itself: start your server with \`node --env-file=${choice.file} server.js\` (or load it with dotenv).`)
+  }
+  return 0
+}
+
+function usageProblem(values: { raw?: boolean; write?: boolean; file?: string; framework?: string; force?: boolean }, positionals: string[]): string | undefined {
+  if (values.raw && values.write) return "--raw prints the secret; --write stores it. Pick one."
+  if (!values.write && (values.file || values.framework || values.force)) return "--file, --framework and --force only go with --write."
+  if (positionals.length > (values.write && !values.file ? 1 : 0)) return `Unexpected argument: ${positionals.at(-1)}`
+  if (values.file && values.framework) return "--file and --framework both choose the file. Pick one."
+  if (values.framework && !(FRAMEWORKS as readonly string[]).includes(values.framework)) {
+    return `Unknown framework: ${values.framework} (one of ${FRAMEWORKS.join(", ")})`
+  }
+  return undefined
+}
