@@ -87,6 +87,7 @@ export const APP_MODULES = `declare module "@/auth" {
   export const signIn: NextAuthResult["signIn"]
   export const signOut: NextAuthResult["signOut"]
   export const sessions: NextAuthResult["sessions"]
+  export const auditTrail: NextAuthResult["auditTrail"]
   export const getAccessToken: NextAuthResult["getAccessToken"]
 }
 declare module "$lib/auth" {
