@@ -23,7 +23,6 @@
  * @module
  */
 import { Secret, TOTP } from "otpauth"
-import { qrSvg } from "./lib/two-factor/qr.js"
 import { sha256Hex, timingSafeEqual } from "./lib/crypto.js"
 
 /** The one TOTP profile used: what authenticator apps expect without asking. */
@@ -56,6 +55,8 @@ export async function createTotpEnrollment(options: { issuer: string; account: s
   const secret = new Secret({ size: 20 })
   const totp = new TOTP({ issuer: options.issuer, label: options.account, secret, algorithm: ALGORITHM, digits: DIGITS, period: PERIOD })
   const uri = totp.toString()
+  // The QR encoder is loaded on the first enrollment: apps without two-factor never load it.
+  const { qrSvg } = await import("./lib/two-factor/qr.js")
   return { secret: secret.base32, uri, qrSvg: qrSvg(uri) }
 }
 

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import type { OAuthConfig } from "@portcullis/core/providers/oauth"
+import Passkey from "@portcullis/core/providers/passkey"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { ProviderKinds } from "../src/lib/kinds/registry.js"
 import { ada, captureLogger, credentialsConfig, SECRET } from "./helpers.js"
@@ -59,12 +60,29 @@ describe("a provider kind's configuration check runs before the first request is
       adapter: MemoryAdapter(),
       providers: [
         ...credentialsConfig().providers,
-        { id: "passkey", name: "Passkey", type: "webauthn", simpleWebAuthnBrowserVersion: "nine" } as never,
+        { ...Passkey(), simpleWebAuthnBrowserVersion: "nine" } as never,
       ],
     })
     const response = await Auth(new Request(`${origin}/auth/csrf`), config)
     expect(response.status).toBe(500)
     expect(lines.join("\n")).toContain("simpleWebAuthnBrowserVersion")
+  })
+
+  // The WebAuthn code comes with WebAuthn() and Passkey() (lib/kinds/provided.ts), so that
+  // core names it nowhere an app's bundler could follow; a provider written out by hand
+  // brings none, as in Auth.js, whose WebAuthn providers bring @simplewebauthn/server.
+  it("answers a WebAuthn provider written out by hand (not from Passkey() or WebAuthn()) as a configuration error that says so", async () => {
+    const { lines, logger } = captureLogger()
+    const config = credentialsConfig({
+      logger,
+      session: { strategy: "jwt" },
+      experimental: { enableWebAuthn: true },
+      adapter: MemoryAdapter(),
+      providers: [...credentialsConfig().providers, { id: "passkey", name: "Passkey", type: "webauthn" } as never],
+    })
+    const response = await Auth(new Request(`${origin}/auth/csrf`), config)
+    expect(response.status).toBe(500)
+    expect(lines.join("\n")).toContain("WebAuthn() or Passkey()")
   })
 
   it("reports the first problem in the order the checks always ran: the options' before a kind's", async () => {
@@ -104,7 +122,7 @@ describe("a configuration loads each of its kinds once", () => {
   })
 
   it("puts the passkey script on the sign-in page only when a WebAuthn provider is configured", async () => {
-    const withPasskey = new ProviderKinds([], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
+    const withPasskey = new ProviderKinds([Passkey()], { env: {}, redirectProxyUrl: undefined, logger: silent(), session: { strategy: "jwt", revocable: true } })
     expect(await withPasskey.pageScripts([{ type: "credentials" }, { type: "oauth" }])).toEqual([])
     const scripts = await withPasskey.pageScripts([{ type: "webauthn" }])
     expect(scripts.length).toBe(2)

@@ -20,6 +20,8 @@
  * @module
  */
 import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig, type WebAuthnUserConfig } from "./webauthn.js"
+import { withKindModule } from "../lib/kinds/provided.js"
+import { loadWebAuthnKind } from "../lib/kinds/webauthn-module.js"
 
 export type { WebAuthnConfig, WebAuthnUserConfig }
 
@@ -35,7 +37,9 @@ export type { WebAuthnConfig, WebAuthnUserConfig }
  * ```
  */
 export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnConfig {
-  return {
+  // The WebAuthn sign-in code comes with this function, not with core: an app without
+  // passkeys never bundles it (lib/kinds/provided.ts).
+  return withKindModule({
     id: "passkey",
     name: "Passkey",
     type: "webauthn",
@@ -49,7 +53,7 @@ export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnConfi
     verifyRegistrationOptions: { requireUserVerification: true },
     verifyAuthenticationOptions: { requireUserVerification: true },
     options: options as Record<string, unknown>,
-  }
+  }, loadWebAuthnKind)
 }
 
 export { Passkey }

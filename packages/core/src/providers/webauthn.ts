@@ -39,6 +39,8 @@ import type {
 } from "@simplewebauthn/server"
 import type { Adapter, AdapterUser } from "../adapters.js"
 import type { Awaitable, CommonProviderOptions } from "../base-types.js"
+import { withKindModule } from "../lib/kinds/provided.js"
+import { loadWebAuthnKind } from "../lib/kinds/webauthn-module.js"
 
 /** How long the browser may take for a ceremony, and how long its challenge stays valid: 5 minutes. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000
@@ -171,7 +173,9 @@ export type WebAuthnUserConfig = Partial<Omit<WebAuthnFields, "type" | "options"
  * ```
  */
 export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnConfig {
-  return {
+  // The WebAuthn sign-in code comes with this function, not with core: an app without
+  // passkeys never bundles it (lib/kinds/provided.ts).
+  return withKindModule({
     id: "webauthn",
     name: "WebAuthn",
     type: "webauthn",
@@ -180,7 +184,7 @@ export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnConf
     registrationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
     authenticationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
     options: options as Record<string, unknown>,
-  }
+  }, loadWebAuthnKind)
 }
 
 export { WebAuthn }

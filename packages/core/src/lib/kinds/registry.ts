@@ -7,6 +7,7 @@ import type { OAuthConfig } from "../../providers/oauth.js"
 import type { PasswordConfig } from "../../providers/password.js"
 import type { WebAuthnConfig } from "../../providers/webauthn.js"
 import type { Env } from "../config/env.js"
+import { providedKindModule, type KindModuleLoader } from "./provided.js"
 
 /**
  * Which provider kinds a configuration uses, loaded on demand. This module is what config
@@ -61,7 +62,9 @@ const loaders = {
   credentials: async () => (await import("./credentials.js")).credentialsKind,
   email: async () => (await import("./email.js")).emailKind,
   oauth: async () => (await import("./oauth.js")).oauthKind,
-  webauthn: async () => (await import("./webauthn.js")).webauthnKind,
+  // Brought by the WebAuthn and Passkey provider functions (lib/kinds/provided.ts): named
+  // here only for the order of the checks and the type.
+  webauthn: undefined as unknown as () => Promise<(typeof import("./webauthn.js"))["webauthnKind"]>,
   password: async () => (await import("./password.js")).passwordKind,
 } satisfies { readonly [K in KindName]: () => Promise<KindSetup<KindConfigs[K]>> }
 
@@ -100,10 +103,16 @@ export function kindName(type: unknown): KindName | undefined {
  */
 export class ProviderKinds {
   readonly #loaded: Loaded = {}
+  /** Loaders that came with the providers (the first provider of a kind that has one). */
+  readonly #provided: { [K in KindName]?: KindModuleLoader } = {}
   /** The first problem the kinds' configuration checks found (or that loading a kind hit), else `undefined`. */
   readonly checked: Promise<AuthError | undefined>
 
   constructor(providers: readonly ProviderConfig[], input: KindCheckInput) {
+    for (const provider of providers) {
+      const name = kindName(provider.type)
+      if (name) this.#provided[name] ??= providedKindModule(provider)
+    }
     for (const provider of providers) {
       const name = kindName(provider.type)
       if (name) this.load(name)
@@ -116,7 +125,14 @@ export class ProviderKinds {
     const loaded = this.#loaded as { [N in K]?: Promise<LoadedKind<N>> }
     let module = loaded[name]
     if (!module) {
-      module = loaded[name] = loaders[name]() as Promise<LoadedKind<K>>
+      const load = this.#provided[name] ?? loaders[name]
+      module = loaded[name] = (
+        load
+          ? load()
+          : Promise.reject(
+              new InvalidConfig(`A "${name}" provider must be made by its provider function (WebAuthn() or Passkey() from @portcullis/core/providers/webauthn or /passkey), which brings the ${name} code`),
+            )
+      ) as Promise<LoadedKind<K>>
       // A failed import is reported through `checked`; until something awaits it, it must
       // not count as an unhandled rejection (which would end a Node process).
       module.catch(() => undefined)
