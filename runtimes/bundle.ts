@@ -15,7 +15,7 @@
  * @module
  */
 import { builtinModules } from "node:module"
-import { resolve as resolvePath } from "node:path"
+import { relative, resolve as resolvePath } from "node:path"
 import { build, type Plugin } from "esbuild"
 
 /** Which edge build to imitate. */
@@ -105,9 +105,11 @@ export async function bundleForEdge(
   )
   if (!splitting) return { code: result.outputFiles[0]!.text, nodeImports, inputs: Object.keys(inputs), lazyInputs: [], imports }
 
-  // The entry chunk is the one output with an entry point that no `import()` names.
-  const loadedLater = new Set(Object.values(outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)))
-  const entryChunk = Object.keys(outputs).find((path) => outputs[path]!.entryPoint && !loadedLater.has(path))
+  // The entry chunk is the output of the app's own entry. (Not "the entry point no
+  // `import()` names": a CommonJS module loaded with `import()`, like qrcode's, gets an
+  // entry-point chunk that the importer reaches through a wrapper chunk instead.)
+  const entryName = "file" in entry ? relative(process.cwd(), entry.file) : "entry.ts"
+  const entryChunk = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entryName)
   if (!entryChunk) throw new Error("esbuild emitted no entry chunk")
   const startup = new Set<string>()
   const visit = (path: string) => {

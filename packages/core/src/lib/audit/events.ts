@@ -176,7 +176,12 @@ export const AUDIT_EVENT_TYPES = [
   "stepUp",
 ] as const satisfies readonly AuditEventType[]
 
-/** Compile-time check that the list above names every type of the union. */
+/** The union's types missing from the list above: none, or this module does not compile. */
 type Missing = Exclude<AuditEventType, (typeof AUDIT_EVENT_TYPES)[number]>
-const everyTypeListed: [Missing] extends [never] ? true : Missing = true
-void everyTypeListed
+/**
+ * Compile-time check that the list above names every type of the union — a type, not a
+ * statement, so importing this module still runs nothing (`"sideEffects": false`).
+ * @internal
+ */
+export type EveryAuditTypeListed = NoneMissing<Missing>
+type NoneMissing<T extends never> = T
