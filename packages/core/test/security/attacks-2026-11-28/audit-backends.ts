@@ -54,3 +54,6 @@ export function onEveryBackend(suite: (label: string, open: () => Promise<Backen
 
 /** Redis only (for what only its scan can show). */
 export const onRedis = (suite: (open: () => Promise<Backend>) => void) => redis.describe("Redis (gate)", () => suite(openRedis))
+
+/** The gates themselves, for suites that build their own stores on these services. */
+export const gates = { postgres, redis }
