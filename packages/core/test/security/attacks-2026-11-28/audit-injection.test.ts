@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAuth, type AuthConfig } from "@portcullis/core"
 import { auditCursor, type AuditEvent, type AuditQuery } from "@portcullis/core/adapters"
-import { auditTrail } from "@portcullis/core/integration"
+import { auditTrail, resetTwoFactor } from "@portcullis/core/integration"
 import Password from "@portcullis/core/providers/password"
 import { Browser, SECRET } from "../../helpers.js"
 import { LIGHT, passwordSignIn, seedUser } from "../../password/support.js"
@@ -102,6 +102,21 @@ onEveryBackend((label, open) => {
     })
   })
 
+  describe(`a NUL in a support action's reason or actor (${label})`, () => {
+    it("is refused by resetTwoFactor before anything changes, so no store loses the reset's record", async () => {
+      const twoFactorConfig: AuthConfig = { ...config, twoFactor: {} }
+      const user = await seedUser(backend.adapter, { email: `nul-${crypto.randomUUID().slice(0, 8)}@example.com`, password: "the right passphrase of this user" })
+      await backend.adapter.setTwoFactor!({ userId: user.id, secret: "sealed-secret", enabled: true, lastUsedStep: null, backupCodes: [] })
+      for (const input of [{ reason: "lost phone\u0000", actor: "support-1" }, { reason: "lost phone", actor: "support\u0000-1" }]) {
+        await expect(resetTwoFactor({ userId: user.id, ...input }, twoFactorConfig)).rejects.toThrow(/without NUL/)
+      }
+      expect(await backend.adapter.getTwoFactor!(user.id)).not.toBeNull()
+      // And the reset with a clean reason is stored on every backend.
+      await resetTwoFactor({ userId: user.id, reason: "lost phone,\nidentity checked", actor: "support-1" }, twoFactorConfig)
+      expect((await everyPage(config, { userId: user.id, type: "twoFactorReset" })).map((r) => r.reason)).toEqual(["lost phone,\nidentity checked"])
+    })
+  })
+
   describe(`injection through query fields (${label})`, () => {
     it("a userId filter of payloads matches only a user of exactly that id: no pattern, no wildcard, no other key", async () => {
       const victim = record({ userId: `victim-${crypto.randomUUID()}` })
@@ -124,6 +139,8 @@ onEveryBackend((label, open) => {
         { userId: { $ne: null } },
         { userId: ["a", "b"] },
         { userId: "" },
+        // PostgreSQL fails a query holding NUL ("invalid byte sequence"): a 500 from `?user=%00`.
+        { userId: "victim\u0000" },
         { userId: 42 },
         { since: "yesterday; DROP TABLE audit_records" },
         { since: 0 },
