@@ -82,6 +82,8 @@ export function redisAuditTrail(client: Redis, k: RedisKeys): AuditMethods {
     },
 
     async deleteAuditRecordsBefore(before: Date) {
+      // An Invalid Date is no bound (PostgreSQL fails on it, the rest would delete nothing): refused on every store.
+      if (!(before instanceof Date) || !Number.isFinite(before.getTime())) throw new TypeError("deleteAuditRecordsBefore needs a valid Date")
       const bound = `(${String(Math.max(0, before.getTime())).padStart(15, "0")}`
       let deleted = 0
       for (;;) {

@@ -225,6 +225,23 @@ onEveryBackend((label, open) => {
     })
   })
 
+  describe(`a prune bound that is no date on ${label}`, () => {
+    let backend: Backend
+    beforeAll(async () => {
+      backend = await open()
+    })
+    afterAll(() => backend?.close())
+
+    it("is refused alike on every store (PostgreSQL fails on it) and deletes nothing", async () => {
+      const kept = [record({ userId: "keep-me" }, Date.now() - 1_000), record({ userId: "keep-me" }, Date.now() - 86_400_000)]
+      for (const r of kept) await backend.adapter.createAuditRecord!(r)
+      for (const before of [new Date(Number.NaN), new Date("yesterday"), null, undefined, "2026-01-01", 0]) {
+        await expect(Promise.resolve().then(() => backend.adapter.deleteAuditRecordsBefore!(before as Date)), String(before)).rejects.toThrow()
+      }
+      expect((await backend.adapter.listAuditRecords!({ userId: "keep-me" })).records).toHaveLength(2)
+    })
+  })
+
   describe(`a query for several types on ${label}`, () => {
     let backend: Backend
     beforeAll(async () => {
