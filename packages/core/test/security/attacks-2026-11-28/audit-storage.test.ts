@@ -225,6 +225,57 @@ onEveryBackend((label, open) => {
     })
   })
 
+  describe(`50 concurrent forged sign-ins and two runtimes' background prunes on ${label}`, () => {
+    let backend: Backend
+    beforeAll(async () => {
+      backend = await open()
+    })
+    afterAll(() => backend?.close())
+
+    it("store one record each, none twice, while both runtimes prune in the background without an error", { timeout: 60_000 }, async () => {
+      const tag = crypto.randomUUID().slice(0, 8)
+      for (let i = 0; i < 40; i++) await backend.adapter.createAuditRecord!(record({ userId: `stale-${tag}` }, Date.now() - 7_200_000 - i))
+      const errors: unknown[] = []
+      const waited: Promise<unknown>[] = []
+      const runtime = () => {
+        const config: AuthConfig = {
+          secret: SECRET,
+          trustHost: false,
+          trustedOrigins: ["http://localhost:3000"],
+          adapter: backend.adapter,
+          providers: [Password({ hashing: LIGHT })],
+          rateLimit: false,
+          audit: { retention: 3_600, waitUntil: (promise) => void waited.push(promise) },
+          logger: { error: (e) => void errors.push(e), warn: () => {}, debug: () => {} },
+        }
+        return { config, auth: createAuth(config) }
+      }
+      const one = runtime()
+      const two = runtime()
+      const agent = `forger-${tag}`
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => {
+          const { auth } = i % 2 ? one : two
+          const browser = new Browser(async (request) => {
+            const headers = new Headers(request.headers)
+            headers.set("user-agent", agent)
+            return auth.handle(new Request(request, { headers }), { clientAddress: `203.0.113.${i + 1}` })
+          })
+          return passwordSignIn(browser, { email: `nobody-${i}@example.com`, password: "a forged guess" })
+        }),
+      )
+      // Each runtime started one background prune, handed to waitUntil.
+      expect(waited).toHaveLength(2)
+      await Promise.all(waited)
+      expect(errors).toEqual([])
+      const forged = (await everyPage(one.config, { type: "signInFailed", since: new Date(Date.now() - 60_000) })).filter((r) => r.userAgent === agent)
+      expect(forged).toHaveLength(50)
+      expect(new Set(forged.map((r) => r.id)).size).toBe(50)
+      expect(new Set(forged.map((r) => r.ip)).size).toBe(50)
+      expect(await everyPage(two.config, { userId: `stale-${tag}` })).toEqual([])
+    })
+  })
+
   describe(`a prune bound that is no date on ${label}`, () => {
     let backend: Backend
     beforeAll(async () => {
