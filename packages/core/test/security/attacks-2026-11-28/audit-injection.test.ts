@@ -163,6 +163,17 @@ onEveryBackend((label, open) => {
       }
     })
 
+    it("the refusal's message echoes none of the input, so a log line of it cannot be forged or flooded", async () => {
+      const marker = "\r\n[auth][error] forged line DROP"
+      for (const query of [{ type: marker }, { userId: { marker } }, { since: marker }, { limit: marker }, { cursor: marker }, { cursor: "A".repeat(5_000) }]) {
+        const error = await auditTrail(config, query as unknown as AuditQuery).then(() => undefined, (e: Error) => e)
+        expect(error?.message).toBeTypeOf("string")
+        expect(error!.message).not.toContain("DROP")
+        expect(error!.message).not.toMatch(/[\r\n]/)
+        expect(error!.message.length).toBeLessThan(120)
+      }
+    })
+
     it("a huge limit is clamped to 100, and extreme but valid dates answer without a store error", async () => {
       for (let i = 0; i < 105; i++) await backend.adapter.createAuditRecord!(record({ type: "emailVerified", userId: "clamp-user" } as Partial<AuditEvent>, Date.now() - i))
       const page = await auditTrail(config, { userId: "clamp-user", limit: 1e12 })
