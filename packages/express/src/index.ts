@@ -521,8 +521,9 @@ export function health(config: ExpressAuthConfig, options?: HealthCheckOptions):
  * ```ts
  * app.get("/admin/audit", requireAdmin, async (req, res, next) => {
  *   try {
- *     const cursor = typeof req.query.cursor === "string" ? req.query.cursor : undefined
- *     res.json(await auditTrail(authConfig, { userId: String(req.query.user), limit: 20, cursor }))
+ *     // Only strings: `String(req.query.user)` would ask for the user "undefined" (or "a,b" for `?user=a&user=b`).
+ *     const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined)
+ *     res.json(await auditTrail(authConfig, { userId: text(req.query.user), limit: 20, cursor: text(req.query.cursor) }))
  *   } catch (error) {
  *     if (error instanceof InvalidAuditQuery) return void res.status(400).json({ error: error.type })
  *     next(error)

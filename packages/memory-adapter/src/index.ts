@@ -308,6 +308,8 @@ export function MemoryAdapter(): Adapter {
       return auditPage(found.slice(0, checked.limit + 1).map((record) => copy(record)), checked.limit)
     },
     async deleteAuditRecordsBefore(before) {
+      // An Invalid Date is no bound (PostgreSQL fails on it): refused on every store alike.
+      if (!(before instanceof Date) || !Number.isFinite(before.getTime())) throw new TypeError("deleteAuditRecordsBefore needs a valid Date")
       let deleted = 0
       for (const [id, record] of auditRecords) {
         if (Date.parse(record.time) < before.getTime()) {

@@ -48,8 +48,11 @@ export function redisAuditTrail(client: Redis, k: RedisKeys): AuditMethods {
 
     async listAuditRecords(query: AuditQuery) {
       const q = checkAuditQuery(query)
-      // The narrowest index; the other filters are checked on the records read from it.
-      const index = q.userId !== undefined ? k.auditByUser(q.userId) : q.types?.length === 1 ? k.auditByType(q.types[0]!) : k.auditAll()
+      // The narrowest indexes: a user's (its records' types checked as they are read), else one
+      // per type asked for, merged — never the whole trail filtered by type, which a query for
+      // rare types would read to its end in one call.
+      const sources = q.userId !== undefined ? [k.auditByUser(q.userId)] : q.types !== undefined ? q.types.map((type) => k.auditByType(type)) : [k.auditAll()]
+      const checked = q.userId !== undefined && q.types !== undefined
       // Lexical bounds: `(` excludes, `[` includes. Members of one time share its 15 digits,
       // so `(<until>` stops before `until` and `[<since>` starts at `since`.
       const upper = [q.after === undefined ? undefined : member(q.after), q.until === undefined ? undefined : String(q.until).padStart(15, "0")].filter((b) => b !== undefined).sort()[0]
@@ -57,7 +60,11 @@ export function redisAuditTrail(client: Redis, k: RedisKeys): AuditMethods {
       const min = q.since === undefined ? "-" : `[${String(q.since).padStart(15, "0")}`
       const found: AuditEvent[] = []
       while (found.length <= q.limit) {
-        const members = await client.zrevrangebylex(index, max, min, "LIMIT", 0, BATCH)
+        // Every member read from an unchecked source is a match: read only what the page lacks.
+        const want = checked ? BATCH : q.limit + 1 - found.length
+        const lists = await Promise.all(sources.map((index) => client.zrevrangebylex(index, max, min, "LIMIT", 0, want)))
+        // A record is in one type's index only, so the merged members are distinct; newest first.
+        const members = lists.flat().sort().reverse().slice(0, want)
         if (members.length === 0) break
         const values = await client.mget(...members.map((m) => k.auditRecord(positionOf(m).id)))
         for (const value of values) {
@@ -68,13 +75,15 @@ export function redisAuditTrail(client: Redis, k: RedisKeys): AuditMethods {
           found.push(record)
           if (found.length > q.limit) break
         }
-        if (members.length < BATCH) break
+        if (members.length < want) break
         max = `(${members.at(-1)!}`
       }
       return auditPage(found, q.limit)
     },
 
     async deleteAuditRecordsBefore(before: Date) {
+      // An Invalid Date is no bound (PostgreSQL fails on it, the rest would delete nothing): refused on every store.
+      if (!(before instanceof Date) || !Number.isFinite(before.getTime())) throw new TypeError("deleteAuditRecordsBefore needs a valid Date")
       const bound = `(${String(Math.max(0, before.getTime())).padStart(15, "0")}`
       let deleted = 0
       for (;;) {

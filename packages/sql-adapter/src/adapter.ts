@@ -403,6 +403,8 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
         return auditPage(rows.map(auditFromRow), q.limit)
       },
       async deleteAuditRecordsBefore(before: Date) {
+        // NaN as a bound is an error on PostgreSQL and "nothing" or "anything" elsewhere: refused everywhere.
+        if (!(before instanceof Date) || !Number.isFinite(before.getTime())) throw new TypeError("deleteAuditRecordsBefore needs a valid Date")
         const { numDeletedRows } = await db.deleteFrom(t.auditRecords).where("time", "<", before.getTime()).executeTakeFirst()
         return Number(numDeletedRows)
       },

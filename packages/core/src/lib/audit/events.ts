@@ -65,7 +65,8 @@ export interface SignInFailedAuditEvent extends AuditRecord {
  * wrong passwords (`lockout`). The identifier (an email address, a username) is never in the
  * event: `details.identifier` is its keyed hash (HMAC-SHA-256 under the newest secret, 32 hex
  * digits) — the same value for the same identifier, so trips can be grouped, but not
- * reversible or testable without the secret.
+ * reversible or testable without the secret. One event per trip: the same limit refusing the
+ * same address and identifier again before `retryAfter` has passed is no new event.
  */
 export interface RateLimitAuditEvent extends AuditRecord {
   type: "rateLimited" | "lockout"

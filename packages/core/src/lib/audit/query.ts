@@ -76,7 +76,9 @@ export function checkAuditQuery(query: AuditQuery = {}): CheckedAuditQuery {
   if (query === null || typeof query !== "object") throw new InvalidAuditQuery("An audit query must be an object")
   const checked: CheckedAuditQuery = { limit: AUDIT_PAGE_DEFAULT }
   if (query.userId !== undefined) {
-    if (typeof query.userId !== "string" || query.userId === "") throw new InvalidAuditQuery("userId must be a non-empty string")
+    // NUL is in no user id a store can hold, and PostgreSQL fails the whole query on it: an
+    // app passing `?user=%00` through would answer 500 where every other store says nothing.
+    if (typeof query.userId !== "string" || query.userId === "" || query.userId.includes("\u0000")) throw new InvalidAuditQuery("userId must be a non-empty string without NUL")
     checked.userId = query.userId
   }
   if (query.type !== undefined) {

@@ -33,8 +33,9 @@ export interface TwoFactorResetResult {
 function checked(input: TwoFactorResetInput): Required<Pick<TwoFactorResetInput, "userId" | "reason">> & { actor: string | undefined } {
   const { userId, reason, actor } = input ?? ({} as TwoFactorResetInput)
   if (typeof userId !== "string" || !userId) throw new TypeError("userId must be a non-empty string")
-  if (typeof reason !== "string" || !reason.trim() || reason.length > 500) throw new TypeError("reason must be a non-empty string of at most 500 characters: it is the audit record")
-  if (actor !== undefined && (typeof actor !== "string" || actor.length > 200)) throw new TypeError("actor must be a string of at most 200 characters")
+  // No NUL: PostgreSQL refuses it in text, so the stored audit record of the reset would be lost.
+  if (typeof reason !== "string" || !reason.trim() || reason.length > 500 || reason.includes("\u0000")) throw new TypeError("reason must be a non-empty string of at most 500 characters without NUL: it is the audit record")
+  if (actor !== undefined && (typeof actor !== "string" || actor.length > 200 || actor.includes("\u0000"))) throw new TypeError("actor must be a string of at most 200 characters without NUL")
   return { userId, reason: reason.trim(), actor }
 }
 
