@@ -311,12 +311,17 @@ export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions):
     // Kysely's migrator finds its own table by listing every table of the schema, then
     // reading each one's columns: a table that anything else in the database drops in
     // between fails the listing. Nothing has run yet, so the setup is simply tried again.
-    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) continue
+    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
+      // A database where tables come and go often (tests, several apps) can fail the listing
+      // again at once; a short, growing pause lets the other side's DDL finish.
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+      continue
+    }
     throw new Error(`migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
 }
 
-const SETUP_ATTEMPTS = 3
+const SETUP_ATTEMPTS = 8
 
 /** PostgreSQL's `undefined_table`, MySQL's `ER_NO_SUCH_TABLE`, SQLite's "no such table". */
 function isUndefinedTable(error: unknown): boolean {
