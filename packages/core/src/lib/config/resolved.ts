@@ -10,7 +10,7 @@ import type { KeyRing } from "../jwt/keys.js"
 import type { SessionMemory } from "../session/memory.js"
 import type { RegistryState } from "../session/registry.js"
 import type { DiscoveryCache } from "../oauth/discovery-cache.js"
-import type { ProviderKinds } from "../kinds/registry.js"
+import type { ConfiguredKinds } from "../kinds/shapes.js"
 import type { TokenRefreshState } from "../tokens/state.js"
 import type { LogLimiter } from "../log-limiter.js"
 import type { ResolvedAuditOptions } from "../audit/options.js"
@@ -75,7 +75,7 @@ export interface ResolvedConfig {
    * The provider kinds this configuration uses, each loaded once (`import()`) when the
    * configuration is resolved, and their configuration checks (see `ProviderKinds`).
    */
-  kinds: ProviderKinds
+  kinds: ConfiguredKinds
   /** The password strength estimator of the password provider's policy, built on first use (and where the policy's checks report). */
   passwordStrength: PasswordStrength
   trustHost: boolean
