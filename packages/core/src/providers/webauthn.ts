@@ -33,9 +33,9 @@
  */
 import { withKindModule } from "../lib/kinds/provided.js"
 import { loadWebAuthnKind } from "../lib/kinds/webauthn-module.js"
-import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig, type WebAuthnUserConfig } from "../lib/webauthn/provider-config.js"
+import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig, type WebAuthnUserConfig } from "../lib/webauthn/provider-types.js"
 
-export { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/webauthn/provider-config.js"
+export { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/webauthn/provider-types.js"
 export type {
   WebAuthnProviderType,
   RelyingParty,
@@ -49,7 +49,7 @@ export type {
   WebAuthnFields,
   WebAuthnConfig,
   WebAuthnUserConfig,
-} from "../lib/webauthn/provider-config.js"
+} from "../lib/webauthn/provider-types.js"
 
 /**
  * Creates a WebAuthn provider (id `webauthn` unless you set one). Your options are merged
