@@ -1,6 +1,6 @@
 import type { ProviderConfig } from "../providers/index.js"
 import type { Cookie, CookiesOptions } from "../base-types.js"
-import type { ResolvedConfig } from "./config/resolve.js"
+import type { ResolvedConfig } from "./config/resolved.js"
 import type { ParsedRequest } from "./http/request.js"
 import { sameOriginUrl } from "./redirect.js"
 import { clientAddress } from "./rate-limit/address.js"

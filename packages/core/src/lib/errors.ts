@@ -14,7 +14,7 @@ import {
 } from "../errors.js"
 import type { ResponseInternal } from "../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "./context.js"
-import type { ResolvedConfig } from "./config/resolve.js"
+import type { ResolvedConfig } from "./config/resolved.js"
 import { renderError } from "./pages/index.js"
 import { pageHeaders, privateJsonHeaders } from "./http/response.js"
 

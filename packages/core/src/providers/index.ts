@@ -10,7 +10,7 @@ import type { CredentialsConfig, CredentialsProviderId } from "./credentials.js"
 import type Email from "./email.js"
 import type { EmailConfig, EmailProviderId } from "./email.js"
 import type { OAuthConfig, OAuthProviderId, OIDCConfig } from "./oauth.js"
-import type { WebAuthnConfig, WebAuthnProviderType, WebAuthnUserConfig } from "./webauthn.js"
+import type { WebAuthnConfig, WebAuthnProviderType, WebAuthnUserConfig } from "../lib/webauthn/provider-types.js"
 import type { PasswordConfig, PasswordProviderId } from "./password.js"
 
 // The types of each kind's module, as Auth.js's index re-exports them. Types only: the index

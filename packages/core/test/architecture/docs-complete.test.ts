@@ -204,7 +204,7 @@ describe("docs/configuration.md", () => {
       ["providers/oauth.ts", "OAuth2Config", /^### OAuth and OIDC/],
       ["lib/email/provider-types.ts", "EmailConfig", /^### Email/],
       ["providers/credentials.ts", "CredentialsConfig", /^### Credentials/],
-      ["providers/webauthn.ts", "WebAuthnFields", /^### WebAuthn/],
+      ["lib/webauthn/provider-types.ts", "WebAuthnFields", /^### WebAuthn/],
     ]
     // Every provider has these; the kinds section documents them once.
     const common = new Set(["id", "name", "type", "options"])

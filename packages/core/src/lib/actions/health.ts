@@ -1,5 +1,5 @@
 import type { ResponseInternal } from "../../base-types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { checkHealth } from "../health/check.js"
 import type { HealthReport } from "../health/shared.js"
 

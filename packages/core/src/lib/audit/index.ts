@@ -14,7 +14,7 @@
  */
 import { AuthError } from "../../errors.js"
 import type { EventCallbacks } from "../../types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { noopEvent } from "../config/noop-event.js"
 import type { RequestContext } from "../context.js"
 import { causeOfError } from "../report.js"

@@ -1,5 +1,4 @@
 import { PasswordStrength } from "../password-flows/strength.js"
-import type { Adapter } from "../../adapters.js"
 import { I18nOptionError, resolveI18n, type ResolvedI18n } from "../i18n/index.js"
 import {
   AdapterError,
@@ -13,23 +12,21 @@ import {
   MissingSecret,
   UntrustedHost,
 } from "../../errors.js"
-import type { JWTOptions } from "../jwt/types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { customFetch } from "../../symbols.js"
-import type { CookiesOptions, LoggerInstance, PagesOptions, SessionOptions, Theme } from "../../base-types.js"
-import type { AuthConfig, CallbacksOptions, EventCallbacks } from "../../types.js"
+import type { CookiesOptions, LoggerInstance, SessionOptions, Theme } from "../../base-types.js"
+import type { AuthConfig, EventCallbacks } from "../../types.js"
 import { defaultCookies, mergeCookies } from "../cookies.js"
 import { randomHex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import { KeyRing } from "../jwt/keys.js"
 import { SessionMemory } from "../session/memory.js"
-import type { DiscoveryCache } from "../oauth/discovery-cache.js"
 import { ProviderKinds } from "../kinds/registry.js"
-import { resolveTokenRefresh, type TokenRefreshState } from "../tokens/state.js"
+import { resolveTokenRefresh } from "../tokens/state.js"
 import { LogLimiter } from "../log-limiter.js"
 import { noopEvent } from "./noop-event.js"
 import { rateLimitAudit } from "../audit/rate-limit.js"
-import { resolveAuditOptions, type ResolvedAuditOptions } from "../audit/options.js"
+import { resolveAuditOptions } from "../audit/options.js"
 import { AuditStore } from "../audit/store.js"
 import { StoreHealth } from "../store-health.js"
 import { Telemetry } from "../telemetry/index.js"
@@ -40,100 +37,16 @@ import { resolveRateLimit } from "../rate-limit/options.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
-import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapRegistry, type AuditStoreMethods, type Stores } from "./stores.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapRegistry } from "./stores.js"
 import { RegistryState } from "../session/registry.js"
-import { resolveTwoFactor, type ResolvedTwoFactor } from "../two-factor/options.js"
-import { resolveNotifications, type ResolvedNotifications } from "../notify/options.js"
-import { resolveStepUp, type ResolvedStepUp } from "../step-up/options.js"
-import { resolveHealth, type ResolvedHealth } from "../health/options.js"
+import { resolveTwoFactor } from "../two-factor/options.js"
+import { resolveNotifications } from "../notify/options.js"
+import { resolveStepUp } from "../step-up/options.js"
+import { resolveHealth } from "../health/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
+import type { ResolvedConfig } from "./resolved.js"
 
-/** The configuration with every default applied and every check done; computed once per config object. */
-export interface ResolvedConfig {
-  basePath: string
-  providers: ProviderConfig[]
-  providerById: Map<string, ProviderConfig>
-  /** The wrapped adapter (errors become `AdapterError`, calls are bounded by `adapterTimeout`), for optional methods. */
-  adapter: Adapter | undefined
-  /** The same adapter narrowed per feature (`store(config.stores, "email")`): what each feature may call. */
-  stores: Stores
-  /** Milliseconds each adapter call may take; `0` for no limit. */
-  adapterTimeout: number
-  secrets: string[]
-  session: SessionOptions
-  jwt: JWTOptions & { builtin: boolean }
-  /** The derived token keys of this configuration (sessions with the built-in codec). */
-  keys: KeyRing
-  /** Whether the app has its own `jwt` callback (which may change the token on any check). */
-  customJwtCallback: boolean
-  callbacks: Omit<CallbacksOptions, "session"> & { session?: CallbacksOptions["session"] }
-  events: EventCallbacks
-  pages: Partial<PagesOptions>
-  theme: Required<Theme>
-  /** The languages of the built-in pages and emails, with the app's sentences merged in. */
-  i18n: ResolvedI18n
-  logger: LoggerInstance
-  /** Rate-limited warnings about bad input anyone can send (unreadable session cookies). */
-  logLimiter: LogLimiter
-  /** Outage trackers per store: what store failures write to the log (`lib/report.ts`). */
-  storeHealth: StoreHealth
-  /** What the session strategies remember between requests (speed only; see `SessionMemory`). */
-  sessionMemory: SessionMemory
-  /** JWT sessions: the registry (`session.registry`) and its confirmations; `undefined` when off. */
-  sessionRegistry: RegistryState | undefined
-  /** OAuth/OIDC metadata discovered per provider (and the JWKS oauth4webapi keys on it). */
-  discovery: DiscoveryCache
-  /** Provider token refreshes: options, the lock, refreshes in flight (`lib/tokens/`). */
-  tokenRefresh: TokenRefreshState
-  /**
-   * The provider kinds this configuration uses, each loaded once (`import()`) when the
-   * configuration is resolved, and their configuration checks (see `ProviderKinds`).
-   */
-  kinds: ProviderKinds
-  /** The password strength estimator of the password provider's policy, built on first use (and where the policy's checks report). */
-  passwordStrength: PasswordStrength
-  trustHost: boolean
-  /** Two-factor authentication (`twoFactor`); `undefined` when off. */
-  twoFactor: ResolvedTwoFactor | undefined
-  /** Security notices (`notifications`): which are mailed, by whom, and whether new devices are watched. */
-  notifications: ResolvedNotifications
-  /** The rate limits and lockout of this configuration (`rateLimit`); `undefined` when off. */
-  rateLimit: RateLimiter | undefined
-  /** Step-up re-authentication (`stepUp`, lib/step-up/): the window and where the marks live. */
-  stepUp: ResolvedStepUp
-  /**
-   * The stored audit trail (`audit`, lib/audit/): the options, the adapter's audit capability
-   * wrapped as the "audit store" (`undefined` when the adapter has none) for queries and
-   * pruning, and the writer every audit event goes through (`undefined` when not storing).
-   */
-  audit: { options: ResolvedAuditOptions; methods: AuditStoreMethods | undefined; store: AuditStore | undefined }
-  /** Health checks (`health`, lib/health/): whether the endpoint is served, the probes' bound, the check probes share. */
-  health: ResolvedHealth
-  /** OpenTelemetry (`telemetry`, lib/telemetry/): the tracer and instruments, inactive when no SDK is registered or the option is `false`. */
-  telemetry: Telemetry
-  /**
-   * Origins besides `AUTH_URL` that may be used for URLs handed to third parties (mailed
-   * links, the redirect proxy's bounce): the `trustedOrigins` option, `AUTH_TRUSTED_ORIGINS`
-   * and the platform's deployment URLs. See `lib/origin-trust.ts`.
-   */
-  trustedOrigins: TrustedOrigins
-  /** Origin and path from `AUTH_URL`, which wins over request headers. */
-  siteUrl: URL | undefined
-  /** Request origins already worked out (bounded; speed only, see `OriginMemo`). */
-  origins: OriginMemo
-  useSecureCookies: boolean | undefined
-  redirectProxyUrl: string | undefined
-  experimental: { enableWebAuthn: boolean }
-  fetch: typeof fetch
-  cookies(secure: boolean): CookiesOptions
-  /**
-   * The first configuration problem found synchronously (options, secrets, adapter);
-   * every request answers with it until fixed. The provider kinds' own checks come after
-   * it: `kinds.checked` (the runtime awaits both, see `configProblem`).
-   */
-  error: AuthError | undefined
-  env: Env
-}
+export type { ResolvedConfig }
 
 /**
  * Resolves `config` against `env`: every default applied, every check run. Called once per

@@ -1,6 +1,6 @@
 import { InvalidRequest, MethodNotAllowed, RequestTooLarge, UnknownAction } from "../../errors.js"
 import type { AuthAction } from "../../base-types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { isLoopbackOrigin } from "../config/trusted-origins.js"
 import { parseCookies } from "../cookies.js"
 import { JSON_DEPTH_LIMIT, nestsWithin, readCapped } from "./body.js"

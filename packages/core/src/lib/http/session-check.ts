@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { parseCookies } from "../cookies.js"
 import { originKey } from "./origin-memo.js"
 import type { ParsedRequest } from "./request.js"

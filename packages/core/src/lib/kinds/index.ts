@@ -3,6 +3,7 @@ import type { ProviderConfig } from "../../providers/index.js"
 import type { RequestContext } from "../context.js"
 import type { ProviderKind } from "./kind.js"
 import type { ProviderKinds } from "./registry.js"
+import type { ConfiguredKinds } from "./shapes.js"
 
 export type { ProviderKind } from "./kind.js"
 
@@ -27,7 +28,10 @@ function bind<P extends ProviderConfig>(kind: ProviderKind<P>, provider: P): Bou
  * gets exactly the configuration it declares (no `ProviderKind<any>`); a type with no kind
  * is `undefined`, refused by the caller with `InvalidProvider`.
  */
-export async function kindFor(kinds: ProviderKinds, provider: ProviderConfig): Promise<BoundKind | undefined> {
+export async function kindFor(configured: ConfiguredKinds, provider: ProviderConfig): Promise<BoundKind | undefined> {
+  // Resolution always builds a `ProviderKinds`; the configuration's type names only its
+  // leaf shape (`shapes.ts` says why), so the kinds' modules are typed here, where they load.
+  const kinds = configured as ProviderKinds
   switch (provider.type) {
     case "credentials":
       return bind(await kinds.load("credentials"), provider)

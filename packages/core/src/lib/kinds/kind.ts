@@ -1,6 +1,6 @@
 import type { ResponseInternal } from "../../base-types.js"
 import type { ProviderConfig } from "../../providers/index.js"
-import type { KindSetup } from "./registry.js"
+import type { KindSetup } from "./shapes.js"
 import type { RequestContext } from "../context.js"
 
 /**

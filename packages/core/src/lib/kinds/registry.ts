@@ -1,13 +1,9 @@
 import { AuthError, InvalidConfig } from "../../errors.js"
-import type { LoggerInstance } from "../../base-types.js"
 import type { ProviderConfig } from "../../providers/index.js"
-import type { CredentialsConfig } from "../../providers/credentials.js"
-import type { EmailConfig } from "../../providers/email.js"
-import type { OAuthConfig } from "../../providers/oauth.js"
-import type { PasswordConfig } from "../../providers/password.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
-import type { Env } from "../config/env.js"
+import type { ConfiguredKinds, KindCheckInput, KindConfigs, KindName, KindSetup } from "./shapes.js"
 import { providedKindModule, type KindModuleLoader } from "./provided.js"
+
+export type { KindCheckInput, KindName, KindSetup } from "./shapes.js"
 
 /**
  * Which provider kinds a configuration uses, loaded on demand. This module is what config
@@ -15,42 +11,6 @@ import { providedKindModule, type KindModuleLoader } from "./provided.js"
  * resolving a configuration pulls in no kind's code (nor its request-handling types).
  * @module
  */
-
-/** What a kind's configuration check may read besides its providers. */
-export interface KindCheckInput {
-  env: Env
-  /** The configuration's `redirectProxyUrl` (or `AUTH_REDIRECT_PROXY_URL`). */
-  redirectProxyUrl: string | undefined
-  logger: LoggerInstance
-  /**
-   * The resolved session strategy, and whether a user's sessions can be ended before they
-   * expire: JWT sessions with `session.registry`, database sessions on an adapter with
-   * `listSessions`.
-   */
-  session: { strategy: "jwt" | "database"; revocable: boolean }
-}
-
-/** What resolution uses of a kind: its configuration check and its sign-in page scripts. */
-export interface KindSetup<P extends ProviderConfig> {
-  /**
-   * Checks this kind's providers (all of them, in configuration order) when the
-   * configuration is resolved, like Auth.js's `assertConfig`: the first problem is answered
-   * as a configuration error on every request. Syntax only, nothing is fetched.
-   */
-  check?(providers: P[], input: KindCheckInput): AuthError | undefined
-  /** Inline scripts the built-in sign-in page needs for this kind's forms. */
-  pageScripts?: readonly string[]
-}
-
-/** The provider configuration each kind takes. */
-interface KindConfigs {
-  credentials: CredentialsConfig
-  email: EmailConfig
-  webauthn: WebAuthnConfig
-  oauth: OAuthConfig<any>
-  password: PasswordConfig
-}
-export type KindName = keyof KindConfigs
 
 /**
  * Each kind's module, imported when a configuration first has a provider of it — so an app
@@ -101,7 +61,7 @@ export function kindName(type: unknown): KindName | undefined {
  * const problem = await kinds.checked // undefined when every provider checks out
  * const oauth = await kinds.load("oauth") // the OAuth kind's module
  */
-export class ProviderKinds {
+export class ProviderKinds implements ConfiguredKinds {
   readonly #loaded: Loaded = {}
   /** Loaders that came with the providers (the first provider of a kind that has one). */
   readonly #provided: { [K in KindName]?: KindModuleLoader } = {}

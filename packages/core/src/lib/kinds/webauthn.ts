@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simp
 import type { AdapterAccount, AdapterUser } from "../../adapters.js"
 import { AccountNotLinked, MethodNotAllowed, NotSignedIn, StepUpRequired } from "../../errors.js"
 import { WebAuthnVerificationError } from "../webauthn/errors.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
+import type { WebAuthnConfig } from "../webauthn/provider-types.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"

@@ -9,7 +9,7 @@
  * `await notify(config, userId, "twoFactorEnabled")` in a server function.
  * @module
  */
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import type { RequestContext } from "../context.js"
 import { messagesOf, requestLocale } from "../i18n/index.js"
 import type { Awaitable } from "../../base-types.js"

@@ -1,5 +1,5 @@
-import type { ResolvedConfig } from "../config/resolve.js"
-import { noopEvent } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
+import { noopEvent } from "../config/noop-event.js"
 import { cookieValue } from "../cookies.js"
 import type { AdapterSession, AdapterUser } from "../../adapters.js"
 import type { LookedUp, Opening } from "../context.js"

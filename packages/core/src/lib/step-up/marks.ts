@@ -6,7 +6,7 @@
  * @module
  */
 import { ServiceUnavailable } from "../../errors.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { sha256Hex } from "../crypto.js"
 import type { StepUpSession } from "./session.js"
 

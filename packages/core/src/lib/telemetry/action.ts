@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResponseInternal } from "../../base-types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { isAuthAction } from "../http/request.js"
 import { errorType, failed, SpanKind, SpanStatusCode, trace, type Attributes, type Telemetry } from "./index.js"
 

@@ -1,6 +1,6 @@
 import { InvalidConfig, ReauthRequired, UnsupportedStrategy } from "../../errors.js"
 import type { Cookie, Session } from "../../base-types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import type { RequestContext } from "../context.js"
 import { sessionStrategy } from "../session/index.js"
 import { heldTokensOfRequest } from "../session/jwt.js"

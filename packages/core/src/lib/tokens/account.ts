@@ -1,7 +1,7 @@
 import type { AccountTokenPatch, Adapter, AdapterAccount } from "../../adapters.js"
 import { MissingAdapter, MissingAdapterMethods, ReauthRequired, TokenRefreshFailed } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { randomHex, sha256Hex } from "../crypto.js"
 import { storedExpiry, stillValid } from "./expiry.js"
 import type { AccessToken } from "./result.js"

@@ -1,6 +1,6 @@
 import type { Account } from "../../base-types.js"
 import { ReauthRequired, TokenRefreshFailed } from "../../errors.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { randomHex, sha256Hex } from "../crypto.js"
 import { decodeWith, encodeWith } from "../jwt/codec.js"
 import type { JWT } from "../jwt/types.js"

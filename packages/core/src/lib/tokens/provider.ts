@@ -6,7 +6,7 @@
 import { InvalidProvider } from "../../errors.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 
 /** The OAuth/OIDC provider `id` of the configuration; `InvalidProvider` for any other. */
 export function refreshableProvider(config: ResolvedConfig, id: string): OAuthConfig<any> {

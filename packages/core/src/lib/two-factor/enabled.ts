@@ -6,7 +6,7 @@
  * infostealer takes) would plant a passkey that signs in without the code.
  * @module
  */
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 
 /** `true` when `userId` has an enabled two-factor record. A store failure rejects (the action fails, nothing is marked). */
 export async function twoFactorOn(config: Pick<ResolvedConfig, "twoFactor">, userId: string): Promise<boolean> {

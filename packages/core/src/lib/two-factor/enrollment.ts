@@ -8,7 +8,7 @@
  */
 import { InvalidConfig, TwoFactorCodeInvalid, TwoFactorStateError } from "../../errors.js"
 import { createBackupCodes, createTotpEnrollment, verifyTotp, type TotpEnrollment } from "../../two-factor.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { lockedOut } from "./ledger.js"
 import type { ResolvedTwoFactor } from "./options.js"
 import { openSecret, sealSecret } from "./secret.js"

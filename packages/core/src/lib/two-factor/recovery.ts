@@ -7,7 +7,7 @@
  * @module
  */
 import { InvalidConfig, TwoFactorStateError } from "../../errors.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { notify } from "../notify/index.js"
 import { audit } from "../audit/index.js"
 import { revokeAllSessions } from "../password-flows/revoke.js"

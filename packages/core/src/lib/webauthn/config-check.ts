@@ -1,5 +1,5 @@
 import { AuthError, DuplicateConditionalUI, InvalidConfig, MissingWebAuthnAutocomplete } from "../../errors.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
+import type { WebAuthnConfig } from "./provider-types.js"
 
 /**
  * Auth.js's configuration checks of WebAuthn providers, run when the configuration is

@@ -1,6 +1,6 @@
 import { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server"
 import type { AdapterAuthenticator, AdapterUser } from "../../adapters.js"
-import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig } from "../../providers/webauthn.js"
+import { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig } from "./provider-types.js"
 import type { ResponseInternal } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { privateJsonHeaders } from "../http/response.js"

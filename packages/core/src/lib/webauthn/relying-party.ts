@@ -1,5 +1,5 @@
 import { InvalidConfig } from "../../errors.js"
-import type { WebAuthnConfig, WebAuthnHookOptions, WebAuthnHookRequest } from "../../providers/webauthn.js"
+import type { WebAuthnConfig, WebAuthnHookOptions, WebAuthnHookRequest } from "./provider-types.js"
 import type { RequestContext } from "../context.js"
 
 /** The relying party of one request: what new ceremonies use, and what responses must match. */

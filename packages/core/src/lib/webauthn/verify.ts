@@ -6,7 +6,7 @@ import {
 } from "@simplewebauthn/server"
 import type { AdapterAuthenticator } from "../../adapters.js"
 import { WebAuthnVerificationError } from "./errors.js"
-import type { WebAuthnConfig } from "../../providers/webauthn.js"
+import type { WebAuthnConfig } from "./provider-types.js"
 import { fromBase64, fromBase64Url, storedCredentialId, stringToTransports, toBase64, transportsToString } from "./encoding.js"
 import type { ResolvedRelyingParty } from "./relying-party.js"
 
