@@ -1,33 +1,18 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { InvalidConfig } from "@portcullis/core/errors"
 import type { EmailConfig } from "@portcullis/core/providers/email"
-import { generateToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../../src/lib/email/token.js"
+import { generateToken, hashToken, MAX_TOKEN_LENGTH } from "../../src/lib/email/token.js"
 
 /**
  * The magic-link token's own rules (`lib/email/token.ts`): what a custom generator may
- * return, and how long a link lives. The flows through `Auth()` are in flow.test.ts; these
- * are the checks that stand between a misconfigured provider and a weak or endless link.
+ * return, and what the store keeps (how long a link lives: token-lifetime.test.ts). The
+ * flows through `Auth()` are in flow.test.ts; these are the checks that stand between a
+ * misconfigured provider and a weak link.
  */
 function provider(extra: Partial<EmailConfig> = {}): EmailConfig {
   return { id: "email", type: "email", name: "Email", sendVerificationRequest: async () => {}, ...extra } as EmailConfig
 }
-
-describe("a link's lifetime", () => {
-  const now = Date.UTC(2026, 10, 28, 12, 0, 0)
-
-  it("is 24 hours when the provider sets no maxAge, as in Auth.js", () => {
-    expect(tokenExpiry(provider(), now).getTime()).toBe(now + 24 * 60 * 60 * 1000)
-  })
-
-  it("is the provider's maxAge in seconds", () => {
-    expect(tokenExpiry(provider({ maxAge: 600 }), now).getTime()).toBe(now + 600_000)
-  })
-
-  it.each([0, -60, Number.NaN, Number.POSITIVE_INFINITY, "600"])("is a configuration error for maxAge %j, naming the provider (never a link that never expires or is born expired)", (maxAge) => {
-    expect(() => tokenExpiry(provider({ maxAge: maxAge as number }), now)).toThrow(InvalidConfig)
-    expect(() => tokenExpiry(provider({ maxAge: maxAge as number }), now)).toThrow(/maxAge of provider "email"/)
-  })
-})
 
 describe("a custom generateVerificationToken", () => {
   it("is used as it returns, up to the longest token a link may carry back", async () => {
@@ -50,5 +35,14 @@ describe("a custom generateVerificationToken", () => {
     const [a, b] = [await generateToken(provider()), await generateToken(provider())]
     expect(a).toMatch(/^[0-9a-f]{64}$/)
     expect(a).not.toBe(b)
+  })
+})
+
+describe("what the store keeps for a link", () => {
+  it("is Auth.js's sha256(token + secret), with a rotated secret list joined by commas as Auth.js joins it (its links in flight still open)", async () => {
+    const hex = (text: string) => createHash("sha256").update(text).digest("hex")
+    expect(await hashToken("t0ken", provider(), ["new-secret"])).toBe(hex("t0kennew-secret"))
+    expect(await hashToken("t0ken", provider(), ["new-secret", "old-secret"])).toBe(hex("t0kennew-secret,old-secret"))
+    expect(await hashToken("t0ken", provider({ secret: "the provider's own" }), ["new-secret"])).toBe(hex("t0kenthe provider's own"))
   })
 })
