@@ -39,7 +39,8 @@ export function hashToken(token: string, provider: EmailConfig, secrets: readonl
 /** When a link made now stops working, from the provider's `maxAge` (seconds). */
 export function tokenExpiry(provider: EmailConfig, now = Date.now()): Date {
   const maxAge = provider.maxAge ?? DEFAULT_MAX_AGE
-  if (typeof maxAge !== "number" || !Number.isFinite(maxAge) || maxAge <= 0) {
+  // Number.isFinite is false for anything but a finite number (a string, NaN, Infinity).
+  if (!Number.isFinite(maxAge) || maxAge <= 0) {
     throw new InvalidConfig(`maxAge of provider "${provider.id}" must be a positive number of seconds, got ${JSON.stringify(maxAge)}`)
   }
   return new Date(now + maxAge * 1000)
