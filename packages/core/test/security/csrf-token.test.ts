@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest"
+import { Browser, credentialsConfig, direct } from "../helpers.js"
+
+/**
+ * The double-submit token's life (`lib/csrf.ts`): a browser keeps one token while its
+ * cookie is genuine, so a form rendered in one tab still posts after another tab asked for
+ * a token; a cookie that is not genuine is replaced, never reused. The attacks on the
+ * check itself are in `attacks-2026-11-27/csrf.test.ts`.
+ */
+const send = direct(credentialsConfig())
+
+describe("a browser keeps one CSRF token while its cookie is genuine", () => {
+  it("a second GET /csrf answers the same token and sets no new cookie", async () => {
+    const browser = new Browser(send)
+    const first = await browser.csrfToken()
+    const cookie = browser.jar.get("authjs.csrf-token")!.value
+    expect(cookie.startsWith(`${first}|`)).toBe(true)
+    const second = await browser.csrfToken()
+    expect(second).toBe(first)
+    expect(browser.lastSetCookies).toEqual([])
+    expect(browser.jar.get("authjs.csrf-token")!.value).toBe(cookie)
+  })
+
+  it("a form rendered before another tab fetched a token still signs in", async () => {
+    const browser = new Browser(send)
+    const inTheForm = await browser.csrfToken()
+    await browser.request("/auth/signin")
+    await browser.csrfToken()
+    const response = await browser.request("/auth/callback/credentials", { form: { username: "ada", password: "correct horse battery staple", csrfToken: inTheForm } })
+    expect(response.headers.get("location")).toBe("http://localhost:3000")
+    expect((await browser.session())?.user?.name).toBe("Ada Lovelace")
+  })
+
+  it.each([
+    ["without its hash", (token: string) => token],
+    ["with an empty token before the bar", (token: string) => `|${token}`],
+    ["with a forged hash", (token: string) => `${token}|${"0".repeat(64)}`],
+  ])("a cookie %s is replaced by a new genuine pair", async (_case, forge) => {
+    const browser = new Browser(send)
+    const token = await browser.csrfToken()
+    browser.jar.set("authjs.csrf-token", { value: forge(token), attributes: {} })
+    const fresh = await browser.csrfToken()
+    expect(fresh).not.toBe(token)
+    expect(fresh).toMatch(/^[0-9a-f]{64}$/)
+    expect(browser.jar.get("authjs.csrf-token")!.value).toMatch(new RegExp(`^${fresh}\\|[0-9a-f]{64}$`))
+  })
+})
