@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { Browser, credentialsConfig, direct } from "../helpers.js"
+import { MissingCSRF } from "@portcullis/core/errors"
+import { resolve } from "../../src/lib/config/resolve.js"
+import { createContext } from "../../src/lib/context.js"
+import { ensureCsrfToken, verifyCsrf } from "../../src/lib/csrf.js"
+import { parseRequest } from "../../src/lib/http/request.js"
+import { Browser, credentialsConfig, direct, SECRET } from "../helpers.js"
 
 /**
  * The double-submit token's life (`lib/csrf.ts`): a browser keeps one token while its
@@ -43,5 +48,29 @@ describe("a browser keeps one CSRF token while its cookie is genuine", () => {
     expect(fresh).not.toBe(token)
     expect(fresh).toMatch(/^[0-9a-f]{64}$/)
     expect(browser.jar.get("authjs.csrf-token")!.value).toMatch(new RegExp(`^${fresh}\\|[0-9a-f]{64}$`))
+  })
+})
+
+// The inner layer alone: parseRequest reads a body only for a POST, so no request through
+// Auth() reaches verifyCsrf with a token and another method. Here the context is built by
+// hand with what that outer layer would have kept out, to show the method check holds too.
+describe("verifyCsrf accepts a token only in a POST", () => {
+  const config = resolve({ secret: SECRET, trustHost: true, providers: [] }, {})
+
+  async function contextWithToken(method: string) {
+    const minted = createContext(await parseRequest(new Request("http://localhost:3000/auth/csrf"), config), config)
+    const token = await ensureCsrfToken(minted)
+    const cookie = `authjs.csrf-token=${encodeURIComponent(minted.setCookies[0]!.value)}`
+    const ctx = createContext(await parseRequest(new Request("http://localhost:3000/auth/session", { headers: { cookie } }), config), config)
+    Object.assign(ctx, { method, body: { csrfToken: token } })
+    return ctx
+  }
+
+  it("the genuine token and cookie pass in a POST", async () => {
+    await expect(verifyCsrf(await contextWithToken("POST"))).resolves.toBeUndefined()
+  })
+
+  it("the same pair in a GET is refused", async () => {
+    await expect(verifyCsrf(await contextWithToken("GET"))).rejects.toBeInstanceOf(MissingCSRF)
   })
 })
