@@ -85,6 +85,24 @@ describe("a multipart body keeps its text fields only", () => {
     expect((await browser.session())?.user?.name).toBe("Ada Lovelace")
   })
 
+  it("authorize() sees the text fields of a multipart sign-in, and no file part", async () => {
+    const seen: Record<string, unknown>[] = []
+    const Credentials = (await import("@portcullis/core/providers/credentials")).default
+    const recording = direct({
+      ...config,
+      providers: [Credentials({ credentials: { username: {}, avatar: {} }, authorize: async (fields) => (seen.push({ ...fields }), null) })],
+    })
+    const browser = new Browser(recording)
+    const form = new FormData()
+    form.append("csrfToken", await browser.csrfToken())
+    form.append("username", "ada")
+    form.append("avatar", new Blob(["GIF89a"]), "ada.gif")
+    await browser.request("/auth/callback/credentials", { method: "POST", body: form })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toMatchObject({ username: "ada" })
+    expect(seen[0]).not.toHaveProperty("avatar")
+  })
+
   it("a multipart body that does not parse is a 400", async () => {
     const response = await send(
       new Request("http://localhost:3000/auth/signout", { method: "POST", body: "not multipart at all", headers: { "content-type": "multipart/form-data; boundary=xyz" } }),
