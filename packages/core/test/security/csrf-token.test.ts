@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { MissingCSRF } from "@portcullis/core/errors"
 import { resolve } from "../../src/lib/config/resolve.js"
@@ -72,5 +73,54 @@ describe("verifyCsrf accepts a token only in a POST", () => {
 
   it("the same pair in a GET is refused", async () => {
     await expect(verifyCsrf(await contextWithToken("GET"))).rejects.toBeInstanceOf(MissingCSRF)
+  })
+})
+
+describe("the cookie's hash is Auth.js's, rotated secrets included", () => {
+  // Auth.js hashes `${token}${secret}`, and a secret list prints comma-joined: a migrated app
+  // with rotated secrets keeps its visitors' CSRF cookies, and its forms keep posting.
+  it("with a secret list, the hash is sha256(token + the secrets joined by commas), and a form posts with it", async () => {
+    const secrets = [SECRET, "an-older-secret-still-accepted-0123456789"]
+    const browser = new Browser(direct(credentialsConfig({ secret: secrets })))
+    const token = await browser.csrfToken()
+    const expected = createHash("sha256").update(`${token}${secrets.join(",")}`).digest("hex")
+    expect(browser.jar.get("authjs.csrf-token")!.value).toBe(`${token}|${expected}`)
+    const response = await browser.request("/auth/callback/credentials", { form: { username: "ada", password: "correct horse battery staple", csrfToken: token } })
+    expect(response.headers.get("location")).toBe("http://localhost:3000")
+  })
+})
+
+describe("the Origin a browser sends", () => {
+  it("the site's own Origin on a POST with the right token is accepted (every browser sends one)", async () => {
+    const browser = new Browser(send)
+    const csrfToken = await browser.csrfToken()
+    const response = await browser.request("/auth/callback/credentials", {
+      form: { username: "ada", password: "correct horse battery staple", csrfToken },
+      headers: { origin: "http://localhost:3000", "sec-fetch-site": "same-origin" },
+    })
+    expect(response.headers.get("location")).toBe("http://localhost:3000")
+    expect((await browser.session())?.user?.name).toBe("Ada Lovelace")
+  })
+})
+
+describe("each refusal says why", () => {
+  const config = resolve({ secret: SECRET, trustHost: true, providers: [] }, {})
+  const post = async (headers: Record<string, string>) =>
+    createContext(await parseRequest(new Request("http://localhost:3000/auth/signout", { method: "POST", headers }), config), config)
+  const why = async (headers: Record<string, string>) => {
+    const error = await verifyCsrf(await post(headers)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(MissingCSRF)
+    return (error as Error).message
+  }
+
+  it.each([
+    [{}, "CSRF token missing or wrong. Send csrfToken from GET /csrf in the body."],
+    [{ origin: "https://evil.example" }, "The request comes from another origin"],
+    [{ "sec-fetch-site": "cross-site" }, "The browser marked the request cross-site"],
+  ])("%j: %s", async (headers, message) => {
+    expect(await why(headers)).toContain(message)
   })
 })
