@@ -24,6 +24,7 @@ describe("a refused pattern says why, and shows the form to write", () => {
     ["https://app.example.com/auth", "is not an http(s) origin without a path"],
     ["https://app.example.com?x", "is not an http(s) origin without a path"],
     ["ftp://app.example.com", "is not an http(s) origin without a path"],
+    ["xhttps://app.example.com", "is not an http(s) origin without a path"],
     ["https://u@app.example.com", "has userinfo"],
     ["https://u@*.example.com", "has userinfo"],
     ["https://app.example.com:99999", "is not a valid origin"],
@@ -35,6 +36,8 @@ describe("a refused pattern says why, and shows the form to write", () => {
     ["https://*.example.com:65536", "has an invalid port"],
     ["https://*.exa_mple.com", "has a host that is not a DNS name"],
     ["https://*.example.com:x", "has a host that is not a DNS name"],
+    // A port is only the digits that end the host.
+    ["https://*.example.com:0x", "has a host that is not a DNS name"],
     ["https://*.com", "has a wildcard in its last two labels"],
     ["https://a.*.com", "has a wildcard in its last two labels"],
     ["https://*.co.uk", "has a wildcard inside the registrable domain (x.co.uk)"],
