@@ -63,6 +63,8 @@ describe("patterns are read as URL.origin prints origins", () => {
   it("a pattern drops its scheme's default port, as URL.origin does, and keeps any other", () => {
     expect(compileTrustedOrigins(["http://app.example.com:80"]).has("http://app.example.com")).toBe(true)
     expect(compileTrustedOrigins(["https://app.example.com:443"]).has("https://app.example.com")).toBe(true)
+    expect(compileTrustedOrigins(["http://app.example.com:443"]).has("http://app.example.com:443")).toBe(true)
+    expect(compileTrustedOrigins(["https://app.example.com:80"]).has("https://app.example.com:80")).toBe(true)
     expect(compileTrustedOrigins(["https://*.example.com:443"]).has("https://a.example.com")).toBe(true)
     expect(compileTrustedOrigins(["http://*.example.com:80"]).has("http://a.example.com")).toBe(true)
     expect(compileTrustedOrigins(["http://*.example.com:443"]).has("http://a.example.com:443")).toBe(true)
@@ -112,7 +114,7 @@ describe("the platform's deployment URLs join the list", () => {
 })
 
 describe("loopback origins", () => {
-  it.each(["http://localhost", "http://localhost:3000", "https://app.localhost", "http://[::1]:8080", "http://127.0.0.1", "http://127.255.1.2:3000", "http://127.1"])("%s is loopback", (origin) => {
+  it.each(["http://localhost", "http://localhost:3000", "https://app.localhost", "http://[::1]:8080", "http://127.0.0.1", "http://127.255.1.2:3000", "http://127.10.200.254", "http://127.1"])("%s is loopback", (origin) => {
     expect(isLoopbackOrigin(origin)).toBe(true)
   })
 

@@ -41,6 +41,8 @@ describe("each refusal says what is wrong", () => {
   it.each([
     ["a@evil.example", 'The host "a@evil.example" is not a bare host name or address'],
     ["[::1", 'The host "[::1" is not a bare host name or address'],
+    ["x[::1]", 'The host "x[::1]" is not a bare host name or address'],
+    ["[::1]x", 'The host "[::1]x" is not a bare host name or address'],
     ["[::1]:", 'The port of the host "[::1]:" is not between 1 and 65535'],
     ["x:0", 'The port of the host "x:0" is not between 1 and 65535'],
     ["x:65536", 'The port of the host "x:65536" is not between 1 and 65535'],
