@@ -125,7 +125,8 @@ function firstOf(value: string | null | undefined): string | undefined {
 function splitHost(value: string): { hostname: string; port?: string } {
   if (value.startsWith("[")) {
     const close = value.indexOf("]")
-    if (close !== -1 && value[close + 1] === ":") return { hostname: value.slice(0, close + 1), port: value.slice(close + 2) }
+    // With no "]", close + 1 is 0, and value[0] is the "[".
+    if (value[close + 1] === ":") return { hostname: value.slice(0, close + 1), port: value.slice(close + 2) }
     return { hostname: value }
   }
   const colon = value.indexOf(":")
