@@ -9,6 +9,8 @@ import { Auth, type AuthConfig } from "@portcullis/core"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { resolve } from "../../src/lib/config/resolve.js"
 import { SessionCheckParser } from "../../src/lib/http/session-check.js"
+import { sessionAnswers } from "../../src/lib/session/answers.js"
+import { encode } from "@portcullis/core/jwt"
 import { credentialsConfig, SECRET } from "../helpers.js"
 
 const COOKIE = "authjs.session-token"
@@ -53,5 +55,29 @@ describe("a configuration whose origin AUTH_URL fixes", () => {
     // Only the exact session path, even there.
     expect(parser.origin(new Request("https://site.example/auth/session?x=1"))).toBeUndefined()
     expect(parser.origin(new Request("https://site.example/auth/session", { method: "POST" }))).toBeUndefined()
+  })
+})
+
+describe("the lane's own answers (what makes it a short road)", () => {
+  it("answers a JWT check itself: no cookie, a token once opened, then the same token from memory", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-28T12:00:00.000Z") })
+    const lane = sessionAnswers(resolve(credentialsConfig({ logger: quiet }), {}))!
+    const token = await encode({ token: { name: "Ada", email: "ada@example.com", sub: "u1" }, secret: SECRET, salt: COOKIE })
+    const expected = JSON.stringify({ user: { name: "Ada", email: "ada@example.com" }, expires: "2026-12-28T12:00:00.000Z" })
+    expect(lane.answer(null, false)).toBe("null")
+    expect(lane.answer("other=1", false)).toBe("null")
+    // The first check opens the token (a promise); the next is answered at once, from memory.
+    expect(await lane.answer(`${COOKIE}=${token}`, false)).toBe(expected)
+    expect(lane.answer(`${COOKIE}=${token}`, false)).toBe(expected)
+    // Over https the cookie has its secure name: the plain one is no session there.
+    expect(lane.answer(`${COOKIE}=${token}`, true)).toBe("null")
+    const secure = await encode({ token: { name: "Ada", email: "ada@example.com", sub: "u1" }, secret: SECRET, salt: `__Secure-${COOKIE}` })
+    expect(await lane.answer(`__Secure-${COOKIE}=${secure}`, true)).toBe(expected)
+  })
+
+  it("leaves to the full check an empty value and anything like a chunked cookie", () => {
+    const lane = sessionAnswers(resolve(credentialsConfig({ logger: quiet }), {}))!
+    expect(lane.answer(`${COOKIE}=`, false)).toBeUndefined()
+    expect(lane.answer(`${COOKIE}.0=abc`, false)).toBeUndefined()
   })
 })
