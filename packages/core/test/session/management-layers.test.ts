@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { Auth, type AuthConfig, type SessionRecord } from "@portcullis/core"
 import type { AdapterSession } from "@portcullis/core/adapters"
-import { listSessions, revokeOtherSessions, revokeSession, type SessionRequest } from "@portcullis/core/integration"
+import { listSessions, revokeOtherSessions, revokeSession, signOutEverywhere, type SessionRequest } from "@portcullis/core/integration"
 import Credentials from "@portcullis/core/providers/credentials"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { Browser, SECRET } from "../helpers.js"
@@ -176,5 +176,46 @@ describe.each([
     expect(await signedInAs(phone)).toBeUndefined()
     expect(await revokeSession({ ...(await asRequest(laptop)), id: own!.id }, cfg, sink)).toBe(true)
     expect(cleared).toEqual(["authjs.session-token"])
+  })
+})
+
+describe("JWT revocations on this instance, within revocationCheckInterval", () => {
+  it("revoking the others ends a session that was confirmed a moment ago", async () => {
+    const cfg = config({ strategy: "jwt", registry: new MemorySessionRegistry(), revocationCheckInterval: 60 })
+    const laptop = await signedIn(cfg, "ada", "Laptop/1.0")
+    const phone = await signedIn(cfg, "ada", "Phone/1.0")
+    // The phone's session is confirmed now, and would be trusted for a minute.
+    expect(await signedInAs(phone)).toBe("Ada")
+    expect(await revokeOtherSessions(await asRequest(laptop), cfg)).toBe(1)
+    expect(await signedInAs(phone)).toBeUndefined()
+  })
+
+  it("signing out everywhere ends the current session's copies even when the registry's list lags behind it", async () => {
+    /** A registry whose list comes from a replica that has not seen the newest session yet. */
+    class LaggingRegistry extends MemorySessionRegistry {
+      override async list() {
+        return []
+      }
+    }
+    const cfg = config({ strategy: "jwt", registry: new LaggingRegistry(), revocationCheckInterval: 60 })
+    const laptop = await signedIn(cfg, "ada", "Laptop/1.0")
+    expect(await signedInAs(laptop)).toBe("Ada")
+    const stolen = laptop.cookieHeader()
+    await signOutEverywhere(await asRequest(laptop), cfg)
+    const replay = await Auth(new Request(`${ORIGIN}/auth/session`, { headers: { cookie: stolen } }), cfg)
+    expect(await replay.json()).toBeNull()
+  })
+})
+
+describe("revoking the others when there are none", () => {
+  it.each([
+    ["JWT", () => config({ strategy: "jwt", registry: new MemorySessionRegistry() })],
+    ["database", () => config({ strategy: "database", metadata: true }, { adapter: MemoryAdapter() })],
+  ])("revokes nothing and reports no revocation (%s)", async (_label, make) => {
+    const revoked: unknown[] = []
+    const cfg = { ...make(), events: { sessionRevoked: (message: unknown) => void revoked.push(message) } }
+    const laptop = await signedIn(cfg, "ada", "Laptop/1.0")
+    expect(await revokeOtherSessions(await asRequest(laptop), cfg)).toBe(0)
+    expect(revoked).toEqual([])
   })
 })
