@@ -78,6 +78,15 @@ describe("the mail counters", () => {
   })
 })
 
+describe("the two-factor counters", () => {
+  it("are the address's `twoFactor:a:` and the user's `twoFactor:i:`, the user id keyed by HMAC", async () => {
+    const control = controllableStore()
+    const limiter = resolve({ secret: SECRET, providers: [], rateLimit: { store: control.store } }, {}).rateLimit!
+    await limiter.checkTwoFactor("user-ada", "198.51.100.7")
+    expect([...control.keys].sort()).toEqual(["twoFactor:a:198.51.100.7", `twoFactor:i:${digest("user:user-ada")}`])
+  })
+})
+
 describe("the windows", () => {
   it("are the documented defaults", () => {
     expect(RATE_LIMIT_DEFAULTS.perIdentifier).toEqual({ credentials: { max: 5, window: 900, maxLockout: 3600 }, email: { max: 5, window: 3600 } })
