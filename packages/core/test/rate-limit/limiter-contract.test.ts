@@ -138,6 +138,22 @@ describe("the warnings", () => {
   })
 })
 
+describe("the messages an app's logs show", () => {
+  it("a refusal names the action, the limit and the wait; a fail-closed store and a slow one say what happened", async () => {
+    const control = controllableStore()
+    const warnings: [string, Record<string, unknown>][] = []
+    const logger = { error() {}, debug() {}, warn: (code: string, details: Record<string, unknown>) => void warnings.push([code, details]) }
+    const limiter = resolve({ secret: SECRET, providers: [], logger, rateLimit: { store: control.store, timeout: 20 } }, {}).rateLimit!
+    for (let i = 0; i < 5; i++) await limiter.checkCredentials("ada", undefined)
+    await expect(limiter.checkCredentials("ada", undefined)).rejects.toThrow(/^Too many credentials requests \(lockout limit\); retry in \d+ s$/)
+    control.mode = "fail"
+    await expect(limiter.checkCredentials("bob", undefined)).rejects.toThrow("The rate-limit store failed; credentials requests are refused until it answers")
+    control.mode = "hang"
+    await limiter.checkAddress("oauth", "198.51.100.7")
+    expect(warnings.at(-1)).toEqual(["rate-limit-store-failed", expect.objectContaining({ kind: "oauth", error: "The rate-limit store did not answer within 20 ms" })])
+  })
+})
+
 describe("a right password's refund", () => {
   it("gives back its attempt only while the count exists: a window ended meanwhile is no free attempt", async () => {
     const control = controllableStore()
