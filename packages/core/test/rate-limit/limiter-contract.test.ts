@@ -87,6 +87,14 @@ describe("the two-factor counters", () => {
   })
 })
 
+describe("the two-factor cap per user", () => {
+  it("lets 10 codes through in a window and refuses the 11th, from any address", async () => {
+    const limiter = resolve({ secret: SECRET, providers: [], rateLimit: { perAddress: { twoFactor: false } } }, {}).rateLimit!
+    for (let i = 0; i < 10; i++) await limiter.checkTwoFactor("user-ada", `198.51.100.${i}`)
+    await expect(limiter.checkTwoFactor("user-ada", "198.51.100.99")).rejects.toMatchObject({ type: "RateLimited" })
+  })
+})
+
 describe("the windows", () => {
   it("are the documented defaults", () => {
     expect(RATE_LIMIT_DEFAULTS.perIdentifier).toEqual({ credentials: { max: 5, window: 900, maxLockout: 3600 }, email: { max: 5, window: 3600 } })
@@ -180,11 +188,14 @@ describe("a right password's refund", () => {
     const inner = memoryRateLimitStore()
     let failPeek = false
     const store: RateLimitStore = { hit: (...a) => inner.hit(...a), peek: (key) => (failPeek && key.startsWith("credentials:i:") ? Promise.reject(new Error("down")) : inner.peek(key)), reset: (key) => inner.reset(key) }
-    const { browser } = lockoutApp({ store, perAddress: { credentials: false } })
+    const warnings: string[] = []
+    const { browser } = lockoutApp({ store, perAddress: { credentials: false } }, { logger: { error() {}, debug() {}, warn: (code: string) => void warnings.push(code) } })
     const b = browser()
     failPeek = true
     const { error, status } = await attempt(b, ada)
     expect([status, error]).toEqual([302, null])
+    // Not silently: the operator is told the store failed.
+    expect(warnings).toContain("rate-limit-store-failed")
   })
 })
 
