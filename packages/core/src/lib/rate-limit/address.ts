@@ -37,7 +37,8 @@ const MAX_INPUT = 128
 export function asAddress(value: string | undefined | null): string | undefined {
   if (!value) return undefined
   let text = value.trim()
-  if (!text || text.length > MAX_INPUT) return undefined
+  // (An empty or blank value needs no test of its own: it is no IPv4 address below.)
+  if (text.length > MAX_INPUT) return undefined
   const bracketed = /^\[([^\]]*)\](?::(\d{1,5}))?$/.exec(text)
   const withPort = bracketed ? undefined : /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(text)
   const port = bracketed?.[2] ?? withPort?.[2]
@@ -121,7 +122,8 @@ function expandIPv6(address: string): string[] | undefined {
   const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : []
   const missing = 8 - head.length - tail.length
   if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
-  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail]
+  // Without `::`, `missing` is 0 here (checked above): no zero groups to add.
+  const groups = [...head, ...Array(missing).fill("0"), ...tail]
   if (!groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return undefined
   return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
 }
