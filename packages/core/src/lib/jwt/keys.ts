@@ -26,7 +26,9 @@ export const hkdfKey: DeriveKey = async (secret, salt, enc) => {
       name: "HKDF",
       hash: "SHA-256",
       salt: encoder.encode(salt),
-      info: encoder.encode(`Auth.js Generated Encryption Key${salt ? ` (${salt})` : ""}`),
+      // Parentheses even around an empty salt: Auth.js writes them unconditionally, and a key
+      // derived without them opens none of its tokens (nor it ours).
+      info: encoder.encode(`Auth.js Generated Encryption Key (${salt})`),
     },
     ikm,
     length * 8,
