@@ -74,7 +74,8 @@ export class KeyRing {
     const last = this.#last
     if (last && last.secret === secret && last.salt === salt && last.enc === enc) return last.key
     if (!isContentEncryption(enc)) return Promise.reject(new TypeError(`Unsupported content encryption ${JSON.stringify(enc)}`))
-    const id = `${enc}\u0000${salt}\u0000${secret}`
+    // JSON, not a separator: ("a\0b", "c") and ("b", "c\0a") joined by NUL are one string.
+    const id = JSON.stringify([enc, salt, secret])
     let hit = this.#keys.get(id)
     if (!hit) {
       this.#derived++
