@@ -73,4 +73,12 @@ describe("a kid no configured secret has", () => {
     const { kid } = await ring.key(SECRET, salt)
     expect(await openWith(ring, { token, secret: ["other-secret-0123456789abcdef", SECRET], salt })).toMatchObject({ kid, payload: { sub: "1" } })
   })
+
+  it("a kid-less token is tried under each secret in turn; when none opens it, the last failure is the answer", async () => {
+    const key = await ring.key(SECRET, salt)
+    const kidless = await ring.jwe.encrypt({ sub: "1", exp: Math.floor(Date.now() / 1000) + 60 }, { alg: "dir", enc: "A256CBC-HS512" } as never, key.key)
+    expect(await decodeWith(ring, { token: kidless, secret: ["first-wrong-secret-0123456789ab", SECRET], salt })).toMatchObject({ sub: "1" })
+    const error = await decodeWith(ring, { token: kidless, secret: ["first-wrong-secret-0123456789ab", "second-wrong-secret-0123456789"], salt }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: "ERR_JWE_DECRYPTION_FAILED" })
+  })
 })
