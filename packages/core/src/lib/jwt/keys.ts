@@ -26,7 +26,9 @@ export const hkdfKey: DeriveKey = async (secret, salt, enc) => {
       name: "HKDF",
       hash: "SHA-256",
       salt: encoder.encode(salt),
-      info: encoder.encode(`Auth.js Generated Encryption Key${salt ? ` (${salt})` : ""}`),
+      // Parentheses even around an empty salt: Auth.js writes them unconditionally, and a key
+      // derived without them opens none of its tokens (nor it ours).
+      info: encoder.encode(`Auth.js Generated Encryption Key (${salt})`),
     },
     ikm,
     length * 8,
@@ -72,7 +74,8 @@ export class KeyRing {
     const last = this.#last
     if (last && last.secret === secret && last.salt === salt && last.enc === enc) return last.key
     if (!isContentEncryption(enc)) return Promise.reject(new TypeError(`Unsupported content encryption ${JSON.stringify(enc)}`))
-    const id = `${enc}\u0000${salt}\u0000${secret}`
+    // JSON, not a separator: ("a\0b", "c") and ("b", "c\0a") joined by NUL are one string.
+    const id = JSON.stringify([enc, salt, secret])
     let hit = this.#keys.get(id)
     if (!hit) {
       this.#derived++
@@ -82,6 +85,7 @@ export class KeyRing {
       this.#keys.set(id, derived)
       derived.catch(() => {
         this.#keys.delete(id)
+        // Stryker disable next-line ConditionalExpression: clearing the last-key shortcut after any failure only costs one map lookup on the next call
         if (this.#last?.key === derived) this.#last = undefined
       })
     }
