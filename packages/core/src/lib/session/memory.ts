@@ -39,7 +39,9 @@ export class SessionMemory {
   saltState(salt: string, secrets: readonly string[]): { scope: string; primaryKid?: string } {
     let state = this.#salts.get(salt)
     if (!state) {
-      state = { scope: `${salt}\u0000${secrets.join("\u0000")}` }
+      // JSON, not a separator: a salt or secret containing the separator could make two
+      // different configurations share one scope (as the key ring's cache keys once could).
+      state = { scope: JSON.stringify([salt, secrets]) }
       this.#salts.set(salt, state)
     }
     return state
