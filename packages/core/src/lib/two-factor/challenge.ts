@@ -60,9 +60,11 @@ export async function openChallenge(ctx: RequestContext): Promise<Challenge> {
     ? await decodeWith<Record<string, unknown>>(ctx.config.keys, { token: raw, secret: ctx.config.secrets, salt: cookie.name }).catch(() => null)
     : null
   const result = payload?.result as SignInResult | undefined
+  // `result.user?.id !== payload.uid` also refuses a result that is no object (its `user` is
+  // undefined, and `uid` was checked to be a string); `!result` only keeps `.user` from throwing.
   if (
     !payload || typeof payload.uid !== "string" || typeof payload.cid !== "string" || typeof payload.exp !== "number" ||
-    payload.exp * 1000 <= Date.now() || typeof payload.callbackUrl !== "string" || !result || typeof result !== "object" || result.user?.id !== payload.uid
+    payload.exp * 1000 <= Date.now() || typeof payload.callbackUrl !== "string" || !result || result.user?.id !== payload.uid
   ) {
     ctx.setCookies.push(...clearChallenge(ctx))
     throw new TwoFactorChallengeInvalid(raw ? "The two-factor challenge could not be opened (expired or tampered with)" : "There is no two-factor challenge: sign in first")
