@@ -94,5 +94,6 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
   // The adapter's lock counts for every instance; without one (the Xata adapter) this process counts.
   const lock = adapterRefreshLock(adapter)
   const ledger = new TwoFactorLedger(lock ?? new MemoryRefreshLock(), adapter)
-  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter(), ledger }
+  // Taken as given: a value refused above has failed the configuration, which then serves nothing.
+  return { issuer, rememberDevice, passkeySkips, store: adapter, attempts: new AttemptCounter(), ledger }
 }
