@@ -78,8 +78,9 @@ export async function confirmEnrollment(config: ResolvedConfig, input: CodeInput
   if (!secret) throw new TwoFactorStateError("The pending enrollment cannot be read (the secret changed); start again")
   let step: number | undefined
   await judgeCapped(config, settings, userId, input.address, async (): Promise<CodeCheck> => {
-    const totp = typeof input.code === "string" ? verifyTotp({ secret, code: input.code }) : undefined
-    if (!totp?.valid) return { ok: false, reason: totp ? totp.reason : "malformed" }
+    // verifyTotp answers "malformed" for a code that is no string (the input is the app's).
+    const totp = verifyTotp({ secret, code: input.code })
+    if (!totp.valid) return { ok: false, reason: totp.reason }
     step = totp.step
     return { ok: true, used: "totp" }
   })
