@@ -4,15 +4,17 @@
  * changes nothing. notifications/recovery.test.ts has the reset itself.
  */
 import { describe, expect, it } from "vitest"
+import type { AuditEvent } from "@portcullis/core"
 import { resetTwoFactor, type TwoFactorResetInput } from "@portcullis/core/integration"
 import { recordEvents } from "../notifications/support.js"
 import { ADA_ID, enroll, twoFactorApp } from "./support.js"
 
 async function enrolled() {
   const recorded = recordEvents()
-  const app = twoFactorApp({ events: recorded.events })
+  const audited: AuditEvent[] = []
+  const app = twoFactorApp({ events: { ...recorded.events, audit: (event) => void audited.push(event) } })
   await enroll(app.config)
-  return { ...app, recorded }
+  return { ...app, recorded, audited }
 }
 
 /** Whether `input` is refused with a TypeError matching `message`, leaving 2FA on and no event. */
@@ -39,6 +41,16 @@ describe("the reason", () => {
 
   it("must be a string", async () => {
     await expectRefused({ userId: ADA_ID, reason: 4711 }, /reason/)
+  })
+})
+
+describe("the audit record", () => {
+  it("names the user, the actor and the trimmed reason, and what the reset found and did", async () => {
+    const { config, audited } = await enrolled()
+    await resetTwoFactor({ userId: ADA_ID, reason: " lost phone, ticket 4711 ", actor: "support-agent-7" }, config)
+    expect(audited.filter((event) => event.type === "twoFactorReset")).toEqual([
+      expect.objectContaining({ type: "twoFactorReset", outcome: "success", userId: ADA_ID, actor: "support-agent-7", reason: "lost phone, ticket 4711", details: { wasEnabled: true, sessionsRevoked: 0 } }),
+    ])
   })
 })
 
