@@ -122,6 +122,24 @@ describe("a challenge past its expiry", () => {
   })
 })
 
+describe("the challenge's lifetime", () => {
+  it("is five minutes, in the sealed claims and in the cookie", async () => {
+    const { config, browser } = twoFactorApp()
+    await enroll(config)
+    const b = browser()
+    const before = Math.floor(Date.now() / 1000)
+    await firstFactor(b)
+    const cookie = b.jar.get(CHALLENGE)!
+    expect(cookie.attributes["max-age"]).toBe("300")
+    const expires = Date.parse(cookie.attributes.expires!) / 1000
+    expect(expires).toBeGreaterThanOrEqual(before + 300)
+    expect(expires).toBeLessThanOrEqual(Date.now() / 1000 + 300)
+    // Five minutes on (past the sealed expiry's 15 s of tolerance), the page sends the user back.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 316_000 })
+    expect((await b.request("/auth/two-factor")).headers.get("location")).toBe(BACK_TO_SIGNIN)
+  })
+})
+
 describe("the provider claim", () => {
   it("is dropped when it is no string: the session is issued without a provider", async () => {
     const { b, secret, claims } = await challenged()
