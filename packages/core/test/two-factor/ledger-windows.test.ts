@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { createHash } from "node:crypto"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import type { VerificationToken } from "@portcullis/core/adapters"
-import { MAX_ATTEMPTS, MAX_WRONG_PER_USER, TwoFactorLedger, type SpendStore } from "../../src/lib/two-factor/ledger.js"
+import { lockedOut, MAX_ATTEMPTS, MAX_WRONG_PER_USER, TwoFactorLedger, type SpendStore } from "../../src/lib/two-factor/ledger.js"
 import { MemoryRefreshLock, type RefreshLock } from "../../src/lib/tokens/lock.js"
 
 const MINUTE = 60_000
@@ -53,6 +53,14 @@ describe("a wrong code counts against its user for 15 minutes", () => {
     expect(await ledger.userAttempt("ada")).toBeUndefined()
     at(T + 15 * MINUTE)
     expect((await ledger.userAttempt("ada"))?.count).toBe(1)
+  })
+})
+
+describe("the refusal of a locked user", () => {
+  it("is a 429 that tells the client to come back when the window ends, and names the cap", () => {
+    const refusal = lockedOut("user-ada")
+    expect(refusal).toMatchObject({ type: "RateLimited", retryAfter: 15 * 60 })
+    expect(refusal.message).toBe("Two-factor codes of user user-ada are locked: 10 wrong codes within 15 minutes")
   })
 })
 
