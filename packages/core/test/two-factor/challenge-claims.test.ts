@@ -7,6 +7,7 @@
  * them, so the claims check is the only layer between them and a session.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
+import type { AuditEvent } from "@portcullis/core"
 import { decode, encode } from "@portcullis/core/jwt"
 import { totpCode } from "@portcullis/core/two-factor"
 import { SECRET, type Browser } from "../helpers.js"
@@ -137,6 +138,18 @@ describe("the challenge's lifetime", () => {
     // Five minutes on (past the sealed expiry's 15 s of tolerance), the page sends the user back.
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 316_000 })
     expect((await b.request("/auth/two-factor")).headers.get("location")).toBe(BACK_TO_SIGNIN)
+  })
+})
+
+describe("the first factor's provider", () => {
+  it("is carried through the challenge: the signIn audit event after the code names it", async () => {
+    const audited: AuditEvent[] = []
+    const { config, browser } = twoFactorApp({ events: { audit: (event) => void audited.push(event) } })
+    const { secret } = await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    expect((await secondFactor(b, totpCode(secret))).status).toBe(302)
+    expect(audited.filter((event) => event.type === "signIn")).toEqual([expect.objectContaining({ method: "credentials", provider: "credentials" })])
   })
 })
 

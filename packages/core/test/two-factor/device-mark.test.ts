@@ -5,9 +5,12 @@
  * off. flow.test.ts has the mark's ordinary use; password-two-factor.test.ts another user's.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { createHash } from "node:crypto"
+import { decode } from "@portcullis/core/jwt"
 import { totpCode } from "@portcullis/core/two-factor"
+import { SECRET } from "../helpers.js"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
+import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
 
 const HOME = "http://localhost:3000"
 const STEP = "http://localhost:3000/auth/two-factor"
@@ -67,5 +70,24 @@ describe("a device mark", () => {
     // Expires has whole seconds.
     expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000)
     expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000)
+  })
+
+  it("is one the step can read: a cookie that opens as nothing leads to the step, not an error", async () => {
+    const { config, browser } = twoFactorApp({ twoFactor: { rememberDevice: 3600 } })
+    await enroll(config)
+    const b = browser()
+    b.jar.set(DEVICE, { value: "not-a-mark", attributes: {} })
+    expect((await firstFactor(b)).headers.get("location")).toBe(STEP)
+  })
+
+  it("carries the user and a 32-character digest of the sealed secret, the same in every version", async () => {
+    const { config, browser, adapter } = twoFactorApp({ twoFactor: { rememberDevice: 3600 } })
+    const { secret } = await enroll(config)
+    const b = browser()
+    await firstFactor(b)
+    await secondFactor(b, totpCode(secret), { remember: "1" })
+    const payload = await decode<{ uid: string; mark: string }>({ token: b.jar.get(DEVICE)!.value, secret: SECRET, salt: DEVICE })
+    const sealed = (await adapter.getTwoFactor!(ADA_ID))!.secret
+    expect(payload).toMatchObject({ uid: ADA_ID, mark: createHash("sha256").update(`portcullis-two-factor-device:${sealed}`).digest("hex").slice(0, 32) })
   })
 })
