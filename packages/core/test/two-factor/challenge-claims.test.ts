@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import type { AuditEvent } from "@portcullis/core"
 import { decode, encode } from "@portcullis/core/jwt"
 import { totpCode } from "@portcullis/core/two-factor"
-import { SECRET, type Browser } from "../helpers.js"
+import { captureLogger, SECRET, type Browser } from "../helpers.js"
 import { enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
 
 const CHALLENGE = "portcullis.two-factor"
@@ -138,6 +138,23 @@ describe("the challenge's lifetime", () => {
     // Five minutes on (past the sealed expiry's 15 s of tolerance), the page sends the user back.
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 316_000 })
     expect((await b.request("/auth/two-factor")).headers.get("location")).toBe(BACK_TO_SIGNIN)
+  })
+})
+
+describe("what the log says of a refused challenge", () => {
+  it("tells a missing challenge from one that could not be opened", async () => {
+    for (const [cookie, line] of [
+      [undefined, "There is no two-factor challenge: sign in first"],
+      ["not-a-challenge", "The two-factor challenge could not be opened (expired or tampered with)"],
+    ] as const) {
+      const log = captureLogger()
+      const { config, browser } = twoFactorApp({ logger: log.logger })
+      await enroll(config)
+      const b = browser()
+      if (cookie) b.jar.set(CHALLENGE, { value: cookie, attributes: {} })
+      await b.request("/auth/two-factor")
+      expect(log.lines.join("\n")).toContain(line)
+    }
   })
 })
 

@@ -94,3 +94,37 @@ describe("2FA turned off while new backup codes are being made", () => {
     expect(await adapter.getTwoFactor!(ADA_ID)).toBeNull()
   })
 })
+
+describe("what each refusal tells the app's developer", () => {
+  it("names the state or the reason, beside the error's type", async () => {
+    const none = runtimeFor(twoFactorApp({ twoFactor: undefined }).config).config
+    await expect(startEnrollment(none, { userId: ADA_ID, account: "ada" })).rejects.toThrow("Two-factor enrollment needs the twoFactor option and an adapter with the two-factor capability")
+
+    const config = resolved()
+    await expect(confirmEnrollment(config, { userId: ADA_ID, code: "123456" })).rejects.toThrow("No enrollment was started")
+    await expect(disable(config, { userId: ADA_ID, code: "123456" })).rejects.toThrow("Two-factor authentication is off")
+    const { secret } = await startEnrollment(config, { userId: ADA_ID, account: "ada" })
+    await expect(confirmEnrollment(config, { userId: ADA_ID, code: "aaaaaa" })).rejects.toThrow("The code does not match the enrolled secret")
+    const code = totpCode(secret)
+    await confirmEnrollment(config, { userId: ADA_ID, code })
+    await expect(startEnrollment(config, { userId: ADA_ID, account: "ada" })).rejects.toThrow("Two-factor authentication is already on; disable it first to enroll again")
+    await expect(confirmEnrollment(config, { userId: ADA_ID, code })).rejects.toThrow("Two-factor authentication is already on")
+    await expect(disable(config, { userId: ADA_ID, code: "aaaaa-aaaaa" })).rejects.toThrow("The code was refused (wrong)")
+  })
+
+  it("says a pending enrollment sealed under another secret must start again", async () => {
+    const adapter = MemoryAdapter()
+    await startEnrollment(resolved({}, adapter), { userId: ADA_ID, account: "ada" })
+    const rotated = resolved({ secret: "another-secret-with-at-least-32-characters!" }, adapter)
+    await expect(confirmEnrollment(rotated, { userId: ADA_ID, code: "123456" })).rejects.toThrow("The pending enrollment cannot be read (the secret changed); start again")
+  })
+
+  it("says a code lost the race when two confirmations use it at once", async () => {
+    const adapter = MemoryAdapter()
+    const config = resolved({}, adapter)
+    const { secret } = await startEnrollment(config, { userId: ADA_ID, account: "ada" })
+    const code = totpCode(secret)
+    const results = await Promise.allSettled([confirmEnrollment(config, { userId: ADA_ID, code }), confirmEnrollment(config, { userId: ADA_ID, code })])
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { message: "The code was used already" } })
+  })
+})

@@ -82,3 +82,14 @@ describe("the user id", () => {
     await expectRefused(undefined, /userId/)
   })
 })
+
+describe("what each refusal tells the app's developer", () => {
+  it("names the missing option, or that the user has nothing to reset", async () => {
+    const without = twoFactorApp({ twoFactor: undefined })
+    await expect(resetTwoFactor({ userId: ADA_ID, reason: "ticket 4711" }, without.config)).rejects.toThrow(
+      "Resetting two-factor authentication needs the twoFactor option and an adapter with the two-factor capability",
+    )
+    const { config } = twoFactorApp()
+    await expect(resetTwoFactor({ userId: ADA_ID, reason: "ticket 4711" }, config)).rejects.toThrow("This user has no two-factor authentication to reset")
+  })
+})

@@ -87,7 +87,8 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
     fail(new InvalidConfig("twoFactor.issuer must be a non-empty string of at most 200 characters without \":\""))
   }
   // 400 days: the longest a browser keeps a cookie (RFC 6265bis).
-  if (typeof rememberDevice !== "number" || !Number.isInteger(rememberDevice) || rememberDevice < 0 || rememberDevice > 400 * 24 * 60 * 60) {
+  // Number.isInteger is false for anything that is no number.
+  if (!Number.isInteger(rememberDevice) || rememberDevice < 0 || rememberDevice > 400 * 24 * 60 * 60) {
     fail(new InvalidConfig(`twoFactor.rememberDevice must be a whole number of seconds from 0 to 34560000 (400 days), got ${JSON.stringify(rememberDevice)}`))
   }
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
