@@ -13,6 +13,9 @@ const LIMIT = 10_000
 export class AttemptCounter {
   readonly #counts = new Map<string, { count: number; until: number }>()
 
+  /** @param limit Most challenges remembered at once (a smaller one lets tests reach the bound). */
+  constructor(private readonly limit = LIMIT) {}
+
   /** Counts one attempt at challenge `id` (which expires at `until`, epoch ms); returns the count so far. */
   hit(id: string, until: number, now = Date.now()): number {
     const entry = this.#counts.get(id)
@@ -40,12 +43,12 @@ export class AttemptCounter {
 
   #sweep(now: number): void {
     for (const [key, value] of this.#counts) if (value.until <= now) this.#counts.delete(key)
-    if (this.#counts.size < LIMIT) return
+    if (this.#counts.size < this.limit) return
     // Over the bound, the oldest wrong-code counts go; a live spent mark never does: losing
     // it would let a copy of a passed challenge sign in again. Wrong codes are free to send,
-    // a spent mark costs a passed second factor, so only those marks can grow past LIMIT.
+    // a spent mark costs a passed second factor, so only those marks can grow past the bound.
     for (const [key, value] of this.#counts) {
-      if (this.#counts.size < LIMIT) break
+      if (this.#counts.size < this.limit) break
       if (value.count !== Number.POSITIVE_INFINITY) this.#counts.delete(key)
     }
   }

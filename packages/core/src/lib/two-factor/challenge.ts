@@ -56,13 +56,14 @@ export async function sealChallenge(ctx: RequestContext, fields: Omit<Challenge,
 export async function openChallenge(ctx: RequestContext): Promise<Challenge> {
   const cookie = ctx.cookieOptions.twoFactorChallenge
   const raw = readChunked(ctx.cookies, cookie.name)
-  const payload = raw
-    ? await decodeWith<Record<string, unknown>>(ctx.config.keys, { token: raw, secret: ctx.config.secrets, salt: cookie.name }).catch(() => null)
-    : null
+  // Stryker disable next-line ArrowFunction: undefined or null, both are refused by `!payload` below
+  const payload = raw ? await decodeWith<Record<string, unknown>>(ctx.config.keys, { token: raw, secret: ctx.config.secrets, salt: cookie.name }).catch(() => null) : null
   const result = payload?.result as SignInResult | undefined
+  // `result.user?.id !== payload.uid` also refuses a result that is no object (its `user` is
+  // undefined, and `uid` was checked to be a string); `!result` only keeps `.user` from throwing.
   if (
     !payload || typeof payload.uid !== "string" || typeof payload.cid !== "string" || typeof payload.exp !== "number" ||
-    payload.exp * 1000 <= Date.now() || typeof payload.callbackUrl !== "string" || !result || typeof result !== "object" || result.user?.id !== payload.uid
+    payload.exp * 1000 <= Date.now() || typeof payload.callbackUrl !== "string" || !result || result.user?.id !== payload.uid
   ) {
     ctx.setCookies.push(...clearChallenge(ctx))
     throw new TwoFactorChallengeInvalid(raw ? "The two-factor challenge could not be opened (expired or tampered with)" : "There is no two-factor challenge: sign in first")
@@ -107,7 +108,9 @@ export async function sealDevice(ctx: RequestContext, userId: string, sealedSecr
 export async function rememberedDevice(ctx: RequestContext, userId: string, sealedSecret: string): Promise<boolean> {
   const cookie = ctx.cookieOptions.twoFactorDevice
   const raw = ctx.cookies[cookie.name]
+  // Stryker disable next-line ConditionalExpression: a shortcut only — decodeWith answers null for an empty token, which is refused below too
   if (!raw) return false
+  // Stryker disable next-line ArrowFunction: undefined or null, both are refused by `!!payload` below
   const payload = await decodeWith<{ uid?: unknown; mark?: unknown }>(ctx.config.keys, { token: raw, secret: ctx.config.secrets, salt: cookie.name }).catch(() => null)
   return !!payload && payload.uid === userId && payload.mark === (await enrollmentMark(sealedSecret))
 }

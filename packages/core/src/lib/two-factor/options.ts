@@ -87,12 +87,14 @@ export function resolveTwoFactor(option: TwoFactorOptions | undefined, adapter: 
     fail(new InvalidConfig("twoFactor.issuer must be a non-empty string of at most 200 characters without \":\""))
   }
   // 400 days: the longest a browser keeps a cookie (RFC 6265bis).
-  if (typeof rememberDevice !== "number" || !Number.isInteger(rememberDevice) || rememberDevice < 0 || rememberDevice > 400 * 24 * 60 * 60) {
+  // Number.isInteger is false for anything that is no number.
+  if (!Number.isInteger(rememberDevice) || rememberDevice < 0 || rememberDevice > 400 * 24 * 60 * 60) {
     fail(new InvalidConfig(`twoFactor.rememberDevice must be a whole number of seconds from 0 to 34560000 (400 days), got ${JSON.stringify(rememberDevice)}`))
   }
   if (typeof passkeySkips !== "boolean") fail(new InvalidConfig("twoFactor.passkeySkips must be a boolean"))
   // The adapter's lock counts for every instance; without one (the Xata adapter) this process counts.
   const lock = adapterRefreshLock(adapter)
   const ledger = new TwoFactorLedger(lock ?? new MemoryRefreshLock(), adapter)
-  return { issuer, rememberDevice: typeof rememberDevice === "number" ? rememberDevice : 0, passkeySkips: passkeySkips !== false, store: adapter, attempts: new AttemptCounter(), ledger }
+  // Taken as given: a value refused above has failed the configuration, which then serves nothing.
+  return { issuer, rememberDevice, passkeySkips, store: adapter, attempts: new AttemptCounter(), ledger }
 }
