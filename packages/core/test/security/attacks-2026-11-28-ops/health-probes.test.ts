@@ -82,9 +82,10 @@ describe("methods other than GET", () => {
 })
 
 describe("a flood of probes", () => {
-  it("500 at once, each with its own query string and Host header, read the adapter once", { timeout: 30_000 }, async () => {
+  it("500 at once, each with its own query string and Host header, read the adapter once a second at most", { timeout: 30_000 }, async () => {
     const { adapter, counter } = countedAdapter()
     server = await httpServer(config(adapter, { health: { endpoint: true } }))
+    const started = Date.now()
     const answers = await Promise.all(
       Array.from({ length: 500 }, (_, i) => raw(server!, "GET", `/auth/health?nocache=${i}&t=${"x".repeat(i % 50)}`, { host: `tenant-${i}.example:${1000 + i}`, "x-forwarded-host": `evil-${i}.example`, "cache-control": "no-cache" })),
     )
@@ -93,7 +94,11 @@ describe("a flood of probes", () => {
       expect(JSON.parse(answer.body).status).toBe("ok")
       expect(answer.headers["set-cookie"]).toBeUndefined()
     }
-    expect(counter.calls).toBe(1)
+    // One read answers every probe for a second after it: on a quiet machine the flood takes
+    // well under that (one read); on a loaded one it may span a few seconds — still one a second,
+    // never one per probe.
+    expect(counter.calls).toBeGreaterThanOrEqual(1)
+    expect(counter.calls).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000))
   })
 
   it("behind a hanging database, 300 probes all answer by the bound, and the database gets one read", { timeout: 30_000 }, async () => {
