@@ -33,7 +33,7 @@ import { FakeOP } from "../oauth/fixtures/fake-op.js"
 import { deliver, signInThrough } from "../oauth/flow.js"
 import { SoftCredential } from "../webauthn/soft-authenticator.js"
 import { ORIGIN, PasskeyBrowser } from "../webauthn/support.js"
-import { auditedTransport, auditLog, AGENT, IP, secret as noteSecret } from "./support.js"
+import { auditedTransport, auditLog, everyPage, AGENT, IP, secret as noteSecret } from "./support.js"
 import { Browser } from "../helpers.js"
 
 const OLD = "the old and well worn passphrase"
@@ -44,18 +44,6 @@ const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 interface Backend {
   adapter: Adapter
   close(): Promise<void>
-}
-
-/** Everything the store holds for `config`, every page read. */
-async function everyStored(config: AuthConfig, query: Parameters<typeof auditTrail>[1] = {}): Promise<AuditEvent[]> {
-  const out: AuditEvent[] = []
-  let page = await auditTrail(config, { ...query, limit: 100 })
-  out.push(...page.records)
-  while (page.next) {
-    page = await auditTrail(config, { ...query, limit: 100, cursor: page.next })
-    out.push(...page.records)
-  }
-  return out
 }
 
 const byId = (events: AuditEvent[]) => [...events].sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -151,13 +139,13 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
       // Every event the stream had is stored, field for field (the lockout and failed sign-ins
       // name no user, so they are found by id), and the user's trail holds no other.
       const streamed = log.events
-      const stored = (await everyStored(config)).filter((record) => streamed.some((event) => event.id === record.id))
+      const stored = (await everyPage(config)).filter((record) => streamed.some((event) => event.id === record.id))
       expect(byId(stored)).toEqual(byId(streamed))
-      expect((await everyStored(config, { userId: user.id })).map((r) => r.id).sort()).toEqual(streamed.filter((e) => e.userId === user.id).map((e) => e.id).sort())
+      expect((await everyPage(config, { userId: user.id })).map((r) => r.id).sort()).toEqual(streamed.filter((e) => e.userId === user.id).map((e) => e.id).sort())
       // From the browser: the address and agent are stored too.
       expect(stored.find((r) => r.type === "passwordChanged")).toMatchObject({ ip: IP, userAgent: AGENT })
 
-      const text = JSON.stringify(await everyStored(config))
+      const text = JSON.stringify(await everyPage(config))
       for (const value of secrets) expect(text, `a stored record holds ${value.slice(0, 12)}…`).not.toContain(value)
     })
 
@@ -199,7 +187,7 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
         expect(new Set(log.events.map((e) => `${e.type}:${e.method}`))).toEqual(
           new Set(["emailVerified:undefined", "signIn:email", "signInFailed:email", "accountLinked:oidc", "signIn:oidc", "signInFailed:oidc", "accountLinked:webauthn", "signIn:webauthn", "passkeyAdded:undefined", "signInFailed:webauthn"]),
         )
-        const stored = (await everyStored(config)).filter((record) => log.events.some((event) => event.id === record.id))
+        const stored = (await everyPage(config)).filter((record) => log.events.some((event) => event.id === record.id))
         expect(byId(stored)).toEqual(byId(log.events))
         const text = JSON.stringify(stored)
         for (const value of secrets) if (value.length >= 6) expect(text, `a stored record holds ${value.slice(0, 12)}…`).not.toContain(value)
@@ -217,12 +205,12 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
       await passwordSignIn(b, { email, password: WRONG })
       await passwordSignIn(b, { email, password: OLD })
       await b.signOut()
-      const mine = await everyStored(config, { userId: user.id })
+      const mine = await everyPage(config, { userId: user.id })
       expect(mine.map((r) => r.type)).toEqual(["signOut", "signIn"])
-      const failures = await everyStored(config, { type: "signInFailed", since: started })
+      const failures = await everyPage(config, { type: "signInFailed", since: started })
       expect(failures.length).toBeGreaterThanOrEqual(1)
       expect(failures.every((r) => r.type === "signInFailed" && Date.parse(r.time) >= started.getTime())).toBe(true)
-      expect(await everyStored(config, { userId: user.id, until: started })).toEqual([])
+      expect(await everyPage(config, { userId: user.id, until: started })).toEqual([])
       const paged = await auditTrail(config, { userId: user.id, limit: 1 })
       expect(paged.records.map((r) => r.type)).toEqual(["signOut"])
       expect((await auditTrail(config, { userId: user.id, limit: 1, cursor: paged.next! })).records.map((r) => r.type)).toEqual(["signIn"])
@@ -235,8 +223,8 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
       const user = await seedUser(backend.adapter, { email, password: OLD })
       await passwordSignIn(one.browser(), { email, password: OLD })
       await passwordSignIn(two.browser(), { email, password: OLD })
-      const fromOne = await everyStored(one.config, { userId: user.id })
-      const fromTwo = await everyStored(two.config, { userId: user.id })
+      const fromOne = await everyPage(one.config, { userId: user.id })
+      const fromTwo = await everyPage(two.config, { userId: user.id })
       expect(fromOne).toHaveLength(2)
       expect(fromTwo).toEqual(fromOne)
       expect(byId(fromOne)).toEqual(byId([...one.log.events, ...two.log.events]))
@@ -251,7 +239,7 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
       await backend.adapter.createAuditRecord!(recent)
       const { deleted } = await pruneAuditTrail(config)
       expect(deleted).toBeGreaterThanOrEqual(1)
-      expect((await everyStored(config, { userId })).map((r) => r.id)).toEqual([recent.id])
+      expect((await everyPage(config, { userId })).map((r) => r.id)).toEqual([recent.id])
     })
   })
 }

@@ -3,7 +3,9 @@
  * browser that arrives from a known client address with a known user agent, and the list of
  * every value a run used that no event may ever hold.
  */
-import type { AuthRuntime } from "@portcullis/core"
+import type { AuthConfig, AuthRuntime } from "@portcullis/core"
+import type { AuditQuery } from "@portcullis/core/adapters"
+import { auditTrail } from "@portcullis/core/integration"
 import type { AuditEvent } from "@portcullis/core/types"
 import { expect } from "vitest"
 import { Browser, type Transport } from "../helpers.js"
@@ -58,4 +60,16 @@ export const fromTheBrowser = {
   time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
   ip: IP,
   userAgent: AGENT,
+}
+
+/** Every record a query pages through, 100 at a time, following each page's cursor. */
+export async function everyPage(config: AuthConfig, query: AuditQuery = {}): Promise<AuditEvent[]> {
+  const out: AuditEvent[] = []
+  let page = await auditTrail(config, { ...query, limit: 100 })
+  out.push(...page.records)
+  while (page.next) {
+    page = await auditTrail(config, { ...query, limit: 100, cursor: page.next })
+    out.push(...page.records)
+  }
+  return out
 }

@@ -13,6 +13,7 @@ import Password from "@portcullis/core/providers/password"
 import { Browser, SECRET } from "../../helpers.js"
 import { LIGHT, passwordSignIn, seedUser } from "../../password/support.js"
 import { onEveryBackend, type Backend } from "./audit-backends.js"
+import { everyPage } from "../../audit/support.js"
 
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 
@@ -37,18 +38,6 @@ const PAYLOADS = [
 /** An audit record as `audit()` writes them, with `fields` over it. */
 function record(fields: Partial<AuditEvent> & { type?: AuditEvent["type"] } = {}, at = Date.now()): AuditEvent {
   return { id: crypto.randomUUID(), time: new Date(at).toISOString(), type: "signIn", outcome: "success", ...fields } as AuditEvent
-}
-
-/** Every record a query pages through. */
-async function everyPage(config: AuthConfig, query: AuditQuery = {}): Promise<AuditEvent[]> {
-  const out: AuditEvent[] = []
-  let page = await auditTrail(config, { ...query, limit: 100 })
-  out.push(...page.records)
-  while (page.next) {
-    page = await auditTrail(config, { ...query, limit: 100, cursor: page.next })
-    out.push(...page.records)
-  }
-  return out
 }
 
 /** What `call` threw, as its `type` (or the error itself when it has none). */

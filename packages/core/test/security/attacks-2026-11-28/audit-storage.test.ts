@@ -18,22 +18,12 @@ import { createPostgresKysely, SqlAdapter } from "@portcullis/sql-adapter"
 import { Browser, SECRET } from "../../helpers.js"
 import { LIGHT, passwordSignIn, seedUser } from "../../password/support.js"
 import { gates, onEveryBackend, onRedis, type Backend } from "./audit-backends.js"
+import { everyPage } from "../../audit/support.js"
 
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 
 function record(fields: Partial<AuditEvent> = {}, at = Date.now()): AuditEvent {
   return { id: crypto.randomUUID(), time: new Date(at).toISOString(), type: "signInFailed", outcome: "failure", reason: "CredentialsSignin", ...fields } as AuditEvent
-}
-
-async function everyPage(config: AuthConfig, query: AuditQuery = {}): Promise<AuditEvent[]> {
-  const out: AuditEvent[] = []
-  let page = await auditTrail(config, { ...query, limit: 100 })
-  out.push(...page.records)
-  while (page.next) {
-    page = await auditTrail(config, { ...query, limit: 100, cursor: page.next })
-    out.push(...page.records)
-  }
-  return out
 }
 
 /** A TCP server on loopback that accepts and never answers: a store that hangs. */
