@@ -13,7 +13,6 @@ import { createHmac } from "node:crypto"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { memoryRateLimitStore, type RateLimitStore } from "@portcullis/core/rate-limit"
 import { resolve } from "../../src/lib/config/resolve.js"
-import { RATE_LIMIT_DEFAULTS, TWO_FACTOR_PER_USER } from "../../src/lib/rate-limit/limiter.js"
 import { ada, SECRET } from "../helpers.js"
 import { attempt, controllableStore, lockoutApp, wrong } from "./support.js"
 
@@ -68,16 +67,6 @@ describe("the store's keys", () => {
   })
 })
 
-describe("the mail counters", () => {
-  it("are `email:i:` (sign-in links) and `email:password:` (the password provider's links), each keyed by the mailbox's HMAC", async () => {
-    const control = controllableStore()
-    const limiter = resolve({ secret: SECRET, providers: [], rateLimit: { store: control.store } }, {}).rateLimit!
-    await limiter.checkEmail("Victim+news@Example.com", "198.51.100.7", "signIn")
-    await limiter.checkEmail("victim@example.com", "198.51.100.7", "password")
-    expect([...control.keys].sort()).toEqual([`email:i:${digest("victim@example.com")}`, `email:password:${digest("victim@example.com")}`])
-  })
-})
-
 describe("the two-factor counters", () => {
   it("are the address's `twoFactor:a:` and the user's `twoFactor:i:`, the user id keyed by HMAC", async () => {
     const control = controllableStore()
@@ -92,26 +81,6 @@ describe("the two-factor cap per user", () => {
     const limiter = resolve({ secret: SECRET, providers: [], rateLimit: { perAddress: { twoFactor: false } } }, {}).rateLimit!
     for (let i = 0; i < 10; i++) await limiter.checkTwoFactor("user-ada", `198.51.100.${i}`)
     await expect(limiter.checkTwoFactor("user-ada", "198.51.100.99")).rejects.toMatchObject({ type: "RateLimited" })
-  })
-})
-
-describe("the windows", () => {
-  it("are the documented defaults", () => {
-    expect(RATE_LIMIT_DEFAULTS.perIdentifier).toEqual({ credentials: { max: 5, window: 900, maxLockout: 3600 }, email: { max: 5, window: 3600 } })
-    expect(TWO_FACTOR_PER_USER).toEqual({ max: 10, window: 900 })
-  })
-
-  it("of a lockout's strikes is a day, and the second lockout's is twice the window", async () => {
-    const control = controllableStore()
-    const windows = new Map<string, number>()
-    const hit = control.store.hit
-    control.store.hit = (key, window, points) => (windows.set(key.split(":").slice(0, 2).join(":"), window), hit(key, window, points))
-    const { browser } = lockoutApp({ store: control.store, perAddress: { credentials: false } })
-    const b = browser()
-    for (let i = 0; i < 6; i++) await attempt(b, wrong)
-    await control.expire("credentials:i:")
-    for (let i = 0; i < 6; i++) await attempt(b, wrong)
-    expect(Object.fromEntries(windows)).toEqual({ "credentials:i": 900, "credentials:strikes": 24 * 60 * 60, "credentials:lock": 1800 })
   })
 })
 
