@@ -63,7 +63,11 @@ function expand(globs: string[]): string[] {
   return [...out].sort()
 }
 
-/** Whether `recorded` is a run of exactly these modules and tests, as they are now. */
+/**
+ * Whether `recorded` is a run of exactly these modules and tests, as they are now. (A module
+ * with no mutant at all — types only — is not recorded by Stryker, so it reads as changed:
+ * leave such files out of a group.)
+ */
 function unchanged(group: Group, recorded: Report): boolean {
   const same = (files: string[], seen: Record<string, { source?: string }>) =>
     files.length === Object.keys(seen).length && files.every((file) => seen[file] !== undefined && seen[file].source === readFileSync(file, "utf8"))
