@@ -17,7 +17,7 @@ type Options = { store: "postgres"; url: string; tables: TableNames } | { store:
 const options = JSON.parse(process.argv[2] ?? "{}") as Options
 
 async function adapterFor(options: Options): Promise<Adapter> {
-  if (options.store === "postgres") return SqlAdapter(createPostgresKysely(options.url), { tables: options.tables, passwords: true })
+  if (options.store === "postgres") return SqlAdapter(createPostgresKysely(options.url), { tables: options.tables, passwords: true, auditTrail: true })
   const client = createRedisClient(options.url, { logger: { error() {}, warn() {} } })
   await once(client, "ready")
   return RedisAdapter(client, { prefix: options.prefix })

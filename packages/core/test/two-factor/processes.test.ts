@@ -4,6 +4,8 @@
  * one PostgreSQL database or one Redis. One challenge cookie passed on one process is
  * refused on the other, and 50 copies sent to both at once, each with a valid backup code,
  * give one session. Before the fix each process kept its own spent mark: two sessions.
+ * Both processes write the audit trail to the same store: that one session is recorded
+ * once, and every record of the burst has an id of its own.
  */
 import { fork, type ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -16,9 +18,12 @@ import { redisAvailable, redisService } from "@portcullis/adapter-test"
 import type { Adapter } from "@portcullis/core/adapters"
 import { createRedisClient, RedisAdapter } from "@portcullis/redis-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
+import { SqlAdapter } from "@portcullis/sql-adapter"
 import { Browser } from "../helpers.js"
 import { postgresGate } from "../postgres-gate.js"
 import { totpCode } from "@portcullis/core/two-factor"
+import { auditTrail } from "@portcullis/core/integration"
+import { everyPage } from "../audit/support.js"
 import { ADA_ID, enroll, firstFactor, secondFactor, twoFactorApp } from "./support.js"
 
 const packages = fileURLToPath(new URL("../../../", import.meta.url))
@@ -111,12 +116,19 @@ function suite(open: () => Promise<{ adapter: Adapter; options: Record<string, u
     expect(signedIn(attacker)).toBe(false)
   })
 
-  it("50 copies of one challenge at once over both processes, each with a valid code: one session", async () => {
+  it("50 copies of one challenge at once over both processes, each with a valid code: one session, recorded once", async () => {
+    const since = new Date()
     const first = await instances[0]!.browser()
     await firstFactor(first)
     const copies = await Promise.all(Array.from({ length: 50 }, async (_, i) => copyTo(first, await instances[i % 2]!.browser())))
     await Promise.all(copies.map((copy, i) => secondFactor(copy, [totpCode(secret), ...backupCodes.slice(0, 8)][i % 9]!)))
     expect(copies.filter(signedIn)).toHaveLength(1)
+    // The trail both processes wrote, read here through the shared store.
+    const reader = twoFactorApp({}, store.adapter).config
+    const burst = await everyPage(reader, { userId: ADA_ID, since })
+    expect(burst.filter((record) => record.type === "signIn")).toHaveLength(1)
+    expect(new Set(burst.map((record) => record.id)).size).toBe(burst.length)
+    expect((await auditTrail(reader, { userId: ADA_ID, type: "signIn", since })).records).toHaveLength(1)
   })
 }
 
@@ -124,7 +136,12 @@ const { service, postgres } = await postgresGate()
 postgres.describe("two processes on PostgreSQL", () => {
   suite(async () => {
     const database: TestDatabase = await openTestDatabase("postgres", { url: service.url })
-    return { adapter: database.adapter, options: { store: "postgres", url: service.url, tables: database.tables }, close: () => database.close() }
+    return {
+      // The children store the trail (auditTrail: true); this side reads it through the same tables.
+      adapter: SqlAdapter(database.db, { tables: database.tables, passwords: true, auditTrail: true }),
+      options: { store: "postgres", url: service.url, tables: database.tables },
+      close: () => database.close(),
+    }
   })
 })
 
