@@ -11,38 +11,9 @@ import { MissingCSRF, NotSignedIn, ServiceUnavailable, SessionManagementUnsuppor
 import { encode } from "@portcullis/core/jwt"
 import { listSessions, revokeOtherSessions, revokeSession, signOutEverywhere, type SessionRequest } from "@portcullis/core/integration"
 import type { Adapter } from "@portcullis/core/adapters"
-import Credentials from "@portcullis/core/providers/credentials"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { Browser, SECRET } from "./helpers.js"
-
-const ORIGIN = "http://localhost:3000"
-const users: Record<string, { id: string; name: string; email: string }> = {
-  ada: { id: "user-ada", name: "Ada", email: "ada@example.com" },
-  bob: { id: "user-bob", name: "Bob", email: "bob@example.com" },
-}
-
-function config(session: AuthConfig["session"], extra: Partial<AuthConfig> = {}): AuthConfig {
-  return {
-    secret: SECRET,
-    trustHost: true,
-    providers: [Credentials({ credentials: { username: {} }, authorize: async ({ username }) => users[username as string] ?? null })],
-    session,
-    ...extra,
-  }
-}
-
-/** A browser of `config`, signed in as `username` with the given user agent. */
-async function signedIn(cfg: AuthConfig | ReturnType<typeof createAuth>, username = "ada", userAgent = "TestBrowser/1.0"): Promise<Browser> {
-  const handle = "handle" in cfg ? (r: Request) => cfg.handle(r) : (r: Request) => Auth(r, cfg)
-  const browser = new Browser((request) => {
-    request.headers.set("user-agent", userAgent)
-    return handle(request)
-  }, ORIGIN)
-  const response = await browser.signIn({ username })
-  expect(response.status).toBe(302)
-  expect(browser.sessionCookie()).toBeTruthy()
-  return browser
-}
+import { config, ORIGIN, signedIn } from "./session/management-support.js"
 
 /** The request a route of the app would hand to the management functions, with a CSRF token for changes. */
 async function asRequest(browser: Browser, extra: Partial<SessionRequest> = {}): Promise<SessionRequest> {

@@ -11,35 +11,12 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { Auth, type AuthConfig, type SessionRecord } from "@portcullis/core"
 import type { AdapterSession } from "@portcullis/core/adapters"
 import { listSessions, revokeOtherSessions, revokeSession, signOutEverywhere, type SessionRequest } from "@portcullis/core/integration"
-import Credentials from "@portcullis/core/providers/credentials"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
-import { Browser, SECRET } from "../helpers.js"
+import { Browser } from "../helpers.js"
+import { config as baseConfig, ORIGIN, signedIn } from "./management-support.js"
 
-const ORIGIN = "http://localhost:3000"
-const users: Record<string, { id: string; name: string; email: string }> = {
-  ada: { id: "user-ada", name: "Ada", email: "ada@example.com" },
-  bob: { id: "user-bob", name: "Bob", email: "bob@example.com" },
-}
-
-function config(session: AuthConfig["session"], extra: Partial<AuthConfig> = {}): AuthConfig {
-  return {
-    secret: SECRET,
-    trustHost: true,
-    providers: [Credentials({ credentials: { username: {} }, authorize: async ({ username }) => users[username as string] ?? null })],
-    session,
-    logger: { error() {}, warn() {}, debug() {} },
-    ...extra,
-  }
-}
-
-async function signedIn(cfg: AuthConfig, username: string, userAgent: string): Promise<Browser> {
-  const browser = new Browser((request) => {
-    request.headers.set("user-agent", userAgent)
-    return Auth(request, cfg)
-  }, ORIGIN)
-  expect((await browser.signIn({ username })).status).toBe(302)
-  return browser
-}
+const quiet = { error() {}, warn() {}, debug() {} }
+const config = (session: AuthConfig["session"], extra: Partial<AuthConfig> = {}) => baseConfig(session, { logger: quiet, ...extra })
 
 async function asRequest(browser: Browser): Promise<SessionRequest> {
   return { origin: ORIGIN, headers: new Headers({ cookie: browser.cookieHeader() }), csrfToken: await browser.csrfToken() }
