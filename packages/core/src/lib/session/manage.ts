@@ -37,7 +37,7 @@ async function manageJwt(ctx: RequestContext, operation: SessionOperation): Prom
   const registry = config.sessionRegistry
   if (!registry) throw new SessionManagementUnsupported("JWT sessions can be listed and revoked only with a session registry: set session.registry (docs/sessions.md)")
   const raw = readChunked(ctx.cookies, ctx.cookieOptions.sessionToken.name)
-  const opened = raw ? await openToken(ctx, raw).catch(() => null) : null
+  const opened = raw ? await openToken(ctx, raw).catch(() => undefined) : null
   const payload = opened?.payload
   const currentId = payload && sessionIdOf(payload)
   const userId = payload?.sub
@@ -107,7 +107,7 @@ async function manageDatabase(ctx: RequestContext, operation: SessionOperation):
   const token = ctx.cookies[name]
   const now = Date.now()
   const currentKey = token ? await storageKey(ctx.config, token) : undefined
-  const found = currentKey ? await lookup(config, adapter, currentKey, false) : null
+  const found = currentKey ? await lookup(config, adapter, currentKey) : null
   if (!found || found.session.expires.getTime() <= now || pastAbsoluteLifetime(ctx, found.session, now)) throw new NotSignedIn("No valid session in this request")
   const userId = found.user.id
   // Only this user's live rows, each with its public id; never the stored token.
