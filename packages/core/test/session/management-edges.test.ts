@@ -5,7 +5,8 @@
  * revocation of a database session tells the app and the browser.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { NotSignedIn, SessionManagementUnsupported, type AuthConfig } from "@portcullis/core"
+import type { AuthConfig } from "@portcullis/core"
+import { NotSignedIn, SessionManagementUnsupported } from "@portcullis/core/errors"
 import type { AdapterSession } from "@portcullis/core/adapters"
 import { listSessions, revokeOtherSessions, revokeSession, type SessionRequest } from "@portcullis/core/integration"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
