@@ -79,7 +79,10 @@ export async function secretCommand(argv: string[], io: Io): Promise<number> {
     return 1
   }
   if (result === "kept") {
-    io.err(`${choice.file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out).`)
+    io.err(
+      `${choice.file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out), ` +
+        "or rotate without signing anyone out: add the new secret as AUTH_SECRET_1 beside the old one (docs/configuration.md).",
+    )
     return 1
   }
   const verb = result === "replaced" ? "replaced in" : result === "created" ? "written to new file" : "added to"
