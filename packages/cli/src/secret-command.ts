@@ -95,9 +95,15 @@ export async function secretCommand(argv: string[], io: Io): Promise<number> {
 
 function usageProblem(values: { raw?: boolean; write?: boolean; file?: string; framework?: string; force?: boolean }, positionals: string[]): string | undefined {
   if (values.raw && values.write) return "--raw prints the secret; --write stores it. Pick one."
-  if (!values.write && (values.file || values.framework || values.force)) return "--file, --framework and --force only go with --write."
-  if (positionals.length > (values.write && !values.file ? 1 : 0)) return `Unexpected argument: ${positionals.at(-1)}`
-  if (values.file && values.framework) return "--file and --framework both choose the file. Pick one."
+  // `!== undefined`, not truthiness: `--file=` (empty) once counted as no --file, and the
+  // secret went to the detected file instead of being refused.
+  if (!values.write && (values.file !== undefined || values.framework !== undefined || values.force)) return "--file, --framework and --force only go with --write."
+  if (values.file !== undefined && values.file.trim() === "") return "--file needs a path."
+  if (values.file !== undefined && values.framework !== undefined) return "--file and --framework both choose the file. Pick one."
+  // One positional (the older spelling of --file) and only when nothing else names the file.
+  const fileless = values.write && values.file === undefined && values.framework === undefined
+  if (positionals.length > (fileless ? 1 : 0)) return `Unexpected argument: ${positionals.at(-1)}`
+  if (positionals[0]?.trim() === "") return "--file needs a path."
   if (values.framework && !(FRAMEWORKS as readonly string[]).includes(values.framework)) {
     return `Unknown framework: ${values.framework} (one of ${FRAMEWORKS.join(", ")})`
   }
