@@ -58,6 +58,16 @@ await new Promise<void>((resolve, reject) => {
   server.listen(Number(process.env.PORT ?? 3000), host, resolve)
 })
 const port = (server.address() as AddressInfo).port
+// Off loopback, anyone who reaches the port gets what the demo hands out freely: its account's
+// password is printed below and in the README, and "Demo OIDC" takes any password. Say so
+// before anything else, so a HOST set for a container is a choice made knowingly.
+if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
+  console.warn(
+    `Warning: HOST=${host} makes this demo reachable from other machines on port ${port}. It is for development only: ` +
+      "anyone who reaches it can sign in as demo / portcullis, and sign-in links are printed here. " +
+      "Publish the port to this machine only (docker run -p 127.0.0.1:3000:3000) or leave HOST unset.",
+  )
+}
 
 try {
   // The site's origins. With AUTH_URL set, that URL alone (core reads it). Otherwise both
