@@ -2,6 +2,7 @@ import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { chooseEnvFile, FRAMEWORKS, type Framework } from "./env-file.js"
 import { generateSecret, writeSecret } from "./secret.js"
+import { gitIgnoreStatus } from "./git-ignored.js"
 import type { Io } from "./io.js"
 
 export const SECRET_USAGE = `Usage: npx @portcullis/cli secret [--raw | --write [--file <path> | --framework <name>] [--force]]
@@ -87,6 +88,11 @@ export async function secretCommand(argv: string[], io: Io): Promise<number> {
   }
   const verb = result === "replaced" ? "replaced in" : result === "created" ? "written to new file" : "added to"
   io.out(`AUTH_SECRET ${verb} ${choice.file} (${choice.reason}).`)
+  // .env is ignored by some project templates and committed by others (Vite's keep only
+  // *.local out of git): a secret written where `git add .` takes it is one push from public.
+  if ((await gitIgnoreStatus(path)) === "committable") {
+    io.err(`Warning: git would commit ${choice.file}, and the secret with it: add ${choice.file} to .gitignore (and \`git rm --cached ${choice.file}\` if it is tracked).`)
+  }
   if (choice.framework === "express" || choice.framework === "other") {
     io.out(`Node does not read ${choice.file} by itself: start your server with \`node --env-file=${choice.file} server.js\` (or load it with dotenv).`)
   }
