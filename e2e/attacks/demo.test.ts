@@ -1,5 +1,7 @@
-import { connect } from "node:net"
-import { networkInterfaces } from "node:os"
+import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { connect, createServer as createNetServer } from "node:net"
+import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exchange } from "../../packages/core/test/raw-http.js"
@@ -157,4 +159,53 @@ describe("the demo with HOST=0.0.0.0 and AUTH_URL", () => {
       }
     })
   }
+})
+
+describe("the demo's start-up failures are one line, never a stack", () => {
+  /** Runs the demo to its exit; its output and exit code. */
+  function run(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [entry], {
+        env: { ...process.env, AUTH_URL: "", DEMO_DATA_DIR: mkdtempSync(join(tmpdir(), "portcullis-demo-fail-")), ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      let output = ""
+      child.stdout.on("data", (c: Buffer) => (output += c.toString()))
+      child.stderr.on("data", (c: Buffer) => (output += c.toString()))
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+      child.on("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, output })
+      })
+    })
+  }
+
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["PORT that is not a number", { PORT: "abc" }, /^The demo cannot start: PORT=abc is not a port number/m],
+    ["PORT out of range", { PORT: "70000" }, /^The demo cannot start: PORT=70000 is not a port number/m],
+    ["HOST that does not resolve", { PORT: "0", HOST: "nonexistent.invalid" }, /^The demo cannot start: HOST=nonexistent\.invalid is not an address of this machine/m],
+    ["HOST that is not this machine's", { PORT: "0", HOST: "192.0.2.254" }, /^The demo cannot start: HOST=192\.0\.2\.254 is not an address of this machine/m],
+  ]
+  for (const [what, env, expected] of cases) {
+    it(what, async () => {
+      const { code, output } = await run(env)
+      expect(code, output).toBe(1)
+      expect(output).toMatch(expected)
+      expect(output).not.toMatch(/\n\s+at .+:\d+:\d+/)
+    }, 40_000)
+  }
+
+  it("a port already in use (the usual one: another demo still running)", async () => {
+    const taken = createNetServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const { code, output } = await run({ PORT: String(port), HOST: "127.0.0.1" })
+      expect(code, output).toBe(1)
+      expect(output).toMatch(new RegExp(`^The demo cannot start: 127\\.0\\.0\\.1:${port} is in use .*PORT=3001 npm start$`, "m"))
+      expect(output).not.toMatch(/\n\s+at .+:\d+:\d+/)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+  }, 40_000)
 })

@@ -28,6 +28,12 @@ function devSecret(): string {
   }
 }
 
+/** Says why the demo cannot start, in one line, and ends it. */
+function cannotStart(reason: string): never {
+  console.error(`The demo cannot start: ${reason}`)
+  process.exit(1)
+}
+
 /** What to stop on SIGINT/SIGTERM besides the server and the database. */
 const closers: (() => Promise<unknown>)[] = []
 
@@ -53,10 +59,24 @@ const server = createServer((req, res) => {
 // HOST=0.0.0.0 makes the demo reachable through a container's published port; the default
 // keeps it on this machine only.
 const host = process.env.HOST || "127.0.0.1"
-await new Promise<void>((resolve, reject) => {
-  server.once("error", reject)
-  server.listen(Number(process.env.PORT ?? 3000), host, resolve)
-})
+const wanted = process.env.PORT || "3000"
+// A bad PORT or HOST, or a port already taken, is the usual first-run failure: one line that
+// says which and what to do, not a stack.
+if (!/^\d{1,5}$/.test(wanted) || Number(wanted) > 65535) cannotStart(`PORT=${wanted} is not a port number (0 to 65535; 0 picks a free one)`)
+try {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(Number(wanted), host, resolve)
+  })
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code
+  cannotStart(
+    code === "EADDRINUSE" ? `${host}:${wanted} is in use (another demo?): stop it, or pick another port, e.g. PORT=3001 npm start`
+    : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL" ? `HOST=${host} is not an address of this machine (leave HOST unset for 127.0.0.1)`
+    : code === "EACCES" ? `${host}:${wanted} needs privileges: pick a port above 1023`
+    : `cannot listen on ${host}:${wanted}: ${(error as Error).message}`,
+  )
+}
 const port = (server.address() as AddressInfo).port
 // Off loopback, anyone who reaches the port gets what the demo hands out freely: its account's
 // password is printed below and in the README, and "Demo OIDC" takes any password. Say so
