@@ -91,6 +91,15 @@ export async function runMigrationsCli(
     output.out(USAGE)
     return 0
   }
+  // Checked before any connection: the prefix becomes part of every table, index and
+  // constraint name, and a bad one used to fail only after the database (or SQLite file) was
+  // opened, as "invalid table name for users", with exit 1.
+  const prefixValue = values["table-prefix"]
+  // An empty prefix is no prefix (`--table-prefix "$PREFIX"` with PREFIX unset).
+  if (prefixValue && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefixValue)) {
+    output.err(`--table-prefix takes letters, digits and _ only, not starting with a digit (got ${JSON.stringify(prefixValue)})\n\n${USAGE}`)
+    return 2
+  }
   const url = values.url ?? env.DATABASE_URL
   if (!url) {
     output.err(`No database: pass --url or set DATABASE_URL.\n\n${USAGE}`)

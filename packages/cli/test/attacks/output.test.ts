@@ -166,3 +166,24 @@ describe("secret: options mean one thing each, and come from the command line on
     expect(a.all()).not.toMatch(HEX)
   })
 })
+
+describe("migrate --table-prefix cannot reach the SQL", () => {
+  // The prefix is part of every table, index and constraint name. Kysely quotes names, and the
+  // adapter checks them, but a bad prefix is a usage error: refused before anything is opened.
+  for (const prefix of ['x"; DROP TABLE users; --', "auth-", "1auth_", "auth_ "]) {
+    it(`refuses ${JSON.stringify(prefix)} with exit 2, before the database file exists`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), "portcullis-cli-prefix-"))
+      const a = io()
+      expect(await main(["migrate", "--url", `sqlite:${join(dir, "auth.db")}`, "--table-prefix", prefix], a.io)).toBe(2)
+      expect(a.err[0]).toMatch(/^--table-prefix takes letters, digits and _ only/)
+      expect(await readdir(dir)).toEqual([])
+    })
+  }
+
+  it("takes a plain prefix (the control)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "portcullis-cli-prefix-"))
+    const a = io()
+    expect(await main(["migrate", "--url", `sqlite:${join(dir, "auth.db")}`, "--table-prefix", "auth_"], a.io), a.all()).toBe(0)
+    expect(a.out.at(-1)).toMatch(/applied \d{4}_\w+$/)
+  })
+})
