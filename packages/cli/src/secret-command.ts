@@ -13,7 +13,9 @@ Generates a random AUTH_SECRET (32 bytes from the system's CSPRNG, as 64 hex cha
   --raw                print only the value, e.g. AUTH_SECRET=$(npx @portcullis/cli secret --raw)
   --write              add AUTH_SECRET to the env file your framework reads, keeping every other
                        line: .env.local for Next.js, .env for Express, SvelteKit, SolidStart, Qwik
-                       and anything else (found from ./package.json's dependencies)
+                       and anything else (found from ./package.json's dependencies). A symbolic
+                       link or a read-only file is left alone; a warning says when git would
+                       commit the file
   --file <path>        with --write, this file instead
   --framework <name>   with --write, the file of ${FRAMEWORKS.join(", ")}
   --force              with --write, replace an existing AUTH_SECRET (this signs every user out)

@@ -207,3 +207,19 @@ describe("two --write runs at once", () => {
     expect(codes.sort()).toEqual([0, 1, 1, 1, 1, 1])
   })
 })
+
+describe("a run stopped midway", () => {
+  // Its lock file stays; the next run waits for it (a run takes milliseconds), then says what
+  // to do instead of writing beside a run that may still be going.
+  it("leaves a lock the next run names, after a bounded wait, without writing", async () => {
+    const dir = await project()
+    await writeFile(join(dir, ".env"), "A=1\n")
+    await writeFile(join(dir, ".env.portcullis-lock"), "")
+    const a = io(dir)
+    const started = Date.now()
+    expect(await main(["secret", "--write"], a.io)).toBe(1)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(a.err).toEqual(["Could not write .env: .env.portcullis-lock is there: another `secret --write` is running, or one was stopped midway (then delete .env.portcullis-lock)"])
+    expect(await readFile(join(dir, ".env"), "utf8")).toBe("A=1\n")
+  })
+})
