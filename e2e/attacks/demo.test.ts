@@ -185,6 +185,10 @@ describe("the demo's start-up failures are one line, never a stack", () => {
     ["PORT out of range", { PORT: "70000" }, /^The demo cannot start: PORT=70000 is not a port number/m],
     ["HOST that does not resolve", { PORT: "0", HOST: "nonexistent.invalid" }, /^The demo cannot start: HOST=nonexistent\.invalid is not an address of this machine/m],
     ["HOST that is not this machine's", { PORT: "0", HOST: "192.0.2.254" }, /^The demo cannot start: HOST=192\.0\.2\.254 is not an address of this machine/m],
+    // A common slip: it ran, said "listening on null", and no sign-in worked.
+    ["AUTH_URL without a scheme", { PORT: "0", AUTH_URL: "localhost:3000" }, /^The demo cannot start: AUTH_URL=localhost:3000 is not an http\(s\) URL/m],
+    ["AUTH_URL that is not a URL", { PORT: "0", AUTH_URL: "not a url" }, /^The demo cannot start: AUTH_URL=not a url is not an http\(s\) URL/m],
+    ["AUTH_URL of another scheme", { PORT: "0", AUTH_URL: "ftp://localhost:3000" }, /^The demo cannot start: AUTH_URL=ftp:\/\/localhost:3000 is not an http\(s\) URL/m],
   ]
   for (const [what, env, expected] of cases) {
     it(what, async () => {

@@ -63,6 +63,12 @@ const wanted = process.env.PORT || "3000"
 // A bad PORT or HOST, or a port already taken, is the usual first-run failure: one line that
 // says which and what to do, not a stack.
 if (!/^\d{1,5}$/.test(wanted) || Number(wanted) > 65535) cannotStart(`PORT=${wanted} is not a port number (0 to 65535; 0 picks a free one)`)
+// `AUTH_URL=localhost:3000` (no scheme) parses as a URL of scheme "localhost:" whose origin is
+// "null": the demo ran, said it listened on "null", and no sign-in could work.
+const authUrl = process.env.AUTH_URL ? URL.parse(process.env.AUTH_URL) : undefined
+if (process.env.AUTH_URL && !(authUrl && /^https?:$/.test(authUrl.protocol) && authUrl.host)) {
+  cannotStart(`AUTH_URL=${process.env.AUTH_URL} is not an http(s) URL; write it as the address you browse, e.g. AUTH_URL=http://localhost:3000`)
+}
 try {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
@@ -94,7 +100,7 @@ try {
   // loopback names a browser may use, `localhost` and `127.0.0.1`: each is trusted exactly,
   // so sign-in works at either, while a request with any other Host is refused (400) rather
   // than believed — no trustHost, so no forged Host ever shapes a link or a redirect.
-  const origins = process.env.AUTH_URL ? [new URL(process.env.AUTH_URL).origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`]
+  const origins = authUrl ? [authUrl.origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`]
 
   const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
   const op = await startDemoOidcProvider({
@@ -112,7 +118,7 @@ try {
       adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
       oidc: { issuer: op.issuer, ...oidcClient },
       smtpUrl: smtp.url,
-      trustedOrigins: process.env.AUTH_URL ? undefined : origins,
+      trustedOrigins: authUrl ? undefined : origins,
     }),
   )
   console.log(`Portcullis demo listening on ${origins[0]}${origins[1] ? ` (and ${origins[1]})` : ""}`)
