@@ -74,6 +74,26 @@ describe("the demo on its default host (127.0.0.1)", () => {
     }
   })
 
+  // The demo trusts proxy headers from loopback (`trust proxy: "loopback"`, for a proxy in
+  // front of it), and this client is on loopback: the forwarded host must still not be
+  // believed, since no trustHost is set.
+  it("a forwarded Host or protocol from loopback shapes no link and no redirect", async () => {
+    const port = new URL(demo.url).port
+    for (const path of ["/", "/auth/signin", "/auth/csrf", "/private", "/auth/providers"]) {
+      const answer = await exchange(port, "GET", path, { host: `localhost:${port}`, "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", forwarded: "host=evil.example;proto=https" })
+      expect([200, 302, 400], `${path} ${answer.body.slice(0, 200)}`).toContain(answer.status)
+      expect(answer.headers.location ?? "", path).not.toContain("evil.example")
+      // Express believes the forwarded origin (loopback is a trusted proxy), and core then
+      // refuses it: 400, whose JSON message names the refused origin. Acceptable: plain
+      // JSON or text, never a page that would render it, and no link or redirect built on it.
+      if (answer.body.includes("evil.example")) {
+        expect(answer.status, path).toBe(400)
+        expect(answer.headers["content-type"], path).toMatch(/^(application\/json|text\/plain)/)
+        expect(answer.body, path).not.toMatch(/evil\.example\//)
+      }
+    }
+  })
+
   describe("the demo's OpenID provider sends codes only to the demo's own callback", () => {
     const authorize = (oidc: string, redirect: string, client = "portcullis-demo") => {
       const url = new URL("/auth", oidc)
