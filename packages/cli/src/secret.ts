@@ -56,8 +56,9 @@ async function readExisting(file: string): Promise<{ text: string; mode: number 
   let handle: FileHandle
   try {
     // O_NOFOLLOW: a link (even a dangling one) is refused rather than written through to a
-    // file outside the project, such as a shared or committed one.
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+    // file outside the project, such as a shared or committed one. O_NONBLOCK: opening a
+    // named pipe would wait for a writer forever; this way it opens, and is refused below.
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === "ENOENT") return undefined

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -221,5 +222,17 @@ describe("a run stopped midway", () => {
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(a.err).toEqual(["Could not write .env: .env.portcullis-lock is there: another `secret --write` is running, or one was stopped midway (then delete .env.portcullis-lock)"])
     expect(await readFile(join(dir, ".env"), "utf8")).toBe("A=1\n")
+  })
+})
+
+describe("a file that is not a file", () => {
+  // open() on a named pipe waits for a writer: `--write` hung for good on a .env that was one.
+  it.skipIf(spawnSync("mkfifo", ["--version"]).status !== 0)("a named pipe called .env: refused at once, nothing hangs", async () => {
+    const dir = await project()
+    expect(spawnSync("mkfifo", [join(dir, ".env")]).status).toBe(0)
+    const a = io(dir)
+    const code = await Promise.race([main(["secret", "--write"], a.io), new Promise((resolve) => setTimeout(() => resolve("hung"), 5_000))])
+    expect(code).toBe(1)
+    expect(a.err).toEqual(["Could not write .env: it is not a regular file"])
   })
 })
