@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -207,6 +208,25 @@ describe("two --write runs at once", () => {
     expect(text.split("\n")[0]).toMatch(SECRET_LINE)
     expect(codes.sort()).toEqual([0, 1, 1, 1, 1, 1])
   })
+})
+
+const bin = join(import.meta.dirname, "..", "..", "dist", "bin.js")
+
+describe.skipIf(!existsSync(bin))("--write from several processes at once (built bin)", () => {
+  it("one adds the secret, the others find it; every other line kept", async () => {
+    const dir = await project()
+    const others = Array.from({ length: 2_000 }, (_, i) => `KEY_${i}=${i}`)
+    await writeFile(join(dir, ".env"), `${others.join("\n")}\n`)
+    const runs = Array.from({ length: 4 }, () =>
+      new Promise<number | null>((resolve) => spawn(process.execPath, [bin, "secret", "--write"], { cwd: dir, stdio: "ignore" }).on("exit", resolve)),
+    )
+    const codes = await Promise.all(runs)
+    const text = await readFile(join(dir, ".env"), "utf8")
+    expect(text.startsWith(`${others.join("\n")}\n`)).toBe(true)
+    expect(secretLines(text)).toHaveLength(1)
+    expect(codes.sort()).toEqual([0, 1, 1, 1])
+    expect(await readdir(dir)).toEqual([".env"])
+  }, 30_000)
 })
 
 describe("a run stopped midway", () => {
