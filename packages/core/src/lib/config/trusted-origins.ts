@@ -85,8 +85,9 @@ function parsePattern(pattern: unknown): string | RegExp {
   // fixed, or strangers can register names that match.
   const registrable = getDomain(labels.map((l) => l.replaceAll("*", "x")).join("."), { allowPrivateDomains: true })
   const fixed = registrable ? registrable.split(".").length : 2
+  // Only with a registrable domain can this hold: with none, `fixed` is 2, refused above.
   if (labels.slice(-fixed).some((l) => l.includes("*"))) {
-    throw fail(`has a wildcard inside the registrable domain (${registrable ?? labels.slice(-2).join(".")}), where anybody can register a matching site`)
+    throw fail(`has a wildcard inside the registrable domain (${registrable}), where anybody can register a matching site`)
   }
   const body = labels
     .map((label) => (label === "*" ? "[a-z0-9-]+" : label.split("*").map(escape).join("[a-z0-9-]*")))
