@@ -160,7 +160,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
-    passwordStrength: new PasswordStrength(logLimiter),
+    passwordStrength: new PasswordStrength(async () => (await kinds.load("password")).tools.buildEstimator(), logLimiter),
     trustHost,
     twoFactor,
     notifications,
