@@ -69,11 +69,12 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
 /**
  * The first configuration problem of `config`: the synchronous checks' first, else the
  * wildcard trusted origins' registrable-domain check (settled once the Public Suffix List
- * has loaded, only when there are wildcards), else the first the provider kinds' own checks
+ * has loaded, only when there are wildcards), else the default locale's catalog failing to
+ * load (its loading settles here), else the first the provider kinds' own checks
  * found (settled once, when the kinds have loaded). Every request awaits it before anything else.
  */
 export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
-  return config.error ?? (await config.trustedOrigins.checked) ?? (await config.kinds.checked)
+  return config.error ?? (await config.trustedOrigins.checked) ?? (await config.i18n.checked) ?? (await config.kinds.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {

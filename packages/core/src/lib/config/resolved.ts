@@ -115,7 +115,7 @@ export interface ResolvedConfig {
   /**
    * The first configuration problem found synchronously (options, secrets, adapter);
    * every request answers with it until fixed. The checks that load code come after it:
-   * `trustedOrigins.checked`, then `kinds.checked` (the runtime awaits all, see `configProblem`).
+   * `trustedOrigins.checked`, `i18n.checked`, then `kinds.checked` (the runtime awaits all, see `configProblem`).
    */
   error: AuthError | undefined
   env: Env
