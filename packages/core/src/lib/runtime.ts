@@ -4,6 +4,7 @@ import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
+import { optionProblem } from "./config/problem.js"
 import { processEnv, type Env } from "./config/env.js"
 import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
@@ -111,8 +112,8 @@ export class AuthRuntime {
    */
   async manageSessions(request: Request, operation: SessionOperation, options: Omit<HandleOptions, "raw"> = {}): Promise<SessionOperationResult> {
     const resolved = this.config
-    if (resolved.error) throw resolved.error
-    await resolved.i18n.checked
+    const problem = await optionProblem(resolved)
+    if (problem) throw problem
     await loadRequestLocale({ request, config: resolved })
     const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF)
     try {

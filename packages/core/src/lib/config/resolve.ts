@@ -45,6 +45,7 @@ import { resolveStepUp } from "../step-up/options.js"
 import { resolveHealth } from "../health/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 import type { ResolvedConfig } from "./resolved.js"
+import { optionProblem } from "./problem.js"
 
 export type { ResolvedConfig }
 
@@ -74,7 +75,7 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
  * found (settled once, when the kinds have loaded). Every request awaits it before anything else.
  */
 export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
-  return config.error ?? (await config.trustedOrigins.checked) ?? (await config.i18n.checked) ?? (await config.kinds.checked)
+  return (await optionProblem(config)) ?? (await config.kinds.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {

@@ -213,6 +213,16 @@ export function messagesOf(i18n: ResolvedI18n | undefined, locale: string): Mess
 }
 
 /**
+ * {@link messagesOf} once `locale`'s catalog (or, failing that, the default's) has loaded:
+ * for code that may run outside a request the runtime prepared (a security notice sent
+ * from an app's own job, before any request).
+ */
+export async function loadedMessagesOf(i18n: ResolvedI18n, locale: string): Promise<Messages> {
+  for (const tag of [locale, i18n.defaultLocale]) await i18n.load(tag)?.catch(() => undefined)
+  return messagesOf(i18n, locale)
+}
+
+/**
  * Loads the catalog of the language `ctx`'s request will be answered in, before the request
  * is handled; `undefined` when it is already loaded. An app's locale function that throws
  * is logged where the language is used (`requestLocale`), not here as well.
