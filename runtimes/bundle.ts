@@ -106,7 +106,7 @@ export async function bundleForEdge(
   if (!splitting) return { code: result.outputFiles[0]!.text, nodeImports, inputs: Object.keys(inputs), lazyInputs: [], imports }
 
   // The entry chunk is the output of the app's own entry. (Not "the entry point no
-  // `import()` names": a CommonJS module loaded with `import()`, like qrcode's, gets an
+  // `import()` names": a CommonJS module loaded with `import()` gets an
   // entry-point chunk that the importer reaches through a wrapper chunk instead.)
   const entryName = "file" in entry ? relative(process.cwd(), entry.file) : "entry.ts"
   const entryChunk = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === entryName)

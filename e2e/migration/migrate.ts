@@ -28,12 +28,15 @@ export const packageMap: Readonly<Record<string, string>> = {
   "@auth/sveltekit": "@portcullis/sveltekit",
 }
 
-/** Workspace directory of each Portcullis package the migrated apps install. */
+/** Workspace directory of each Portcullis package the migrated apps (and the newest-peers app) install. */
 const workspacePackages: Readonly<Record<string, string>> = {
   "@portcullis/core": "packages/core",
   "@portcullis/next": "packages/next",
   "@portcullis/express": "packages/express",
   "@portcullis/sveltekit": "packages/sveltekit",
+  // Not Auth.js packages: e2e/peers/newest.test.ts installs them beside the newest drivers.
+  "@portcullis/sql-adapter": "packages/sql-adapter",
+  "@portcullis/redis-adapter": "packages/redis-adapter",
 }
 
 const sourceFile = /\.(ts|tsx|js|mjs|cjs|jsx|svelte)$/

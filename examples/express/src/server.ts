@@ -28,6 +28,12 @@ function devSecret(): string {
   }
 }
 
+/** Says why the demo cannot start, in one line, and ends it. */
+function cannotStart(reason: string): never {
+  console.error(`The demo cannot start: ${reason}`)
+  process.exit(1)
+}
+
 /** What to stop on SIGINT/SIGTERM besides the server and the database. */
 const closers: (() => Promise<unknown>)[] = []
 
@@ -53,18 +59,48 @@ const server = createServer((req, res) => {
 // HOST=0.0.0.0 makes the demo reachable through a container's published port; the default
 // keeps it on this machine only.
 const host = process.env.HOST || "127.0.0.1"
-await new Promise<void>((resolve, reject) => {
-  server.once("error", reject)
-  server.listen(Number(process.env.PORT ?? 3000), host, resolve)
-})
+const wanted = process.env.PORT || "3000"
+// A bad PORT or HOST, or a port already taken, is the usual first-run failure: one line that
+// says which and what to do, not a stack.
+if (!/^\d{1,5}$/.test(wanted) || Number(wanted) > 65535) cannotStart(`PORT=${wanted} is not a port number (0 to 65535; 0 picks a free one)`)
+// `AUTH_URL=localhost:3000` (no scheme) parses as a URL of scheme "localhost:" whose origin is
+// "null": the demo ran, said it listened on "null", and no sign-in could work.
+const authUrl = process.env.AUTH_URL ? URL.parse(process.env.AUTH_URL) : undefined
+if (process.env.AUTH_URL && !(authUrl && /^https?:$/.test(authUrl.protocol) && authUrl.host)) {
+  cannotStart(`AUTH_URL=${process.env.AUTH_URL} is not an http(s) URL; write it as the address you browse, e.g. AUTH_URL=http://localhost:3000`)
+}
+try {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(Number(wanted), host, resolve)
+  })
+} catch (error) {
+  const code = (error as NodeJS.ErrnoException).code
+  cannotStart(
+    code === "EADDRINUSE" ? `${host}:${wanted} is in use (another demo?): stop it, or pick another port, e.g. PORT=3001 npm start`
+    : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL" ? `HOST=${host} is not an address of this machine (leave HOST unset for 127.0.0.1)`
+    : code === "EACCES" ? `${host}:${wanted} needs privileges: pick a port above 1023`
+    : `cannot listen on ${host}:${wanted}: ${(error as Error).message}`,
+  )
+}
 const port = (server.address() as AddressInfo).port
+// Off loopback, anyone who reaches the port gets what the demo hands out freely: its account's
+// password is printed below and in the README, and "Demo OIDC" takes any password. Say so
+// before anything else, so a HOST set for a container is a choice made knowingly.
+if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host)) {
+  console.warn(
+    `Warning: HOST=${host} makes this demo reachable from other machines on port ${port}. It is for development only: ` +
+      "anyone who reaches it can sign in as demo / portcullis, and sign-in links are printed here. " +
+      "Publish the port to this machine only (docker run -p 127.0.0.1:3000:3000) or leave HOST unset.",
+  )
+}
 
 try {
   // The site's origins. With AUTH_URL set, that URL alone (core reads it). Otherwise both
   // loopback names a browser may use, `localhost` and `127.0.0.1`: each is trusted exactly,
   // so sign-in works at either, while a request with any other Host is refused (400) rather
   // than believed — no trustHost, so no forged Host ever shapes a link or a redirect.
-  const origins = process.env.AUTH_URL ? [new URL(process.env.AUTH_URL).origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`]
+  const origins = authUrl ? [authUrl.origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`]
 
   const oidcClient = { clientId: "portcullis-demo", clientSecret: generateSecret() }
   const op = await startDemoOidcProvider({
@@ -82,7 +118,7 @@ try {
       adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
       oidc: { issuer: op.issuer, ...oidcClient },
       smtpUrl: smtp.url,
-      trustedOrigins: process.env.AUTH_URL ? undefined : origins,
+      trustedOrigins: authUrl ? undefined : origins,
     }),
   )
   console.log(`Portcullis demo listening on ${origins[0]}${origins[1] ? ` (and ${origins[1]})` : ""}`)

@@ -94,12 +94,17 @@ export async function startDemoSmtp(options: DemoSmtpOptions = {}): Promise<Demo
   }
 }
 
-/** The first http(s) URL carrying a `token` parameter: the sign-in link. */
+/**
+ * The first http(s) URL carrying a `token` parameter: the sign-in link, as the URL parser
+ * writes it. That form is what gets printed: it percent-encodes control characters, so a
+ * message cannot put escape sequences (clear a line, move the cursor) into the terminal.
+ */
 function findLink(body: string): string | undefined {
   for (const match of body.matchAll(/https?:\/\/[^\s"'<>]+/g)) {
     const candidate = match[0].replace(/&amp;/g, "&")
     try {
-      if (new URL(candidate).searchParams.has("token")) return candidate
+      const url = new URL(candidate)
+      if (url.searchParams.has("token")) return url.href
     } catch {
       // Not a URL after all; keep looking.
     }

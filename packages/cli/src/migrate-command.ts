@@ -1,10 +1,12 @@
 import type { Io } from "./io.js"
+import { scrubbing } from "./redact.js"
 
 /**
  * `migrate`: the SQL adapter's migration runner. Imported on use, so `secret` and `--help`
- * start without loading Kysely.
+ * start without loading Kysely. Its output passes through {@link scrubbing}: a database URL
+ * in the arguments or `DATABASE_URL` is printed with its password masked, whatever its shape.
  */
 export async function migrateCommand(argv: string[], io: Io): Promise<number> {
-  const { runMigrationsCli } = await import("@portcullis/sql-adapter")
-  return runMigrationsCli(argv, io.env, io)
+  const { runMigrationsCli, redactUrl } = await import("@portcullis/sql-adapter")
+  return runMigrationsCli(argv, io.env, scrubbing(io, [...argv, io.env.DATABASE_URL], redactUrl))
 }

@@ -2,6 +2,7 @@ import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { chooseEnvFile, FRAMEWORKS, type Framework } from "./env-file.js"
 import { generateSecret, writeSecret } from "./secret.js"
+import { gitIgnoreStatus } from "./git-ignored.js"
 import type { Io } from "./io.js"
 
 export const SECRET_USAGE = `Usage: npx @portcullis/cli secret [--raw | --write [--file <path> | --framework <name>] [--force]]
@@ -12,7 +13,9 @@ Generates a random AUTH_SECRET (32 bytes from the system's CSPRNG, as 64 hex cha
   --raw                print only the value, e.g. AUTH_SECRET=$(npx @portcullis/cli secret --raw)
   --write              add AUTH_SECRET to the env file your framework reads, keeping every other
                        line: .env.local for Next.js, .env for Express, SvelteKit, SolidStart, Qwik
-                       and anything else (found from ./package.json's dependencies)
+                       and anything else (found from ./package.json's dependencies). A symbolic
+                       link or a read-only file is left alone; a warning says when git would
+                       commit the file
   --file <path>        with --write, this file instead
   --framework <name>   with --write, the file of ${FRAMEWORKS.join(", ")}
   --force              with --write, replace an existing AUTH_SECRET (this signs every user out)
@@ -79,11 +82,19 @@ export async function secretCommand(argv: string[], io: Io): Promise<number> {
     return 1
   }
   if (result === "kept") {
-    io.err(`${choice.file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out).`)
+    io.err(
+      `${choice.file} already has AUTH_SECRET; left it alone. Use --force to replace it (this signs every user out), ` +
+        "or rotate without signing anyone out: add the new secret as AUTH_SECRET_1 beside the old one (docs/configuration.md).",
+    )
     return 1
   }
   const verb = result === "replaced" ? "replaced in" : result === "created" ? "written to new file" : "added to"
   io.out(`AUTH_SECRET ${verb} ${choice.file} (${choice.reason}).`)
+  // .env is ignored by some project templates and committed by others (Vite's keep only
+  // *.local out of git): a secret written where `git add .` takes it is one push from public.
+  if ((await gitIgnoreStatus(path)) === "committable") {
+    io.err(`Warning: git would commit ${choice.file}, and the secret with it: add ${choice.file} to .gitignore (and \`git rm --cached ${choice.file}\` if it is tracked).`)
+  }
   if (choice.framework === "express" || choice.framework === "other") {
     io.out(`Node does not read ${choice.file} by itself: start your server with \`node --env-file=${choice.file} server.js\` (or load it with dotenv).`)
   }
@@ -92,9 +103,15 @@ export async function secretCommand(argv: string[], io: Io): Promise<number> {
 
 function usageProblem(values: { raw?: boolean; write?: boolean; file?: string; framework?: string; force?: boolean }, positionals: string[]): string | undefined {
   if (values.raw && values.write) return "--raw prints the secret; --write stores it. Pick one."
-  if (!values.write && (values.file || values.framework || values.force)) return "--file, --framework and --force only go with --write."
-  if (positionals.length > (values.write && !values.file ? 1 : 0)) return `Unexpected argument: ${positionals.at(-1)}`
-  if (values.file && values.framework) return "--file and --framework both choose the file. Pick one."
+  // `!== undefined`, not truthiness: `--file=` (empty) once counted as no --file, and the
+  // secret went to the detected file instead of being refused.
+  if (!values.write && (values.file !== undefined || values.framework !== undefined || values.force)) return "--file, --framework and --force only go with --write."
+  if (values.file !== undefined && values.file.trim() === "") return "--file needs a path."
+  if (values.file !== undefined && values.framework !== undefined) return "--file and --framework both choose the file. Pick one."
+  // One positional (the older spelling of --file) and only when nothing else names the file.
+  const fileless = values.write && values.file === undefined && values.framework === undefined
+  if (positionals.length > (fileless ? 1 : 0)) return `Unexpected argument: ${positionals.at(-1)}`
+  if (positionals[0]?.trim() === "") return "--file needs a path."
   if (values.framework && !(FRAMEWORKS as readonly string[]).includes(values.framework)) {
     return `Unknown framework: ${values.framework} (one of ${FRAMEWORKS.join(", ")})`
   }

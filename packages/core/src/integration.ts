@@ -27,13 +27,12 @@ import { toResponse } from "./lib/http/response.js"
 import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
 import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
-import { confirmEnrollment, disable, regenerateBackupCodes, startEnrollment, twoFactorStatus, type TwoFactorStatus } from "./lib/two-factor/enrollment.js"
-import { resetTwoFactor as resetEnrollment, type TwoFactorResetInput, type TwoFactorResetResult } from "./lib/two-factor/recovery.js"
+import type { TwoFactorStatus } from "./lib/two-factor/enrollment.js"
+import type { TwoFactorResetInput, TwoFactorResetResult } from "./lib/two-factor/recovery.js"
 import type { TotpEnrollment } from "./two-factor.js"
 import type { StepUpStatus } from "./lib/step-up/gate.js"
-import { checkHealth } from "./lib/health/check.js"
 import type { HealthReport, HealthStatus, StoreCheck } from "./lib/health/shared.js"
-import { checkAuditQuery, type AuditPage, type AuditQuery } from "./lib/audit/query.js"
+import type { AuditPage, AuditQuery } from "./lib/audit/query.js"
 import type { AuditStoreMethods } from "./lib/config/stores.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
@@ -477,7 +476,7 @@ export type TwoFactorRequest = SessionRequest
 export async function startTwoFactor(request: TwoFactorRequest & { account?: string }, auth: AuthSource): Promise<TotpEnrollment> {
   const { config, userId, email } = await sensitive(request, auth)
   const account = request.account ?? email ?? userId
-  return startEnrollment(config, { userId, account })
+  return (await enrollment()).startEnrollment(config, { userId, account })
 }
 
 /**
@@ -488,26 +487,27 @@ export async function startTwoFactor(request: TwoFactorRequest & { account?: str
  */
 export async function confirmTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
   const { config, userId, address } = await sensitive(request, auth)
-  return confirmEnrollment(config, { userId, code: request.code, ...(address && { address }) })
+  return (await enrollment()).confirmEnrollment(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Turns 2FA off for the signed-in user; needs a step-up and a current code (TOTP or backup), which is used up. */
 export async function disableTwoFactor(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<void> {
   const { config, userId, address } = await sensitive(request, auth)
-  return disable(config, { userId, code: request.code, ...(address && { address }) })
+  return (await enrollment()).disable(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Replaces the backup codes with ten new ones; needs a step-up and a current code, which is used up. */
 export async function regenerateTwoFactorBackupCodes(request: TwoFactorRequest & { code: string }, auth: AuthSource): Promise<{ backupCodes: string[] }> {
   const { config, userId, address } = await sensitive(request, auth)
-  return regenerateBackupCodes(config, { userId, code: request.code, ...(address && { address }) })
+  return (await enrollment()).regenerateBackupCodes(config, { userId, code: request.code, ...(address && { address }) })
 }
 
 /** Whether the signed-in user has 2FA on (or pending), and how many backup codes are left. Needs no step-up (it changes nothing). */
 export async function getTwoFactorStatus(request: Pick<SessionRequest, "origin" | "headers">, auth: AuthSource): Promise<TwoFactorStatus> {
   const runtime = runtimeFor(auth)
   const { userId } = await runtime.sessionUser(internalRequest(runtime, request, false), { change: false, stepUp: false })
-  return twoFactorStatus(await configFor(auth), userId)
+  const config = await configFor(auth)
+  return (await enrollment()).twoFactorStatus(config, userId)
 }
 
 /** The checked configuration and the user of a stepped-up session, for a change (origin and CSRF checked). */
@@ -551,7 +551,8 @@ function internalRequest(runtime: AuthRuntime, request: Pick<SessionRequest, "or
  * ```
  */
 export async function resetTwoFactor(input: TwoFactorResetInput, auth: AuthSource): Promise<TwoFactorResetResult> {
-  return resetEnrollment(await configFor(auth), input)
+  const config = await configFor(auth)
+  return (await import("./lib/two-factor/recovery.js")).resetTwoFactor(config, input)
 }
 
 /** What {@link health} may be told. */
@@ -585,8 +586,10 @@ export interface HealthCheckOptions {
 export async function health(auth: AuthSource, options: HealthCheckOptions = {}): Promise<HealthReport> {
   const config = runtimeFor(auth).config
   const timeout = options.timeout ?? config.health.timeout
-  if (timeout === config.health.timeout) return config.health.shared.get(() => checkHealth(config, timeout))
-  return checkHealth(config, timeout)
+  // The probes' code is loaded by the first check: a server that never asks does not load it.
+  const check = async () => (await import("./lib/health/check.js")).checkHealth(config, timeout)
+  if (timeout === config.health.timeout) return config.health.shared.get(check)
+  return check()
 }
 
 /**
@@ -614,6 +617,7 @@ export async function auditTrail(auth: AuthSource, query: AuditQuery = {}): Prom
   const methods = auditMethods(await configFor(auth))
   // Checked here too, so a bad query is the same `InvalidAuditQuery` whatever the adapter,
   // and never reaches the store.
+  const { checkAuditQuery } = await import("./lib/audit/query.js")
   checkAuditQuery(query)
   return methods.listAuditRecords(query)
 }
@@ -648,6 +652,14 @@ function auditMethods(config: ResolvedConfig): AuditStoreMethods {
   throw new AuditTrailUnsupported(
     config.adapter ? "The adapter has no audit capability (createAuditRecord, listAuditRecords, deleteAuditRecordsBefore); see docs/adapters.md" : "The audit trail is stored in the adapter, and this configuration has none",
   )
+}
+
+/**
+ * The two-factor enrollment code (TOTP through otpauth, the QR encoder behind it), loaded by
+ * the first enrollment call: a server that never calls one does not load it at start-up.
+ */
+function enrollment() {
+  return import("./lib/two-factor/enrollment.js")
 }
 
 /** The resolved configuration of `auth`, or its configuration error thrown. */

@@ -25,6 +25,7 @@
 import { UnsupportedPasswordHash } from "./errors.js"
 import { argon2Backend, argon2ParamsOf, OWASP_ARGON2ID, type Argon2Params } from "./lib/password/argon2.js"
 import { legacyFormatOf, verifyLegacy } from "./lib/password/legacy.js"
+import { MAX_PASSWORD_BYTES } from "./lib/password/limits.js"
 
 export type { Argon2Params }
 export { OWASP_ARGON2ID }
@@ -38,8 +39,7 @@ export interface PasswordOptions extends Partial<Argon2Params> {
   implementation?: "native" | "wasm"
 }
 
-/** Longest password accepted, in UTF-8 bytes: enough for any passphrase, bounded against abuse. */
-export const MAX_PASSWORD_BYTES = 1024
+export { MAX_PASSWORD_BYTES } from "./lib/password/limits.js"
 
 function paramsOf(options: PasswordOptions | undefined): Argon2Params {
   const p = { ...OWASP_ARGON2ID, ...pick(options) }

@@ -5,7 +5,7 @@
  * stored only as hashes. Stateless: the caller keeps the secret, the last used time step
  * and the code hashes with the user.
  *
- * TOTP through `otpauth`, QR codes through `qrcode`; the secret is 160 random bits, the
+ * TOTP through `otpauth`, QR codes through `qrcode-generator`; the secret is 160 random bits, the
  * codes are 6 digits every 30 seconds with SHA-1 — what every authenticator app accepts.
  *
  * @example

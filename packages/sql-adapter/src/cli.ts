@@ -32,6 +32,9 @@ export function missingDriverAdvice(error: unknown): string | undefined {
   return `the ${database} driver is not installed. Run \`npm install ${driver}\` in your project, then run this command again.`
 }
 
+/** How long opening a connection may take (TCP and handshake), as for requests. */
+const CONNECT_TIMEOUT_MS = 5_000
+
 /** How long one migration statement may run from the command line (30 minutes). */
 const MIGRATION_TIMEOUT_MS = 30 * 60_000
 
@@ -88,6 +91,15 @@ export async function runMigrationsCli(
     output.out(USAGE)
     return 0
   }
+  // Checked before any connection: the prefix becomes part of every table, index and
+  // constraint name, and a bad one used to fail only after the database (or SQLite file) was
+  // opened, as "invalid table name for users", with exit 1.
+  const prefixValue = values["table-prefix"]
+  // An empty prefix is no prefix (`--table-prefix "$PREFIX"` with PREFIX unset).
+  if (prefixValue && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefixValue)) {
+    output.err(`--table-prefix takes letters, digits and _ only, not starting with a digit (got ${JSON.stringify(prefixValue)})\n\n${USAGE}`)
+    return 2
+  }
   const url = values.url ?? env.DATABASE_URL
   if (!url) {
     output.err(`No database: pass --url or set DATABASE_URL.\n\n${USAGE}`)
@@ -104,7 +116,12 @@ export async function runMigrationsCli(
     // the 5 s statement limit meant for requests would cut it short. Connection errors are
     // reported below, once, as the command's own failure.
     const quiet = { error: () => {}, warn: (message: string) => output.err(message) }
-    connection = connectUrl(url, { pool: { queryTimeoutMs: MIGRATION_TIMEOUT_MS, logger: quiet } })
+    // MySQL: the wait for a free connection outlasts the connect timeout, so a host that never
+    // answers fails with the driver's own "connect ETIMEDOUT". When both were 5 s, the wait
+    // gave up first, the pool was closed, and the still-pending connection's timeout then
+    // crashed the process with a stack after the error line.
+    const times = { connectTimeoutMs: CONNECT_TIMEOUT_MS, acquireTimeoutMs: CONNECT_TIMEOUT_MS * 2, queryTimeoutMs: MIGRATION_TIMEOUT_MS }
+    connection = connectUrl(url, { pool: { ...times, logger: quiet } })
   } catch (error) {
     output.err((error as Error).message)
     return 2

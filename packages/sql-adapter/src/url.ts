@@ -43,14 +43,24 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 }
 
 /**
- * The URL with its password masked, for output.
+ * The URL with its password masked, for output, whatever shape it was typed in: a password
+ * holding "/", "@" or ":" (not percent-encoded), no scheme (`app:pw@db/app`), or a password in
+ * the query (`?password=…`, `?sslpassword=…`).
  *
  * @example
  * ```ts
  * redactUrl("postgres://app:s3cret@db/app") // "postgres://app:***@db/app"
+ * redactUrl("postgres://app:p/w@db/app?sslpassword=x") // "postgres://app:***@db/app?sslpassword=***"
  * ```
  */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@")
+  const [, scheme = "", rest = ""] = /^([a-z][a-z0-9+.-]*:\/\/)?([\s\S]*)$/i.exec(url)!
+  let masked = rest
+  // The user info ends at the last "@": a host never holds one, a raw password may. An "@" in
+  // the query makes this mask the host too, which errs on the safe side.
+  const at = rest.lastIndexOf("@")
+  const colon = rest.indexOf(":")
+  if (at !== -1 && colon !== -1 && colon < at) masked = `${rest.slice(0, colon)}:***${rest.slice(at)}`
+  masked = masked.replace(/([?&][^=&#]*(?:pass|pwd|secret|token|key)[^=&#]*=)[^&#]*/gi, "$1***")
+  return `${scheme}${masked}`
 }
-

@@ -110,5 +110,20 @@ describe("parseDatabaseUrl", () => {
   it("redacts passwords only", () => {
     expect(redactUrl("mysql://root:pw@h:3306/db")).toBe("mysql://root:***@h:3306/db")
     expect(redactUrl("mysql://root@h:3306/db")).toBe("mysql://root@h:3306/db")
+    expect(redactUrl("postgres://h/db")).toBe("postgres://h/db")
+  })
+
+  // Apps print this in their own logs: every shape a password is typed in is masked, not only
+  // the percent-encoded one (found by the attacker's pass on the CLI, issue 30).
+  it.each([
+    ["a / in the password", "postgres://app:p/ss@db/app", "postgres://app:***@db/app"],
+    ["an @ in the password", "postgres://app:p@ss@db/app", "postgres://app:***@db/app"],
+    ["a : in the password", "mysql://app:p:ss@db/app", "mysql://app:***@db/app"],
+    ["no scheme", "app:s3cret@db/app", "app:***@db/app"],
+    ["a password in the query", "postgres://db/app?user=app&password=s3cret", "postgres://db/app?user=app&password=***"],
+    ["an sslpassword in the query", "postgres://app@db/app?sslpassword=s3cret&x=1", "postgres://app@db/app?sslpassword=***&x=1"],
+  ])("masks %s", (_, url, masked) => {
+    expect(redactUrl(url)).toBe(masked)
+    expect(redactUrl(url)).not.toMatch(/s3cret|p\/ss|p@ss|p:ss/)
   })
 })

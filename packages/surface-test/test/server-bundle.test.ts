@@ -59,6 +59,8 @@ afterAll(() => rmSync(links, { recursive: true, force: true }))
 async function measure(pkg: string): Promise<Measure> {
   const result = await build({
     stdin: { contents: app(pkg), resolveDir: root, loader: "ts", sourcefile: "auth.ts" },
+    // The metafile's paths are relative to this: the entry is "auth.ts" from any working directory.
+    absWorkingDir: root,
     bundle: true,
     splitting: true,
     minify: true,
@@ -96,10 +98,10 @@ beforeAll(async () => {
 }, 120_000)
 
 describe("a SvelteKit app with GitHub and credentials sign-in", () => {
-  const qr = /node_modules\/(qrcode|dijkstrajs)\//
+  const qr = /node_modules\/qrcode-generator\//
 
   // createTotpEnrollment imports the encoder on its first call; before, the integration's
-  // two-factor module brought it (and dijkstrajs) into every server's startup.
+  // two-factor module brought it into every server's startup.
   it("loads no QR encoder at startup (two-factor is not configured)", () => {
     expect(ours.startupInputs.filter((input) => qr.test(input))).toEqual([])
     expect(ours.lazyInputs.some((input) => qr.test(input))).toBe(true)
@@ -112,22 +114,48 @@ describe("a SvelteKit app with GitHub and credentials sign-in", () => {
     expect([...ours.startupInputs, ...ours.lazyInputs].filter((input) => webauthn.test(input))).toEqual([])
   })
 
+  // Argon2 and zxcvbn come with the Password() provider function (lib/kinds/password.ts),
+  // as WebAuthn's code comes with WebAuthn(): they were 668 KiB of this build's chunks.
+  it("ships no password hashing or strength code at all (no Password provider)", () => {
+    const password = /node_modules\/(@zxcvbn-ts|hash-wasm)\/|core\/dist\/(password\.js|lib\/password\/argon2|lib\/password-flows\/estimator|lib\/kinds\/password\.js)/
+    expect([...ours.startupInputs, ...ours.lazyInputs].filter((input) => password.test(input))).toEqual([])
+  })
+
+  // The Public Suffix List is loaded when a trusted origin has a wildcard, each language but
+  // English when it is first needed, two-factor enrollment on its first call.
+  it("loads no Public Suffix List, no catalog but English and no TOTP code at startup", () => {
+    const lazy = /node_modules\/(tldts|tldts-core|otpauth)\/|core\/dist\/lib\/i18n\/catalogs\/(?!en\.js)/
+    expect(ours.startupInputs.filter((input) => lazy.test(input))).toEqual([])
+    expect(ours.lazyInputs.some((input) => /node_modules\/tldts\//.test(input))).toBe(true)
+  })
+
   it("loads no WebAuthn, password-strength or Argon2 code at startup", () => {
     const heavy = /node_modules\/(@simplewebauthn|@peculiar|asn1js|@zxcvbn-ts|hash-wasm)\//
     expect(ours.startupInputs.filter((input) => heavy.test(input))).toEqual([])
   })
 
-  // Known gap, kept visible: config resolution and the dispatcher still reach password
-  // strength (zxcvbn's dictionaries), Argon2 (hash-wasm) and the QR encoder through import(),
-  // so a build ships them in chunks an app that configures none of them never loads; at
-  // startup, tldts (the public-suffix list for wildcard trustedOrigins) is most of the
-  // difference. Closing it needs those features to come with what configures them, as
-  // WebAuthn now comes with its provider functions. When this passes, make it an `it`.
+  // Issue 30 asks for the server bundle within 1.5× of Auth.js's. At startup — what a server
+  // loads and runs before its first request — it is: 220 KiB against 149 KiB (1.48×; it was
+  // 482 KiB, 3.2×, before Argon2, zxcvbn, the Public Suffix List, seven catalogs and TOTP
+  // enrollment left the startup path). Measured 2026-11-28, esbuild minified, Node platform.
+  it("loads within 1.5× of Auth.js's code at startup", () => {
+    expect(ours.startup).toBeLessThanOrEqual(theirs.startup * 1.5)
+  })
+
+  // The whole output, what a deployment ships, is not within 1.5×: 604 KiB against 149 KiB
+  // (4.0×; it was 1,271 KiB, 8.5×). What is left behind import() is what configuration
+  // *values* switch on, so no provider function can bring it: the Public Suffix List
+  // (131 KiB, any wildcard in trustedOrigins), seven catalogs (111 KiB, i18n and
+  // Accept-Language), two-factor (otpauth and the QR encoder, 28 KiB, the twoFactor option),
+  // oauth4webapi and core's OAuth code (52 KiB, GitHub needs them). Auth.js ships one language
+  // and neither feature. Leaving those out of the build would need options that name the
+  // code (a catalog or a suffix list passed in), an API change this issue does not make.
   it.fails("ships a server build within 1.5× of Auth.js's for the same configuration", () => {
     expect(ours.total).toBeLessThanOrEqual(theirs.total * 1.5)
   })
 
-  it.fails("loads within 1.5× of Auth.js's code at startup", () => {
-    expect(ours.startup).toBeLessThanOrEqual(theirs.startup * 1.5)
+  // Until then, a ceiling that catches a feature's code slipping back into every build.
+  it("ships a server build within 4.5× of Auth.js's (4.0× today, 8.5× before issue 30)", () => {
+    expect(ours.total).toBeLessThanOrEqual(theirs.total * 4.5)
   })
 })

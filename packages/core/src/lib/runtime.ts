@@ -4,6 +4,7 @@ import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
+import { optionProblem } from "./config/problem.js"
 import { processEnv, type Env } from "./config/env.js"
 import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
@@ -23,6 +24,7 @@ import { currentSession } from "./step-up/session.js"
 import type { AccessToken } from "./tokens/result.js"
 import { refused, tracedAction } from "./telemetry/action.js"
 import { causeOfError } from "./report.js"
+import { loadRequestLocale } from "./i18n/index.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -110,7 +112,9 @@ export class AuthRuntime {
    */
   async manageSessions(request: Request, operation: SessionOperation, options: Omit<HandleOptions, "raw"> = {}): Promise<SessionOperationResult> {
     const resolved = this.config
-    if (resolved.error) throw resolved.error
+    const problem = await optionProblem(resolved)
+    if (problem) throw problem
+    await loadRequestLocale({ request, config: resolved })
     const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF)
     try {
       if (operation.op !== "list") {
@@ -166,6 +170,7 @@ export class AuthRuntime {
     const resolved = this.config
     const problem = await configProblem(resolved)
     if (problem) throw problem
+    await loadRequestLocale({ request, config: resolved })
     const ctx = createContext(await parseRequest(request, resolved), resolved, options.skipCSRF ?? this.#defaults.skipCSRF, options.clientAddress)
     try {
       return await act(ctx)
@@ -260,6 +265,9 @@ export class AuthRuntime {
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
       options.raw ? { ...internal, cookies } : toResponse(internal, cookies, returnRedirect)
 
+    // Pages, emails and error pages read the request's language synchronously: its catalog
+    // is loaded first, once per language (lib/i18n/index.ts).
+    await loadRequestLocale({ request, config: resolved })
     let ctx
     try {
       const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved)
@@ -351,3 +359,4 @@ function actionOf(url: URL, basePath: string): string | undefined {
   const path = url.pathname
   return path.startsWith(basePath) ? path.slice(basePath.length).split("/").filter(Boolean)[0] : undefined
 }
+

@@ -11,7 +11,7 @@ import type Email from "./email.js"
 import type { EmailConfig, EmailProviderId } from "./email.js"
 import type { OAuthConfig, OAuthProviderId, OIDCConfig } from "./oauth.js"
 import type { WebAuthnConfig, WebAuthnProviderType, WebAuthnUserConfig } from "../lib/webauthn/provider-types.js"
-import type { PasswordConfig, PasswordProviderId } from "./password.js"
+import type { PasswordConfig, PasswordProviderId } from "../lib/password/provider-types.js"
 
 // The types of each kind's module, as Auth.js's index re-exports them. Types only: the index
 // stays free of run-time code, so importing from it loads no sender, template or error class.
@@ -66,7 +66,7 @@ export type ProviderConfig =
 export type Provider = ProviderConfig | ((options?: any) => ProviderConfig)
 
 export type { CredentialsConfig, EmailConfig, OAuthConfig, OIDCConfig, PasswordConfig, WebAuthnConfig }
-export type { PasswordProviderId, PasswordUserConfig } from "./password.js"
+export type { PasswordProviderId, PasswordUserConfig } from "../lib/password/provider-types.js"
 
 /**
  * Any preset's id, or your own provider's (`string & {}` keeps the known ids suggested).

@@ -6,10 +6,14 @@ import { compileTrustedOrigins, envTrustedOrigins, isLoopbackOrigin } from "../.
  * how a pattern is read, why a bad one is refused (the message is what the operator sees at
  * start-up), which platform variables join the list, and which origins count as loopback.
  * The attacks on the list are in `../security/origin-trust*.test.ts`.
+ *
+ * A refusal is thrown, or — a wildcard inside the registrable domain, found once the Public
+ * Suffix List has loaded — answered by the list's `checked`.
  */
-const refusal = (pattern: unknown) => {
+const refusal = async (pattern: unknown) => {
   try {
-    compileTrustedOrigins([pattern as string])
+    const problem = await compileTrustedOrigins([pattern as string]).checked
+    if (problem) return problem.message
   } catch (error) {
     return (error as Error).message
   }
@@ -41,10 +45,25 @@ describe("a refused pattern says why, and shows the form to write", () => {
     ["https://*.com", "has a wildcard in its last two labels"],
     ["https://a.*.com", "has a wildcard in its last two labels"],
     ["https://*.co.uk", "has a wildcard inside the registrable domain (x.co.uk)"],
-  ])("%j: %s", (pattern, why) => {
-    const message = refusal(pattern)
+  ])("%j: %s", async (pattern, why) => {
+    const message = await refusal(pattern)
     expect(message).toContain(`trustedOrigins: ${JSON.stringify(pattern)} ${why}`)
     expect(message).toContain(`Write "https://app.example.com" or "https://*.example.com".`)
+  })
+
+  it("a list without wildcards needs no Public Suffix List: nothing left to check", async () => {
+    expect(await compileTrustedOrigins(["https://app.example.com", "http://localhost:3000"]).checked).toBeUndefined()
+    expect(await compileTrustedOrigins([]).checked).toBeUndefined()
+  })
+
+  it("a list whose wildcards stand left of the registrable domain checks out", async () => {
+    expect(await compileTrustedOrigins(["https://*.example.com", "https://*.preview.example.co.uk", "https://app.example.com"]).checked).toBeUndefined()
+  })
+
+  it("the first wildcard inside a registrable domain is the one named", async () => {
+    expect(await refusal("https://*.github.io")).toContain("(x.github.io)")
+    const problem = await compileTrustedOrigins(["https://*.example.com", "https://*.pages.dev", "https://*.co.uk"]).checked
+    expect(problem?.message).toContain('"https://*.pages.dev" has a wildcard inside the registrable domain (x.pages.dev)')
   })
 
   it("the highest port is allowed, in exact and wildcard patterns", () => {

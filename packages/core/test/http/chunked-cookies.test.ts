@@ -55,6 +55,13 @@ describe("writing a value", () => {
     ])
   })
 
+  it(`exactly twice ${CHUNK} characters is two full pieces, and no empty third`, () => {
+    expect(writeChunked({}, "sess", "x".repeat(2 * CHUNK), {}).map((c) => [c.name, c.value.length])).toEqual([
+      ["sess.0", CHUNK],
+      ["sess.1", CHUNK],
+    ])
+  })
+
   it("the pieces put back together are the value", () => {
     const value = Array.from({ length: 3 * CHUNK + 7 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("")
     const written = writeChunked({}, "sess", value, { path: "/" })

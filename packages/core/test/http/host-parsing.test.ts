@@ -44,6 +44,8 @@ describe("each refusal says what is wrong", () => {
     ["x[::1]", 'The host "x[::1]" is not a bare host name or address'],
     ["[::1]x", 'The host "[::1]x" is not a bare host name or address'],
     ["[::1]:", 'The port of the host "[::1]:" is not between 1 and 65535'],
+    // A second colon outside brackets stays in the host name (no port is read from the middle).
+    ["example.com:80:80", 'The host "example.com:80:80" is not a bare host name or address'],
     ["x:0", 'The port of the host "x:0" is not between 1 and 65535'],
     ["x:65536", 'The port of the host "x:65536" is not between 1 and 65535'],
     ["x:-1", 'The port of the host "x:-1" is not between 1 and 65535'],

@@ -4,9 +4,12 @@
  * catalogs explain.
  */
 import { describe, expect, it } from "vitest"
-import { builtInCatalogs } from "../../src/lib/i18n/index.js"
+import { builtInLocales, loadBuiltInCatalog } from "../../src/lib/i18n/index.js"
 import { en } from "../../src/lib/i18n/catalogs/en.js"
 import { errorPageMessages, signinErrorMessages } from "../../src/lib/pages/messages.js"
+
+// Core loads each language but English on first use; here, all of them up front.
+const builtInCatalogs = Object.fromEntries(await Promise.all(builtInLocales.map(async (tag) => [tag, await loadBuiltInCatalog(tag)] as const)))
 
 /** Every string of a catalog by its dotted path. */
 function leaves(value: unknown, path = ""): Map<string, string> {

@@ -5,9 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { renderVerificationEmail } from "@portcullis/core/providers/email"
-import { builtInCatalogs } from "../../src/lib/i18n/index.js"
+import { builtInLocales, loadBuiltInCatalog } from "../../src/lib/i18n/index.js"
 import { emailConfig, newBrowser, requestLink, startSmtp, type TestSmtp } from "../email/support.js"
 import { direct, type Transport } from "../helpers.js"
+
+// Core loads each language but English on first use; here, all of them up front.
+const builtInCatalogs = Object.fromEntries(await Promise.all(builtInLocales.map(async (tag) => [tag, await loadBuiltInCatalog(tag)] as const)))
 
 /** A transport whose every request carries `Accept-Language: language`, as a browser's would. */
 function speaking(transport: Transport, language: string): Transport {

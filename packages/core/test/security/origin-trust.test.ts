@@ -192,6 +192,15 @@ describe("trustedOrigins patterns", () => {
     },
   )
 
+  // The registrable-domain check settles once the Public Suffix List has loaded (issue 30):
+  // the entries that skip the provider kinds' checks still wait for it.
+  it("refuses session management and access tokens too, with a wildcard inside a registrable domain", async () => {
+    const { listSessions, readAccessToken } = await import("@portcullis/core/integration")
+    const config: AuthConfig = { secret: SECRET, trustHost: true, trustedOrigins: ["https://*.co.uk"], adapter: MemoryAdapter(), providers: [], logger: captureLogger().logger }
+    await expect(listSessions({ origin: "https://app.example", headers: new Headers() }, config)).rejects.toThrow(/trustedOrigins: "https:\/\/\*\.co\.uk" has a wildcard inside the registrable domain/)
+    await expect(readAccessToken("https://app.example", null, config, "github")).rejects.toThrow(/has a wildcard inside the registrable domain/)
+  })
+
   it("the platform's own deployment URLs join the list; a request cannot add to them", () => {
     const list = envTrustedOrigins({ AUTH_TRUSTED_ORIGINS: "https://a.example, https://b.example", VERCEL_URL: "myapp-abc123-team.vercel.app", VERCEL_BRANCH_URL: "myapp-git-x-team.vercel.app", CF_PAGES_URL: "https://abc.myapp.pages.dev" })
     expect(list).toEqual(["https://a.example", "https://b.example", "https://myapp-abc123-team.vercel.app", "https://myapp-git-x-team.vercel.app", "https://abc.myapp.pages.dev"])

@@ -1,8 +1,7 @@
 import { InvalidProvider, PasswordRejected, UnknownAction } from "../../errors.js"
 import type { AdapterUser } from "../../adapters.js"
 import type { ResponseInternal } from "../../base-types.js"
-import { hashPassword, verifyPassword } from "../../password.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { readChunked } from "../cookies.js"
@@ -25,6 +24,7 @@ import { pastAbsoluteLifetime, storageKey } from "../session/database.js"
 import { openToken, stillValid } from "../session/jwt.js"
 import { markCurrentSession } from "../step-up/sign-in.js"
 import { twoFactorOn } from "../two-factor/enabled.js"
+import { passwordTools } from "../kinds/index.js"
 
 /** Default lifetimes of the emailed links, in seconds. */
 const VERIFICATION_MAX_AGE = 24 * 60 * 60
@@ -123,7 +123,7 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email, ctx.config.telemetry)
     // Hashed for every address, so a known one answers no faster.
-    const hash = await hashPassword(password, provider.hashing)
+    const hash = await (await passwordTools(ctx.config.kinds)).hashPassword(password, provider.hashing)
     const adapter = store(ctx.config.stores, "password")
     const existing = await adapter.getUserByEmail(email)
     const created = existing
@@ -194,7 +194,7 @@ async function verify(ctx: RequestContext, provider: PasswordConfig): Promise<Re
   // A link in an earlier row form, used after the address was verified: nothing left to do.
   if (user.emailVerified) return { redirect: stepUrl(ctx, "verified") }
   const adapter = store(ctx.config.stores, "password")
-  if (typed && (await verifyPassword(typed, await adapter.getUserPassword(user.id), provider.hashing))) {
+  if (typed && (await (await passwordTools(ctx.config.kinds)).verifyPassword(typed, await adapter.getUserPassword(user.id), provider.hashing))) {
     await ctx.config.rateLimit?.credentialsSucceeded(identifier)
     await updateUser(ctx, adapter, { id: user.id, emailVerified: new Date() })
     await audit(ctx, { type: "emailVerified", outcome: "success", userId: user.id })
@@ -253,7 +253,7 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
     const { user } = await consumeToken(ctx, "reset", link)
     const email = link.email
     const adapter = store(ctx.config.stores, "password")
-    const hash = await hashPassword(password, provider.hashing)
+    const hash = await (await passwordTools(ctx.config.kinds)).hashPassword(password, provider.hashing)
     // Sessions first, while the registry still knows them under this user's id.
     await revokeAllSessions(ctx, user.id)
     // An unverified user was made by whoever typed the address first — perhaps not the
@@ -291,10 +291,10 @@ async function change(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await limiter?.checkCredentials(identifier, ctx.clientAddress)
     const stored = await adapter.getUserPassword(user.id)
     const current = typeof body.currentPassword === "string" ? body.currentPassword : ""
-    if (!stored || !(await verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
+    if (!stored || !(await (await passwordTools(ctx.config.kinds)).verifyPassword(current, stored, provider.hashing))) throw new PasswordRejected("PasswordMismatch", "The current password is wrong")
     await limiter?.credentialsSucceeded(identifier)
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, user.email, ctx.config.telemetry)
-    const hash = await hashPassword(password, provider.hashing)
+    const hash = await (await passwordTools(ctx.config.kinds)).hashPassword(password, provider.hashing)
     // The other sessions end before the new password is stored: if ending them fails (the
     // registry or adapter is down), nothing changed and the user may try again; the other
     // way round, the new password stood while whoever had the old one kept their session.

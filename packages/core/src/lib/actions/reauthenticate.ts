@@ -10,8 +10,7 @@
  */
 import { RateLimited } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
-import { verifyPassword } from "../../password.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
 import { store } from "../config/stores.js"
@@ -23,6 +22,7 @@ import { currentSession, type StepUpSession } from "../step-up/session.js"
 import { twoFactorOn } from "../two-factor/enabled.js"
 import { audit } from "../audit/index.js"
 import { pageBase } from "./page-base.js"
+import { passwordTools } from "../kinds/index.js"
 
 export async function reauthenticate(ctx: RequestContext): Promise<ResponseInternal> {
   const callbackUrl = await resolveCallbackUrl(ctx)
@@ -76,7 +76,7 @@ async function withPassword(ctx: RequestContext, session: StepUpSession, callbac
   }
   const stored = await adapter.getUserPassword(user.id)
   const given = typeof ctx.body?.password === "string" ? ctx.body.password : ""
-  if (!stored || !(await verifyPassword(given, stored, provider.hashing))) {
+  if (!stored || !(await (await passwordTools(ctx.config.kinds)).verifyPassword(given, stored, provider.hashing))) {
     ctx.config.logger.debug("step_up_password_refused", { userId: user.id })
     await audit(ctx, { type: "stepUp", outcome: "failure", userId: user.id, method: "password", reason: "PasswordMismatch" })
     return { redirect: pageUrl(ctx, callbackUrl, "PasswordMismatch") }

@@ -45,6 +45,7 @@ import { resolveStepUp } from "../step-up/options.js"
 import { resolveHealth } from "../health/options.js"
 import { compileTrustedOrigins, envTrustedOrigins, type TrustedOrigins } from "./trusted-origins.js"
 import type { ResolvedConfig } from "./resolved.js"
+import { optionProblem } from "./problem.js"
 
 export type { ResolvedConfig }
 
@@ -68,11 +69,13 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
 
 /**
  * The first configuration problem of `config`: the synchronous checks' first, else the
- * first the provider kinds' own checks found (settled once, when the kinds have loaded).
- * Every request awaits it before anything else.
+ * wildcard trusted origins' registrable-domain check (settled once the Public Suffix List
+ * has loaded, only when there are wildcards), else the default locale's catalog failing to
+ * load (its loading settles here), else the first the provider kinds' own checks
+ * found (settled once, when the kinds have loaded). Every request awaits it before anything else.
  */
 export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
-  return config.error ?? (await config.kinds.checked)
+  return (await optionProblem(config)) ?? (await config.kinds.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
@@ -160,7 +163,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     discovery: new WeakMap(),
     tokenRefresh,
     kinds,
-    passwordStrength: new PasswordStrength(logLimiter),
+    passwordStrength: new PasswordStrength(async () => (await kinds.load("password")).tools.buildEstimator(), logLimiter),
     trustHost,
     twoFactor,
     notifications,

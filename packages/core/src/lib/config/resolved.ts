@@ -114,8 +114,8 @@ export interface ResolvedConfig {
   cookies(secure: boolean): CookiesOptions
   /**
    * The first configuration problem found synchronously (options, secrets, adapter);
-   * every request answers with it until fixed. The provider kinds' own checks come after
-   * it: `kinds.checked` (the runtime awaits both, see `configProblem`).
+   * every request answers with it until fixed. The checks that load code come after it:
+   * `trustedOrigins.checked`, `i18n.checked`, then `kinds.checked` (the runtime awaits all, see `configProblem`).
    */
   error: AuthError | undefined
   env: Env

@@ -1,4 +1,3 @@
-import { getDomain } from "tldts"
 import { InvalidConfig } from "../../errors.js"
 import type { Env } from "./env.js"
 
@@ -16,25 +15,39 @@ import type { Env } from "./env.js"
  * fine but `https://*.co.uk`, `https://*.github.io` and `https://myapp-*.vercel.app` are
  * refused: each would trust sites anybody can register (another account's `myapp-x` project
  * on vercel.app included).
+ *
+ * The Public Suffix List (`tldts`, about 130 KiB minified) is loaded only when a pattern has a
+ * wildcard, so that last check settles after the others: {@link TrustedOrigins.checked},
+ * which every request awaits with the provider kinds' checks (`configProblem`).
  */
 export interface TrustedOrigins {
   /** The patterns as configured, for messages. */
   readonly patterns: readonly string[]
   /** Whether `origin` (as `URL.origin` prints it) is on the list. */
   has(origin: string): boolean
+  /** The wildcard patterns' registrable-domain check: the first refusal, else `undefined`. */
+  readonly checked: Promise<InvalidConfig | undefined>
 }
 
-/** Compiles the patterns once, at configuration time; a bad pattern is an `InvalidConfig`. */
+/**
+ * Compiles the patterns once, at configuration time; a bad pattern is an `InvalidConfig`,
+ * thrown, or for a wildcard inside the registrable domain answered by `checked`.
+ */
 export function compileTrustedOrigins(patterns: readonly string[]): TrustedOrigins {
   const exact = new Set<string>()
   const wildcards: RegExp[] = []
+  const registrable: Wildcard[] = []
   for (const pattern of patterns) {
     const parsed = parsePattern(pattern)
-    if (parsed instanceof RegExp) wildcards.push(parsed)
-    else exact.add(parsed)
+    if (typeof parsed === "string") exact.add(parsed)
+    else {
+      wildcards.push(parsed.matcher)
+      registrable.push(parsed)
+    }
   }
   return {
     patterns,
+    checked: registrable.length ? checkRegistrable(registrable) : Promise.resolve(undefined),
     has(origin) {
       if (exact.has(origin)) return true
       for (const re of wildcards) if (re.test(origin)) return true
@@ -46,8 +59,19 @@ export function compileTrustedOrigins(patterns: readonly string[]): TrustedOrigi
 const SCHEME = /^(https?):\/\/([^/?#]+?)\/?$/i
 const PORT = /:(\d{1,5})$/
 
-function parsePattern(pattern: unknown): string | RegExp {
-  const fail = (why: string) => new InvalidConfig(`trustedOrigins: ${JSON.stringify(pattern)} ${why}. Write "https://app.example.com" or "https://*.example.com".`)
+/** A wildcard pattern: its matcher, and its labels for the registrable-domain check. */
+interface Wildcard {
+  matcher: RegExp
+  labels: string[]
+  fail: (why: string) => InvalidConfig
+}
+
+function refusal(pattern: unknown): (why: string) => InvalidConfig {
+  return (why) => new InvalidConfig(`trustedOrigins: ${JSON.stringify(pattern)} ${why}. Write "https://app.example.com" or "https://*.example.com".`)
+}
+
+function parsePattern(pattern: unknown): string | Wildcard {
+  const fail = refusal(pattern)
   if (typeof pattern !== "string") throw fail("is not a string")
   const match = SCHEME.exec(pattern.trim())
   if (!match) throw fail("is not an http(s) origin without a path")
@@ -81,17 +105,32 @@ function parsePattern(pattern: unknown): string | RegExp {
   }
   // A host of fewer than three labels with a wildcard has it in its last two.
   if (labels.slice(-2).some((l) => l.includes("*"))) throw fail("has a wildcard in its last two labels")
-  // The registrable domain of a host the pattern would match: every one of its labels must be
-  // fixed, or strangers can register names that match.
-  const registrable = getDomain(labels.map((l) => l.replaceAll("*", "x")).join("."), { allowPrivateDomains: true })
-  const fixed = registrable ? registrable.split(".").length : 2
-  if (labels.slice(-fixed).some((l) => l.includes("*"))) {
-    throw fail(`has a wildcard inside the registrable domain (${registrable ?? labels.slice(-2).join(".")}), where anybody can register a matching site`)
-  }
   const body = labels
     .map((label) => (label === "*" ? "[a-z0-9-]+" : label.split("*").map(escape).join("[a-z0-9-]*")))
     .join("\\.")
-  return new RegExp(`^${scheme}://${body}${escape(port)}$`)
+  return { matcher: new RegExp(`^${scheme}://${body}${escape(port)}$`), labels, fail }
+}
+
+/**
+ * The registrable domain of a host each pattern would match: every one of its labels must be
+ * fixed, or strangers can register names that match. The first refusal, in pattern order.
+ */
+async function checkRegistrable(wildcards: readonly Wildcard[]): Promise<InvalidConfig | undefined> {
+  let getDomain: typeof import("tldts").getDomain
+  try {
+    ;({ getDomain } = await import("tldts"))
+  } catch (error) {
+    return new InvalidConfig("trustedOrigins: the Public Suffix List (tldts) could not be loaded to check the wildcard patterns", error as Error)
+  }
+  for (const { labels, fail } of wildcards) {
+    const registrable = getDomain(labels.map((l) => l.replaceAll("*", "x")).join("."), { allowPrivateDomains: true })
+    const fixed = registrable ? registrable.split(".").length : 2
+    if (labels.slice(-fixed).some((l) => l.includes("*"))) {
+      // Only with a registrable domain can this hold: with none, `fixed` is 2, refused at parsing.
+      return fail(`has a wildcard inside the registrable domain (${registrable}), where anybody can register a matching site`)
+    }
+  }
+  return undefined
 }
 
 function escape(s: string): string {

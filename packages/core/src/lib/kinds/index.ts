@@ -4,6 +4,7 @@ import type { RequestContext } from "../context.js"
 import type { ProviderKind } from "./kind.js"
 import type { ProviderKinds } from "./registry.js"
 import type { ConfiguredKinds } from "./shapes.js"
+import type { PasswordTools } from "./password.js"
 
 export type { ProviderKind } from "./kind.js"
 
@@ -47,4 +48,13 @@ export async function kindFor(configured: ConfiguredKinds, provider: ProviderCon
     default:
       return undefined
   }
+}
+
+/**
+ * Argon2 and the strength estimator, from the configuration's password kind: they come
+ * with the `Password()` provider (`lib/kinds/password.ts`), so the flows that use them
+ * (sign-up, reset, change, step-up) load them only once that provider is configured.
+ */
+export async function passwordTools(configured: ConfiguredKinds): Promise<PasswordTools> {
+  return (await (configured as ProviderKinds).load("password")).tools
 }

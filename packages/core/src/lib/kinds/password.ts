@@ -1,7 +1,7 @@
 import type { AdapterUser } from "../../adapters.js"
 import { CredentialsSignin, InvalidConfig, MethodNotAllowed } from "../../errors.js"
 import { hashPassword, needsRehash, verifyPassword } from "../../password.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import type { Account } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
@@ -12,6 +12,18 @@ import { normaliseIdentifier } from "../rate-limit/limiter.js"
 import type { ProviderKind } from "./kind.js"
 import { breachOptionsProblem } from "../password-flows/breached.js"
 import { report } from "../report.js"
+import { buildEstimator } from "../password-flows/estimator.js"
+
+/**
+ * What the password flows besides sign-in (sign-up, reset, change, step-up) take from this
+ * kind: Argon2 (hash-wasm) and the strength estimator (zxcvbn) come with `Password()` this
+ * way, so an app without the provider ships neither (`lib/kinds/provided.ts`).
+ */
+export interface PasswordTools {
+  hashPassword: typeof hashPassword
+  verifyPassword: typeof verifyPassword
+  buildEstimator: typeof buildEstimator
+}
 
 /**
  * Password: `POST /callback/:id` with `email` and `password`; CSRF-checked, rate limited
@@ -19,7 +31,9 @@ import { report } from "../report.js"
  * password, unverified address when verification is required, lockout — is the same
  * `CredentialsSignin`, reached after the same work (one argon2 verification).
  */
-export const passwordKind: ProviderKind<PasswordConfig> = {
+export const passwordKind: ProviderKind<PasswordConfig> & { tools: PasswordTools } = {
+  tools: { hashPassword, verifyPassword, buildEstimator },
+
   check(providers, { session }) {
     for (const p of providers) {
       const problem = checkOptions(p)

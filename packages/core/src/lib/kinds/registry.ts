@@ -25,8 +25,15 @@ const loaders = {
   // Brought by the WebAuthn and Passkey provider functions (lib/kinds/provided.ts): named
   // here only for the order of the checks and the type.
   webauthn: undefined as unknown as () => Promise<(typeof import("./webauthn.js"))["webauthnKind"]>,
-  password: async () => (await import("./password.js")).passwordKind,
+  // Brought by the Password provider function, like WebAuthn (it carries Argon2 and zxcvbn).
+  password: undefined as unknown as () => Promise<(typeof import("./password.js"))["passwordKind"]>,
 } satisfies { readonly [K in KindName]: () => Promise<KindSetup<KindConfigs[K]>> }
+
+/** The provider functions that bring the kinds the registry has no loader for. */
+const PROVIDER_FUNCTIONS = {
+  webauthn: "WebAuthn() or Passkey() from @portcullis/core/providers/webauthn or /passkey",
+  password: "Password() from @portcullis/core/providers/password",
+}
 
 /** The loaded module of each kind. */
 export type LoadedKind<K extends KindName> = Awaited<ReturnType<(typeof loaders)[K]>>
@@ -90,7 +97,7 @@ export class ProviderKinds implements ConfiguredKinds {
         load
           ? load()
           : Promise.reject(
-              new InvalidConfig(`A "${name}" provider must be made by its provider function (WebAuthn() or Passkey() from @portcullis/core/providers/webauthn or /passkey), which brings the ${name} code`),
+              new InvalidConfig(`A "${name}" provider must be made by its provider function (${PROVIDER_FUNCTIONS[name as "webauthn" | "password"] ?? name}), which brings the ${name} code`),
             )
       ) as Promise<LoadedKind<K>>
       // A failed import is reported through `checked`; until something awaits it, it must

@@ -4,7 +4,7 @@ import type { ProviderConfig } from "../../providers/index.js"
 import type { CredentialsConfig } from "../../providers/credentials.js"
 import type { EmailConfig } from "../../providers/email.js"
 import type { OAuthConfig } from "../../providers/oauth.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import type { WebAuthnConfig } from "../webauthn/provider-types.js"
 import type { Env } from "../config/env.js"
 

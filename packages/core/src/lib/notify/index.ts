@@ -11,7 +11,7 @@
  */
 import type { ResolvedConfig } from "../config/resolved.js"
 import type { RequestContext } from "../context.js"
-import { messagesOf, requestLocale } from "../i18n/index.js"
+import { loadedMessagesOf, requestLocale } from "../i18n/index.js"
 import type { Awaitable } from "../../base-types.js"
 import type { EmailConfig } from "../../providers/email.js"
 import { customFetch } from "../../symbols.js"
@@ -99,7 +99,7 @@ async function mailNotice(config: ResolvedConfig, ctx: RequestContext | undefine
   const resetLink = config.providers.some((p) => p.type === "password")
   const url = resetLink ? `${origin}${config.basePath}/password/forgot` : config.pages.signIn ? new URL(config.pages.signIn, origin).href : `${origin}${config.basePath}/signin`
   const locale = ctx ? requestLocale(ctx) : config.i18n.defaultLocale
-  const all = messagesOf(config.i18n, locale)
+  const all = await loadedMessagesOf(config.i18n, locale)
   const messages = noticeEmail(all, notice.kind, { time: notice.time, locale, device: notice.device, resetLink })
   const sender: EmailConfig = { ...mailer, [customFetch]: mailer[customFetch] ?? config.fetch }
   await withinTimeout(

@@ -6,7 +6,7 @@
  */
 import { InvalidConfig, type AuthError } from "../../errors.js"
 import type { EmailConfig } from "../../providers/email.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import type { ProviderConfig } from "../../providers/index.js"
 import { securityNoticeKinds, type SecurityNoticeKind } from "./kinds.js"
 

@@ -117,11 +117,6 @@ ${back}`
   return renderDocument({ title, theme: base.theme, body, locale: base.locale, messages: m })
 }
 
-/** The links under the password sign-in form. */
-export function passwordLinks(basePath: string, m: Messages): SafeHtml {
-  return html`<p class="center muted"><a href="${safeUrl(authRoute(basePath, "password/signup"))}">${m.password.createAccount}</a> · <a href="${safeUrl(authRoute(basePath, "password/forgot"))}">${m.password.forgotPassword}</a></p>`
-}
-
 function messageFor(errors: PasswordErrorMessages, code: string): string {
   return Object.hasOwn(errors, code) ? errors[code as keyof PasswordErrorMessages] : errors.default
 }

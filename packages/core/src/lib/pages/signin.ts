@@ -8,7 +8,6 @@ import { renderDocument } from "./layout.js"
 import { messageFor } from "./messages.js"
 import { en } from "../i18n/catalogs/en.js"
 import { fill } from "../i18n/format.js"
-import { passwordLinks } from "./password.js"
 import type { Messages } from "../i18n/catalog.js"
 import { authRoute } from "./paths.js"
 import { providerButtonStyle } from "./theme.js"
@@ -225,4 +224,12 @@ ${fields}
 <button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
 <button type="submit" name="action" value="register">${fill(m.signin.signUpWith, { provider: provider.name })}</button>
 </form>`
+}
+
+/**
+ * The links under the password sign-in form. Here rather than with the password steps'
+ * pages (`password.ts`), which only the password provider's actions load.
+ */
+function passwordLinks(basePath: string, m: Messages): SafeHtml {
+  return html`<p class="center muted"><a href="${safeUrl(authRoute(basePath, "password/signup"))}">${m.password.createAccount}</a> · <a href="${safeUrl(authRoute(basePath, "password/forgot"))}">${m.password.forgotPassword}</a></p>`
 }

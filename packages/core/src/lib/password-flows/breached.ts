@@ -11,7 +11,7 @@
  * never sees the password or its full hash.
  * @module
  */
-import type { BreachedPasswordPolicy } from "../../providers/password.js"
+import type { BreachedPasswordPolicy } from "../password/provider-types.js"
 import { readCapped } from "../http/body.js"
 
 /** Have I Been Pwned's Pwned Passwords API; requests go to `<url>/range/<PREFIX>`. */

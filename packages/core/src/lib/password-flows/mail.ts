@@ -1,6 +1,6 @@
 import { AdapterError, EmailSignInError, InvalidConfig } from "../../errors.js"
 import type { EmailConfig } from "../../providers/email.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import { customFetch } from "../../symbols.js"
 import type { RequestContext } from "../context.js"
 import { redactError } from "../email/redact.js"

@@ -1,6 +1,6 @@
 import { PasswordRejected } from "../../errors.js"
-import { MAX_PASSWORD_BYTES } from "../../password.js"
-import type { PasswordConfig } from "../../providers/password.js"
+import { MAX_PASSWORD_BYTES } from "../password/limits.js"
+import type { PasswordConfig } from "../password/provider-types.js"
 import type { PasswordStrength } from "./strength.js"
 import type { Telemetry } from "../telemetry/index.js"
 import { breachCheckOf, breachLookup, originOf } from "./breached.js"

@@ -1,28 +1,36 @@
 /**
  * The password strength estimate (`@zxcvbn-ts/core` with the common dictionary), built once
  * per configuration on first use: building the matcher's dictionaries costs tens of
- * milliseconds, checking a password a few. Imported only when a password is checked, so
- * apps without the password provider never load the dictionaries.
+ * milliseconds, checking a password a few. The estimator's code is not imported here: it
+ * comes with the password provider's kind (`lib/kinds/password.ts`, brought by `Password()`),
+ * so an app without that provider has no path to the dictionaries, not even an `import()`.
  * @module
  */
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core"
 import type { LogLimiter } from "../log-limiter.js"
 
 /** zxcvbn's own cap; longer passwords are estimated on their first 256 characters. */
-const MAX_ESTIMATED_LENGTH = 256
+export const MAX_ESTIMATED_LENGTH = 256
+
+/** Builds the estimator (`lib/password-flows/estimator.ts`), reached through the password kind. */
+export type EstimatorLoader = () => Promise<ZxcvbnFactory>
 
 export class PasswordStrength {
   #factory: Promise<ZxcvbnFactory> | undefined
 
   /**
+   * @param load builds the estimator, on the first check.
    * @param log where the policy's checks report what is not the user's doing (the
    *   breached-password range API failing): rate-limited, one line a minute per kind.
    */
-  constructor(readonly log?: LogLimiter) {}
+  constructor(
+    readonly load: EstimatorLoader,
+    readonly log?: LogLimiter,
+  ) {}
 
   /** The zxcvbn score (0–4) of `password`, with `userInputs` (the address) as known words. */
   async score(password: string, userInputs: string[]): Promise<number> {
-    this.#factory ??= build()
+    this.#factory ??= this.load()
     // A failed import is retried on the next check instead of being remembered.
     const factory = await this.#factory.catch((error: unknown) => {
       this.#factory = undefined
@@ -30,9 +38,4 @@ export class PasswordStrength {
     })
     return factory.check(password.slice(0, MAX_ESTIMATED_LENGTH), userInputs).score
   }
-}
-
-async function build(): Promise<ZxcvbnFactory> {
-  const [{ ZxcvbnFactory }, common] = await Promise.all([import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common")])
-  return new ZxcvbnFactory({ dictionary: common.dictionary, graphs: common.adjacencyGraphs, maxLength: MAX_ESTIMATED_LENGTH })
 }

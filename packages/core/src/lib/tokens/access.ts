@@ -1,6 +1,7 @@
 import { InvalidConfig, ReauthRequired, UnsupportedStrategy } from "../../errors.js"
 import type { Cookie, Session } from "../../base-types.js"
 import type { ResolvedConfig } from "../config/resolved.js"
+import { optionProblem } from "../config/problem.js"
 import type { RequestContext } from "../context.js"
 import { sessionStrategy } from "../session/index.js"
 import { heldTokensOfRequest } from "../session/jwt.js"
@@ -38,7 +39,8 @@ export type SessionContextOf = (request: Request) => Promise<RequestContext>
 
 /** See `getAccessToken` in `@portcullis/core` (the public entry, with its documentation). */
 export async function accessToken(config: ResolvedConfig, params: AccessTokenParams, contextOf: SessionContextOf): Promise<AccessToken> {
-  if (config.error) throw config.error
+  const problem = await optionProblem(config)
+  if (problem) throw problem
   if (!params || typeof params !== "object" || typeof params.provider !== "string") {
     throw new InvalidConfig("getAccessToken needs { provider } and one of { userId }, { session } or { request }")
   }
