@@ -8,7 +8,7 @@
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core"
 import type { LogLimiter } from "../log-limiter.js"
 
-/** zxcvbn's own cap; longer passwords are estimated on their first 256 characters. */
+/** zxcvbn's cap, its default too: it estimates a longer password on its first 256 characters. */
 const MAX_ESTIMATED_LENGTH = 256
 
 export class PasswordStrength {
@@ -28,7 +28,8 @@ export class PasswordStrength {
       this.#factory = undefined
       throw error
     })
-    return factory.check(password.slice(0, MAX_ESTIMATED_LENGTH), userInputs).score
+    // No cut here: the factory cuts the password at its maxLength itself.
+    return factory.check(password, userInputs).score
   }
 }
 
