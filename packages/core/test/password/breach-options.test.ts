@@ -18,6 +18,7 @@ describe("options refused, each with its own sentence", () => {
     [{ enabled: "yes" }, 'has policy.breached.enabled "yes"; use true or false'],
     [{ enabled: 1 }, "has policy.breached.enabled 1; use true or false"],
     [{ url: 443 }, "has policy.breached.url 443; use an http(s) URL (the range API's base, without /range)"],
+    [{ url: new URL("https://pwned.example") }, 'has policy.breached.url "https://pwned.example/"; use an http(s) URL (the range API\'s base, without /range)'],
     [{ url: "api.pwnedpasswords.com" }, 'has policy.breached.url "api.pwnedpasswords.com"; use an http(s) URL (the range API\'s base, without /range)'],
     [{ url: "ftp://mirror.example" }, 'has policy.breached.url "ftp://mirror.example"; use an http(s) URL (the range API\'s base, without /range)'],
     [{ url: "git+https://mirror.example" }, 'has policy.breached.url "git+https://mirror.example"; use an http(s) URL (the range API\'s base, without /range)'],
