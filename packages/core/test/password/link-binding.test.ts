@@ -73,6 +73,19 @@ describe("the row an issued link is stored as", () => {
   })
 })
 
+describe("the row of a reset link for a user without a password", () => {
+  it("binds the digest of no hash at all (a user who signs in another way, or was replaced and has none yet)", async () => {
+    const { adapter, rows } = recording(MemoryAdapter())
+    const { mailer, linkFor } = keptLinks()
+    const app = passwordApp(adapter, { provider: { mailer, hashing: LIGHT } })
+    const user = await adapter.createUser!({ id: crypto.randomUUID(), email: "lin@example.com", emailVerified: new Date(), name: null, image: null })
+    await postStep(app.browser(), "forgot", { email: "lin@example.com" })
+    await app.mail.settled()
+    const token = new URL(linkFor("lin@example.com")).searchParams.get("token")!
+    expect(rows[0]!.token).toBe(rowHash([SECRET], "reset", token, `${user.id}\n${sha256("portcullis-password-state:")}`))
+  })
+})
+
 describe("a verification link across a password change", () => {
   // Documented (docs/passwords.md, "Every earlier link dies with the state it was made for"):
   // a verification link is bound to the user and whether its address is verified, not to

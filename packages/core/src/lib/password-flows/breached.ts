@@ -65,7 +65,7 @@ export function breachOptionsProblem(policy: unknown): string | undefined {
   if (typeof policy !== "object" || policy === null) return "has policy.breached that is not an object; use { } or { url, minCount, timeout, onError, fetch }"
   const { enabled, url, minCount, timeout, onError, fetch } = policy as Record<string, unknown>
   if (enabled !== undefined && typeof enabled !== "boolean") return `has policy.breached.enabled ${JSON.stringify(enabled)}; use true or false`
-  if (url !== undefined && !(typeof url === "string" && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) return `has policy.breached.url ${JSON.stringify(url)}; use an http(s) URL (the range API's base, without /range)`
+  if (url !== undefined && !(typeof url === "string" && URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol))) return `has policy.breached.url ${JSON.stringify(url)}; use an http(s) URL (the range API's base, without /range)`
   if (minCount !== undefined && (!Number.isSafeInteger(minCount) || (minCount as number) < 1)) return `has policy.breached.minCount ${JSON.stringify(minCount)}; use a whole number of at least 1`
   // Number.isFinite is false for anything that is not a number: no typeof needed, as for minCount.
   if (timeout !== undefined && (!Number.isFinite(timeout) || (timeout as number) <= 0)) return `has policy.breached.timeout ${JSON.stringify(timeout)}; use a positive number of milliseconds`
