@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import { PasswordRejected } from "../../src/errors.js"
 import type { PasswordConfig } from "@portcullis/core/providers/password"
 import { checkNewPassword } from "../../src/lib/password-flows/policy.js"
+import { buildEstimator } from "../../src/lib/password-flows/estimator.js"
 import { PasswordStrength } from "../../src/lib/password-flows/strength.js"
 import type { Telemetry } from "../../src/lib/telemetry/index.js"
 import type { LogLimiter } from "../../src/lib/log-limiter.js"
@@ -101,7 +102,7 @@ describe("the strength", () => {
   })
 
   it("with the real estimate, a password made of the address's local part is too weak", async () => {
-    const refused = await refusal(checkNewPassword(provider(), new PasswordStrength(), "quixotic.zephyrine", "quixotic.zephyrine@example.com"))
+    const refused = await refusal(checkNewPassword(provider(), new PasswordStrength(buildEstimator), "quixotic.zephyrine", "quixotic.zephyrine@example.com"))
     expect(refused.code).toBe("PasswordTooWeak")
   })
 

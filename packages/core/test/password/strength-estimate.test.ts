@@ -18,7 +18,9 @@ afterEach(() => {
 async function fresh() {
   vi.resetModules()
   const { PasswordStrength } = await import("../../src/lib/password-flows/strength.js")
-  return new PasswordStrength()
+  // The estimator's module (imported by the password kind in an app) builds zxcvbn.
+  const { buildEstimator } = await import("../../src/lib/password-flows/estimator.js")
+  return new PasswordStrength(buildEstimator)
 }
 
 describe("the estimate", () => {
