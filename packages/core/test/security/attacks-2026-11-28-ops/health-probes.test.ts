@@ -101,7 +101,7 @@ describe("a flood of probes", () => {
     expect(counter.calls).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000))
   })
 
-  it("behind a hanging database, 300 probes all answer by the bound, and the database gets one read", { timeout: 30_000 }, async () => {
+  it("behind a hanging database, 300 probes all answer by the bound, and the database gets one read a second at most", { timeout: 30_000 }, async () => {
     const { adapter, counter } = countedAdapter({ hang: true })
     server = await httpServer(config(adapter, { health: { endpoint: true, timeout: 200 } }))
     const started = performance.now()
@@ -111,7 +111,11 @@ describe("a flood of probes", () => {
       expect(answer.status).toBe(503)
       expect(JSON.parse(answer.body).checks.adapter).toMatchObject({ status: "down", error: "timeout" })
     }
-    expect(counter.calls).toBe(1)
+    // One read (it hangs; the report of its timeout answers every probe for a second after):
+    // on a loaded machine the flood may outlast that second — still one read a second, never
+    // one per probe.
+    expect(counter.calls).toBeGreaterThanOrEqual(1)
+    expect(counter.calls).toBeLessThanOrEqual(Math.ceil(took / 1000))
     expect(took).toBeLessThan(5_000)
     // The server still answers other requests.
     expect((await raw(server, "GET", "/auth/providers")).status).toBe(200)
