@@ -23,6 +23,7 @@ import { currentSession } from "./step-up/session.js"
 import type { AccessToken } from "./tokens/result.js"
 import { refused, tracedAction } from "./telemetry/action.js"
 import { causeOfError } from "./report.js"
+import { assertSupportedNode } from "./node-version.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -64,6 +65,7 @@ export class AuthRuntime {
   #sound = false
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
+    assertSupportedNode()
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
     this.#sessionChecks = new SessionCheckParser(this.config)
