@@ -45,7 +45,7 @@ function install(): void {
   const started = performance.now()
   // --prefer-offline: the lockfile pins every version and hash, so a cached tarball is the
   // right one and a second install (a new clone, a changed lockfile) works without the network.
-  const run = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project, stdio: "inherit" })
+  const run = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, stdio: "inherit" })
   if (run.status !== 0) {
     console.error(
       [
