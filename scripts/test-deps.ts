@@ -37,11 +37,20 @@ export function lockHash(dir = project): string {
   return hash.digest("hex")
 }
 
-/** Runs `npm ci` in test-deps/ unless it is installed from this lockfile already. */
+/**
+ * Runs `npm ci` in test-deps/ unless it is installed from this lockfile and still whole.
+ * A root `npm install` does not only remove our links as extraneous: npm follows them and
+ * also deletes the packages nested inside the linked ones (`csso/node_modules/css-tree`…),
+ * leaving test-deps/ broken. So the links going missing (a root install ran since) means
+ * "reinstall" too; the npm cache makes that quick and offline.
+ */
 function install(): void {
   const wanted = lockHash()
-  if (existsSync(stampFile) && readFileSync(stampFile, "utf8").trim() === wanted) return
-  console.error("scripts/test-deps: installing the test-only toolchain into test-deps/ (npm ci; first run or lockfile changed)")
+  const stamped = existsSync(stampFile) && readFileSync(stampFile, "utf8").trim() === wanted
+  const linked = isLink(join(root, "node_modules", "vitest"))
+  if (stamped && linked) return
+  const why = stamped ? "a root npm install removed its links and packages nested inside it" : "first run or lockfile changed"
+  console.error(`scripts/test-deps: installing the test-only toolchain into test-deps/ (npm ci; ${why})`)
   const started = performance.now()
   // --prefer-offline: the lockfile pins every version and hash, so a cached tarball is the
   // right one and a second install (a new clone, a changed lockfile) works without the network.
@@ -57,7 +66,6 @@ function install(): void {
     )
     process.exit(1)
   }
-  writeFileSync(stampFile, wanted + "\n")
   console.error(`scripts/test-deps: installed in ${((performance.now() - started) / 1000).toFixed(0)} s`)
 }
 
@@ -131,4 +139,6 @@ function link(): void {
 if (import.meta.main) {
   install()
   link()
+  // Written once linked: a stamp without the links is not trusted (see install).
+  writeFileSync(stampFile, lockHash() + "\n")
 }
