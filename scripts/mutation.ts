@@ -49,11 +49,13 @@ interface MutantResult {
   replacement?: string
   status: string
   location: { start: { line: number; column: number } }
+  /** Ids of the tests that killed it (Stryker stops at the first, so usually one). */
+  killedBy?: string[]
 }
 
 interface Report {
   files: Record<string, { source: string; mutants: MutantResult[] }>
-  testFiles?: Record<string, { source?: string }>
+  testFiles?: Record<string, { source?: string; tests?: { id: string }[] }>
 }
 
 /** The files a list of globs names, `!`-prefixed ones taken out. */
@@ -67,11 +69,23 @@ function expand(globs: string[]): string[] {
  * Whether `recorded` is a run of exactly these modules and tests, as they are now. (A module
  * with no mutant at all — types only — is not recorded by Stryker, so it reads as changed:
  * leave such files out of a group.)
+ *
+ * Stryker keeps, in its incremental file, test files an earlier run had and the group no
+ * longer lists. Those do not make the record stale as long as no kill rests on them alone:
+ * every killed mutant must have been killed by a test of a file the group still lists (else
+ * dropping that file may have turned the kill into a survivor, and the group runs again).
  */
 function unchanged(group: Group, recorded: Report): boolean {
-  const same = (files: string[], seen: Record<string, { source?: string }>) =>
-    files.length === Object.keys(seen).length && files.every((file) => seen[file] !== undefined && seen[file].source === readFileSync(file, "utf8"))
-  return same(expand(group.mutate), recorded.files) && same(expand(group.tests), recorded.testFiles ?? {})
+  const mutated = expand(group.mutate)
+  const tests = new Set(expand(group.tests))
+  const seen = recorded.testFiles ?? {}
+  const current = (file: string, source: string | undefined) => source === readFileSync(file, "utf8")
+  if (mutated.length !== Object.keys(recorded.files).length || !mutated.every((file) => recorded.files[file] !== undefined && current(file, recorded.files[file].source))) return false
+  if (![...tests].every((file) => seen[file] !== undefined && current(file, seen[file].source))) return false
+  const fileOfTest = new Map(Object.entries(seen).flatMap(([file, { tests: listed = [] }]) => listed.map(({ id }) => [id, file] as const)))
+  return Object.values(recorded.files).every(({ mutants }) =>
+    mutants.every((mutant) => mutant.status !== "Killed" || (mutant.killedBy ?? []).some((id) => tests.has(fileOfTest.get(id) ?? ""))),
+  )
 }
 
 const force = process.argv.includes("--force")

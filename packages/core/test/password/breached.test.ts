@@ -19,6 +19,14 @@ import { captureLogger } from "../helpers.js"
 import { startSmtp, type TestSmtp } from "../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser } from "./support.js"
 
+/**
+ * How long a request may take when the range API never finishes answering: the point is that
+ * it is not held open (a server that hangs would hold it until the test's own 30 s), not a
+ * latency figure: on 2 shared cores under a mutation run, a sign-up whose check timed out
+ * after 300 ms took 2.4 s.
+ */
+const HELD_AT_MOST = 10_000
+
 /** Strong by zxcvbn's measure (the strength check passes), but listed by the range server below. */
 const BREACHED = "violet tractor sandwich orbit"
 /** Seen 3 times: refused only while `minCount` is at most 3. */
@@ -242,7 +250,7 @@ describe("when the range API fails", () => {
       const { browser, logs } = app(adapter, { timeout: 300 })
       const started = Date.now()
       const result = await postStep(browser(), "signup", { email, password: BREACHED })
-      expect(Date.now() - started).toBeLessThan(2_000)
+      expect(Date.now() - started).toBeLessThan(HELD_AT_MOST)
       expect(result.path).toBe("/auth/password/sent")
       expect(await adapter.getUserByEmail!(email)).not.toBeNull()
       expect(range.requests).toHaveLength(1)
@@ -260,7 +268,7 @@ describe("when the range API fails", () => {
       const { browser, logs } = app(adapter, { timeout: 300, onError: "closed" })
       const started = Date.now()
       const result = await postStep(browser(), "signup", { email, password: CLEAN })
-      expect(Date.now() - started).toBeLessThan(2_000)
+      expect(Date.now() - started).toBeLessThan(HELD_AT_MOST)
       expect(result.path).toBe("/auth/password/signup")
       expect(result.error).toBe("PasswordCheckUnavailable")
       expect(await adapter.getUserByEmail!(email)).toBeNull()

@@ -33,7 +33,9 @@ export class SessionCheckParser {
     if (afterScheme === 0) return undefined
     const pathStart = href.indexOf("/", afterScheme)
     const sessionPath = this.#sessionPath
-    if (pathStart === -1 || href.length - pathStart !== sessionPath.length || !href.endsWith(sessionPath)) return undefined
+    // No "/" after the scheme (pathStart -1) fails the length test: `href` would have to be
+    // one character shorter than the path it ends with.
+    if (href.length - pathStart !== sessionPath.length || !href.endsWith(sessionPath)) return undefined
     const config = this.#config
     if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
     const schemeAndHost = href.slice(0, pathStart)

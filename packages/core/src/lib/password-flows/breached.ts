@@ -65,9 +65,10 @@ export function breachOptionsProblem(policy: unknown): string | undefined {
   if (typeof policy !== "object" || policy === null) return "has policy.breached that is not an object; use { } or { url, minCount, timeout, onError, fetch }"
   const { enabled, url, minCount, timeout, onError, fetch } = policy as Record<string, unknown>
   if (enabled !== undefined && typeof enabled !== "boolean") return `has policy.breached.enabled ${JSON.stringify(enabled)}; use true or false`
-  if (url !== undefined && !(typeof url === "string" && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol))) return `has policy.breached.url ${JSON.stringify(url)}; use an http(s) URL (the range API's base, without /range)`
+  if (url !== undefined && !(typeof url === "string" && URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol))) return `has policy.breached.url ${JSON.stringify(url)}; use an http(s) URL (the range API's base, without /range)`
   if (minCount !== undefined && (!Number.isSafeInteger(minCount) || (minCount as number) < 1)) return `has policy.breached.minCount ${JSON.stringify(minCount)}; use a whole number of at least 1`
-  if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0)) return `has policy.breached.timeout ${JSON.stringify(timeout)}; use a positive number of milliseconds`
+  // Number.isFinite is false for anything that is not a number: no typeof needed, as for minCount.
+  if (timeout !== undefined && (!Number.isFinite(timeout) || (timeout as number) <= 0)) return `has policy.breached.timeout ${JSON.stringify(timeout)}; use a positive number of milliseconds`
   if (onError !== undefined && onError !== "open" && onError !== "closed") return `has policy.breached.onError ${JSON.stringify(onError)}; use "open" or "closed"`
   if (fetch !== undefined && typeof fetch !== "function") return "has policy.breached.fetch that is not a function"
   return undefined
@@ -86,7 +87,8 @@ export async function breachLookup(check: BreachCheck, password: string): Promis
       return { failure: "malformed" }
     }
     if (line.slice(0, colon).trim().toUpperCase() !== suffix) continue
-    const count = Number(line.slice(colon + 1).trim())
+    // Number() ignores the whitespace around the count (the CR of a CRLF line too).
+    const count = Number(line.slice(colon + 1))
     if (!Number.isSafeInteger(count) || count < 0) return { failure: "malformed" }
     // A padding row (count 0) is not a breach, even when it happens to carry the suffix.
     return { count }

@@ -5,7 +5,12 @@
  * @module
  */
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core"
-import { MAX_ESTIMATED_LENGTH } from "./strength.js"
+
+/**
+ * zxcvbn's cap, its default too: a longer password is estimated on its first 256 characters,
+ * which bounds the matcher's work on a hostile megabyte-long "password".
+ */
+const MAX_ESTIMATED_LENGTH = 256
 
 export async function buildEstimator(): Promise<ZxcvbnFactory> {
   const [{ ZxcvbnFactory }, common] = await Promise.all([import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common")])

