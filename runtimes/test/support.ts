@@ -37,7 +37,7 @@ export function locate(source: RuntimeSource): { path: string } | { missing: str
     const path = join(dirname(require.resolve(`${source.pkg}/package.json`)), source.file)
     return existsSync(path) ? { path } : { missing: `${source.pkg} is installed but has no ${source.file}` }
   } catch {
-    return { missing: `${source.pkg} is not installed (npm ci installs it on linux-x64)` }
+    return { missing: `${source.pkg} is not installed (scripts/test-deps.ts installs it from test-deps/ on linux-x64)` }
   }
 }
 

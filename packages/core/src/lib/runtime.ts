@@ -25,6 +25,7 @@ import type { AccessToken } from "./tokens/result.js"
 import { refused, tracedAction } from "./telemetry/action.js"
 import { causeOfError } from "./report.js"
 import { loadRequestLocale } from "./i18n/index.js"
+import { assertSupportedNode } from "./node-version.js"
 
 /** How one request is handled; defaults come from the configuration (`raw`, `skipCSRFCheck`). */
 export interface HandleOptions {
@@ -66,6 +67,7 @@ export class AuthRuntime {
   #sound = false
 
   constructor(config: AuthConfig, env: Env = processEnv()) {
+    assertSupportedNode()
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
     this.#sessionChecks = new SessionCheckParser(this.config)
