@@ -200,6 +200,7 @@ export type WarningCode =
   | "request-malformed"
   | "credentials-refused"
   | "sign-in-refused"
+  | "extension-refused"
   | "store-failing"
   | "store-recovered"
 

@@ -34,6 +34,7 @@ import type { StepUpStatus } from "./lib/step-up/gate.js"
 import type { HealthReport, HealthStatus, StoreCheck } from "./lib/health/shared.js"
 import type { AuditPage, AuditQuery } from "./lib/audit/query.js"
 import type { AuditStoreMethods } from "./lib/config/stores.js"
+import type { ExtensionFunctions } from "./lib/extensions/api.js"
 
 export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Proto } from "./lib/http/host.js"
 /**
@@ -672,4 +673,23 @@ async function configFor(auth: AuthSource): Promise<ResolvedConfig> {
 
 export type { HealthReport, HealthStatus, StoreCheck }
 export type { AuditPage, AuditQuery }
+
+/**
+ * The server functions of the configuration's extensions, by extension id, bound to the
+ * browser's request: what each integration hands to app code (`extensions()` in Next.js,
+ * `extensions(req, config)` in Express, …), typed from the configuration's `extensions`.
+ * `method` says whether the request changes something (anything but `GET`/`HEAD`): such a
+ * request from another site is refused (`MissingCSRF`) before any function runs.
+ *
+ * @example
+ * ```ts
+ * const { organizations } = extensionFunctions({ origin, headers: request.headers, method: request.method }, config)
+ * const mine = await organizations.list()
+ * ```
+ */
+export function extensionFunctions<C extends AuthConfig>(request: Pick<SessionRequest, "origin" | "headers" | "clientAddress" | "skipCSRF"> & { method?: string }, auth: C | AuthRuntime): ExtensionFunctions<C["extensions"]> {
+  const { clientAddress, skipCSRF } = request
+  return runtimeFor(auth).extensionFunctions(request, { ...(clientAddress && { clientAddress }), ...(skipCSRF !== undefined && { skipCSRF }) }) as ExtensionFunctions<C["extensions"]>
+}
+export type { ExtensionFunctions }
 export type { StepUpStatus, TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

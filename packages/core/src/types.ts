@@ -21,6 +21,7 @@ import type { StepUpOptions } from "./lib/step-up/options.js"
 import type { AuditEvent } from "./lib/audit/events.js"
 import type { AuditOptions } from "./lib/audit/options.js"
 import type { HealthOptions } from "./lib/health/options.js"
+import type { Extension } from "./lib/extensions/api.js"
 import type {
   Account,
   Awaitable,
@@ -295,6 +296,18 @@ export interface AuthConfig {
    * ```
    */
   health?: HealthOptions
+  /**
+   * Portcullis: extensions (docs/extensions.md) — capabilities built on the public extension
+   * API (`@portcullis/core/extension`): their routes are served under the base path, their
+   * session fields added to the session, their server functions exposed by every integration.
+   *
+   * @example
+   * ```ts
+   * import { organizations } from "@portcullis/organizations"
+   * const config = { adapter, providers, extensions: [organizations({ store })] }
+   * ```
+   */
+  extensions?: readonly Extension<string, any, any>[]
   /**
    * Portcullis: storing the audit trail (`docs/observability.md`, "Storing the audit trail").
    * With an adapter that has the audit capability, every audit event is stored (beside the

@@ -8,7 +8,7 @@ import { signin } from "./actions/signin.js"
 import { signout } from "./actions/signout.js"
 import { carriesCallbackUrl, resolveCallbackUrl, type RequestContext } from "./context.js"
 
-const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInternal>> = {
+const handlers: Record<AuthAction | "extension", (ctx: RequestContext) => Promise<ResponseInternal>> = {
   callback,
   csrf,
   error: errorPage,
@@ -27,6 +27,8 @@ const handlers: Record<AuthAction, (ctx: RequestContext) => Promise<ResponseInte
   password: async (ctx) => (await import("./actions/password.js")).password(ctx),
   // Only configurations with `health.endpoint` serve it (refused in parsing otherwise).
   health: async (ctx) => (await import("./actions/health.js")).health(ctx.config),
+  // A route of one of the configuration's extensions (lib/extensions/).
+  extension: async (ctx) => (await import("./extensions/handle.js")).extensionAction(ctx),
 }
 
 /**

@@ -42,6 +42,7 @@ const warnings: Record<WarningCode, string> = {
     "A request was refused before any action ran: unreadable or oversized body, unknown action or provider, wrong method, bad callbackUrl. A stream is a scanner or a broken client.",
   "credentials-refused":
     "A sign-in or password form was refused: wrong credentials, or a new password the policy refuses. Now and then is a typo; a stream is password guessing (see rateLimit and the rateLimited event).",
+  "extension-refused": "An extension refused a request (a client's doing: the reason is in `kind`).",
   "sign-in-refused":
     "A sign-in or account action was refused for the user's state: the signIn callback returned false, an account belongs to another user, no session, step-up or two-factor state missing. Expected now and then.",
   "store-failing":

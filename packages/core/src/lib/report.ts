@@ -40,6 +40,7 @@ const refusals: Partial<Record<ErrorType, WarningCode>> = {
   AccountNotLinked: "sign-in-refused",
   OAuthAccountNotLinked: "sign-in-refused",
   NotSignedIn: "sign-in-refused",
+  ExtensionRequestError: "extension-refused",
   StepUpRequired: "sign-in-refused",
   TwoFactorCodeInvalid: "sign-in-refused",
   TwoFactorStateError: "sign-in-refused",

@@ -9,7 +9,8 @@ import { processEnv, type Env } from "./config/env.js"
 import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
-import { parseRequest } from "./http/request.js"
+import { parseRequest, type ParsedRequest } from "./http/request.js"
+import { toolsFor } from "./extensions/tools.js"
 import { report } from "./report.js"
 import { auditRefusal } from "./audit/index.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
@@ -71,7 +72,8 @@ export class AuthRuntime {
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
     this.#sessionChecks = new SessionCheckParser(this.config)
-    this.#answers = this.config.error ? undefined : sessionAnswers(this.config)
+    // Extensions with session fields read their store on every check: no token-only answers then.
+    this.#answers = this.config.error || this.config.extensions.inSession.length ? undefined : sessionAnswers(this.config)
   }
 
   /** The base path the actions are served under, e.g. `/auth`. */
@@ -160,6 +162,44 @@ export class AuthRuntime {
       // The client's address too: the two-factor caps count guesses per address as well as per user.
       return { userId: session.userId, ...(session.email && { email: session.email }), ...(ctx.clientAddress && { address: ctx.clientAddress }) }
     })
+  }
+
+  /**
+   * The server functions of the configuration's extensions, by id, bound to `request` (the
+   * browser's request as an integration sees it: its origin and headers, and its method —
+   * anything but `GET`/`HEAD` is a change, refused when another site sent it). Each call's
+   * store outage comes out as `ServiceUnavailable` (logged once), never a raw driver error.
+   */
+  extensionFunctions(request: { origin: string; headers: Headers; method?: string }, options: Omit<HandleOptions, "raw"> = {}): Record<string, unknown> {
+    const resolved = this.config
+    if (resolved.error) throw resolved.error
+    const out: Record<string, unknown> = {}
+    let ctx: RequestContext | undefined
+    const context = () => {
+      if (ctx) return ctx
+      const headers = new Headers()
+      for (const name of ["cookie", "user-agent", "origin", "sec-fetch-site", "x-forwarded-for", "accept-language"]) {
+        const value = request.headers.get(name)
+        if (value) headers.set(name, value)
+      }
+      // A request with no body parses synchronously (`parseRequest`).
+      const parsed = parseRequest(new Request(`${request.origin}${this.basePath}/session`, { headers }), resolved) as ParsedRequest
+      ctx = createContext(parsed, resolved, options.skipCSRF ?? this.#defaults.skipCSRF, options.clientAddress)
+      const method = (request.method ?? "GET").toUpperCase()
+      if (method !== "GET" && method !== "HEAD") refuseCrossSite(ctx)
+      return ctx
+    }
+    for (const [id, extension] of resolved.extensions.byId) {
+      const server = extension.extension.server
+      if (!server) continue
+      let functions: Record<string, unknown> | undefined
+      // Built on first use: reading a property costs nothing until a function is called.
+      Object.defineProperty(out, id, {
+        enumerable: true,
+        get: () => (functions ??= guardedFunctions(resolved, server({ ...toolsFor(context(), extension), locals: extension.locals }) as Record<string, unknown>)),
+      })
+    }
+    return out
   }
 
   /** Whether the session of `request` is signed in and stepped up, and until when (docs/step-up.md). */
@@ -325,6 +365,26 @@ export class AuthRuntime {
       return finish(response, deletions)
     }
   }
+}
+
+/** `functions` with each call's store outage turned into `ServiceUnavailable` (and logged once). */
+function guardedFunctions(config: ResolvedConfig, functions: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, fn] of Object.entries(functions ?? {})) {
+    out[name] =
+      typeof fn !== "function"
+        ? fn
+        : async (...args: unknown[]) => {
+            try {
+              return await fn(...args)
+            } catch (thrown) {
+              const error = asOutage(thrown)
+              report(config, error)
+              throw error
+            }
+          }
+  }
+  return out
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Telemetry } from "./telemetry/index.js"
 const WINDOW_MS = 60_000
 
 /** The stores whose outages are tracked; a closed set, so the trackers cannot grow with traffic. */
-export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "audit sink" | "audit store" | "mail sender" | "store"
+export type StoreName = "adapter" | "session registry" | "step-up store" | "rate-limit store" | "audit sink" | "audit store" | "mail sender" | "store" | `${string} store`
 
 /**
  * What one store's failures write to the log. An outage is many requests failing for one

@@ -16,5 +16,7 @@ export async function session(ctx: RequestContext): Promise<ResponseInternal> {
     update = { data: ctx.body?.data }
   }
   const result = await sessionStrategy(ctx).read(ctx, update)
+  // Extensions' fields (organizations' active one): only configurations with such extensions pay for them.
+  if (result.body && ctx.config.extensions.inSession.length) await (await import("../extensions/fields.js")).addExtensionFields(ctx, result.body)
   return { ...result, headers: privateJsonHeaders }
 }

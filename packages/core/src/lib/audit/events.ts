@@ -138,7 +138,16 @@ export interface StepUpAuditEvent extends AuditRecord {
  * }
  * ```
  */
+/**
+ * An extension's event (docs/extensions.md): `type` is the extension's id, a dot and the
+ * event's name (`organizations.memberAdded`); the facts are in `details`.
+ */
+export interface ExtensionAuditEvent extends AuditRecord {
+  type: `${string}.${string}`
+}
+
 export type AuditEvent =
+  | ExtensionAuditEvent
   | SignInAuditEvent
   | SignInFailedAuditEvent
   | RateLimitAuditEvent
@@ -177,8 +186,11 @@ export const AUDIT_EVENT_TYPES = [
   "stepUp",
 ] as const satisfies readonly AuditEventType[]
 
+/** An extension's event type (`organizations.memberAdded`): what a query's `type` may name besides core's. */
+export const EXTENSION_AUDIT_TYPE = /^[a-z][a-z0-9-]{0,31}\.[A-Za-z][A-Za-z0-9]{0,63}$/
+
 /** The union's types missing from the list above: none, or this module does not compile. */
-type Missing = Exclude<AuditEventType, (typeof AUDIT_EVENT_TYPES)[number]>
+type Missing = Exclude<Exclude<AuditEventType, ExtensionAuditEvent["type"]>, (typeof AUDIT_EVENT_TYPES)[number]>
 /**
  * Compile-time check that the list above names every type of the union — a type, not a
  * statement, so importing this module still runs nothing (`"sideEffects": false`).

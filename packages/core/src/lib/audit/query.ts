@@ -8,7 +8,7 @@
  * @module
  */
 import { InvalidAuditQuery } from "../../errors.js"
-import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType } from "./events.js"
+import { AUDIT_EVENT_TYPES, EXTENSION_AUDIT_TYPE, type AuditEvent, type AuditEventType } from "./events.js"
 
 /** Records a page has when the query names no `limit`. */
 export const AUDIT_PAGE_DEFAULT = 50
@@ -86,7 +86,7 @@ export function checkAuditQuery(query: AuditQuery = {}): CheckedAuditQuery {
     if (!Array.isArray(types) || types.length === 0) throw new InvalidAuditQuery("type must be an audit event type or a non-empty list of them")
     for (const type of types) {
       // The type is echoed only when it is one of ours: a query's input may be anything.
-      if (typeof type !== "string" || !(AUDIT_EVENT_TYPES as readonly string[]).includes(type)) throw new InvalidAuditQuery("type names an unknown audit event type")
+      if (typeof type !== "string" || !((AUDIT_EVENT_TYPES as readonly string[]).includes(type) || EXTENSION_AUDIT_TYPE.test(type))) throw new InvalidAuditQuery("type names an unknown audit event type")
     }
     checked.types = [...new Set(types as AuditEventType[])]
   }

@@ -37,7 +37,11 @@ import { resolveRateLimit } from "../rate-limit/options.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
-import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapRegistry } from "./stores.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapExtensionStore, wrapRegistry } from "./stores.js"
+import { resolveExtensions, type ResolvedExtensions } from "../extensions/resolve.js"
+import { withExtensionClaims } from "../extensions/claims.js"
+import type { ExtensionHost } from "../extensions/api.js"
+import type { Adapter } from "../../adapters.js"
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor } from "../two-factor/options.js"
 import { resolveNotifications } from "../notify/options.js"
@@ -127,6 +131,8 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const notifications = resolveNotifications(config.notifications, providers, fail)
   const stepUp = resolveStepUp(config.stepUp, rateLimit?.settings.store, fail)
   const health = resolveHealth(config.health, fail)
+  const extensions = resolveExtensions(config.extensions, extensionHost(adapter, session.strategy, logger, adapterTimeout, storeHealth, telemetry), fail)
+  withExtensionEvents(events, extensions, logger)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -146,11 +152,11 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     callbacks: {
       signIn: config.callbacks?.signIn ?? (() => true),
       redirect: config.callbacks?.redirect ?? defaultRedirect,
-      jwt: config.callbacks?.jwt ?? (({ token }) => token),
+      jwt: withExtensionClaims({ extensions, logger }, config.callbacks?.jwt ?? (({ token }) => token)),
       session: config.callbacks?.session,
       authorized: config.callbacks?.authorized,
     },
-    customJwtCallback: typeof config.callbacks?.jwt === "function",
+    customJwtCallback: typeof config.callbacks?.jwt === "function" || extensions.inSession.some((e) => e.extension.session?.claims),
     events,
     pages: config.pages ?? {},
     theme,
@@ -170,6 +176,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     rateLimit,
     stepUp,
     health,
+    extensions,
     audit,
     telemetry,
     trustedOrigins,
@@ -189,6 +196,45 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
+
+/** What core gives each extension once (`ExtensionHost`). */
+function extensionHost(adapter: Adapter | undefined, strategy: "jwt" | "database", logger: LoggerInstance, adapterTimeout: number, storeHealth: StoreHealth, telemetry: Telemetry): ExtensionHost {
+  return {
+    logger,
+    strategy,
+    wrapStore: (name, store) => wrapExtensionStore(store, name, logger, adapterTimeout, storeHealth, telemetry),
+    getUser: async (id) => (adapter?.getUser ? await adapter.getUser(id) : null),
+    getUserByEmail: async (email) => (adapter?.getUserByEmail ? await adapter.getUserByEmail(email) : null),
+  }
+}
+
+/**
+ * Each extension's event handlers run after the app's, for the events it names, each caught
+ * and logged (an extension's handler never fails the flow or another handler).
+ */
+function withExtensionEvents(events: EventCallbacks, extensions: ResolvedExtensions, logger: LoggerInstance): void {
+  for (const { extension, locals } of extensions.byId.values()) {
+    let handlers
+    try {
+      handlers = extension.events?.(locals)
+    } catch (e) {
+      logger.error(new EventError(`The ${extension.id} extension's events could not be set up`, e as Error))
+      continue
+    }
+    for (const [name, handler] of Object.entries(handlers ?? {})) {
+      const before = (events as unknown as Record<string, ((m: unknown) => Promise<void>) | undefined>)[name]
+      if (typeof handler !== "function" || !before) continue
+      ;(events as unknown as Record<string, (m: unknown) => Promise<void>>)[name] = async (message) => {
+        if (before !== noopEvent) await before(message)
+        try {
+          await handler(message)
+        } catch (e) {
+          logger.error(new EventError(`The ${extension.id} extension's ${name} event handler threw`, e as Error))
+        }
+      }
+    }
+  }
+}
 
 /** The `audit` option and the adapter's audit capability, when it has one. */
 function resolveAudit(config: AuthConfig, logger: LoggerInstance, adapterTimeout: number, storeHealth: StoreHealth, telemetry: Telemetry, fail: Fail): ResolvedConfig["audit"] {

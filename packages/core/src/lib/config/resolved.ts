@@ -23,6 +23,7 @@ import type { ResolvedTwoFactor } from "../two-factor/options.js"
 import type { ResolvedNotifications } from "../notify/options.js"
 import type { ResolvedStepUp } from "../step-up/options.js"
 import type { ResolvedHealth } from "../health/options.js"
+import type { ResolvedExtensions } from "../extensions/resolve.js"
 import type { Env } from "./env.js"
 import type { AuditStoreMethods, Stores } from "./stores.js"
 import type { TrustedOrigins } from "./trusted-origins.js"
@@ -93,6 +94,8 @@ export interface ResolvedConfig {
    * pruning, and the writer every audit event goes through (`undefined` when not storing).
    */
   audit: { options: ResolvedAuditOptions; methods: AuditStoreMethods | undefined; store: AuditStore | undefined }
+  /** The configuration's extensions (`extensions`, lib/extensions/), each set up with its state. */
+  extensions: ResolvedExtensions
   /** Health checks (`health`, lib/health/): whether the endpoint is served, the probes' bound, the check probes share. */
   health: ResolvedHealth
   /** OpenTelemetry (`telemetry`, lib/telemetry/): the tracer and instruments, inactive when no SDK is registered or the option is `false`. */

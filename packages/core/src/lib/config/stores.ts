@@ -144,6 +144,19 @@ export function wrapAuditStore(adapter: Adapter, logger: LoggerInstance, timeout
   return wrapMethods(adapter, [...names], logger, timeoutMs, health, "audit store", telemetry) as unknown as AuditStoreMethods
 }
 
+/**
+ * An extension's store (`ExtensionHost.wrapStore`) wrapped as the adapter is, tracked as
+ * `"<name> store"`: its methods are read by name along the prototype chain, so a class
+ * instance works too.
+ */
+export function wrapExtensionStore<T extends object>(store: T, name: string, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): T {
+  const names = new Set<string>()
+  for (let o: object | null = store; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) if (key !== "constructor" && typeof (store as Record<string, unknown>)[key] === "function") names.add(key)
+  }
+  return wrapMethods(store, [...names], logger, timeoutMs, health, `${name} store`, telemetry) as T
+}
+
 function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName, telemetry?: Telemetry): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
   // Its outage tracker: a failure is registered (and counted once a request fails with it,

@@ -44,8 +44,11 @@ export function isAuthAction(action: string): action is AuthAction {
 export interface ParsedRequest {
   request: Request
   method: Method
-  action: AuthAction
+  /** Core's action, or `"extension"`: a route of one of the configuration's extensions (`extension`). */
+  action: AuthAction | "extension"
   providerId: string | undefined
+  /** For `action: "extension"`: which extension, and the path's segments after its id (decoded). */
+  extension?: { id: string; path: string[] }
   /** The request URL with the trusted origin. */
   url: URL
   /** The site's origin, from `AUTH_URL` or trusted headers. */
@@ -77,7 +80,9 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
   } catch {
     throw new InvalidRequest("The request URL is not valid")
   }
-  const { action, providerId } = parseAction(url.pathname, config.basePath)
+  const { action, providerId, extension } = parseAction(url.pathname, config.basePath, config.extensions.byId)
+  // An extension's route: its methods are the extension's (checked where its routes are matched).
+  if (extension) return parsedWith(request, url, config, { action: "extension", providerId: undefined, method: request.method.toUpperCase(), extension })
   // Off by default: then the path is no action at all, as for any unknown name.
   if (action === "health" && !config.health.endpoint) throw new UnknownAction(`Unknown action. The health endpoint is off (health.endpoint)`)
   const route = routes[action]
@@ -93,6 +98,21 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
   if (route.provider === "none" && providerId) throw new UnknownAction(`The ${action} action takes no provider segment`)
   if (route.provider === "required" && !providerId) throw new UnknownAction(`The ${action} action needs a provider: ${action}/<provider>`)
 
+  return parsedWith(request, url, config, { action, providerId, method })
+}
+
+/** The rest of parsing, once the action is known: origin, cookies, query, body. */
+function parsedWith(
+  request: Request,
+  url: URL,
+  config: ResolvedConfig,
+  { action, providerId, method, extension }: { action: ParsedRequest["action"]; providerId: string | undefined; method: string; extension?: ParsedRequest["extension"] },
+): ParsedRequest | Promise<ParsedRequest> {
+  if (extension && method !== "GET" && method !== "POST") {
+    const error = new MethodNotAllowed(`${method} is not allowed; extensions answer GET and POST`)
+    ;(error as MethodNotAllowed & { allow?: string }).allow = "GET, POST"
+    throw error
+  }
   const { origin, trusted: originTrusted } = resolveOrigin(url, request.headers, config)
   const effectiveUrl = origin === url.origin ? url : new URL(url.pathname + url.search, origin)
   const headers = request.headers
@@ -101,6 +121,7 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     method: method as Method,
     action,
     providerId,
+    ...(extension && { extension }),
     url: effectiveUrl,
     origin,
     originTrusted,
@@ -116,7 +137,7 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
   })
 }
 
-function parseAction(pathname: string, basePath: string): { action: AuthAction; providerId?: string } {
+function parseAction(pathname: string, basePath: string, extensions: ReadonlyMap<string, unknown>): { action: AuthAction; providerId?: string; extension?: { id: string; path: string[] } } {
   if (basePath && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
     throw new UnknownAction(`The path is not under the base path ${basePath}`)
   }
@@ -128,6 +149,14 @@ function parseAction(pathname: string, basePath: string): { action: AuthAction; 
   const slash = path.indexOf("/", 1)
   const segments = slash === -1 ? [path.slice(1)] : path.split("/").filter(Boolean)
   const [action, provider, ...rest] = segments
+  // An extension's id, never one of core's actions (refused when configured: extensions/resolve.ts).
+  if (action && extensions.has(action)) {
+    try {
+      return { action: action as AuthAction, extension: { id: action, path: segments.slice(1).map((s) => decodeURIComponent(s)) } }
+    } catch {
+      throw new InvalidRequest("The path is not valid percent-encoding")
+    }
+  }
   if (!action || !isAuthAction(action) || rest.length) {
     throw new UnknownAction(`Unknown action. Portcullis serves ${Object.keys(routes).join(", ")} under ${basePath || "/"}`)
   }

@@ -1,0 +1,207 @@
+/**
+ * The extension API's shapes: what an extension is (`Extension`), what core hands it once per
+ * configuration (`ExtensionHost`) and per request (`ExtensionRequest`, `ExtensionCall`).
+ * Public through `@portcullis/core/extension`; a leaf here, so the modules that serve
+ * extensions (`resolve.ts`, `handle.ts`, `fields.ts`) import it and it imports none of them.
+ * @module
+ */
+import type { SafeHtml } from "../pages/html.js"
+import type { AuditDetails, AuditOutcome } from "../audit/events.js"
+import type { LoggerInstance } from "../../base-types.js"
+
+/** A JSON value: what an extension may keep in a session token or send to a browser. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
+
+/** A limit on one of an extension's routes, counted in the configuration's rate-limit store. */
+export interface ExtensionRateLimit {
+  /** Requests allowed per window, per client address and per signed-in user (each counted apart). */
+  max: number
+  /** The window, in seconds. */
+  window: number
+}
+
+/**
+ * One route of an extension, served at `<basePath>/<extension id>/<path>`. Core applies the
+ * conventions before the handler runs, so an extension cannot forget them: the origin
+ * check and the double-submit CSRF token on every `POST` (`csrfToken` in the body, or the
+ * `X-CSRF-Token` header a client library sends), the rate limit, the signed-in session (and,
+ * with `stepUp`, a recent re-authentication), and the answer's form on refusal.
+ */
+export interface ExtensionRoute<Locals = unknown> {
+  method: "GET" | "POST"
+  /** Segments after the extension id; `:name` segments are parameters (`invitations/:id/accept`). `""` is the extension's root. */
+  path: string
+  /** Who may call it: `"user"` (default) needs a valid session; `"anyone"` does not (a page that then asks to sign in). */
+  access?: "user" | "anyone"
+  /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */
+  stepUp?: boolean
+  /** Default `{ max: 30, window: 60 }` for `POST`, none for `GET`; `false` for none. Off with `rateLimit: false`. */
+  rateLimit?: ExtensionRateLimit | false
+  /** `"json"` (default): refusals answer `{ error, message }` with their status. `"page"`: refusals render the themed error card. */
+  answers?: "json" | "page"
+  handler(request: ExtensionRequest<Locals>): Promise<ExtensionResponse> | ExtensionResponse
+}
+
+/** What a route answers. */
+export type ExtensionResponse =
+  | { json: Json | object; status?: number }
+  | { redirect: string }
+  | { page: { title: string; body: SafeHtml }; status?: number }
+
+/** The signed-in session of a request, as extensions see it. */
+export interface ExtensionSession {
+  userId: string
+  /** The email the session names, when it names one. */
+  email?: string
+  /**
+   * This session's key for this extension: stable for the session's life, different in every
+   * extension, and not the session's id or token (a hash of them), so an extension may store
+   * things under it (an active organization) without holding a secret.
+   */
+  key: string
+  /** When the session ends at the latest (for what is stored under `key`). */
+  expires: Date
+}
+
+/** An audit event an extension emits; `type` is prefixed with the extension's id (`organizations.memberAdded`). */
+export interface ExtensionAuditInput {
+  type: string
+  outcome: AuditOutcome
+  userId?: string
+  actor?: string
+  reason?: string
+  details?: AuditDetails
+}
+
+/** An email an extension sends through the configuration's sender (`notifications.mailer`, else the password or email provider). */
+export interface ExtensionMail {
+  to: string
+  /** The link the email's button opens. */
+  url: string
+  /** The sentences, already in the recipient's language (see `t`). */
+  messages: { subject: string; heading: string; button: string; expires: string; ignore: string }
+  /** When the link stops working (shown by some senders). */
+  expires: Date
+}
+
+/** What every call of an extension — a route or a server function — can do. */
+export interface ExtensionTools {
+  /** The signed-in session, or `null`: read fresh (a revoked session is none). */
+  session(): Promise<ExtensionSession | null>
+  /** The signed-in session; otherwise throws `NotSignedIn` (401). With `stepUp`, `StepUpRequired` unless re-authenticated recently. */
+  requireSession(options?: { stepUp?: boolean }): Promise<ExtensionSession>
+  /** The request's language (negotiated from `Accept-Language` and the `i18n` option). */
+  locale: string
+  /** A sentence of the extension's `messages` in the request's language (English when missing), `{name}` placeholders filled. */
+  t(key: string, values?: Record<string, string | number>): string
+  /** `<origin><basePath>`, e.g. `https://app.example/auth`: for links to the extension's routes. */
+  authUrl: string
+  /** Whether `authUrl`'s origin may be put in a mailed link (it came from `AUTH_URL` or `trustedOrigins`). */
+  originTrusted: boolean
+  /** Emits an audit event (client address, user agent, id and time filled in); never throws. */
+  audit(event: ExtensionAuditInput): Promise<void>
+  /** Counts one use of `name` by this client and user against `limit`; throws `RateLimited` (429) beyond it. */
+  rateLimit(name: string, limit: ExtensionRateLimit, subject?: string): Promise<void>
+  /** Sends an email; throws when the configuration has no sender or the sender failed. */
+  mail(message: ExtensionMail): Promise<void>
+}
+
+/** What a route's handler gets. */
+export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
+  /** The extension's per-configuration state, as its `setup` returned it. */
+  locals: Locals
+  method: "GET" | "POST"
+  /** The `:name` segments of the route's path, decoded. */
+  params: Record<string, string>
+  query: Record<string, string>
+  /** The parsed body (form or JSON object) of a `POST`; `{}` otherwise. */
+  body: Record<string, unknown>
+  /** The CSRF token to put in a form this route renders (a `csrfToken` hidden field). */
+  csrfToken(): Promise<string>
+  /** A page of the extension in the configuration's theme and the request's language. */
+  page(title: string, body: SafeHtml, status?: number): ExtensionResponse
+  headers: Headers
+  url: URL
+}
+
+/** What a server function gets: the tools, bound to the request the integration passed. */
+export interface ExtensionCall<Locals = unknown> extends ExtensionTools {
+  locals: Locals
+}
+
+/** What core gives an extension once per configuration (`setup`). */
+export interface ExtensionHost {
+  /** The configuration's logger. */
+  logger: LoggerInstance
+  /**
+   * A store of the extension's, wrapped as core wraps the adapter: each call bounded by
+   * `adapterTimeout`, a failure an `AdapterError` counted as an outage of `"<name> store"`
+   * (logged once, answered 503), never a crash or a 500 with a stack.
+   */
+  wrapStore<T extends object>(name: string, store: T): T
+  /** The adapter's `getUser` (wrapped), to read a user's email and whether it is verified. */
+  getUser(id: string): Promise<{ id: string; email?: string | null; emailVerified?: Date | null; name?: string | null } | null>
+  /** The adapter's `getUserByEmail` (wrapped). */
+  getUserByEmail(email: string): Promise<{ id: string; email?: string | null; emailVerified?: Date | null } | null>
+  /** The session strategy of the configuration. */
+  strategy: "jwt" | "database"
+}
+
+/** Session answers an extension adds to (`fields`), and claims it keeps in JWT sessions (`claims`). */
+export interface ExtensionSessionHooks<Locals = unknown> {
+  /**
+   * Fields added to the session answer (what `auth()`, `getSession`, `useSession` return),
+   * under the extension's id: `session.organizations = { … }`. Called on every full session
+   * check, so it can reflect a change made since sign-in (a removal), and should be one
+   * store read. A failure of it is an outage of the extension's store (503), never `null`.
+   */
+  fields?(input: { session: ExtensionSession; claims: Json | undefined; locals: Locals }): Promise<Json | undefined> | Json | undefined
+  /**
+   * Claims kept in a JWT session token under the extension's id, computed at sign-in and
+   * at `update()`; at most `budget` bytes of JSON (default 256). Database sessions keep no
+   * claims (`claims` is `undefined` in `fields`): keep such state in the extension's store
+   * under the session's `key`.
+   */
+  claims?(input: { userId: string; locals: Locals }): Promise<Json | undefined> | Json | undefined
+  /** Bytes of JSON the claims may take in the cookie (default 256, at most 1024). */
+  budget?: number
+}
+
+/**
+ * An extension: routes, session fields, event handlers, pages and server functions that
+ * build on Portcullis the way any app's code can. Organizations, the admin console,
+ * enterprise SSO and the OpenID Provider are extensions. Build one with
+ * {@link defineExtension}; pass it in the configuration's `extensions`.
+ *
+ * Everything an extension remembers lives in what its `setup` returns (`locals`), built once
+ * per configuration — never in a module variable — so two configurations in one process
+ * share nothing.
+ */
+export interface Extension<Id extends string = string, Server = unknown, Locals = any> {
+  /** Lowercase `a-z0-9-`, the first segment of its routes; not one of core's actions. */
+  readonly id: Id
+  /** Builds the per-configuration state; may check the configuration and throw an `InvalidConfig` explaining what is wrong. */
+  setup?(host: ExtensionHost): Locals
+  routes?: readonly ExtensionRoute<Locals>[]
+  session?: ExtensionSessionHooks<Locals>
+  /** Handlers of core's events (as the app's `events`), called after the app's own, each bounded and never failing the flow. */
+  events?: (locals: Locals) => ExtensionEventHandlers
+  /** The extension's sentences by language tag: `{ en: { key: "Text with {name}" }, de: { … } }`. English is required. */
+  messages?: Readonly<Record<string, Readonly<Record<string, string>>>>
+  /** Server functions, exposed through every integration under the extension's id (`extensions.organizations.create(…)`). */
+  server?(call: ExtensionCall<Locals>): Server
+}
+
+/**
+ * Handlers of core's events by name (`signIn`, `signOut`, `createUser`, `updateUser`,
+ * `linkAccount`, `session`, `sessionRevoked`, `securityNotice`, `audit`, …), each given the
+ * message the app's `events` handler of that name gets (docs/configuration.md, `events`).
+ * Typed loosely here — this module is a leaf; `defineExtension` in `@portcullis/core/extension`
+ * types them as the app's.
+ */
+export type ExtensionEventHandlers = Readonly<Record<string, ((message: any) => unknown) | undefined>>
+
+/** The server functions of a configuration's extensions, by id: what integrations hand to app code. */
+export type ExtensionFunctions<E extends readonly Extension<string, unknown>[] | undefined> = E extends readonly Extension<string, unknown>[]
+  ? { [X in E[number] as X["id"]]: X extends Extension<string, infer S> ? S : never }
+  : Record<string, never>

@@ -1,0 +1,133 @@
+/**
+ * The `extension` action: a request under `<basePath>/<extension id>/…`, matched to one of
+ * the extension's routes and checked the way core checks its own actions before the
+ * handler runs — the route and method, then on a `POST` the origin and the CSRF token, then
+ * the session (and step-up), then the rate limit. A refusal answers as the route says
+ * (JSON with a status, or the themed page), is logged by cause like core's own, and never
+ * carries a stack or a message from a store.
+ * @module
+ */
+import { AuthError, ExtensionRequestError, MethodNotAllowed, NotSignedIn, RateLimited, ServiceUnavailable, StepUpRequired, UnknownAction } from "../../errors.js"
+import type { ResponseInternal } from "../../base-types.js"
+import type { RequestContext } from "../context.js"
+import { ensureCsrfToken, verifyCsrf } from "../csrf.js"
+import { asOutage } from "../errors.js"
+import { report, causeOfError } from "../report.js"
+import { pageHeaders, privateJsonHeaders } from "../http/response.js"
+import { renderDocument } from "../pages/layout.js"
+import { html, type SafeHtml } from "../pages/html.js"
+import { messagesOf, requestLocale } from "../i18n/index.js"
+import { reauthenticateUrl } from "../step-up/gate.js"
+import type { ExtensionRequest, ExtensionResponse, ExtensionSession } from "./api.js"
+import { EXTENSION_POST_LIMIT, matchRoute, type ResolvedExtension } from "./resolve.js"
+import { toolsFor } from "./tools.js"
+
+/** Answers a request for one of the configuration's extensions. */
+export async function extensionAction(ctx: RequestContext): Promise<ResponseInternal> {
+  const { id, path } = ctx.extension!
+  const extension = ctx.config.extensions.byId.get(id)!
+  const match = matchRoute(extension, ctx.method, path)
+  const answers = match && "route" in match ? (match.route.route.answers ?? "json") : ctx.method === "GET" && acceptsHtml(ctx) ? "page" : "json"
+  try {
+    if (!match) throw new UnknownAction(`The ${id} extension has no route /${path.join("/")}`)
+    if ("allow" in match) {
+      const error = new MethodNotAllowed(`${ctx.method} is not allowed here; use ${match.allow.join(", ")}`)
+      ;(error as MethodNotAllowed & { allow?: string }).allow = match.allow.join(", ")
+      throw error
+    }
+    const { route: compiled, params } = match
+    const { route } = compiled
+    if (route.method === "POST") {
+      // A client library sends the token as a header (a JSON body need not carry it).
+      const header = ctx.headers.get("x-csrf-token")
+      if (header && ctx.body?.csrfToken === undefined) ctx.body = { ...ctx.body, csrfToken: header }
+      await verifyCsrf(ctx)
+    }
+    const tools = toolsFor(ctx, extension)
+    let session: ExtensionSession | null = null
+    if (route.access !== "anyone") session = await tools.requireSession(route.stepUp ? { stepUp: true } : undefined)
+    const limit = route.rateLimit ?? (route.method === "POST" ? EXTENSION_POST_LIMIT : false)
+    if (limit) await tools.rateLimit(compiled.name, limit, session?.userId)
+    const { csrfToken: _token, ...body } = ctx.body ?? {}
+    const request: ExtensionRequest = {
+      ...tools,
+      locals: extension.locals,
+      method: ctx.method,
+      params,
+      query: ctx.query,
+      body,
+      csrfToken: () => ensureCsrfToken(ctx),
+      page: (title, content, status) => ({ page: { title, body: content }, ...(status && { status }) }),
+      headers: ctx.headers,
+      url: ctx.url,
+    }
+    return toInternal(ctx, await route.handler(request))
+  } catch (thrown) {
+    return refusal(ctx, extension, thrown, answers)
+  }
+}
+
+function acceptsHtml(ctx: RequestContext): boolean {
+  return (ctx.headers.get("accept") ?? "").includes("text/html")
+}
+
+/** A route's answer as core's internal response. */
+export function toInternal(ctx: RequestContext, answer: ExtensionResponse): ResponseInternal {
+  if ("redirect" in answer) return { redirect: answer.redirect }
+  if ("json" in answer) return { status: answer.status ?? 200, headers: privateJsonHeaders, body: answer.json as Record<string, unknown> }
+  return { status: answer.status ?? 200, headers: pageHeaders, body: page(ctx, answer.page.title, answer.page.body) }
+}
+
+/** A page in the configuration's theme and the request's language. */
+export function page(ctx: RequestContext, title: string, body: SafeHtml): string {
+  const locale = requestLocale(ctx)
+  return renderDocument({ title, theme: ctx.config.theme, body, locale, messages: messagesOf(ctx.config.i18n, locale) })
+}
+
+/** The status a refusal answers with. */
+function statusOf(error: unknown): number {
+  if (error instanceof ExtensionRequestError) return error.status
+  if (error instanceof RateLimited) return 429
+  if (error instanceof ServiceUnavailable) return 503
+  if (error instanceof NotSignedIn) return 401
+  if (error instanceof UnknownAction) return 404
+  if (error instanceof MethodNotAllowed) return 405
+  if (error instanceof AuthError && error.type === "MissingCSRF") return 403
+  if (error instanceof StepUpRequired) return 403
+  return causeOfError(error) === "client" ? 400 : 500
+}
+
+/**
+ * Answers a refusal: logged by cause (a client's refusal a rate-limited warning, an outage
+ * through its store's tracker, only a bug with its stack), then JSON or the themed page.
+ * The message shown is the error's own for a client's refusal (written for them), and a
+ * generic sentence for an outage or a bug (whose message may name a table or a host).
+ */
+function refusal(ctx: RequestContext, extension: ResolvedExtension, thrown: unknown, answers: "json" | "page"): ResponseInternal {
+  const error = asOutage(thrown)
+  report(ctx.config, error)
+  const status = statusOf(error)
+  const type = error instanceof AuthError ? error.type : "ServerError"
+  const cause = causeOfError(error)
+  const message = cause === "client" || cause === "limited" ? (error as Error).message : status === 503 ? "The service is unavailable; try again shortly" : "Something went wrong"
+  const headers: Record<string, string> = {}
+  if (error instanceof RateLimited) headers["Retry-After"] = String(error.retryAfter)
+  if (error instanceof ServiceUnavailable) headers["Retry-After"] = "5"
+  const allow = (error as { allow?: string }).allow
+  if (allow) headers.Allow = allow
+  if (answers === "page" && ctx.method === "GET") {
+    if (error instanceof NotSignedIn) {
+      const signIn = new URL(ctx.config.pages.signIn ?? `${ctx.authUrl}/signin`, ctx.origin)
+      signIn.searchParams.set("callbackUrl", ctx.url.href)
+      return { redirect: signIn.href }
+    }
+    if (error instanceof StepUpRequired) return { redirect: reauthenticateUrl(ctx, ctx.url.href) }
+    const tools = { t: (key: string) => extension.extension.messages?.[requestLocale(ctx)]?.[key] ?? extension.extension.messages?.en?.[key] }
+    const title = tools.t("error.title") ?? "Error"
+    const code = error instanceof ExtensionRequestError ? error.code : type
+    const shown = tools.t(`error.${code}`) ?? message
+    return { status, headers: { ...pageHeaders, ...headers }, body: page(ctx, title, html`<h1>${title}</h1><p role="alert">${shown}</p>`) }
+  }
+  const code = error instanceof ExtensionRequestError ? error.code : type
+  return { status, headers: { ...privateJsonHeaders, ...headers }, body: { error: code, message } }
+}
