@@ -10,7 +10,8 @@
  *   written, released after it is deleted or renamed. The claim, not the record, decides
  *   uniqueness. A lookup by slug answers only if the organization still has that slug. A
  *   claim left by a cut-off sequence (its organization missing, or named otherwise) is taken
- *   over by a compare-and-set once it is older than {@link STALE_CLAIM_MS}.
+ *   over by a compare-and-set once it is older than {@link STALE_CLAIM_MS}; until then, that
+ *   slug is refused to others (never given twice).
  * - A user's organizations (`user-orgs:<user>`): added to *before* a membership can begin,
  *   removed from *after* it ended; `listOrganizations` keeps only the entries where the
  *   user is a member. A leftover entry is filtered out, a missing one cannot arise from a
@@ -128,18 +129,16 @@ export function redisOrganizationStore(client: Redis | Cluster, options: RedisOr
     async createOrganization(organization, owner) {
       if (!(await claimSlug(organization.slug, organization.id))) return false
       const o = k.organization(organization.id)
-      try {
-        // The index entry goes first: a membership never exists without it.
-        await client.sadd(k.userOrganizations(owner.userId), organization.id)
-        const created = await run(client, CREATE, [o.info, o.roles, o.since, o.owners], [
-          organization.id, organization.name, organization.slug, JSON.stringify(organization.metadata),
-          organization.createdAt.getTime(), owner.userId, owner.createdAt.getTime(),
-        ])
-        if (created !== 1) throw new Error(`an organization with id ${JSON.stringify(organization.id)} exists already`)
-      } catch (error) {
-        await releaseSlug(organization.slug, organization.id).catch(() => undefined)
-        throw error
-      }
+      // The index entry goes first: a membership never exists without it.
+      await client.sadd(k.userOrganizations(owner.userId), organization.id)
+      // No release of the claim when this fails: a script whose answer was lost (a timeout, a
+      // dropped connection) may still run, and an organization without its claim would let
+      // another take the slug. A claim left without its organization goes stale instead.
+      const created = await run(client, CREATE, [o.info, o.roles, o.since, o.owners], [
+        organization.id, organization.name, organization.slug, JSON.stringify(organization.metadata),
+        organization.createdAt.getTime(), owner.userId, owner.createdAt.getTime(),
+      ])
+      if (created !== 1) throw new Error(`an organization with id ${JSON.stringify(organization.id)} exists already`)
       return true
     },
 
