@@ -5,7 +5,8 @@
  * - `secret` prints a new random `AUTH_SECRET`: `--raw` only the value, `--write` into the
  *   env file the project's framework reads (`.env.local` for Next.js, `.env` otherwise).
  * - `migrate --url <postgres://…|mysql://…|sqlite:path>` creates or upgrades the SQL
- *   adapter's tables (`DATABASE_URL` is read when `--url` is absent).
+ *   adapter's tables (`DATABASE_URL` is read when `--url` is absent); `--with <package>` also
+ *   an extension's (its `/sql` entry's `migrate`).
  * @module
  */
 import type { Io } from "./io.js"
@@ -22,7 +23,8 @@ const USAGE = `Usage: npx @portcullis/cli <command> [options]
 
 Commands:
   secret     generate a random AUTH_SECRET (--raw: the value only; --write: into .env or .env.local)
-  migrate    create or upgrade the SQL adapter's tables (--url <url> or DATABASE_URL, --table-prefix <p>)
+  migrate    create or upgrade the SQL adapter's tables (--url <url> or DATABASE_URL, --table-prefix <p>,
+             --with <package> for an extension's tables, e.g. --with @portcullis/organizations)
   help       show this help, or a command's: help <command>
 
 Options:

@@ -24,4 +24,4 @@ export type { PostgresGuardOptions, PostgresPoolOptions } from "./postgres-pool.
 export { createMysqlPool, guardMysqlPool, MYSQL_POOL_DEFAULTS, mysqlPoolConfig } from "./mysql-pool.js"
 export type { MysqlGuardOptions, MysqlPoolOptions } from "./mysql-pool.js"
 export { runMigrationsCli } from "./cli.js"
-export type { CliOutput } from "./cli.js"
+export type { CliOutput, ExtensionSqlEntry, MigrationsCliOptions } from "./cli.js"

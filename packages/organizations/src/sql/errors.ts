@@ -35,7 +35,8 @@ export function isUniqueViolation(error: unknown, table: string, column: string,
 export function isRetryable(error: unknown): boolean {
   const e = fields(error)
   return e.code === "40P01" || e.code === "40001" || e.code === "ER_LOCK_DEADLOCK" || e.errno === 1213 ||
-    e.errcode === 5 || e.errcode === 6
+    // SQLite: SQLITE_BUSY (5) or SQLITE_LOCKED (6), also as extended codes (e.g. BUSY_SNAPSHOT, 517).
+    (typeof e.errcode === "number" && ((e.errcode & 0xff) === 5 || (e.errcode & 0xff) === 6))
 }
 
 /** Runs `attempt` again, up to 5 times in all, when it fails with a retryable error. */

@@ -125,10 +125,25 @@ export async function migrateOrganizations(db: Kysely<any>, options: MigrateOrga
     migrationTableName: tables.migrations,
     migrationLockTableName: `${tables.migrations}_lock`,
   })
-  const { error, results = [] } = await migrator.migrateToLatest()
-  if (error) {
-    const failed = results.find((r) => r.status === "Error")?.migrationName ?? "(setup)"
-    throw new Error(`organizations migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  for (let attempt = 1; ; attempt++) {
+    const { error, results = [] } = await migrator.migrateToLatest()
+    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+    const failed = results.find((r) => r.status === "Error")?.migrationName
+    // Kysely's migrator looks for its table by listing the schema's tables and then reading
+    // each one's columns: a table someone else drops in between (another app, a test run)
+    // fails that listing before any migration ran, so trying again is safe.
+    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+      continue
+    }
+    throw new Error(`organizations migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+}
+
+const SETUP_ATTEMPTS = 8
+
+/** PostgreSQL's undefined_table (42P01), MySQL's ER_NO_SUCH_TABLE, SQLite's "no such table". */
+function isUndefinedTable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
 }
