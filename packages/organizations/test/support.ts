@@ -114,6 +114,13 @@ export function testbed(options: TestbedOptions = {}) {
       this.browser.jar.set("authjs.session-token", { value: sessionToken, attributes: {} })
     }
 
+    /** The same person signed in again in another browser: a second session. */
+    async anotherSession(): Promise<Actor> {
+      const other = new Actor(this.id, this.email, new Browser(direct(config), options.origin), config)
+      await other.signIn()
+      return other
+    }
+
     /** A JSON request to an organizations route, with the CSRF header on a POST. */
     async call(method: "GET" | "POST", path: string, body: Record<string, unknown> = {}): Promise<{ status: number; body: any; response: Response }> {
       const url = `/auth/organizations${path ? `/${path}` : ""}`
