@@ -8,7 +8,7 @@ import Credentials from "@portcullis/core/providers/credentials"
 import type { EmailConfig, SendVerificationRequestParams } from "@portcullis/core/providers/email"
 import { extensionFunctions } from "@portcullis/core/integration"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { organizations, type OrganizationsOptions, type RoleDefinitions } from "@portcullis/organizations"
+import { organizations, type OrganizationsOptions, type OrganizationsServer, type PermissionOf, type RoleDefinitions, type RoleOf } from "@portcullis/organizations"
 import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import type { OrganizationStore } from "@portcullis/organizations"
 import { Browser, SECRET, captureLogger, direct } from "../../core/test/helpers.js"
@@ -140,8 +140,9 @@ export function testbed(options: TestbedOptions = {}) {
     post = (path: string, body: Record<string, unknown> = {}) => this.call("POST", path, body)
 
     /** The server functions, bound to this person's request. */
-    server(method = "POST") {
-      return extensionFunctions({ origin: this.browser.origin, method, headers: new Headers({ cookie: this.browser.cookieHeader() }) }, config).organizations
+    server(method = "POST"): OrganizationsServer<PermissionOf<typeof ROLES>, RoleOf<typeof ROLES>> {
+      const functions = extensionFunctions({ origin: this.browser.origin, method, headers: new Headers({ cookie: this.browser.cookieHeader() }) }, config) as Record<string, unknown>
+      return functions.organizations as OrganizationsServer<PermissionOf<typeof ROLES>, RoleOf<typeof ROLES>>
     }
 
     async session(): Promise<any> {
