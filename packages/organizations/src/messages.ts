@@ -47,6 +47,7 @@ const en = {
   "error.invalid-slug": "The slug may hold lowercase letters, digits and -.",
   "error.invalid-metadata": "The metadata must be a JSON object of at most 4 KiB.",
   "error.invalid-email": "Enter an email address.",
+  "error.invalid-organization": "Choose an organization.",
 }
 
 type Catalog = Readonly<Record<keyof typeof en, string>>
@@ -93,6 +94,7 @@ const de: Catalog = {
   "error.invalid-slug": "Der Kurzname darf Kleinbuchstaben, Ziffern und - enthalten.",
   "error.invalid-metadata": "Die Metadaten müssen ein JSON-Objekt von höchstens 4 KiB sein.",
   "error.invalid-email": "Geben Sie eine E-Mail-Adresse ein.",
+  "error.invalid-organization": "Wählen Sie eine Organisation.",
 }
 
 const fr: Catalog = {
@@ -137,6 +139,7 @@ const fr: Catalog = {
   "error.invalid-slug": "L’identifiant ne peut contenir que des minuscules, des chiffres et -.",
   "error.invalid-metadata": "Les métadonnées doivent être un objet JSON de 4 Kio au plus.",
   "error.invalid-email": "Saisissez une adresse e-mail.",
+  "error.invalid-organization": "Choisissez une organisation.",
 }
 
 const es: Catalog = {
@@ -181,6 +184,7 @@ const es: Catalog = {
   "error.invalid-slug": "El identificador solo puede tener minúsculas, dígitos y -.",
   "error.invalid-metadata": "Los metadatos deben ser un objeto JSON de 4 KiB como máximo.",
   "error.invalid-email": "Escribe una dirección de correo.",
+  "error.invalid-organization": "Elige una organización.",
 }
 
 /** The catalogs, by language tag; English is complete and the fallback. */

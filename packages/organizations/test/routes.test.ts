@@ -213,6 +213,14 @@ describe("the active organization", () => {
     expect(bed.events()).toContain("activeChanged/success")
   })
 
+  it("refuses an organizationId that is not an id, rather than clearing", async () => {
+    const bed = testbed()
+    const { id, member } = await team(bed)
+    const refused = await member.post("active", { organizationId: 5 })
+    expect(refused.status).toBe(422)
+    expect((await member.get("")).body.active).toBe(id)
+  })
+
   it("refuses one the user does not belong to, as not found", async () => {
     const bed = testbed()
     const { id } = await team(bed)

@@ -3,7 +3,7 @@
  * and switch the session's active organization.
  * @module
  */
-import type { ExtensionRoute } from "@portcullis/core/extension"
+import { ExtensionRequestError, type ExtensionRoute } from "@portcullis/core/extension"
 import { organizationOperations, type OrganizationsLocals } from "../operations.js"
 
 const ops = (req: Parameters<ExtensionRoute<OrganizationsLocals>["handler"]>[0]) => organizationOperations(req, req.locals)
@@ -22,7 +22,9 @@ export const organizationRoutes: ExtensionRoute<OrganizationsLocals>[] = [
     path: "active",
     async handler(req) {
       const id = req.body.organizationId
-      return { json: await ops(req).setActive(typeof id === "string" && id !== "" ? id : null) }
+      // Absent, null or "" (a form's empty choice) clears it; anything but a string id is a mistake, not a clear.
+      if (id !== undefined && id !== null && typeof id !== "string") throw new ExtensionRequestError("invalid-organization", "organizationId must be an id or null", 422)
+      return { json: await ops(req).setActive(id ? id : null) }
     },
   },
   { method: "GET", path: ":id", handler: async (req) => ({ json: { organization: await ops(req).get(req.params.id!) } }) },
