@@ -177,8 +177,8 @@ export function getAccessToken(
  * const { organizations } = await extensions(event.request, authOptions, { clientAddress: event.clientAddress })
  * ```
  */
-export async function extensions<C extends SolidAuthConfig>(request: Request, options: C, call: { clientAddress?: string } = {}): Promise<ExtensionFunctions<C["extensions"]>> {
-  const { clientAddress } = call
+export async function extensions<C extends SolidAuthConfig>(request: Request, options: C, client: { clientAddress?: string } = {}): Promise<ExtensionFunctions<C["extensions"]>> {
+  const { clientAddress } = client
   const origin = originOfUrl(request.url)
   return extensionFunctions({ origin, headers: request.headers, method: request.method, ...(clientAddress && { clientAddress }) }, runtimeOf(options)) as ExtensionFunctions<C["extensions"]>
 }
