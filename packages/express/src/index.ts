@@ -65,6 +65,8 @@ import {
   type TwoFactorResetInput,
   type TwoFactorResetResult,
   type TwoFactorStatus,
+  extensionFunctions,
+  type ExtensionFunctions,
 } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
@@ -76,6 +78,7 @@ export type { AuditPage, AuditQuery } from "@portcullis/core/integration"
 export type { AuditEvent, AuditEventType } from "@portcullis/core/types"
 export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
+export type { Extension, ExtensionCall, ExtensionFunctions } from "@portcullis/core/extension"
 
 /** What {@link getSession} resolves to, as `@auth/express` names it. */
 export type GetSessionResult = Promise<Session | null>
@@ -240,10 +243,41 @@ export function signOutEverywhere(req: ExpressLikeRequest, config: ExpressAuthCo
   return coreSignOutEverywhere(sessionRequest(req), config, res && cookieSink(res))
 }
 
+/**
+ * The server functions of the configured extensions (`docs/extensions.md`), by extension id,
+ * bound to `req`: its session, language and client address. Typed from `config`'s
+ * `extensions` (declare the config with `satisfies ExpressAuthConfig`, not a type
+ * annotation, so the extensions' types are kept).
+ *
+ * A request that can change something (any method but `GET`/`HEAD`) from another site (its
+ * `Origin`, or `Sec-Fetch-Site: cross-site`) is refused with `MissingCSRF` before any
+ * function runs. A function's own refusals come out as thrown `AuthError`s: `NotSignedIn`
+ * (401), `StepUpRequired`, `RateLimited`, `ServiceUnavailable` (its store is down), or the
+ * extension's `ExtensionRequestError`.
+ *
+ * @example
+ * ```ts
+ * app.post("/notes/mine", async (req, res, next) => {
+ *   try {
+ *     const { notes } = await extensions(req, authConfig)
+ *     res.json({ text: await notes.mine() })
+ *   } catch (error) {
+ *     if (error instanceof NotSignedIn) return void res.status(401).json({ error: error.type })
+ *     next(error)
+ *   }
+ * })
+ * ```
+ */
+export async function extensions<C extends ExpressAuthConfig>(req: ExpressLikeRequest, config: C): Promise<ExtensionFunctions<C["extensions"]>> {
+  const { origin, headers, clientAddress } = sessionRequest(req)
+  return extensionFunctions({ origin, headers, method: req.method ?? "GET", ...(clientAddress && { clientAddress }) }, config)
+}
+
 /** What core's session management reads of an Express request: origin, headers, the posted CSRF token. */
 function sessionRequest(req: ExpressLikeRequest): SessionRequest {
   const headers = new Headers()
-  for (const name of ["cookie", "origin", "sec-fetch-site", "user-agent"]) {
+  // `accept-language` for the language an extension's server functions answer in.
+  for (const name of ["cookie", "origin", "sec-fetch-site", "user-agent", "accept-language"]) {
     const value = req.headers[name]
     if (typeof value === "string") headers.set(name, value)
   }

@@ -20,6 +20,9 @@ import { createGetAccessToken, type GetAccessToken } from "./lib/access-token.js
 import { createResetTwoFactor, type ResetTwoFactor } from "./lib/recovery.js"
 import { createHealth, type Health } from "./lib/health.js"
 import { createAuditTrail, createPruneAuditTrail, type AuditTrail, type PruneAuditTrail } from "./lib/audit.js"
+import { createExtensions, type Extensions } from "./lib/extensions.js"
+import type { Awaitable } from "@portcullis/core"
+import type { NextAuthConfig } from "./lib/config.js"
 
 export type { NextAuthConfig, NextAuthConfigInput } from "./lib/config.js"
 export type { AuthFunction, NextAuthCallback, NextAuthRequest, PagesContext, PagesRequest, PagesResponse } from "./lib/auth.js"
@@ -33,6 +36,8 @@ export type { AuditPage, AuditQuery } from "@portcullis/core/integration"
 export type { AuditEvent, AuditEventType } from "@portcullis/core/types"
 export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
+export type { Extensions } from "./lib/extensions.js"
+export type { Extension, ExtensionCall, ExtensionFunctions } from "@portcullis/core/extension"
 export { ReauthRequired, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AuthorizationParams, SignIn, SignInOptions, SignOut, SignOutOptions, Update } from "./lib/actions.js"
 export type { SessionManagement } from "./lib/sessions.js"
@@ -43,8 +48,11 @@ export { customFetch } from "@portcullis/core"
 /** A route handler of the App Router. */
 export type AppRouteHandler = (request: NextRequest) => Promise<Response>
 
-/** What {@link NextAuth} returns: the route `handlers`, `auth` in every form, and the server actions. */
-export interface NextAuthResult {
+/**
+ * What {@link NextAuth} returns: the route `handlers`, `auth` in every form, and the server
+ * actions. `E` is the configuration's `extensions`, which types {@link NextAuthResult.extensions}.
+ */
+export interface NextAuthResult<E extends NextAuthConfig["extensions"] = NextAuthConfig["extensions"]> {
   handlers: { GET: AppRouteHandler; POST: AppRouteHandler }
   auth: AuthFunction
   signIn: SignIn
@@ -66,6 +74,12 @@ export interface NextAuthResult {
   auditTrail: AuditTrail
   /** Portcullis: deletes the stored audit records older than `audit.retention` now, for a scheduled job. */
   pruneAuditTrail: PruneAuditTrail
+  /**
+   * Portcullis: the configured extensions' server functions, by extension id, bound to this
+   * request (`docs/extensions.md`): `const { organizations } = await extensions()` in Server
+   * Components and Server Actions, `await extensions(request)` in Route Handlers.
+   */
+  extensions: Extensions<E>
 }
 
 /**
@@ -76,7 +90,7 @@ export interface NextAuthResult {
  * object gets one runtime, resolved once, that serves every form of the result. Environment:
  * `AUTH_SECRET`, `AUTH_URL`, `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID`/`_SECRET` (`docs/next.md`).
  */
-export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
+export default function NextAuth<C extends NextAuthConfig>(config: C | ((request: NextRequest | undefined) => Awaitable<C>)): NextAuthResult<C["extensions"]> {
   const handler: AppRouteHandler = async (request) => (await appFor(config, request)).runtime.handle(request)
   return {
     handlers: { GET: handler, POST: handler },
@@ -88,6 +102,7 @@ export default function NextAuth(config: NextAuthConfigInput): NextAuthResult {
     health: createHealth(config),
     auditTrail: createAuditTrail(config),
     pruneAuditTrail: createPruneAuditTrail(config),
+    extensions: createExtensions<C["extensions"]>(config),
   }
 }
 

@@ -28,12 +28,13 @@ import { implicit$FirstArg, inlinedQrl, type QRL } from "@builder.io/qwik"
 import { globalActionQrl, routeLoaderQrl, validatorQrl, type RequestEvent, type RequestEventCommon, type RequestHandler } from "@builder.io/qwik-city"
 import { setEnvDefaults as applyEnv, type AccessToken, type AuthConfig, type Cookie, type Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { invalidRequestResponse, originOfUrl, readAccessToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
+import { extensionFunctions, invalidRequestResponse, originOfUrl, readAccessToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type ExtensionFunctions, type SessionManager } from "@portcullis/core/integration"
 import { loadSessionSlot, sessionOf, type SessionSlot } from "./lib/session.js"
 import { validateSignIn, validateSignOut, type SignInInput, type SignOutInput } from "./lib/validate.js"
 
 export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
+export type { Extension, ExtensionCall, ExtensionFunctions } from "@portcullis/core/extension"
 /** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
 export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 /** Health checks for load balancers and Kubernetes probes (docs/observability.md, "Health checks"): `health(config)`, or `health: { endpoint: true }` for `GET <basePath>/health`. */
@@ -130,6 +131,29 @@ export async function getSessionData(request: Request, config: QwikAuthConfig): 
  */
 export function getAccessToken(ev: RequestEventCommon, config: QwikAuthConfig, params: { provider: string }): Promise<AccessToken> {
   return readAccessToken(originOfUrl(ev.url), ev.request.headers.get("cookie"), config, params.provider, cookieSink(ev))
+}
+
+/**
+ * The server functions of the configured extensions (`docs/extensions.md`), by extension id,
+ * bound to the request of `ev`: its session, language, method and client address. Pass the
+ * config object your `QwikAuth$` function returns (one object per app, so both use one
+ * runtime). Typed from its `extensions` (declare it with `satisfies QwikAuthConfig`, not a
+ * type annotation, so the extensions' types are kept).
+ *
+ * A request that can change something (not `GET`/`HEAD`: a `routeAction$` is a POST) from
+ * another site (its `Origin`, or `Sec-Fetch-Site: cross-site`) is refused with `MissingCSRF`
+ * before any function runs; Qwik City's own `checkOrigin` refuses such actions first.
+ *
+ * @throws `InvalidRequest` (a malformed host).
+ * @example
+ * ```ts
+ * export const useNotes = routeLoader$(async (ev) => (await extensions(ev, authConfig)).notes.mine())
+ * export const useSave = routeAction$(async (form, ev) => (await extensions(ev, authConfig)).notes.save(String(form.text)))
+ * ```
+ */
+export async function extensions<C extends QwikAuthConfig>(ev: RequestEventCommon, config: C): Promise<ExtensionFunctions<C["extensions"]>> {
+  const clientAddress = ev.clientConn?.ip
+  return extensionFunctions({ origin: originOfUrl(ev.url), headers: ev.request.headers, method: ev.request.method, ...(clientAddress && { clientAddress }) }, config)
 }
 
 /** The Auth.js name of {@link getSessionData}. */

@@ -25,10 +25,11 @@
  * @module
  */
 import type { AccessToken, AuthConfig, Cookie, Session } from "@portcullis/core"
-import { originOfUrl, readAccessToken, readSession, runtimeFor, sessionManager, type AuthRuntime, type CookieSink, type SessionManager } from "@portcullis/core/integration"
+import { extensionFunctions, originOfUrl, readAccessToken, readSession, runtimeFor, sessionManager, type AuthRuntime, type CookieSink, type ExtensionFunctions, type SessionManager } from "@portcullis/core/integration"
 
 export type { AccessToken, Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { CookieSink, SessionManager } from "@portcullis/core/integration"
+export type { Extension, ExtensionCall, ExtensionFunctions } from "@portcullis/core/extension"
 /** Account recovery for support staff (docs/two-factor.md, "Lost your authenticator"): `resetTwoFactor({ userId, reason, actor }, config)`. */
 export { resetTwoFactor, type TwoFactorResetInput, type TwoFactorResetResult } from "@portcullis/core/integration"
 /** Health checks for load balancers and Kubernetes probes (docs/observability.md, "Health checks"): `health(config)`, or `health: { endpoint: true }` for `GET <basePath>/health`. */
@@ -156,4 +157,28 @@ export function getAccessToken(
   params: { provider: string; setCookie?: (cookie: Cookie) => void },
 ): Promise<AccessToken> {
   return readAccessToken(originOfUrl(request.url), request.headers.get("cookie"), runtimeOf(options), params.provider, params.setCookie)
+}
+
+/**
+ * The server functions of the configured extensions (`docs/extensions.md`), by extension id,
+ * bound to `request`: its session, language and method. Typed from `options`' `extensions`
+ * (declare the config with `satisfies SolidAuthConfig`, not a type annotation, so the
+ * extensions' types are kept). Pass `clientAddress` (SolidStart's
+ * `getRequestEvent()!.clientAddress`) for the extensions' per-address rate limits.
+ *
+ * A request that can change something (not `GET`/`HEAD`: a `"use server"` function is a
+ * POST) from another site (its `Origin`, or `Sec-Fetch-Site: cross-site`) is refused with
+ * `MissingCSRF` before any function runs.
+ *
+ * @throws `InvalidRequest` for a malformed host.
+ * @example
+ * ```ts
+ * const event = getRequestEvent()!
+ * const { organizations } = await extensions(event.request, authOptions, { clientAddress: event.clientAddress })
+ * ```
+ */
+export async function extensions<C extends SolidAuthConfig>(request: Request, options: C, client: { clientAddress?: string } = {}): Promise<ExtensionFunctions<C["extensions"]>> {
+  const { clientAddress } = client
+  const origin = originOfUrl(request.url)
+  return extensionFunctions({ origin, headers: request.headers, method: request.method, ...(clientAddress && { clientAddress }) }, runtimeOf(options)) as ExtensionFunctions<C["extensions"]>
 }

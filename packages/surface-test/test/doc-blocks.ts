@@ -89,6 +89,7 @@ export const APP_MODULES = `declare module "@/auth" {
   export const sessions: NextAuthResult["sessions"]
   export const auditTrail: NextAuthResult["auditTrail"]
   export const getAccessToken: NextAuthResult["getAccessToken"]
+  export const extensions: NextAuthResult["extensions"]
 }
 declare module "$lib/auth" {
   import type { SvelteKitAuthResult } from "@portcullis/sveltekit"

@@ -28,7 +28,7 @@
 import { error, redirect, type RequestEvent } from "@sveltejs/kit"
 import type { AccessToken, AuthConfig, Cookie, Session } from "@portcullis/core"
 import { InvalidRequest } from "@portcullis/core/errors"
-import { originOfUrl, readAccessToken, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type SessionManager } from "@portcullis/core/integration"
+import { extensionFunctions, originOfUrl, readAccessToken, readCsrfToken, readSession, runtimeFor, serverSignIn, serverSignOut, sessionManager, underBasePath, type AuthRuntime, type ExtensionFunctions, type SessionManager } from "@portcullis/core/integration"
 
 export type { Account, DefaultSession, Profile, Session, SessionInfo, User } from "@portcullis/core"
 export type { SessionManager } from "@portcullis/core/integration"
@@ -42,9 +42,30 @@ export { AuditTrailUnsupported, InvalidAuditQuery } from "@portcullis/core/error
 export { customFetch } from "@portcullis/core"
 export { AuthError, CredentialsSignin, NotSignedIn, ReauthRequired, ServiceUnavailable, SessionManagementUnsupported, TokenRefreshFailed } from "@portcullis/core/errors"
 export type { AccessToken } from "@portcullis/core"
+export type { Extension, ExtensionCall, ExtensionFunctions } from "@portcullis/core/extension"
 
 /** Configuration of {@link SvelteKitAuth}: the core configuration; `basePath` defaults to `/auth`. */
 export type SvelteKitAuthConfig = Omit<AuthConfig, "raw">
+
+/**
+ * Where an app registers its configuration's type, so `event.locals.extensions()` is typed
+ * from its `extensions` in every route (`App.Locals` is global and cannot be generic):
+ *
+ * @example
+ * ```ts
+ * // src/app.d.ts
+ * import type { authConfig } from "$lib/auth"
+ * declare module "@portcullis/sveltekit" {
+ *   interface Register {
+ *     config: typeof authConfig
+ *   }
+ * }
+ * ```
+ */
+export interface Register {}
+
+/** The configuration type the app registered in {@link Register}, else any configuration. */
+export type RegisteredConfig = Register extends { config: infer C extends SvelteKitAuthConfig } ? C : SvelteKitAuthConfig
 
 declare global {
   namespace App {
@@ -80,6 +101,18 @@ declare global {
        * ```
        */
       getAccessToken(provider: string): Promise<AccessToken>
+      /**
+       * Portcullis: the configured extensions' server functions, by extension id, bound to
+       * this request (`docs/extensions.md`). Typed from the configuration registered in
+       * `Register` (or the one given as `C`). A request that can change something (not
+       * `GET`/`HEAD`) from another site is refused with `MissingCSRF` before any function runs.
+       *
+       * @example
+       * ```ts
+       * const { organizations } = await event.locals.extensions()
+       * ```
+       */
+      extensions<C extends SvelteKitAuthConfig = RegisteredConfig>(): Promise<ExtensionFunctions<C["extensions"]>>
     }
   }
 }
@@ -156,6 +189,12 @@ export function SvelteKitAuth(config: SvelteKitAuthConfig | ((event: RequestEven
       },
     }
     event.locals.getAccessToken ??= async (provider) => readAccessToken(siteOrigin(event), event.request.headers.get("cookie"), runtime, provider, cookieSink(event))
+    // The request's method decides whether core refuses a cross-site call: a form action's
+    // POST is a change (SvelteKit's `csrf.checkOrigin` refused cross-site ones first).
+    event.locals.extensions ??= (async () => {
+      const clientAddress = clientAddressOf(event)
+      return extensionFunctions({ origin: siteOrigin(event), headers: event.request.headers, method: event.request.method, ...(clientAddress && { clientAddress }) }, runtime)
+    }) as App.Locals["extensions"]
     // Core checks the host of the request it is given, as it does for every request.
     if (underBasePath(event.url.pathname, runtime.basePath)) return runtime.handle(event.request, { clientAddress: clientAddressOf(event) })
     return resolve(event)
