@@ -121,7 +121,7 @@ describe("every documented CLI command runs as written (built bin)", () => {
     return { ...result, cwd }
   }
 
-  const APPLIED = /^(\S+): (applied \d{4}_\w+|schema is up to date, nothing to apply)$/
+  const APPLIED = /^(\S+): (applied (?:@[a-z0-9-]+\/[a-z0-9-]+ )?\d{4}_\w+|schema is up to date, nothing to apply)$/
 
   for (const { where, args } of commands) {
     const needsPg = /postgres:\/\//.test(args)
