@@ -4,7 +4,7 @@
  * `POST`, the session (and step-up), the rate limit — and refusals answered in the route's
  * form, logged by cause, never with a stack or a store's message.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { defineExtension, ExtensionRequestError, html } from "@portcullis/core/extension"
 import { extensionFunctions } from "@portcullis/core/integration"
@@ -124,13 +124,19 @@ describe("an extension's routes", () => {
   })
 
   it("need a recent re-authentication for a stepUp route", async () => {
-    const { browser } = setup({ stepUp: { maxAge: 1 } })
+    const { browser } = setup()
     await browser.signIn()
-    await new Promise((r) => setTimeout(r, 1100))
     const csrfToken = await browser.csrfToken()
-    const refused = await post(browser, "/auth/notes/wipe", { csrfToken })
-    expect(refused.status).toBe(403)
-    expect(await refused.json()).toMatchObject({ error: "StepUpRequired" })
+    // Fresh from the sign-in: allowed. Eleven minutes on (Date only): past stepUp.maxAge.
+    expect((await post(browser, "/auth/notes/wipe", { csrfToken })).status).toBe(200)
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 })
+    try {
+      const refused = await post(browser, "/auth/notes/wipe", { csrfToken })
+      expect(refused.status).toBe(403)
+      expect(await refused.json()).toMatchObject({ error: "StepUpRequired" })
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("render pages in the theme and the request's language, escaping what the URL carries", async () => {
@@ -156,6 +162,34 @@ describe("an extension's routes", () => {
     await browser.request("/auth/notes")
     // The first failure with its chain (for the operator), the second counted, not logged again.
     expect(log.lines.filter((l) => l.startsWith("ServiceUnavailable")).length).toBe(1)
+  })
+})
+
+describe("a request under an extension's id", () => {
+  it("is the extension's, whatever core's route table says: PUT is 405 with Allow GET, POST", async () => {
+    const { browser } = setup()
+    const put = await browser.request("/auth/notes", { method: "PUT" })
+    expect(put.status).toBe(405)
+    expect(put.headers.get("allow")).toBe("GET, POST")
+  })
+
+  it("decodes each segment once (an encoded slash stays in its segment), and refuses bad percent-encoding", async () => {
+    const { browser } = setup()
+    const page = await browser.request("/auth/notes/hello/a%2Fb")
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain("Hello, a/b")
+    expect((await browser.request("/auth/notes/hello/%E0%A4%A")).status).toBe(400)
+  })
+
+  it("is no extension's when the id is not configured: core's unknown action", async () => {
+    const { browser } = setup()
+    expect((await browser.request("/auth/other/thing")).status).toBe(400)
+  })
+
+  it("keeps the origin checks of core: an untrusted Host is refused before the extension runs", async () => {
+    const config = credentialsConfig({ extensions: [notes()], trustHost: false, trustedOrigins: ["http://localhost:3000"] })
+    const response = await Auth(new Request("http://evil.example/auth/notes/hello/x"), config)
+    expect(response.status).toBe(400)
   })
 })
 
