@@ -90,6 +90,7 @@ const notFound = () => new ExtensionRequestError("not-found", "No such organizat
 const forbidden = (message: string) => new ExtensionRequestError("forbidden", message, 403)
 const unavailable = () => new ExtensionRequestError("invitation-unavailable", "This invitation is invalid, was used already, or has expired", 410)
 const memberNotFound = () => new ExtensionRequestError("member-not-found", "This user is not a member of the organization", 404)
+const memberChanged = () => new ExtensionRequestError("member-changed", "This member's role changed meanwhile; look again and retry", 409)
 
 const summary = (organization: Organization, role: string): OrganizationSummary => ({ id: organization.id, name: organization.name, slug: organization.slug, role })
 const details = (organization: Organization, role: string): OrganizationDetails => ({
@@ -278,8 +279,10 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("roleChanged", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: wanted, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody grants a role above their own, or changes a member above them")
       }
-      const outcome = await store.setRole(membership.organizationId, target.userId, wanted)
+      // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
+      const outcome = await store.setRole(membership.organizationId, target.userId, wanted, target.role)
       if (outcome === "missing") throw memberNotFound()
+      if (outcome === "changed") throw memberChanged()
       if (outcome === "last-owner") throw new ExtensionRequestError("last-owner", "The last owner can't be given another role; make someone else owner first", 409)
       await audit("roleChanged", "success", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: wanted, previousRole: target.role })
       return { userId: target.userId, role: wanted }
@@ -296,8 +299,10 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("memberRemoved", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: target.role, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody removes a member whose role is above their own")
       }
-      const outcome = await store.removeMember(membership.organizationId, target.userId)
+      // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
+      const outcome = await store.removeMember(membership.organizationId, target.userId, target.role)
       if (outcome === "missing") throw memberNotFound()
+      if (outcome === "changed") throw memberChanged()
       if (outcome === "last-owner") throw new ExtensionRequestError("last-owner", "The last owner can't be removed", 409)
       await audit("memberRemoved", "success", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: target.role })
       return { removed: true }
