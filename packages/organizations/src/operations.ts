@@ -115,14 +115,19 @@ const suffix = () => [...crypto.getRandomValues(new Uint8Array(3))].map((b) => b
 /**
  * The invitation `id` when `token` is its token and it is pending and unexpired, with its
  * organization; otherwise `null` — the same for a missing, revoked, used or expired
- * invitation and a wrong token, so a guesser learns nothing.
+ * invitation and a wrong token, so a guesser learns nothing. Also `null` once the inviter
+ * may no longer grant the invitation's role (removed, or demoted below it): an invitation
+ * carries its inviter's authority, and an admin demoted or removed must not keep it in
+ * links they sent (to a second address of their own, say) and come back through them.
  */
-export async function openInvitation(store: OrganizationStore, id: unknown, token: unknown, now = new Date()): Promise<OpenInvitation | null> {
+export async function openInvitation(store: OrganizationStore, roles: RoleTable, id: unknown, token: unknown, now = new Date()): Promise<OpenInvitation | null> {
   if (!isId(id)) return null
   const invitation = await store.getInvitation(id)
   // The hash is compared even for a missing invitation, so both take the same time.
   const matches = await tokenMatches(token, invitation?.tokenHash ?? "0".repeat(64))
   if (!invitation || !matches || invitation.status !== "pending" || invitation.expiresAt <= now) return null
+  const inviter = await store.getMembership(invitation.organizationId, invitation.invitedBy)
+  if (!inviter || !roles.has(inviter.role, "member:invite") || !roles.mayGrant(inviter.role, invitation.role)) return null
   const organization = await store.getOrganization(invitation.organizationId)
   return organization ? { invitation, organization } : null
 }
@@ -398,7 +403,7 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
      */
     async accept(invitationId: string, token: string): Promise<{ organization: OrganizationSummary }> {
       const session = await tools.requireSession()
-      const open = await openInvitation(store, invitationId, token)
+      const open = await openInvitation(store, roles, invitationId, token)
       if (!open) {
         await audit("invitationAccepted", "failure", session.userId, { invitationId: isId(invitationId) ? invitationId : null }, "invalid")
         throw unavailable()
