@@ -90,6 +90,7 @@ const notFound = () => new ExtensionRequestError("not-found", "No such organizat
 const forbidden = (message: string) => new ExtensionRequestError("forbidden", message, 403)
 const unavailable = () => new ExtensionRequestError("invitation-unavailable", "This invitation is invalid, was used already, or has expired", 410)
 const memberNotFound = () => new ExtensionRequestError("member-not-found", "This user is not a member of the organization", 404)
+const memberChanged = () => new ExtensionRequestError("member-changed", "This member's role changed meanwhile; look again and retry", 409)
 
 const summary = (organization: Organization, role: string): OrganizationSummary => ({ id: organization.id, name: organization.name, slug: organization.slug, role })
 const details = (organization: Organization, role: string): OrganizationDetails => ({
@@ -114,14 +115,19 @@ const suffix = () => [...crypto.getRandomValues(new Uint8Array(3))].map((b) => b
 /**
  * The invitation `id` when `token` is its token and it is pending and unexpired, with its
  * organization; otherwise `null` — the same for a missing, revoked, used or expired
- * invitation and a wrong token, so a guesser learns nothing.
+ * invitation and a wrong token, so a guesser learns nothing. Also `null` once the inviter
+ * may no longer grant the invitation's role (removed, or demoted below it): an invitation
+ * carries its inviter's authority, and an admin demoted or removed must not keep it in
+ * links they sent (to a second address of their own, say) and come back through them.
  */
-export async function openInvitation(store: OrganizationStore, id: unknown, token: unknown, now = new Date()): Promise<OpenInvitation | null> {
+export async function openInvitation(store: OrganizationStore, roles: RoleTable, id: unknown, token: unknown, now = new Date()): Promise<OpenInvitation | null> {
   if (!isId(id)) return null
   const invitation = await store.getInvitation(id)
   // The hash is compared even for a missing invitation, so both take the same time.
   const matches = await tokenMatches(token, invitation?.tokenHash ?? "0".repeat(64))
   if (!invitation || !matches || invitation.status !== "pending" || invitation.expiresAt <= now) return null
+  const inviter = await store.getMembership(invitation.organizationId, invitation.invitedBy)
+  if (!inviter || !roles.has(inviter.role, "member:invite") || !roles.mayGrant(inviter.role, invitation.role)) return null
   const organization = await store.getOrganization(invitation.organizationId)
   return organization ? { invitation, organization } : null
 }
@@ -278,8 +284,10 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("roleChanged", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: wanted, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody grants a role above their own, or changes a member above them")
       }
-      const outcome = await store.setRole(membership.organizationId, target.userId, wanted)
+      // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
+      const outcome = await store.setRole(membership.organizationId, target.userId, wanted, target.role)
       if (outcome === "missing") throw memberNotFound()
+      if (outcome === "changed") throw memberChanged()
       if (outcome === "last-owner") throw new ExtensionRequestError("last-owner", "The last owner can't be given another role; make someone else owner first", 409)
       await audit("roleChanged", "success", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: wanted, previousRole: target.role })
       return { userId: target.userId, role: wanted }
@@ -296,8 +304,10 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("memberRemoved", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: target.role, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody removes a member whose role is above their own")
       }
-      const outcome = await store.removeMember(membership.organizationId, target.userId)
+      // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
+      const outcome = await store.removeMember(membership.organizationId, target.userId, target.role)
       if (outcome === "missing") throw memberNotFound()
+      if (outcome === "changed") throw memberChanged()
       if (outcome === "last-owner") throw new ExtensionRequestError("last-owner", "The last owner can't be removed", 409)
       await audit("memberRemoved", "success", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: target.role })
       return { removed: true }
@@ -393,7 +403,7 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
      */
     async accept(invitationId: string, token: string): Promise<{ organization: OrganizationSummary }> {
       const session = await tools.requireSession()
-      const open = await openInvitation(store, invitationId, token)
+      const open = await openInvitation(store, roles, invitationId, token)
       if (!open) {
         await audit("invitationAccepted", "failure", session.userId, { invitationId: isId(invitationId) ? invitationId : null }, "invalid")
         throw unavailable()

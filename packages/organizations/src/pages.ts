@@ -39,7 +39,7 @@ export function invalidInvitationPage(req: Request): ExtensionResponse {
 export async function acceptPage(req: Request): Promise<ExtensionResponse> {
   const { store } = req.locals
   const token = req.query.token
-  const open = await openInvitation(store, req.params.invitationId, token)
+  const open = await openInvitation(store, req.locals.roles, req.params.invitationId, token)
   if (!open) return invalidInvitationPage(req)
   const { invitation, organization } = open
   const inviter = await req.locals.getUser(invitation.invitedBy)

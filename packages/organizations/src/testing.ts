@@ -277,6 +277,22 @@ export function runOrganizationStoreTests(name: string, make: () => Promise<Orga
       })
     })
 
+    describe("a change conditional on the role the caller checked", () => {
+      it("changes or removes the member while the role is the expected one, and answers changed (touching nothing) once it is not", async () => {
+        const { organization } = await created()
+        const userId = await join(organization, "member")
+        // Promoted to owner after a caller checked "member": that caller's change must not land.
+        expect(await store().setRole(organization.id, userId, "owner", "member")).toBe("ok")
+        expect(await store().setRole(organization.id, userId, "admin", "member")).toBe("changed")
+        expect(await store().removeMember(organization.id, userId, "member")).toBe("changed")
+        expect((await store().getMembership(organization.id, userId))?.role).toBe("owner")
+        expect(await store().setRole(organization.id, userId, "admin", "owner")).toBe("ok")
+        expect(await store().removeMember(organization.id, userId, "admin")).toBe("ok")
+        expect(await store().getMembership(organization.id, userId)).toBeNull()
+        expect(await store().removeMember(organization.id, userId, "admin")).toBe("missing")
+      })
+    })
+
     describe("invitations", () => {
       it("stores an invitation and reads it back by id", async () => {
         const { organization } = await created()

@@ -61,14 +61,19 @@ export function parseMetadata(value: unknown): Record<string, unknown> | null {
 /** An email address, normalised (trimmed, lowercase): one `@`, a dotted domain, at most 254 characters. */
 export function parseEmail(value: unknown): string {
   if (typeof value !== "string") throw invalid("invalid-email", "email is required")
-  const email = value.trim().toLowerCase()
+  const email = normaliseEmail(value)
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("invalid-email", "email must be an email address")
   return email
 }
 
-/** Normalises an address as invitations store it, for comparing with a user's. */
+/**
+ * Normalises an address as invitations store it, for comparing with a user's: trimmed, and
+ * lowercased — except a character outside ASCII whose lowercase is ASCII (the Kelvin sign U+212A
+ * → `k`), which stays as it is: a mailbox spelt with it is not `kim@…`, and must not
+ * accept an invitation of it.
+ */
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase()
+  return email.trim().replace(/[^\x00-\x7f]/gu, (c) => (/^[\x00-\x7f]+$/.test(c.toLowerCase()) ? c : c.toLowerCase())).replace(/[A-Z]+/g, (c) => c.toLowerCase())
 }
 
 /** An id from a path or an argument: a non-empty string of at most 255 characters. */

@@ -64,12 +64,15 @@ return { slug, users, invitations }
 `)
 
 /**
- * KEYS: roles, since, owners. ARGV: user id, "1" to remove or "0" to set, the new role.
- * The last-owner guard and the change in one step: the owners set is counted where it is changed.
+ * KEYS: roles, since, owners. ARGV: user id, "1" to remove or "0" to set, the new role, the
+ * role the caller checked ("" for any). The last-owner guard, the check that the role is
+ * still the one the caller saw, and the change in one step: the owners set is counted where
+ * it is changed.
  */
 export const CHANGE_MEMBER = script(`
 local current = redis.call("HGET", KEYS[1], ARGV[1])
 if not current then return "missing" end
+if ARGV[4] ~= "" and current ~= ARGV[4] then return "changed" end
 local removing = ARGV[2] == "1"
 if current == "owner" and (removing or ARGV[3] ~= "owner") and redis.call("SCARD", KEYS[3]) <= 1 then return "last-owner" end
 if removing then

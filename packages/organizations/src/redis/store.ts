@@ -114,9 +114,9 @@ export function redisOrganizationStore(client: Redis | Cluster, options: RedisOr
 
   const releaseSlug = (slug: string, id: string) => run(client, RELEASE_SLUG, [k.slug(slug)], [id])
 
-  async function changeMember(organizationId: string, userId: string, nextRole: string | null): Promise<OwnerGuarded> {
+  async function changeMember(organizationId: string, userId: string, nextRole: string | null, expectedRole: string | undefined): Promise<OwnerGuarded> {
     const o = k.organization(organizationId)
-    const outcome = (await run(client, CHANGE_MEMBER, [o.roles, o.since, o.owners], [userId, nextRole === null ? "1" : "0", nextRole ?? ""])) as OwnerGuarded
+    const outcome = (await run(client, CHANGE_MEMBER, [o.roles, o.since, o.owners], [userId, nextRole === null ? "1" : "0", nextRole ?? "", expectedRole ?? ""])) as OwnerGuarded
     if (outcome === "ok" && nextRole === null) {
       // After the membership ended; re-added if an accept made them a member again meanwhile.
       await client.srem(k.userOrganizations(userId), organizationId)
@@ -219,8 +219,8 @@ export function redisOrganizationStore(client: Redis | Cluster, options: RedisOr
         .sort(oldestFirst((m) => m.createdAt.getTime(), (m) => m.userId))
     },
 
-    setRole: (organizationId, userId, role) => changeMember(organizationId, userId, role),
-    removeMember: (organizationId, userId) => changeMember(organizationId, userId, null),
+    setRole: (organizationId, userId, role, expectedRole) => changeMember(organizationId, userId, role, expectedRole),
+    removeMember: (organizationId, userId, expectedRole) => changeMember(organizationId, userId, null, expectedRole),
 
     async createInvitation(invitation) {
       const o = k.organization(invitation.organizationId)

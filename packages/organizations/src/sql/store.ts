@@ -86,13 +86,15 @@ export function sqlOrganizationStore(db: Kysely<any>, options: SqlOrganizationSt
    * first locks the organization's owner rows: two owners demoting each other at once are
    * serialised, and the second sees that it would be the last.
    */
-  function guardedChange(organizationId: string, userId: string, nextRole: string | null): Promise<OwnerGuarded> {
+  function guardedChange(organizationId: string, userId: string, nextRole: string | null, expectedRole: string | undefined): Promise<OwnerGuarded> {
     return transaction(async (trx) => {
       const ownersQuery = trx.selectFrom(t.members).select("user_id").where("organization_id", "=", organizationId).where("role", "=", "owner")
       const owners = await (locking ? ownersQuery.forUpdate() : ownersQuery).execute()
       const memberQuery = trx.selectFrom(t.members).select("role").where("organization_id", "=", organizationId).where("user_id", "=", userId)
       const member = await (locking ? memberQuery.forUpdate() : memberQuery).executeTakeFirst()
       if (!member) return "missing"
+      // Read under the row's lock: a role changed since the caller's check is not changed again.
+      if (expectedRole !== undefined && member.role !== expectedRole) return "changed"
       if (member.role === "owner" && nextRole !== "owner" && !owners.some((o) => o.user_id !== userId)) return "last-owner"
       const target = (q: any) => q.where("organization_id", "=", organizationId).where("user_id", "=", userId)
       await (nextRole === null ? target(trx.deleteFrom(t.members)) : target(trx.updateTable(t.members).set({ role: nextRole }))).execute()
@@ -181,8 +183,8 @@ export function sqlOrganizationStore(db: Kysely<any>, options: SqlOrganizationSt
       return rows.map(membershipFromRow)
     },
 
-    setRole: (organizationId, userId, role) => guardedChange(organizationId, userId, role),
-    removeMember: (organizationId, userId) => guardedChange(organizationId, userId, null),
+    setRole: (organizationId, userId, role, expectedRole) => guardedChange(organizationId, userId, role, expectedRole),
+    removeMember: (organizationId, userId, expectedRole) => guardedChange(organizationId, userId, null, expectedRole),
 
     async createInvitation(invitation) {
       await db.insertInto(t.invitations).values({

@@ -36,9 +36,10 @@ export function memoryOrganizationStore(): OrganizationStore {
     [...(members.get(organizationId)?.values() ?? [])].filter((m) => m.role === "owner").length
 
   /** Whether changing `userId`'s membership away from `owner` would leave the organization without one. */
-  function guard(organizationId: string, userId: string, nextRole: string | null): OwnerGuarded {
+  function guard(organizationId: string, userId: string, nextRole: string | null, expectedRole: string | undefined): OwnerGuarded {
     const membership = members.get(organizationId)?.get(userId)
     if (!membership) return "missing"
+    if (expectedRole !== undefined && membership.role !== expectedRole) return "changed"
     if (membership.role === "owner" && nextRole !== "owner" && owners(organizationId) <= 1) return "last-owner"
     return "ok"
   }
@@ -109,14 +110,14 @@ export function memoryOrganizationStore(): OrganizationStore {
       return [...(members.get(organizationId)?.values() ?? [])].sort(byCreatedThenId((m) => m.userId)).map((m) => copy(m))
     },
 
-    async setRole(organizationId, userId, role) {
-      const outcome = guard(organizationId, userId, role)
+    async setRole(organizationId, userId, role, expectedRole) {
+      const outcome = guard(organizationId, userId, role, expectedRole)
       if (outcome === "ok") members.get(organizationId)!.get(userId)!.role = role
       return outcome
     },
 
-    async removeMember(organizationId, userId) {
-      const outcome = guard(organizationId, userId, null)
+    async removeMember(organizationId, userId, expectedRole) {
+      const outcome = guard(organizationId, userId, null, expectedRole)
       if (outcome === "ok") members.get(organizationId)!.delete(userId)
       return outcome
     },

@@ -49,8 +49,11 @@ export interface Invitation {
   acceptedBy?: string | null
 }
 
-/** Outcome of a change that must leave an organization with an owner. */
-export type OwnerGuarded = "ok" | "missing" | "last-owner"
+/**
+ * Outcome of a change that must leave an organization with an owner. `"changed"`: the
+ * member's role was no longer the one the caller checked (`expectedRole`), so nothing changed.
+ */
+export type OwnerGuarded = "ok" | "missing" | "last-owner" | "changed"
 
 /** Outcome of accepting an invitation. */
 export type AcceptOutcome =
@@ -91,11 +94,13 @@ export interface OrganizationStore {
   listMembers(organizationId: string): Promise<Membership[]>
   /**
    * Changes a member's role. Atomically refuses (`"last-owner"`) to move the organization's
-   * only owner to another role.
+   * only owner to another role. With `expectedRole`, atomically refuses (`"changed"`) when
+   * the member's role is no longer that one: the caller checked that it may manage the
+   * member in that role, and a promotion since (to owner) must not be undone by it.
    */
-  setRole(organizationId: string, userId: string, role: string): Promise<OwnerGuarded>
-  /** Removes a member. Atomically refuses (`"last-owner"`) to remove the only owner. */
-  removeMember(organizationId: string, userId: string): Promise<OwnerGuarded>
+  setRole(organizationId: string, userId: string, role: string, expectedRole?: string): Promise<OwnerGuarded>
+  /** Removes a member. Atomically refuses (`"last-owner"`) to remove the only owner, and (`"changed"`) a member whose role is no longer `expectedRole`. */
+  removeMember(organizationId: string, userId: string, expectedRole?: string): Promise<OwnerGuarded>
 
   createInvitation(invitation: Invitation): Promise<void>
   getInvitation(id: string): Promise<Invitation | null>
