@@ -679,7 +679,9 @@ export type { AuditPage, AuditQuery }
  * browser's request: what each integration hands to app code (`extensions()` in Next.js,
  * `extensions(req, config)` in Express, …), typed from the configuration's `extensions`.
  * `method` says whether the request changes something (anything but `GET`/`HEAD`): such a
- * request from another site is refused (`MissingCSRF`) before any function runs.
+ * request from another site is refused (`MissingCSRF`) before any function runs; with
+ * `csrfToken` (the form's posted token; `""` when it posted none) the change is also held to
+ * core's double-submit check, unless `skipCSRF` (a framework action that checked the origin).
  *
  * @example
  * ```ts
@@ -687,7 +689,7 @@ export type { AuditPage, AuditQuery }
  * const mine = await organizations.list()
  * ```
  */
-export function extensionFunctions<C extends AuthConfig>(request: Pick<SessionRequest, "origin" | "headers" | "clientAddress" | "skipCSRF"> & { method?: string }, auth: C | AuthRuntime): ExtensionFunctions<C["extensions"]> {
+export function extensionFunctions<C extends AuthConfig>(request: Pick<SessionRequest, "origin" | "headers" | "clientAddress" | "skipCSRF" | "csrfToken"> & { method?: string }, auth: C | AuthRuntime): ExtensionFunctions<C["extensions"]> {
   const { clientAddress, skipCSRF } = request
   return runtimeFor(auth).extensionFunctions(request, { ...(clientAddress && { clientAddress }), ...(skipCSRF !== undefined && { skipCSRF }) }) as ExtensionFunctions<C["extensions"]>
 }

@@ -269,8 +269,12 @@ export function signOutEverywhere(req: ExpressLikeRequest, config: ExpressAuthCo
  * ```
  */
 export async function extensions<C extends ExpressAuthConfig>(req: ExpressLikeRequest, config: C): Promise<ExtensionFunctions<C["extensions"]>> {
-  const { origin, headers, clientAddress } = sessionRequest(req)
-  return extensionFunctions({ origin, headers, method: req.method ?? "GET", ...(clientAddress && { clientAddress }) }, config)
+  const { origin, headers, clientAddress, csrfToken } = sessionRequest(req)
+  const method = (req.method ?? "GET").toUpperCase()
+  // Express checks nothing of a form post itself: a change is held to core's double-submit
+  // check, as the session-management functions are (a post without `csrfToken` is refused).
+  const change = method !== "GET" && method !== "HEAD"
+  return extensionFunctions({ origin, headers, method, ...(change && { csrfToken: csrfToken ?? "" }), ...(clientAddress && { clientAddress }) }, config)
 }
 
 /** What core's session management reads of an Express request: origin, headers, the posted CSRF token. */

@@ -5,7 +5,7 @@
  * shared fixture; nothing here is specific to it but its id.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type express from "express"
+import express from "express"
 import { AuthError, extensions, type ExpressAuthConfig } from "@portcullis/express"
 import { Browser, credentialsConfig } from "../../core/test/helpers.js"
 import { probeExtension } from "../../core/test/extensions/fixture.js"
@@ -28,7 +28,7 @@ describe("extensions' server functions on Express", () => {
 
   beforeAll(async () => {
     server = await expressServer(config, (app) => {
-      app.all("/whoami", route((fns) => fns.probe.whoami()))
+      app.all("/whoami", express.urlencoded({ extended: false }), route((fns) => fns.probe.whoami()))
       app.get("/must", route((fns) => fns.probe.mustBeSignedIn()))
     })
   })
@@ -49,15 +49,21 @@ describe("extensions' server functions on Express", () => {
     expect(await response.json()).toEqual({ error: "NotSignedIn" })
   })
 
-  it("refuse a cross-site POST before the function runs, and serve a same-site one", async () => {
+  it("refuse a cross-site POST, or one without the form's CSRF token, before the function runs; serve one with it", async () => {
     const ada = new Browser(server.transport, server.origin)
     await ada.signIn()
+    const csrfToken = await ada.csrfToken()
     probe.ran.length = 0
-    const crossSite = await ada.request("/whoami", { method: "POST", headers: { origin: "https://evil.example" } })
+    const crossSite = await ada.request("/whoami", { form: { csrfToken }, headers: { origin: "https://evil.example" } })
     expect(crossSite.status).toBe(403)
     expect(await crossSite.json()).toEqual({ error: "MissingCSRF" })
+    // Express checks nothing of a form post itself: the token is core's check, as for session management.
+    const noToken = await ada.request("/whoami", { method: "POST", headers: { origin: server.origin } })
+    expect(await noToken.json()).toEqual({ error: "MissingCSRF" })
+    const wrongToken = await ada.request("/whoami", { form: { csrfToken: "forged" }, headers: { origin: server.origin } })
+    expect(await wrongToken.json()).toEqual({ error: "MissingCSRF" })
     expect(probe.ran).toEqual([])
-    const sameSite = await ada.request("/whoami", { method: "POST", headers: { origin: server.origin } })
+    const sameSite = await ada.request("/whoami", { form: { csrfToken }, headers: { origin: server.origin } })
     expect(await sameSite.json()).toEqual({ result: "user-ada" })
     expect(probe.ran).toEqual(["whoami"])
   })

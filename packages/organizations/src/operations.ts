@@ -109,6 +109,19 @@ const invitationDetails = (i: Invitation): InvitationDetails => ({
   createdAt: i.createdAt.toISOString(),
 })
 
+/**
+ * Runs a follow-up step whose failure must not undo the answer of a change already made:
+ * its store failure was counted by core's store wrapper (and shows in the next request that
+ * needs the store); here it is only left out.
+ */
+async function settled<T>(step: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await step()
+  } catch {
+    return undefined
+  }
+}
+
 /** A short random suffix for a derived slug that is taken (`acme-3f9a1c`). */
 const suffix = () => [...crypto.getRandomValues(new Uint8Array(3))].map((b) => b.toString(16).padStart(2, "0")).join("")
 
@@ -221,7 +234,11 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         const organization: Organization = { id: crypto.randomUUID(), name, slug: attempt === 0 ? slug : `${slug}-${suffix()}`, metadata, createdAt: now }
         const created = await store.createOrganization(organization, { organizationId: organization.id, userId: session.userId, role: "owner", createdAt: now })
         if (!created) continue
-        if ((await store.getActiveOrganization(session.key)) === null) await store.setActiveOrganization(session.key, organization.id, session.expires)
+        // The organization exists now: a store that fails to mark it active must not answer
+        // 503 for a change that was made (the caller would retry into "slug-taken").
+        await settled(async () => {
+          if ((await store.getActiveOrganization(session.key)) === null) await store.setActiveOrganization(session.key, organization.id, session.expires)
+        })
         await audit("created", "success", session.userId, { organizationId: organization.id, slug: organization.slug })
         return details(organization, "owner")
       }
@@ -426,11 +443,14 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("invitationAccepted", "failure", session.userId, { organizationId: organization.id, invitationId: invitation.id }, "unavailable")
         throw unavailable()
       }
-      await store.setActiveOrganization(session.key, organization.id, session.expires)
+      // The membership exists now (the invitation is used up): marking it active is a
+      // convenience, and its failure must not answer 503 for a join a retry can't repeat.
+      await settled(() => store.setActiveOrganization(session.key, organization.id, session.expires))
       await audit("invitationAccepted", "success", session.userId, { organizationId: organization.id, invitationId: invitation.id, role: invitation.role })
       if (outcome === "accepted") await audit("memberAdded", "success", session.userId, { organizationId: organization.id, targetUserId: session.userId, role: invitation.role })
-      const membership = await store.getMembership(organization.id, session.userId)
-      return { organization: summary(organization, membership?.role ?? invitation.role) }
+      // A member already keeps the role they had; a new one has the invitation's.
+      const role = outcome === "accepted" ? invitation.role : ((await settled(() => store.getMembership(organization.id, session.userId)))?.role ?? invitation.role)
+      return { organization: summary(organization, role) }
     },
 
     /** Makes `organizationId` the session's active organization (the caller must be a member), or clears it with `null`. */

@@ -60,9 +60,9 @@ const warnings: Record<WarningCode, string> = {
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const warned = new Set<WarningCode>()
   return {
-    error: custom?.error?.bind(custom) ?? logError,
+    error: quiet(custom?.error?.bind(custom)) ?? logError,
     warn:
-      custom?.warn?.bind(custom) ??
+      quiet(custom?.warn?.bind(custom)) ??
       ((code, details) => {
         if (details) {
           // Warnings with details come rate-limited already (LogLimiter) and carry counts.
@@ -78,7 +78,26 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
     // An app that brings its own `logger.debug` gets every debug message and filters them
     // itself. Nothing logged at debug carries token material (event names, user ids, codes),
     // so handing them to the app's logger unasked exposes no secret.
-    debug: custom?.debug?.bind(custom) ?? (debug ? (message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)) : () => {}),
+    debug: quiet(custom?.debug?.bind(custom)) ?? (debug ? (message, metadata) => console.log(`[auth][debug]: ${message}`, safeJson(metadata, 2)) : () => {}),
+  }
+}
+
+/**
+ * The app's logger method, made unable to fail the request it logs for: a logger that
+ * throws (on an error whose cause refers back to itself, a full disk) would otherwise turn a
+ * store outage answered 503, or a refusal answered 4xx, into a 500 from deep in the catch
+ * that was reporting it. What it threw goes to the console once per call, as a last resort.
+ */
+function quiet<A extends unknown[]>(method: ((...args: A) => void) | undefined): ((...args: A) => void) | undefined {
+  if (!method) return undefined
+  return (...args) => {
+    try {
+      // A promise-returning logger's rejection is caught as well (it is never awaited).
+      const result = method(...args) as unknown
+      if (result && typeof (result as Promise<unknown>).catch === "function") (result as Promise<unknown>).catch(() => {})
+    } catch (thrown) {
+      console.error("[auth][error] The logger threw while logging:", thrown instanceof Error ? thrown.message : String(thrown))
+    }
   }
 }
 

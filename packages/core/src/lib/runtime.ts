@@ -170,11 +170,14 @@ export class AuthRuntime {
    * anything but `GET`/`HEAD` is a change, refused when another site sent it). Each call's
    * store outage comes out as `ServiceUnavailable` (logged once), never a raw driver error.
    */
-  extensionFunctions(request: { origin: string; headers: Headers; method?: string }, options: Omit<HandleOptions, "raw"> = {}): Record<string, unknown> {
+  extensionFunctions(request: { origin: string; headers: Headers; method?: string; csrfToken?: string }, options: Omit<HandleOptions, "raw"> = {}): Record<string, unknown> {
     const resolved = this.config
     if (resolved.error) throw resolved.error
     const out: Record<string, unknown> = {}
     let ctx: RequestContext | undefined
+    // A change with a posted token is checked as core checks its own forms (double submit);
+    // every change is refused when another site sent it. Awaited before each function runs.
+    let checked: Promise<void> | undefined
     const context = () => {
       if (ctx) return ctx
       const headers = new Headers()
@@ -186,7 +189,14 @@ export class AuthRuntime {
       const parsed = parseRequest(new Request(`${request.origin}${this.basePath}/session`, { headers }), resolved) as ParsedRequest
       ctx = createContext(parsed, resolved, options.skipCSRF ?? this.#defaults.skipCSRF, options.clientAddress)
       const method = (request.method ?? "GET").toUpperCase()
-      if (method !== "GET" && method !== "HEAD") refuseCrossSite(ctx)
+      if (method !== "GET" && method !== "HEAD") {
+        refuseCrossSite(ctx)
+        if (request.csrfToken !== undefined && !ctx.skipCSRF) {
+          const form = { ...ctx, method: "POST" as const, body: { csrfToken: request.csrfToken } }
+          checked = verifyCsrf(form)
+          checked.catch(() => {})
+        }
+      }
       return ctx
     }
     for (const [id, extension] of resolved.extensions.byId) {
@@ -196,7 +206,7 @@ export class AuthRuntime {
       // Built on first use: reading a property costs nothing until a function is called.
       Object.defineProperty(out, id, {
         enumerable: true,
-        get: () => (functions ??= guardedFunctions(resolved, server({ ...toolsFor(context(), extension), locals: extension.locals }) as Record<string, unknown>)),
+        get: () => (functions ??= guardedFunctions(resolved, server({ ...toolsFor(context(), extension), locals: extension.locals }) as Record<string, unknown>, () => checked)),
       })
     }
     return out
@@ -368,7 +378,7 @@ export class AuthRuntime {
 }
 
 /** `functions` with each call's store outage turned into `ServiceUnavailable` (and logged once). */
-function guardedFunctions(config: ResolvedConfig, functions: Record<string, unknown>): Record<string, unknown> {
+function guardedFunctions(config: ResolvedConfig, functions: Record<string, unknown>, checked: () => Promise<void> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [name, fn] of Object.entries(functions ?? {})) {
     out[name] =
@@ -376,6 +386,7 @@ function guardedFunctions(config: ResolvedConfig, functions: Record<string, unkn
         ? fn
         : async (...args: unknown[]) => {
             try {
+              await checked()
               return await fn(...args)
             } catch (thrown) {
               const error = asOutage(thrown)

@@ -256,3 +256,17 @@ describe("the extensions option", () => {
     expect(log.lines.join("\n")).toMatch(message)
   })
 })
+
+describe("a logger that throws", () => {
+  it("cannot turn an extension's store outage into a 500: still 503", async () => {
+    let down = false
+    const throwing = { error: () => { throw new Error("the log sink is full") }, warn: () => { throw new Error("full") }, debug: () => {} }
+    const config = credentialsConfig({ extensions: [notes({ failing: () => down })], logger: throwing })
+    const browser = new Browser(direct(config))
+    await browser.signIn()
+    down = true
+    expect((await browser.request("/auth/notes")).status).toBe(503)
+    // A client's refusal, logged as a warning through the same throwing logger: still its 4xx.
+    expect((await browser.request("/auth/notes/nope")).status).toBe(404)
+  })
+})

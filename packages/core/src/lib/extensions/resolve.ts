@@ -5,10 +5,14 @@
  * @module
  */
 import { InvalidConfig, type AuthError } from "../../errors.js"
+import { isAuthAction } from "../http/request.js"
 import type { Extension, ExtensionHost, ExtensionRoute, ExtensionRateLimit } from "./api.js"
+import type { CompiledRoute, ResolvedExtension, ResolvedExtensions } from "./shapes.js"
 
-/** Names an extension id may not take: core's actions, and names kept for later. */
-const RESERVED = new Set(["providers", "session", "csrf", "signin", "signout", "callback", "verify-request", "error", "webauthn-options", "two-factor", "reauthenticate", "password", "health", "extension", "_log"])
+export type { CompiledRoute, ResolvedExtension, ResolvedExtensions }
+
+/** Names an extension id may not take besides core's actions (read from the router's own table, `isAuthAction`). */
+const RESERVED = new Set(["extension", "_log"])
 
 const ID = /^[a-z][a-z0-9-]{0,31}$/
 const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-z0-9][a-z0-9._-]*)$/
@@ -18,30 +22,6 @@ export const EXTENSION_POST_LIMIT: Readonly<ExtensionRateLimit> = Object.freeze(
 
 /** Largest claims budget an extension may ask for: the cookie is shared by everyone. */
 export const MAX_CLAIMS_BUDGET = 1024
-
-/** A route ready for matching. */
-export interface CompiledRoute {
-  route: ExtensionRoute<unknown>
-  /** Literal segments, or `{ param }` for `:name`. */
-  segments: Array<string | { param: string }>
-  /** For limits and logs: `POST invitations/:id/accept`. */
-  name: string
-}
-
-/** One extension of a configuration, set up. */
-export interface ResolvedExtension {
-  extension: Extension<string, unknown, unknown>
-  locals: unknown
-  routes: CompiledRoute[]
-  budget: number
-}
-
-/** The configuration's extensions (`ResolvedConfig.extensions`). */
-export interface ResolvedExtensions {
-  byId: ReadonlyMap<string, ResolvedExtension>
-  /** Those that add session fields or claims: a session check asks only these. */
-  inSession: readonly ResolvedExtension[]
-}
 
 export const noExtensions: ResolvedExtensions = Object.freeze({ byId: new Map(), inSession: Object.freeze([]) })
 
@@ -69,7 +49,7 @@ function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, R
   }
   const { id } = extension
   if (!ID.test(id)) return void fail(new InvalidConfig(`Extension id ${JSON.stringify(id)} must be lowercase a-z, 0-9 and -, starting with a letter, at most 32 characters`))
-  if (RESERVED.has(id)) return void fail(new InvalidConfig(`Extension id "${id}" is one of core's actions; choose another`))
+  if (RESERVED.has(id) || isAuthAction(id)) return void fail(new InvalidConfig(`Extension id "${id}" is one of core's actions; choose another`))
   if (seen.has(id)) return void fail(new InvalidConfig(`Two extensions have the id "${id}"; each may be configured once`))
   if (extension.messages !== undefined && (typeof extension.messages !== "object" || !extension.messages?.en)) {
     return void fail(new InvalidConfig(`Extension "${id}": messages must have English sentences (messages.en)`))
