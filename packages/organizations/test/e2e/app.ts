@@ -29,14 +29,31 @@ import { createPostgresKysely, migrateToLatest, SqlAdapter } from "@portcullis/s
 import { E2E_PASSWORD } from "./constants.ts"
 
 const out = (line: object) => process.stdout.write(JSON.stringify(line) + "\n")
-const log = (line: object) => process.stderr.write(JSON.stringify(line) + "\n")
+// A logger must never throw: core calls it inside request handling.
+const log = (line: object) => void process.stderr.write(safeJson(line) + "\n")
+
+/** JSON of anything, cycles cut (ioredis errors hold their earlier errors, which hold them). */
+function safeJson(value: unknown): string {
+  const seen = new WeakSet<object>()
+  try {
+    return JSON.stringify(value, (_key, v: unknown) => {
+      if (v instanceof Error) return { name: v.name, message: v.message }
+      if (typeof v !== "object" || v === null) return v
+      if (seen.has(v)) return "[cycle]"
+      seen.add(v)
+      return v
+    })
+  } catch {
+    return String(value)
+  }
+}
 
 /** An error and its causes, stacks included: what an operator's log would keep. */
 function chain(error: unknown): object[] {
   const links: object[] = []
   for (let e: unknown = error; e && links.length < 8; e = (e as { cause?: unknown }).cause) {
     if (e instanceof Error) links.push({ name: e.name, message: e.message, stack: e.stack })
-    else links.push({ value: JSON.stringify(e) })
+    else links.push({ value: safeJson(e) })
   }
   return links
 }
