@@ -132,7 +132,10 @@ export const showsStack = (answer: Answer) => STACK.test(answer.text)
 /** A person with a browser's cookie jar, who may talk to any instance. */
 export class Person {
   readonly jar = new Map<string, string>()
-  constructor(readonly email: string) {}
+  readonly email: string
+  constructor(email: string) {
+    this.email = email
+  }
 
   cookieHeader(): string {
     return [...this.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ")
