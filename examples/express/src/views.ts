@@ -154,13 +154,15 @@ function memberRow(org: TeamOrganization, member: MemberDetails, state: TeamStat
   const self = member.userId === state.userId
   const base = `/team/${encodeURIComponent(org.id)}/members/${encodeURIComponent(member.userId)}`
   const controls: string[] = []
-  if (self) {
+  // The last owner can't leave (an organization always has an owner): no button that would only be refused.
+  const lastOwner = member.role === "owner" && org.members.filter((m) => m.role === "owner").length === 1
+  if (self && !lastOwner) {
     controls.push(`<form method="post" action="/team/${escape(encodeURIComponent(org.id))}/leave">${csrfField(state.csrfToken)}<button type="submit" class="leave">Leave</button></form>`)
-  } else {
-    // A role above the viewer's is not offered; the server refuses it anyway (nobody grants above their own role).
+  } else if (!self && org.grantable.includes(member.role)) {
+    // Nobody grants a role above their own, nor manages someone above them: such roles and
+    // rows get no controls (the server refuses them anyway).
     if (org.may.changeRoles) {
-      const roles = org.grantable.includes(member.role) ? org.grantable : [member.role, ...org.grantable]
-      controls.push(`<form method="post" action="${escape(base)}/role" class="set-role">${csrfField(state.csrfToken)}<select name="role" aria-label="Role of ${escape(who)}">${roleOptions(roles, member.role)}</select> <button type="submit">Change role</button></form>`)
+      controls.push(`<form method="post" action="${escape(base)}/role" class="set-role">${csrfField(state.csrfToken)}<select name="role" aria-label="Role of ${escape(who)}">${roleOptions(org.grantable, member.role)}</select> <button type="submit">Change role</button></form>`)
     }
     if (org.may.removeMembers) {
       controls.push(`<form method="post" action="${escape(base)}/remove">${csrfField(state.csrfToken)}<button type="submit" class="remove" aria-label="Remove ${escape(who)}">Remove</button></form>`)
