@@ -160,6 +160,11 @@ describe.runIf(enabled)("the demo's Team page, in Chromium", () => {
       await acme.getByRole("button", { name: "Send invitation" }).click()
       await adaPage.waitForURL(/\/team\?problem=already-member/)
       expect(await adaPage.textContent("#problem")).toBe("This person is a member already.")
+      // The page shows only its own sentences: a crafted link puts no words of its own there.
+      for (const query of ["notice=constructor&problem=constructor", "notice=Hacked&problem=%3Cb%3Eno%3C%2Fb%3E", "problem=toString"]) {
+        await adaPage.goto(`${demo.url}/team?${query}`)
+        expect(await adaPage.locator("#notice, #problem").count()).toBe(0)
+      }
     })
 
     it("a form posted without the page's CSRF token is refused, and changes nothing", async () => {

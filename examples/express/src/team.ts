@@ -28,7 +28,9 @@ function problemText(code: unknown): string | undefined {
     unavailable: "The organizations store is not answering: try again in a moment.",
   }
   const catalog = messages.en as Readonly<Record<string, string>>
-  return own[code] ?? (/^[a-z-]+$/.test(code) ? catalog[`error.${code}`] : undefined)
+  // Own keys only: `?problem=constructor` must not find Object's.
+  if (Object.hasOwn(own, code)) return own[code]
+  return /^[a-z-]+$/.test(code) && Object.hasOwn(catalog, `error.${code}`) ? catalog[`error.${code}`] : undefined
 }
 
 /** The refusal code of an error a server function threw, or `undefined` for one the error handler takes (signed out, CSRF, bugs). */
@@ -78,7 +80,7 @@ export function teamRoutes(config: DemoAuthConfig): express.Router {
           csrfToken: await getCsrfToken(req, res, config),
           userId: String(session?.user?.id ?? ""),
           organizations,
-          notice: typeof req.query.notice === "string" ? notices[req.query.notice] : undefined,
+          notice: typeof req.query.notice === "string" && Object.hasOwn(notices, req.query.notice) ? notices[req.query.notice] : undefined,
           problem: problemText(req.query.problem),
         }),
       )
