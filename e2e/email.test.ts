@@ -80,7 +80,8 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
 
     const link = await linkFor("ada.lovelace@example.com")
     expect(link.startsWith(`${origin}/auth/callback/email?`)).toBe(true)
-    expect(printed).toContain(`[demo-smtp] sign-in link for ada.lovelace@example.com: ${link}`)
+    // The link, then the mail's subject (JSON-quoted).
+    expect(printed.find((line) => line.startsWith(`[demo-smtp] sign-in link for ada.lovelace@example.com: ${link} `))).toMatch(/ "Sign in to [^"]+"$/)
 
     await page.goto(link)
     await page.waitForURL(`${origin}/`)

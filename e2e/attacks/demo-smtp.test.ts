@@ -43,7 +43,7 @@ describe("the demo mail catcher prints no control characters", () => {
     expect(replies).toContain("250 OK")
     expect(lines).toHaveLength(1)
     expect(lines[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
-    expect(lines[0]).toBe("[demo-smtp] sign-in link for victim@example.com: http://localhost:3000/auth/callback/email?token=abc%1B[2K%1B[1A%1B]0;title%07&email=x")
+    expect(lines[0]).toBe('[demo-smtp] sign-in link for victim@example.com: http://localhost:3000/auth/callback/email?token=abc%1B[2K%1B[1A%1B]0;title%07&email=x "sign in"')
     expect(smtp.lastLink("victim@example.com")).toBe("http://localhost:3000/auth/callback/email?token=abc%1B[2K%1B[1A%1B]0;title%07&email=x")
   })
 
@@ -51,6 +51,10 @@ describe("the demo mail catcher prints no control characters", () => {
     lines.length = 0
     await deliver(smtp.port, "victim@example.com", "no link here", "hi\x1b[2K\x1b[1A")
     expect(lines).toEqual(['[demo-smtp] message for victim@example.com ("hi\\u001b[2K\\u001b[1A") has no sign-in link'])
+    // Printed after a link too (it says which mail the link came in), escaped the same way.
+    lines.length = 0
+    await deliver(smtp.port, "victim@example.com", "http://localhost:3000/?token=x", "hi\x1b[2K")
+    expect(lines).toEqual(['[demo-smtp] sign-in link for victim@example.com: http://localhost:3000/?token=x "hi\\u001b[2K"'])
   })
 
   // smtp-server refuses such an address itself (501); pinned so a change of server keeps it.
@@ -67,6 +71,6 @@ describe("the demo mail catcher prints no control characters", () => {
   it("prints a link to any origin, as an inbox would", async () => {
     lines.length = 0
     await deliver(smtp.port, "victim@example.com", "http://other.example/?token=x")
-    expect(lines).toEqual(["[demo-smtp] sign-in link for victim@example.com: http://other.example/?token=x"])
+    expect(lines).toEqual(['[demo-smtp] sign-in link for victim@example.com: http://other.example/?token=x "sign in"'])
   })
 })

@@ -18,6 +18,7 @@ import {
   StepUpRequired,
 } from "@portcullis/express"
 import { authConfig, type DemoOptions } from "./auth.ts"
+import { teamRoutes } from "./team.ts"
 import { homePage, privatePage, sessionsPage, twoFactorPage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
@@ -106,14 +107,19 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoO
     }
   })
 
+  // The Team page: organizations, members and roles, invitations (the organizations extension).
+  if (options.organizations) app.use(teamRoutes(config))
+
+  // The page a form of `path` belongs to: where a sign-in or step-up comes back to.
+  const pageOf = (path: string) => (path.startsWith("/two-factor") ? "/two-factor" : path.startsWith("/team") ? "/team" : "/sessions")
   // getSession throws InvalidRequest for a malformed Host or forwarded header: the client's
   // fault, so a 400. No error detail (stack, file paths) ever reaches the browser.
   app.use(((error, _req, res, _next) => {
     if (error instanceof InvalidRequest) return void res.status(400).type("text").send("Bad request")
     // A sensitive change without a recent step-up: confirm the password (or sign in again), then back to the page.
-    if (error instanceof StepUpRequired) return void res.redirect(303, reauthenticateUrl(_req, config, _req.path.startsWith("/two-factor") ? "/two-factor" : "/sessions"))
-    // Signed out (or revoked meanwhile): sign in again, then come back to the list.
-    if (error instanceof NotSignedIn) return void res.redirect(303, `/auth/signin?callbackUrl=${encodeURIComponent(_req.path.startsWith("/two-factor") ? "/two-factor" : "/sessions")}`)
+    if (error instanceof StepUpRequired) return void res.redirect(303, reauthenticateUrl(_req, config, pageOf(_req.path)))
+    // Signed out (or revoked meanwhile): sign in again, then come back to the page.
+    if (error instanceof NotSignedIn) return void res.redirect(303, `/auth/signin?callbackUrl=${encodeURIComponent(pageOf(_req.path))}`)
     if (error instanceof MissingCSRF) return void res.status(403).type("text").send("This form expired; reload the page and try again")
     console.error(error)
     res.status(500).type("text").send("Internal error")

@@ -3,6 +3,7 @@ import Email from "@portcullis/core/providers/email"
 import Passkey from "@portcullis/core/providers/passkey"
 import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
+import { organizations, type OrganizationStore } from "@portcullis/organizations"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
 /** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
@@ -16,9 +17,13 @@ export interface DemoPeers {
 export interface DemoOptions extends DemoPeers {
   /** Exact origins to trust (server.ts: `http://localhost:<port>` and `http://127.0.0.1:<port>`). */
   trustedOrigins?: string[]
+  /** Where the Team page's organizations live (server.ts: `sqlOrganizationStore(db)`); without it, no Team page. */
+  organizations?: OrganizationStore
 }
 
-export function authConfig(secret: string, adapter?: Adapter, options: DemoOptions = {}): ExpressAuthConfig {
+// No return type: `satisfies` below keeps the extensions' types, so `extensions(req, config)`
+// knows `organizations` and its functions (an annotation would forget them).
+export function authConfig(secret: string, adapter?: Adapter, options: DemoOptions = {}) {
   const { oidc, smtpUrl, trustedOrigins } = options
   return {
     secret,
@@ -53,5 +58,12 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // The user's id in the session, for the demo's pages (the 2FA and session calls read the user from the session themselves).
     callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id ?? session.user?.id } }) },
     theme: { brandColor: "#4f46e5", colorScheme: "auto" },
-  }
+    // Organizations (the Team page, /team): teams with roles, invitations mailed through the
+    // mail catcher, an active organization per session. Its accept page and JSON routes are
+    // served under /auth/organizations by the handler above.
+    extensions: options.organizations ? [organizations({ store: options.organizations })] : [],
+  } satisfies ExpressAuthConfig
 }
+
+/** The demo's configuration, with its extensions' types. */
+export type DemoAuthConfig = ReturnType<typeof authConfig>

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
+import { migrateOrganizations, sqlOrganizationStore } from "@portcullis/organizations/sql"
 import { createApp } from "./app.ts"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { startDemoSmtp } from "@portcullis/example-kit/smtp"
@@ -40,7 +41,9 @@ const closers: (() => Promise<unknown>)[] = []
 // An embedded SQLite database (node:sqlite): nothing to install, schema created on first start.
 mkdirSync(dataDir, { recursive: true })
 const db = createSqliteKysely(join(dataDir, "portcullis.sqlite"))
-const applied = await migrateToLatest(db, { dialect: "sqlite" })
+// Core's tables, then the organizations extension's (the Team page), in the same database:
+// what `portcullis migrate --with @portcullis/organizations` applies.
+const applied = [...(await migrateToLatest(db, { dialect: "sqlite" })), ...(await migrateOrganizations(db))]
 if (applied.length) console.log(`Created the database schema (${applied.join(", ")}) in ${join(dataDir, "portcullis.sqlite")}`)
 
 // The handler is attached before `listen`: a request that arrives while the demo starts
@@ -118,6 +121,7 @@ try {
       adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
       oidc: { issuer: op.issuer, ...oidcClient },
       smtpUrl: smtp.url,
+      organizations: sqlOrganizationStore(db),
       trustedOrigins: authUrl ? undefined : origins,
     }),
   )

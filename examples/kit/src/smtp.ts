@@ -27,7 +27,7 @@ const MAX_MESSAGE = 256 * 1024
  * A development-only mail server: it accepts every message on the loopback interface,
  * delivers nothing, and prints the sign-in link it finds in each one:
  *
- *     [demo-smtp] sign-in link for ada@example.com: http://localhost:3000/auth/callback/email?…
+ *     [demo-smtp] sign-in link for ada@example.com: http://localhost:3000/auth/callback/email?… "Sign in to localhost:3000"
  *
  * So the email sign-in of the demo works with no mail account. Printing the link is the
  * point here — it stands in for the inbox — and is why this must never run in
@@ -63,7 +63,9 @@ export async function startDemoSmtp(options: DemoSmtpOptions = {}): Promise<Demo
               const to = address.toLowerCase()
               if (link) {
                 links.set(to, link)
-                log(`[demo-smtp] sign-in link for ${to}: ${link}`)
+                // The subject after the link says which mail it is (a sign-in, a password reset,
+                // an invitation); JSON-quoted, so a subject can't drive the terminal either.
+                log(`[demo-smtp] sign-in link for ${to}: ${link} ${JSON.stringify(email.subject ?? "")}`)
               } else {
                 log(`[demo-smtp] message for ${to} (${JSON.stringify(email.subject ?? "")}) has no sign-in link`)
               }
