@@ -193,11 +193,8 @@ describe.runIf(enabled)("the demo's Team page, in Chromium", () => {
       expect(await seriousViolations(bobPage)).toEqual([])
     })
 
-    it("Bob accepts: Acme becomes his active organization, and Team lists him as a member", async () => {
+    it("Bob accepts and lands on Team (invitations.afterAccept): Acme is his active organization, and he is listed as a member", async () => {
       await bobPage.getByRole("button", { name: "Accept invitation" }).click()
-      await bobPage.waitForURL(`${demo.url}/`)
-      expect(await bobPage.textContent("#active-organization")).toContain("Acme")
-      await bobPage.locator("#nav-team").click()
       await bobPage.waitForURL(`${demo.url}/team`)
       expect(await organizationRow(bobPage, "Acme").locator(".organization-role").textContent()).toBe("Member")
       expect(await organizationRow(bobPage, "Acme").locator(".active-marker").count()).toBe(1)

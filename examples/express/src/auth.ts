@@ -61,7 +61,7 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // Organizations (the Team page, /team): teams with roles, invitations mailed through the
     // mail catcher, an active organization per session. Its accept page and JSON routes are
     // served under /auth/organizations by the handler above.
-    extensions: options.organizations ? [organizations({ store: options.organizations })] : [],
+    extensions: options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : [],
   } satisfies ExpressAuthConfig
 }
 

@@ -1,6 +1,5 @@
-import { timingSafeEqual } from "node:crypto"
 import express from "express"
-import { extensions, getCsrfToken, getSession, MissingCSRF } from "@portcullis/express"
+import { extensions, getCsrfToken, getSession } from "@portcullis/express"
 import { messages } from "@portcullis/organizations"
 import type { DemoAuthConfig } from "./auth.ts"
 import { teamPage, type TeamOrganization } from "./views.ts"
@@ -93,16 +92,13 @@ export function teamRoutes(config: DemoAuthConfig): express.Router {
   })
 
   /**
-   * A change posted by one of the Team page's forms. The forms carry the browser's CSRF token,
-   * checked here against its CSRF cookie (double submit): the server functions check the
-   * request's origin, and this adds the token check the demo's other forms get from core.
+   * A change posted by one of the Team page's forms. The forms carry the browser's CSRF token:
+   * `extensions(req, config)` has core check it against the CSRF cookie (double submit) and
+   * the request's origin before any server function runs, as for the demo's other forms.
    */
   const change = (path: string, act: (orgs: Awaited<ReturnType<typeof extensions<DemoAuthConfig>>>["organizations"], req: express.Request) => Promise<unknown>, notice: string) =>
     router.post(path, form, async (req, res, next) => {
       try {
-        const posted = typeof req.body?.csrfToken === "string" ? Buffer.from(req.body.csrfToken) : Buffer.alloc(0)
-        const expected = Buffer.from(await getCsrfToken(req, res, config))
-        if (posted.length !== expected.length || !timingSafeEqual(posted, expected)) throw new MissingCSRF("The form's CSRF token does not match the browser's")
         const { organizations: orgs } = await extensions(req, config)
         await act(orgs, req)
         res.redirect(303, `/team?notice=${notice}`)

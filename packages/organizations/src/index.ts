@@ -64,6 +64,8 @@ export interface OrganizationsOptions<R extends RoleDefinitions = RoleDefinition
     maxAge?: number
     /** Whether the accept page offers to create an account (core's password sign-up page). Default `true`. */
     signUp?: boolean
+    /** Where the accept page lands once accepted: a path of the site (`"/team"`). Default `"/"`. */
+    afterAccept?: string
   }
   /** Beyond these, creating or joining is refused (`organization-limit`, `member-limit`, 409). */
   limits?: { organizationsPerUser?: number; membersPerOrganization?: number }
@@ -78,6 +80,13 @@ export interface OrganizationsSessionField {
 
 /** The organizations extension, typed with the app's roles. */
 export type OrganizationsExtension<R extends RoleDefinitions = RoleDefinitions> = Extension<"organizations", OrganizationsServer<PermissionOf<R>, RoleOf<R>>, OrganizationsLocals>
+
+/** A path of the site (never another origin: the accept form must not become an open redirect). */
+function sitePath(value: unknown): string {
+  if (value === undefined) return "/"
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) throw new InvalidConfig("organizations: invitations.afterAccept must be a path of the site, such as \"/team\"")
+  return value
+}
 
 function positiveInteger(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback
@@ -115,6 +124,7 @@ export function organizations<const R extends RoleDefinitions = {}>(options: Org
         roles: resolveRoles(options.roles),
         invitationMaxAge: positiveInteger(options.invitations?.maxAge, DEFAULT_INVITATION_MAX_AGE, "invitations.maxAge"),
         signUp: options.invitations?.signUp ?? true,
+        afterAccept: sitePath(options.invitations?.afterAccept),
         limits: {
           organizationsPerUser: positiveInteger(options.limits?.organizationsPerUser, DEFAULT_LIMITS.organizationsPerUser, "limits.organizationsPerUser"),
           membersPerOrganization: positiveInteger(options.limits?.membersPerOrganization, DEFAULT_LIMITS.membersPerOrganization, "limits.membersPerOrganization"),

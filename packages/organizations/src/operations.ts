@@ -20,6 +20,8 @@ export interface OrganizationsLocals {
   invitationMaxAge: number
   /** Whether the accept page offers to create an account (core's password sign-up page). */
   signUp: boolean
+  /** Where the accept page's form lands once accepted (a path of the site), unless its link named a `callbackUrl`. */
+  afterAccept: string
   limits: { organizationsPerUser: number; membersPerOrganization: number }
   getUser(id: string): Promise<{ id: string; email?: string | null; emailVerified?: Date | null; name?: string | null } | null>
   getUserByEmail(email: string): Promise<{ id: string } | null>

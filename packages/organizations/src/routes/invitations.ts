@@ -29,7 +29,7 @@ export const invitationRoutes: ExtensionRoute<OrganizationsLocals>[] = [
       try {
         const accepted = await ops(req).accept(req.params.invitationId!, req.body.token as string)
         if (!form) return { json: accepted }
-        return { redirect: sameOriginUrl(req.authUrl, req.body.callbackUrl, `${new URL(req.authUrl).origin}/`) }
+        return { redirect: sameOriginUrl(req.authUrl, req.body.callbackUrl, new URL(req.locals.afterAccept, new URL(req.authUrl).origin).href) }
       } catch (error) {
         // A person pressed the page's button: answer with a page they can read, not JSON.
         if (!form || !(error instanceof ExtensionRequestError)) throw error
