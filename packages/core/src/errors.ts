@@ -462,32 +462,6 @@ export class AuditTrailUnsupported extends AuthError {
   static override type: ErrorType = "AuditTrailUnsupported"
 }
 
-/**
- * An extension refused a request for a reason of the client's making — a name that is taken,
- * a role the caller may not grant, an invitation for someone else — with the HTTP `status`
- * to answer (400–409, 422) and a stable `code` an app can switch on (`slug-taken`,
- * `forbidden`, `not-found`). Logged as a rate-limited warning (`extension-refused`), never
- * with a stack. Extensions throw it from route handlers and server functions.
- *
- * @example
- * ```ts
- * throw new ExtensionRequestError("forbidden", "Only owners may delete the organization", 403)
- * ```
- */
-export class ExtensionRequestError extends AuthError {
-  static override type: ErrorType = "ExtensionRequestError"
-  /** A stable, kebab-case reason (`slug-taken`), the `error` of a JSON answer. */
-  readonly code: string
-  /** The HTTP status to answer with. */
-  readonly status: number
-
-  constructor(code: string, message: string, status = 400) {
-    super(message)
-    this.code = code
-    this.status = status >= 400 && status < 500 ? status : 400
-  }
-}
-
 /** Any Portcullis error class. */
 export type AnyAuthError = InstanceType<
   | typeof AccessDenied | typeof AccountNotLinked | typeof AdapterError | typeof CallbackRouteError

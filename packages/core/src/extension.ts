@@ -56,7 +56,8 @@ export type {
   Json,
 } from "./lib/extensions/api.js"
 export { html, raw, escapeHtml, SafeHtml } from "./lib/pages/html.js"
-export { ExtensionRequestError, InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"
+export { ExtensionRequestError } from "./lib/extensions/errors.js"
+export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"
 
 /** Typed event handlers for {@link defineExtension}: the app's `events`, by name. */
 export type TypedExtensionEvents = Partial<EventCallbacks>

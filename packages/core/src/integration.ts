@@ -685,13 +685,13 @@ export type { AuditPage, AuditQuery }
  *
  * @example
  * ```ts
- * const { organizations } = extensionFunctions({ origin, headers: request.headers, method: request.method }, config)
+ * const { organizations } = await extensionFunctions({ origin, headers: request.headers, method: request.method }, config)
  * const mine = await organizations.list()
  * ```
  */
-export function extensionFunctions<C extends AuthConfig>(request: Pick<SessionRequest, "origin" | "headers" | "clientAddress" | "skipCSRF" | "csrfToken"> & { method?: string }, auth: C | AuthRuntime): ExtensionFunctions<C["extensions"]> {
-  const { clientAddress, skipCSRF } = request
-  return runtimeFor(auth).extensionFunctions(request, { ...(clientAddress && { clientAddress }), ...(skipCSRF !== undefined && { skipCSRF }) }) as ExtensionFunctions<C["extensions"]>
+export async function extensionFunctions<C extends AuthConfig>(request: Pick<SessionRequest, "origin" | "headers" | "clientAddress" | "skipCSRF" | "csrfToken"> & { method?: string }, auth: C | AuthRuntime): Promise<ExtensionFunctions<C["extensions"]>> {
+  // The request carries the call's options too (`clientAddress`, `skipCSRF`).
+  return (await runtimeFor(auth).extensionFunctions(request, request)) as ExtensionFunctions<C["extensions"]>
 }
 export type { ExtensionFunctions }
 export type { StepUpStatus, TwoFactorStatus, TotpEnrollment, TwoFactorResetInput, TwoFactorResetResult }

@@ -141,8 +141,12 @@ export function testbed(options: TestbedOptions = {}) {
 
     /** The server functions, bound to this person's request. */
     server(method = "POST"): OrganizationsServer<PermissionOf<typeof ROLES>, RoleOf<typeof ROLES>> {
-      const functions = extensionFunctions({ origin: this.browser.origin, method, headers: new Headers({ cookie: this.browser.cookieHeader() }) }, config) as Record<string, unknown>
-      return functions.organizations as OrganizationsServer<PermissionOf<typeof ROLES>, RoleOf<typeof ROLES>>
+      const functions = extensionFunctions({ origin: this.browser.origin, method, headers: new Headers({ cookie: this.browser.cookieHeader() }) }, config) as Promise<Record<string, unknown>>
+      functions.catch(() => {})
+      // Each function awaits the functions (ready once the configuration's extensions are set up).
+      return new Proxy({}, {
+        get: (_, name) => async (...args: unknown[]) => ((await functions).organizations as Record<string, (...a: unknown[]) => unknown>)[name as string]!(...args),
+      }) as OrganizationsServer<PermissionOf<typeof ROLES>, RoleOf<typeof ROLES>>
     }
 
     async session(): Promise<any> {

@@ -17,7 +17,7 @@ const orgs = organizations({
 const config = { providers: [], extensions: [orgs] } satisfies AuthConfig
 
 export async function typed(headers: Headers) {
-  const { organizations: server } = extensionFunctions({ origin: "https://app.example", headers }, config)
+  const { organizations: server } = await extensionFunctions({ origin: "https://app.example", headers }, config)
 
   // The app's permissions and the built-in ones are known by name.
   expectTypeOf(server.can).parameter(0).toEqualTypeOf<

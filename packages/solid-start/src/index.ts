@@ -180,5 +180,5 @@ export function getAccessToken(
 export async function extensions<C extends SolidAuthConfig>(request: Request, options: C, client: { clientAddress?: string } = {}): Promise<ExtensionFunctions<C["extensions"]>> {
   const { clientAddress } = client
   const origin = originOfUrl(request.url)
-  return extensionFunctions({ origin, headers: request.headers, method: request.method, ...(clientAddress && { clientAddress }) }, runtimeOf(options)) as ExtensionFunctions<C["extensions"]>
+  return (await extensionFunctions({ origin, headers: request.headers, method: request.method, ...(clientAddress && { clientAddress }) }, runtimeOf(options))) as ExtensionFunctions<C["extensions"]>
 }

@@ -86,19 +86,20 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
  * The app's logger method, made unable to fail the request it logs for: a logger that
  * throws (on an error whose cause refers back to itself, a full disk) would otherwise turn a
  * store outage answered 503, or a refusal answered 4xx, into a 500 from deep in the catch
- * that was reporting it. What it threw goes to the console once per call, as a last resort.
+ * that was reporting it.
  */
 function quiet<A extends unknown[]>(method: ((...args: A) => void) | undefined): ((...args: A) => void) | undefined {
-  if (!method) return undefined
-  return (...args) => {
-    try {
-      // A promise-returning logger's rejection is caught as well (it is never awaited).
-      const result = method(...args) as unknown
-      if (result && typeof (result as Promise<unknown>).catch === "function") (result as Promise<unknown>).catch(() => {})
-    } catch (thrown) {
-      console.error("[auth][error] The logger threw while logging:", thrown instanceof Error ? thrown.message : String(thrown))
-    }
-  }
+  return (
+    method &&
+    ((...args) => {
+      try {
+        // A promise-returning logger's rejection is caught too (it is never awaited).
+        ;(method(...args) as unknown as Promise<void> | undefined)?.catch?.(() => {})
+      } catch {
+        // Nowhere left to say it: the logger is what failed.
+      }
+    })
+  )
 }
 
 /**

@@ -9,8 +9,7 @@ import { processEnv, type Env } from "./config/env.js"
 import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
-import { parseRequest, type ParsedRequest } from "./http/request.js"
-import { toolsFor } from "./extensions/tools.js"
+import { parseRequest } from "./http/request.js"
 import { report } from "./report.js"
 import { auditRefusal } from "./audit/index.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
@@ -63,7 +62,7 @@ export class AuthRuntime {
   readonly config: ResolvedConfig
   readonly #defaults: Defaults
   readonly #sessionChecks: SessionCheckParser
-  readonly #answers: SessionAnswers | undefined
+  #answers: SessionAnswers | undefined
   /** Whether a request has found the configuration free of problems (then it stays so). */
   #sound = false
 
@@ -72,8 +71,7 @@ export class AuthRuntime {
     this.config = resolve(config, env)
     this.#defaults = { raw: config?.raw === rawSymbol, skipCSRF: config?.skipCSRFCheck === skipCSRFCheck }
     this.#sessionChecks = new SessionCheckParser(this.config)
-    // Extensions with session fields read their store on every check: no token-only answers then.
-    this.#answers = this.config.error || this.config.extensions.inSession.length ? undefined : sessionAnswers(this.config)
+    this.#answers = this.config.error ? undefined : sessionAnswers(this.config)
   }
 
   /** The base path the actions are served under, e.g. `/auth`. */
@@ -170,46 +168,11 @@ export class AuthRuntime {
    * anything but `GET`/`HEAD` is a change, refused when another site sent it). Each call's
    * store outage comes out as `ServiceUnavailable` (logged once), never a raw driver error.
    */
-  extensionFunctions(request: { origin: string; headers: Headers; method?: string; csrfToken?: string }, options: Omit<HandleOptions, "raw"> = {}): Record<string, unknown> {
-    const resolved = this.config
-    if (resolved.error) throw resolved.error
-    const out: Record<string, unknown> = {}
-    let ctx: RequestContext | undefined
-    // A change with a posted token is checked as core checks its own forms (double submit);
-    // every change is refused when another site sent it. Awaited before each function runs.
-    let checked: Promise<void> | undefined
-    const context = () => {
-      if (ctx) return ctx
-      const headers = new Headers()
-      for (const name of ["cookie", "user-agent", "origin", "sec-fetch-site", "x-forwarded-for", "accept-language"]) {
-        const value = request.headers.get(name)
-        if (value) headers.set(name, value)
-      }
-      // A request with no body parses synchronously (`parseRequest`).
-      const parsed = parseRequest(new Request(`${request.origin}${this.basePath}/session`, { headers }), resolved) as ParsedRequest
-      ctx = createContext(parsed, resolved, options.skipCSRF ?? this.#defaults.skipCSRF, options.clientAddress)
-      const method = (request.method ?? "GET").toUpperCase()
-      if (method !== "GET" && method !== "HEAD") {
-        refuseCrossSite(ctx)
-        if (request.csrfToken !== undefined && !ctx.skipCSRF) {
-          const form = { ...ctx, method: "POST" as const, body: { csrfToken: request.csrfToken } }
-          checked = verifyCsrf(form)
-          checked.catch(() => {})
-        }
-      }
-      return ctx
-    }
-    for (const [id, extension] of resolved.extensions.byId) {
-      const server = extension.extension.server
-      if (!server) continue
-      let functions: Record<string, unknown> | undefined
-      // Built on first use: reading a property costs nothing until a function is called.
-      Object.defineProperty(out, id, {
-        enumerable: true,
-        get: () => (functions ??= guardedFunctions(resolved, server({ ...toolsFor(context(), extension), locals: extension.locals }) as Record<string, unknown>, () => checked)),
-      })
-    }
-    return out
+  async extensionFunctions(request: { origin: string; headers: Headers; method?: string; csrfToken?: string }, options: Omit<HandleOptions, "raw"> = {}): Promise<Record<string, unknown>> {
+    const problem = await configProblem(this.config)
+    if (problem) throw problem
+    // Loaded on use: only configurations with extensions call it (and it loads their tools).
+    return (await import("./extensions/functions.js")).extensionFunctions(this.config, request, { skipCSRF: options.skipCSRF ?? this.#defaults.skipCSRF, clientAddress: options.clientAddress })
   }
 
   /** Whether the session of `request` is signed in and stepped up, and until when (docs/step-up.md). */
@@ -296,6 +259,8 @@ export class AuthRuntime {
       const problem = await configProblem(resolved)
       if (problem) return (await this.#brokenHealth(request, problem, options)) ?? this.#configError(request, problem, options)
       this.#sound = true
+      // Extensions with session fields read their store on every check (set up by now): no token-only answers then.
+      if (resolved.extensions.inSession.length) this.#answers = undefined
     }
     // Most requests are session checks from an origin already worked out: parsed from the
     // URL string, and — when the token alone decides the answer and is already verified —
@@ -377,26 +342,6 @@ export class AuthRuntime {
   }
 }
 
-/** `functions` with each call's store outage turned into `ServiceUnavailable` (and logged once). */
-function guardedFunctions(config: ResolvedConfig, functions: Record<string, unknown>, checked: () => Promise<void> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [name, fn] of Object.entries(functions ?? {})) {
-    out[name] =
-      typeof fn !== "function"
-        ? fn
-        : async (...args: unknown[]) => {
-            try {
-              await checked()
-              return await fn(...args)
-            } catch (thrown) {
-              const error = asOutage(thrown)
-              report(config, error)
-              throw error
-            }
-          }
-  }
-  return out
-}
 
 /**
  * The runtime of each configuration object `Auth(request, config)` has seen. This registry

@@ -229,14 +229,15 @@ describe("an extension's server functions", () => {
     await browser.signIn()
     const csrfToken = await browser.csrfToken()
     await post(browser, "/auth/notes", { text: "server", csrfToken })
-    const fns = extensionFunctions({ origin: "http://localhost:3000", headers: new Headers({ cookie: browser.cookieHeader() }) }, config)
+    const fns = await extensionFunctions({ origin: "http://localhost:3000", headers: new Headers({ cookie: browser.cookieHeader() }) }, config)
     expect(await fns.notes.mine()).toBe("server")
   })
 
   it("refuse a change another site sent", async () => {
     const { config, browser } = setup()
     await browser.signIn()
-    expect(() => extensionFunctions({ origin: "http://localhost:3000", method: "POST", headers: new Headers({ cookie: browser.cookieHeader(), origin: "https://evil.example" }) }, config).notes).toThrow(/another origin/)
+    const fns = await extensionFunctions({ origin: "http://localhost:3000", method: "POST", headers: new Headers({ cookie: browser.cookieHeader(), origin: "https://evil.example" }) }, config)
+    expect(() => fns.notes).toThrow(/another origin/)
   })
 })
 

@@ -40,6 +40,6 @@ export function createExtensions<E extends NextAuthConfig["extensions"]>(input: 
     // actions (skipCSRF); core still refuses a cross-site one below.
     const serverAction = headers.has("next-action")
     const method = request?.method ?? (serverAction || headers.has("origin") ? "POST" : "GET")
-    return extensionFunctions({ origin, headers, method, ...(serverAction && { skipCSRF: true }) }, app.runtime) as ExtensionFunctions<E>
+    return (await extensionFunctions({ origin, headers, method, ...(serverAction && { skipCSRF: true }) }, app.runtime)) as ExtensionFunctions<E>
   }
 }

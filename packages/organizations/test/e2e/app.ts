@@ -144,7 +144,7 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 /** An app page asking the extension, as a server component or handler would. */
 async function appRoute(request: Request): Promise<Response> {
   const url = new URL(request.url)
-  const { organizations: orgs } = extensionFunctions({ origin: url.origin, headers: request.headers, method: request.method }, config) as unknown as {
+  const { organizations: orgs } = (await extensionFunctions({ origin: url.origin, headers: request.headers, method: request.method }, config)) as unknown as {
     organizations: { can(permission: string, options: { organizationId?: string }): Promise<boolean>; active(): Promise<unknown> }
   }
   try {

@@ -37,11 +37,8 @@ import { resolveRateLimit } from "../rate-limit/options.js"
 import { defaultRedirect } from "../redirect.js"
 import { applyProviderEnv, envSecrets, envTrustHost, envUrl, processEnv, type Env } from "./env.js"
 import { checkShape, fallbackConfig } from "./checks.js"
-import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapExtensionStore, wrapRegistry } from "./stores.js"
-import { resolveExtensions, type ResolvedExtensions } from "../extensions/resolve.js"
-import { withExtensionClaims } from "../extensions/claims.js"
-import type { ExtensionHost } from "../extensions/api.js"
-import type { Adapter } from "../../adapters.js"
+import { checkProviders, narrowStores, resolveAdapterTimeout, wrapAdapter, wrapAuditStore, wrapRegistry } from "./stores.js"
+import type { ResolvedExtensions } from "../extensions/shapes.js"
 import { RegistryState } from "../session/registry.js"
 import { resolveTwoFactor } from "../two-factor/options.js"
 import { resolveNotifications } from "../notify/options.js"
@@ -79,7 +76,7 @@ export function resolve(config: AuthConfig, env: Env): ResolvedConfig {
  * found (settled once, when the kinds have loaded). Every request awaits it before anything else.
  */
 export async function configProblem(config: ResolvedConfig): Promise<AuthError | undefined> {
-  return (await optionProblem(config)) ?? (await config.kinds.checked)
+  return (await optionProblem(config)) ?? (await config.kinds.checked) ?? (await config.extensions.checked)
 }
 
 function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
@@ -131,8 +128,20 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const notifications = resolveNotifications(config.notifications, providers, fail)
   const stepUp = resolveStepUp(config.stepUp, rateLimit?.settings.store, fail)
   const health = resolveHealth(config.health, fail)
-  const extensions = resolveExtensions(config.extensions, extensionHost(adapter, session.strategy, logger, adapterTimeout, storeHealth, telemetry), fail)
-  withExtensionEvents(events, extensions, logger)
+  // Loaded (and set up, and their events wired) only when there are extensions: see `pending.ts`.
+  // Extensions' code (`extensions/resolve.ts`) is loaded with `import()` only when there are
+  // any: a configuration without them pays nothing at startup. The runtime awaits `checked`
+  // before any request (`configProblem`), so the maps are filled by then.
+  const extensions: ResolvedExtensions = { byId: new Map(), inSession: [], checked: Promise.resolve(undefined) }
+  const extended = config.extensions != null && !(Array.isArray(config.extensions) && !config.extensions.length)
+  if (extended) {
+    const setup = { adapter, strategy: session.strategy, logger, adapterTimeout, storeHealth, telemetry, events }
+    extensions.checked = import("../extensions/resolve.js").then(
+      (m) => m.resolveExtensions(config.extensions, setup, extensions),
+      (e: unknown) => new InvalidConfig("The extensions' code could not be loaded", e as Error),
+    )
+  }
+  const appJwt: ResolvedConfig["callbacks"]["jwt"] = config.callbacks?.jwt ?? (({ token }) => token)
 
   const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
@@ -152,11 +161,12 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
     callbacks: {
       signIn: config.callbacks?.signIn ?? (() => true),
       redirect: config.callbacks?.redirect ?? defaultRedirect,
-      jwt: withExtensionClaims({ extensions, logger }, config.callbacks?.jwt ?? (({ token }) => token)),
+      // Extensions' JWT claims (`extensions/claims.ts`), loaded with them.
+      jwt: extended ? async (params) => (await import("../extensions/claims.js")).withExtensionClaims({ extensions, logger }, appJwt)(params) : appJwt,
       session: config.callbacks?.session,
       authorized: config.callbacks?.authorized,
     },
-    customJwtCallback: typeof config.callbacks?.jwt === "function" || extensions.inSession.some((e) => e.extension.session?.claims),
+    customJwtCallback: typeof config.callbacks?.jwt === "function" || extended,
     events,
     pages: config.pages ?? {},
     theme,
@@ -196,45 +206,6 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
 }
 
 type Fail = (e: AuthError) => void
-
-/** What core gives each extension once (`ExtensionHost`). */
-function extensionHost(adapter: Adapter | undefined, strategy: "jwt" | "database", logger: LoggerInstance, adapterTimeout: number, storeHealth: StoreHealth, telemetry: Telemetry): ExtensionHost {
-  return {
-    logger,
-    strategy,
-    wrapStore: (name, store) => wrapExtensionStore(store, name, logger, adapterTimeout, storeHealth, telemetry),
-    getUser: async (id) => (adapter?.getUser ? await adapter.getUser(id) : null),
-    getUserByEmail: async (email) => (adapter?.getUserByEmail ? await adapter.getUserByEmail(email) : null),
-  }
-}
-
-/**
- * Each extension's event handlers run after the app's, for the events it names, each caught
- * and logged (an extension's handler never fails the flow or another handler).
- */
-function withExtensionEvents(events: EventCallbacks, extensions: ResolvedExtensions, logger: LoggerInstance): void {
-  for (const { extension, locals } of extensions.byId.values()) {
-    let handlers
-    try {
-      handlers = extension.events?.(locals)
-    } catch (e) {
-      logger.error(new EventError(`The ${extension.id} extension's events could not be set up`, e as Error))
-      continue
-    }
-    for (const [name, handler] of Object.entries(handlers ?? {})) {
-      const before = (events as unknown as Record<string, ((m: unknown) => Promise<void>) | undefined>)[name]
-      if (typeof handler !== "function" || !before) continue
-      ;(events as unknown as Record<string, (m: unknown) => Promise<void>>)[name] = async (message) => {
-        if (before !== noopEvent) await before(message)
-        try {
-          await handler(message)
-        } catch (e) {
-          logger.error(new EventError(`The ${extension.id} extension's ${name} event handler threw`, e as Error))
-        }
-      }
-    }
-  }
-}
 
 /** The `audit` option and the adapter's audit capability, when it has one. */
 function resolveAudit(config: AuthConfig, logger: LoggerInstance, adapterTimeout: number, storeHealth: StoreHealth, telemetry: Telemetry, fail: Fail): ResolvedConfig["audit"] {

@@ -145,19 +145,10 @@ export function wrapAuditStore(adapter: Adapter, logger: LoggerInstance, timeout
 }
 
 /**
- * An extension's store (`ExtensionHost.wrapStore`) wrapped as the adapter is, tracked as
- * `"<name> store"`: its methods are read by name along the prototype chain, so a class
- * instance works too.
+ * Wraps `names` of `target` as the adapter's methods are wrapped (`AdapterError`s, bounded by
+ * `timeoutMs`, tracked as `store`); extensions' stores too (`extensions/resolve.ts`).
  */
-export function wrapExtensionStore<T extends object>(store: T, name: string, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): T {
-  const names = new Set<string>()
-  for (let o: object | null = store; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
-    for (const key of Object.getOwnPropertyNames(o)) if (key !== "constructor" && typeof (store as Record<string, unknown>)[key] === "function") names.add(key)
-  }
-  return wrapMethods(store, [...names], logger, timeoutMs, health, `${name} store`, telemetry) as T
-}
-
-function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName, telemetry?: Telemetry): Record<string, unknown> {
+export function wrapMethods(target: object, names: string[], logger: LoggerInstance, timeoutMs: number, health: StoreHealth, store: StoreName, telemetry?: Telemetry): Record<string, unknown> {
   const wrapped: Record<string, unknown> = {}
   // Its outage tracker: a failure is registered (and counted once a request fails with it,
   // lib/report.ts); a success only reads `failing`, unless it ends an outage.

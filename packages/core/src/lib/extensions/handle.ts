@@ -7,7 +7,8 @@
  * carries a stack or a message from a store.
  * @module
  */
-import { AuthError, ExtensionRequestError, MethodNotAllowed, NotSignedIn, RateLimited, ServiceUnavailable, StepUpRequired, UnknownAction } from "../../errors.js"
+import { ExtensionRequestError } from "./errors.js"
+import { AuthError, MethodNotAllowed, NotSignedIn, RateLimited, ServiceUnavailable, StepUpRequired, UnknownAction } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { ensureCsrfToken, verifyCsrf } from "../csrf.js"

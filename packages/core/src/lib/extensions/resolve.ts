@@ -4,10 +4,18 @@
  * What `setup` returns (`locals`) is the extension's state for this configuration only.
  * @module
  */
-import { InvalidConfig, type AuthError } from "../../errors.js"
+import { EventError, InvalidConfig, type AuthError } from "../../errors.js"
+import type { Adapter } from "../../adapters.js"
+import type { LoggerInstance } from "../../base-types.js"
+import type { EventCallbacks } from "../../types.js"
+import type { StoreHealth } from "../store-health.js"
+import type { Telemetry } from "../telemetry/index.js"
+import { wrapMethods } from "../config/stores.js"
+import { noopEvent } from "../config/noop-event.js"
 import { isAuthAction } from "../http/request.js"
 import type { Extension, ExtensionHost, ExtensionRoute, ExtensionRateLimit } from "./api.js"
 import type { CompiledRoute, ResolvedExtension, ResolvedExtensions } from "./shapes.js"
+import { toolsFor } from "./tools.js"
 
 export type { CompiledRoute, ResolvedExtension, ResolvedExtensions }
 
@@ -23,23 +31,90 @@ export const EXTENSION_POST_LIMIT: Readonly<ExtensionRateLimit> = Object.freeze(
 /** Largest claims budget an extension may ask for: the cookie is shared by everyone. */
 export const MAX_CLAIMS_BUDGET = 1024
 
-export const noExtensions: ResolvedExtensions = Object.freeze({ byId: new Map(), inSession: Object.freeze([]) })
-
-/** Checks and sets up `option` (the config's `extensions`); the first problem goes to `fail`. */
-export function resolveExtensions(option: unknown, host: ExtensionHost, fail: (e: AuthError) => void): ResolvedExtensions {
-  if (option === undefined || option === null) return noExtensions
-  if (!Array.isArray(option)) {
-    fail(new InvalidConfig("extensions must be an array of extensions"))
-    return noExtensions
-  }
-  const byId = new Map<string, ResolvedExtension>()
-  for (const candidate of option as unknown[]) {
-    const resolved = resolveOne(candidate, host, byId, fail)
-    if (resolved) byId.set(resolved.extension.id, resolved)
-  }
-  const inSession = [...byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims)
-  return { byId, inSession }
+/** What setting extensions up needs of the configuration being resolved. */
+export interface ExtensionSetup {
+  adapter: Adapter | undefined
+  strategy: "jwt" | "database"
+  logger: LoggerInstance
+  adapterTimeout: number
+  storeHealth: StoreHealth
+  telemetry: Telemetry
+  /** The configuration's wrapped events: extensions' handlers are chained onto them. */
+  events: EventCallbacks
 }
+
+/**
+ * Checks and sets up `option` (the config's `extensions`, an array) into `into`, and chains
+ * their event handlers; returns the first problem. Loaded with `import()` by `pending.ts`
+ * only for configurations with extensions.
+ */
+export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: ResolvedExtensions): AuthError | undefined {
+  if (!Array.isArray(option)) return new InvalidConfig("extensions must be an array of extensions")
+  let problem: AuthError | undefined
+  const fail = (e: AuthError) => void (problem ??= e)
+  const host = extensionHost(setup)
+  for (const candidate of option) {
+    const resolved = resolveOne(candidate, host, into.byId, fail)
+    if (resolved) into.byId.set(resolved.extension.id, resolved)
+  }
+  into.inSession.push(...[...into.byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims))
+  into.toolsFor = toolsFor
+  withExtensionEvents(setup.events, into, setup.logger)
+  return problem
+}
+
+/** What core gives each extension once (`ExtensionHost`). */
+function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry }: ExtensionSetup): ExtensionHost {
+  return {
+    logger,
+    strategy,
+    wrapStore: (name, store) => wrapExtensionStore(store, name, { logger, adapterTimeout, storeHealth, telemetry }),
+    getUser: async (id) => (adapter?.getUser ? await adapter.getUser(id) : null),
+    getUserByEmail: async (email) => (adapter?.getUserByEmail ? await adapter.getUserByEmail(email) : null),
+  }
+}
+
+/**
+ * Each extension's event handlers run after the app's, for the events it names, each caught
+ * and logged (an extension's handler never fails the flow or another handler).
+ */
+function withExtensionEvents(events: EventCallbacks, extensions: ResolvedExtensions, logger: LoggerInstance): void {
+  for (const { extension, locals } of extensions.byId.values()) {
+    let handlers
+    try {
+      handlers = extension.events?.(locals)
+    } catch (e) {
+      logger.error(new EventError(`The ${extension.id} extension's events could not be set up`, e as Error))
+      continue
+    }
+    for (const [name, handler] of Object.entries(handlers ?? {})) {
+      const before = (events as unknown as Record<string, ((m: unknown) => Promise<void>) | undefined>)[name]
+      if (typeof handler !== "function" || !before) continue
+      ;(events as unknown as Record<string, (m: unknown) => Promise<void>>)[name] = async (message) => {
+        if (before !== noopEvent) await before(message)
+        try {
+          await handler(message)
+        } catch (e) {
+          logger.error(new EventError(`The ${extension.id} extension's ${name} event handler threw`, e as Error))
+        }
+      }
+    }
+  }
+}
+
+/**
+ * An extension's store (`ExtensionHost.wrapStore`) wrapped as the adapter is, tracked as
+ * `"<name> store"`: its methods are read by name along the prototype chain, so a class
+ * instance works too.
+ */
+function wrapExtensionStore<T extends object>(store: T, name: string, { logger, adapterTimeout, storeHealth, telemetry }: Pick<ExtensionSetup, "logger" | "adapterTimeout" | "storeHealth" | "telemetry">): T {
+  const names = new Set<string>()
+  for (let o: object | null = store; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) if (key !== "constructor" && typeof (store as Record<string, unknown>)[key] === "function") names.add(key)
+  }
+  return wrapMethods(store, [...names], logger, adapterTimeout, storeHealth, `${name} store`, telemetry) as T
+}
+
 
 function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, ResolvedExtension>, fail: (e: AuthError) => void): ResolvedExtension | undefined {
   const extension = candidate as Extension<string, unknown, unknown>

@@ -4,7 +4,8 @@
  * here ties it to nothing the resolver imports (the router's table among them).
  * @module
  */
-import type { Extension, ExtensionRoute } from "./api.js"
+import type { Extension, ExtensionRoute, ExtensionTools } from "./api.js"
+import type { AuthError } from "../../errors.js"
 
 /** A route ready for matching. */
 export interface CompiledRoute {
@@ -23,10 +24,23 @@ export interface ResolvedExtension {
   budget: number
 }
 
-/** The configuration's extensions (`ResolvedConfig.extensions`). */
+/**
+ * The configuration's extensions (`ResolvedConfig.extensions`). Their code is loaded with
+ * `import()` when the configuration is resolved, and only when it has extensions (an app
+ * without any loads none of it at startup); `checked` settles once they are set up, with
+ * the first problem — the runtime awaits it before any request (`configProblem`), so the
+ * maps are filled by the time anything reads them.
+ */
 export interface ResolvedExtensions {
-  byId: ReadonlyMap<string, ResolvedExtension>
+  byId: Map<string, ResolvedExtension>
   /** Those that add session fields or claims: a session check asks only these. */
-  inSession: readonly ResolvedExtension[]
+  inSession: ResolvedExtension[]
+  /** Settles once the extensions are set up: their first problem, or `undefined`. */
+  checked: Promise<AuthError | undefined>
+  /**
+   * The tools of a call (`tools.ts`), set once loaded: what server functions are given. Its
+   * `ctx` is a `RequestContext`, named loosely here so this leaf imports no module with code.
+   */
+  toolsFor?(ctx: never, extension: ResolvedExtension): ExtensionTools
 }
 

@@ -17,7 +17,7 @@ import { addressBucket } from "../rate-limit/address.js"
 import { customFetch } from "../../symbols.js"
 import type { EmailConfig } from "../../providers/email.js"
 import type { ExtensionMail, ExtensionRateLimit, ExtensionSession, ExtensionTools } from "./api.js"
-import type { ResolvedExtension } from "./resolve.js"
+import type { ResolvedExtension } from "./shapes.js"
 
 /** The tools of `extension` for the request of `ctx`. */
 export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): ExtensionTools {

@@ -81,11 +81,11 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     throw new InvalidRequest("The request URL is not valid")
   }
   const { action, providerId, extension } = parseAction(url.pathname, config.basePath, config.extensions.byId)
-  // An extension's route: its methods are the extension's (checked where its routes are matched).
-  if (extension) return parsedWith(request, url, config, { action: "extension", providerId: undefined, method: request.method.toUpperCase(), extension })
   // Off by default: then the path is no action at all, as for any unknown name.
   if (action === "health" && !config.health.endpoint) throw new UnknownAction(`Unknown action. The health endpoint is off (health.endpoint)`)
-  const route = routes[action]
+  // A path under an extension's id answers GET and POST and takes no provider, as `session`
+  // does (the table's entry is reused, not repeated); which method, the extension's routes say.
+  const route = routes[extension ? "session" : action]
   const method = request.method.toUpperCase()
   const allowed = method === "GET" ? route.get : method === "POST" ? route.post : false
   const providerGetOnSignin = action === "signin" && providerId && method === "GET"
@@ -98,28 +98,13 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
   if (route.provider === "none" && providerId) throw new UnknownAction(`The ${action} action takes no provider segment`)
   if (route.provider === "required" && !providerId) throw new UnknownAction(`The ${action} action needs a provider: ${action}/<provider>`)
 
-  return parsedWith(request, url, config, { action, providerId, method })
-}
-
-/** The rest of parsing, once the action is known: origin, cookies, query, body. */
-function parsedWith(
-  request: Request,
-  url: URL,
-  config: ResolvedConfig,
-  { action, providerId, method, extension }: { action: ParsedRequest["action"]; providerId: string | undefined; method: string; extension?: ParsedRequest["extension"] },
-): ParsedRequest | Promise<ParsedRequest> {
-  if (extension && method !== "GET" && method !== "POST") {
-    const error = new MethodNotAllowed(`${method} is not allowed; extensions answer GET and POST`)
-    ;(error as MethodNotAllowed & { allow?: string }).allow = "GET, POST"
-    throw error
-  }
   const { origin, trusted: originTrusted } = resolveOrigin(url, request.headers, config)
   const effectiveUrl = origin === url.origin ? url : new URL(url.pathname + url.search, origin)
   const headers = request.headers
   const parsed: ParsedRequest = {
     request,
     method: method as Method,
-    action,
+    action: extension ? "extension" : action,
     providerId,
     ...(extension && { extension }),
     url: effectiveUrl,
