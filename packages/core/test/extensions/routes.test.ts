@@ -174,11 +174,13 @@ describe("a request under an extension's id", () => {
   })
 
   it("decodes each segment once (an encoded slash stays in its segment), and refuses bad percent-encoding", async () => {
-    const { browser } = setup()
+    const { browser, log } = setup()
     const page = await browser.request("/auth/notes/hello/a%2Fb")
     expect(page.status).toBe(200)
     expect(await page.text()).toContain("Hello, a/b")
     expect((await browser.request("/auth/notes/hello/%E0%A4%A")).status).toBe(400)
+    // Refused as the malformed request it is, not passed on as an unknown action.
+    expect(log.lines.filter((l) => l.startsWith("request-malformed")).join("\n")).toMatch(/"kind":"InvalidRequest".*percent-encoding/)
   })
 
   it("is no extension's when the id is not configured: core's unknown action", async () => {
