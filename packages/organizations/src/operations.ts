@@ -303,6 +303,10 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("roleChanged", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: wanted, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody grants a role above their own, or changes a member above them")
       }
+      // Making someone an owner, or taking ownership away, hands over or takes the whole
+      // organization: a sensitive action, behind a recent re-authentication (docs/step-up.md),
+      // so a stolen session cookie cannot transfer it.
+      if ((wanted === "owner") !== (target.role === "owner")) await tools.requireSession({ stepUp: true })
       // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
       const outcome = await store.setRole(membership.organizationId, target.userId, wanted, target.role)
       if (outcome === "missing") throw memberNotFound()
@@ -323,6 +327,8 @@ export function organizationOperations(tools: ExtensionTools, locals: Organizati
         await audit("memberRemoved", "failure", session.userId, { organizationId: membership.organizationId, targetUserId: target.userId, role: target.role, actorRole: membership.role }, "escalation")
         throw forbidden("Nobody removes a member whose role is above their own")
       }
+      // Removing an owner takes a share of the organization away: as for a role change above.
+      if (target.role === "owner") await tools.requireSession({ stepUp: true })
       // Only if the role is still the one checked above: an owner made meanwhile is out of reach.
       const outcome = await store.removeMember(membership.organizationId, target.userId, target.role)
       if (outcome === "missing") throw memberNotFound()

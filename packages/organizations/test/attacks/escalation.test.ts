@@ -4,7 +4,7 @@
  * permissions are no subset included), by demoting or removing an owner, by racing a role
  * change, or by leaving an organization without an owner.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import type { Membership, OrganizationStore } from "@portcullis/organizations"
 import { team, testbed, type Testbed } from "../support.js"
@@ -178,5 +178,36 @@ describe("the last owner", () => {
     await owner.post(`${id}/members/${admin.id}/role`, { role: "owner" })
     await Promise.all([owner.post(`${id}/members/${admin.id}/remove`), admin.post(`${id}/members/${owner.id}/remove`)])
     expect((await bed.store.listMembers(id)).filter((m) => m.role === "owner")).toHaveLength(1)
+  })
+})
+
+describe("ownership behind a recent re-authentication (a stolen session cookie)", () => {
+  /** Moves the clock past the step-up window (Date only: sockets and timers run as usual). */
+  async function later<T>(act: () => Promise<T>): Promise<T> {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 })
+    try {
+      return await act()
+    } finally {
+      vi.useRealTimers()
+    }
+  }
+
+  it("cannot make someone owner, demote an owner or remove one; other role changes go on", async () => {
+    const bed = testbed()
+    const { id, owner, admin, member } = await team(bed)
+    // A second owner, made while the owner's sign-in is fresh.
+    expect((await owner.post(`${id}/members/${admin.id}/role`, { role: "owner" })).status).toBe(200)
+    await later(async () => {
+      const promote = await owner.post(`${id}/members/${member.id}/role`, { role: "owner" })
+      expect(promote.status).toBe(403)
+      expect(promote.body).toMatchObject({ error: "StepUpRequired" })
+      expect((await owner.post(`${id}/members/${admin.id}/role`, { role: "member" })).body).toMatchObject({ error: "StepUpRequired" })
+      expect((await owner.post(`${id}/members/${admin.id}/remove`)).body).toMatchObject({ error: "StepUpRequired" })
+      // Not ownership: no re-authentication needed.
+      expect((await owner.post(`${id}/members/${member.id}/role`, { role: "admin" })).status).toBe(200)
+    })
+    const roles = Object.fromEntries(((await owner.get(`${id}/members`)).body.members as { userId: string; role: string }[]).map((m) => [m.userId, m.role]))
+    expect(roles[admin.id]).toBe("owner")
+    expect(roles[member.id]).toBe("admin")
   })
 })
