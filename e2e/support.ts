@@ -206,3 +206,41 @@ export async function expectForgedHostsHarmless(siteUrl: string, paths: string[]
     }
   }
 }
+
+const axeSource = join(import.meta.dirname, "..", "node_modules", "axe-core", "axe.min.js")
+
+/**
+ * Every axe-core violation on the page (any impact), as "rule (impact): targets" lines — the
+ * issue-32 bar is zero. The page's context needs `bypassCSP: true` for axe to be injected.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axeSource })
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe
+    const result = await axe.run()
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }))
+  })
+  return violations.map((v) => `${v.id} (${v.impact ?? "?"}): ${v.targets.join(", ")}`)
+}
+
+/**
+ * Tabs through the page from the top and returns the accessible names of what took focus,
+ * in order (at most `limit` stops): a control missing from the list cannot be reached by
+ * keyboard alone.
+ */
+export async function tabStops(page: Page, limit = 60): Promise<string[]> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  const stops: string[] = []
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab")
+    const name = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null
+      if (!el || el === document.body) return null
+      const label = el.getAttribute("aria-label") ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? (el as HTMLInputElement).value ?? el.tagName
+      return `${el.tagName.toLowerCase()}:${label.trim().replace(/\s+/g, " ")}`
+    })
+    if (name === null || stops.includes(name)) break
+    stops.push(name)
+  }
+  return stops
+}
