@@ -26,7 +26,15 @@ export function twoFactorChallengeIdentifier(userId: string): string {
   return `two-factor-challenge:${userId}`
 }
 
+/**
+ * The identifier of an email-change link's row (the account center): the user and the new
+ * address, so a token confirms only that change of that user.
+ */
+export function emailChangeIdentifier(userId: string, email: string): string {
+  return `email-change:${userId}:${email}`
+}
+
 /** Whether `identifier` is in one of the namespaces above (not an address a link was sent to). */
 export function isReservedIdentifier(identifier: string): boolean {
-  return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge):/.test(identifier)
+  return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge|email-change):/.test(identifier)
 }
