@@ -11,6 +11,7 @@ import { randomHex, sha256Hex } from "../../crypto.js"
 import { AddressRefused, normalizeEmail } from "../../email/normalize.js"
 import { emailChangeIdentifier } from "../../verification-identifiers.js"
 import { notify } from "../../notify/index.js"
+import { updateUser } from "../../login.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AccountEmailChange } from "../account-api.js"
 import { signedIn, unsupported } from "./signed-in.js"
@@ -60,7 +61,7 @@ export async function confirmChange(ctx: RequestContext, email: unknown, token: 
   const owner = await adapter.getUserByEmail(next)
   if (owner && owner.id !== user.id) return null
   const previous = user.email ?? null
-  await adapter.updateUser({ id: user.id, email: next, emailVerified: new Date() })
+  await updateUser(ctx, adapter as Parameters<typeof updateUser>[1], { id: user.id, email: next, emailVerified: new Date() })
   // The notice goes to the address the account had: whoever holds it learns of the change.
   if (previous) await notify(ctx, { id: user.id, email: previous }, "emailChanged")
   return { previous, email: next }

@@ -5,6 +5,7 @@
 import type { AdapterUser } from "../../../adapters.js"
 import type { RequestContext } from "../../context.js"
 import { revokeAllSessions } from "../../password-flows/revoke.js"
+import { updateUser } from "../../login.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AccountUser } from "../account-api.js"
 import { signedIn, unsupported } from "./signed-in.js"
@@ -37,7 +38,8 @@ export async function updateProfile(ctx: RequestContext, patch: { name?: string 
     // Only https: an image URL is put in pages as-is, and `javascript:` or plain http have no place there.
     if (change.image !== null && !isHttpsUrl(change.image)) throw new ExtensionRequestError("invalid-image", "The image must be an https:// URL", 422)
   }
-  return accountUser(await adapter.updateUser({ id: user.id, ...change }))
+  // Through login.ts's helper, so the updateUser event fires as for every update of a user.
+  return accountUser(await updateUser(ctx, adapter as Parameters<typeof updateUser>[1], { id: user.id, ...change }))
 }
 
 function bounded(field: string, value: unknown, max: number): string | null {
