@@ -13,6 +13,18 @@ type Request = ExtensionRequest<AccountLocals>
 /** Longest `locate` may take per address before the list shows no place. */
 const LOCATE_TIMEOUT_MS = 1000
 
+/**
+ * What the account page adds to core's stylesheet: section headings below the page's own,
+ * and lists without bullets. A constant (nothing from input), on core's colour variables.
+ */
+const STYLE = html`<style>
+section { margin-top: 1.75rem; }
+section h2 { font-size: 1.125rem; margin: 0 0 0.75rem; }
+section ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex-direction: column; gap: 1rem; }
+section li form { margin-top: 0.5rem; }
+section form + form { margin-top: 1.25rem; }
+</style>`
+
 /** Whether the session re-authenticated recently (the sensitive forms are shown then). */
 async function steppedUp(req: Request): Promise<boolean> {
   try {
@@ -163,7 +175,7 @@ ${sessions.length > 1 ? sensitive(form(req, csrfToken, "sessions/revoke-others",
 ${field("delete-confirm", req.t("delete.confirm"), html`<input id="delete-confirm" name="confirm" required autocomplete="off">`)}
 <button type="submit">${req.t("delete.submit")}</button>`))}`)
 
-  return req.page(title, html`<h1>${title}</h1>
+  return req.page(title, html`${STYLE}<h1>${title}</h1>
 ${notice ? html`<p role="status">${notice}</p>` : ""}${problem ? html`<p class="alert" role="alert">${problem}</p>` : ""}
 ${profile}${email}${links}${passkeyList}${passwordSection}${twoFactorSection}${sessionsSection}${deleteSection}`)
 }

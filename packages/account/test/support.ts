@@ -59,13 +59,13 @@ export function testbed(options: TestbedOptions = {}) {
     })
 
   /** A person with a password account, signed in (and so freshly stepped up). */
-  async function person(name: string, opts: { password?: boolean; userAgent?: string } = {}) {
+  async function person(name: string, opts: { password?: boolean; userAgent?: string; signedIn?: boolean } = {}) {
     const email = `${name}@example.com`
     const user = opts.password === false
       ? await adapter.createUser!({ id: crypto.randomUUID(), email, emailVerified: new Date(), name: null, image: null })
       : await seedUser(adapter, { email, password: PASSWORD })
     const actor = new Actor(user.id, email, browser(undefined, opts.userAgent))
-    if (opts.password !== false) await actor.signIn()
+    if (opts.password !== false && opts.signedIn !== false) await actor.signIn()
     return actor
   }
 
