@@ -27,14 +27,10 @@ export function twoFactorChallengeIdentifier(userId: string): string {
 }
 
 /**
- * The identifier of an email-change link's row (the account center): the user and the new
- * address, so a token confirms only that change of that user.
+ * Whether `identifier` is in one of the namespaces above, or `email-change:` (the account
+ * center's links, named in `extensions/account/email.ts`: this module is on the startup
+ * path and carries only the prefix) — not an address a link was sent to.
  */
-export function emailChangeIdentifier(userId: string, email: string): string {
-  return `email-change:${userId}:${email}`
-}
-
-/** Whether `identifier` is in one of the namespaces above (not an address a link was sent to). */
 export function isReservedIdentifier(identifier: string): boolean {
   return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge|email-change):/.test(identifier)
 }

@@ -9,12 +9,20 @@
 import type { RequestContext } from "../../context.js"
 import { randomHex, sha256Hex } from "../../crypto.js"
 import { AddressRefused, normalizeEmail } from "../../email/normalize.js"
-import { emailChangeIdentifier } from "../../verification-identifiers.js"
 import { notify } from "../../notify/index.js"
 import { updateUser } from "../../login.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AccountEmailChange } from "../account-api.js"
 import { signedIn, unsupported } from "./signed-in.js"
+
+/**
+ * The identifier of an email-change row: the user and the new address, so a token confirms
+ * only that change of that user. `email-change:` is one of core's reserved namespaces
+ * (`verification-identifiers.ts`): the magic-link callback never takes such a row.
+ */
+export function emailChangeIdentifier(userId: string, email: string): string {
+  return `email-change:${userId}:${email}`
+}
 
 /** Longest a link may live: a day. */
 const MAX_AGE_LIMIT = 24 * 60 * 60
