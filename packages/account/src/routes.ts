@@ -9,6 +9,7 @@
 import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute, type Json } from "@portcullis/core/extension"
 import type { AccountLocals } from "./options.js"
 import { backupCodesPage, deletedPage, emailConfirmPage } from "./page.js"
+import { requestEmailChange } from "./email.js"
 
 type Request = ExtensionRequest<AccountLocals>
 
@@ -65,41 +66,7 @@ const ACTIONS: Action[] = [
     section: "email",
     stepUp: true,
     async run(req, userId) {
-      const email = text(req.body.email, 1280)
-      const started = await req.account.requestEmailChange(email, req.locals.emailChangeMaxAge)
-      const hours = String(Math.max(1, Math.round(req.locals.emailChangeMaxAge / 3600)))
-      if (started.status === "token") {
-        const url = new URL(`${req.authUrl}/account/email/confirm`)
-        url.searchParams.set("email", email.trim().toLowerCase())
-        url.searchParams.set("token", started.token)
-        await req.mail({
-          to: email.trim(),
-          url: url.href,
-          expires: started.expires,
-          messages: {
-            subject: req.t("mail.change.subject"),
-            heading: req.t("mail.change.heading", { email: email.trim() }),
-            button: req.t("mail.change.button"),
-            expires: req.t("mail.change.expires", { hours }),
-            ignore: req.t("mail.change.ignore"),
-          },
-        })
-      } else {
-        // The same answer as for a free address; only the mail says the address is taken.
-        await req.mail({
-          to: email.trim(),
-          url: `${req.authUrl}/signin`,
-          expires: new Date(Date.now() + req.locals.emailChangeMaxAge * 1000),
-          messages: {
-            subject: req.t("mail.taken.subject"),
-            heading: req.t("mail.taken.heading"),
-            button: req.t("mail.taken.button"),
-            expires: req.t("mail.taken.expires"),
-            ignore: req.t("mail.change.ignore"),
-          },
-        })
-        await req.audit({ type: "emailChangeRefused", outcome: "failure", userId, reason: "taken" })
-      }
+      await requestEmailChange(req, userId, text(req.body.email, 1280))
       return { json: { sent: true }, notice: "emailSent" }
     },
   },
