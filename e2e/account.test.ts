@@ -34,11 +34,12 @@ describe.runIf(enabled)("the account center, in Chromium", () => {
   })
 
   /** A browser of Ada's, signed in with her password (the sign-in's form post, as the page sends it). */
-  async function signedIn(email: string, options: { locale?: string; colorScheme?: "light" | "dark" } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function signedIn(email: string, options: { locale?: string; colorScheme?: "light" | "dark"; origin?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const origin = options.origin ?? server.origin
     // CSP bypassed only so axe-core can be injected.
     const context = await browser.newContext({ bypassCSP: true, locale: options.locale ?? "en", colorScheme: options.colorScheme ?? "light", extraHTTPHeaders: { "accept-language": options.locale ?? "en" } })
-    const { csrfToken } = (await (await context.request.get(`${server.origin}/auth/csrf`)).json()) as { csrfToken: string }
-    const answer = await context.request.post(`${server.origin}/auth/callback/password`, { form: { email, password: PASSWORD, csrfToken }, maxRedirects: 0 })
+    const { csrfToken } = (await (await context.request.get(`${origin}/auth/csrf`)).json()) as { csrfToken: string }
+    const answer = await context.request.post(`${origin}/auth/callback/password`, { form: { email, password: PASSWORD, csrfToken }, maxRedirects: 0 })
     expect(answer.status()).toBe(302)
     return { context, page: await context.newPage() }
   }
@@ -110,4 +111,29 @@ describe.runIf(enabled)("the account center, in Chromium", () => {
       await other.context.close()
     }
   }, 90_000)
+
+  it("adds a passkey from the page (core's registration, a virtual authenticator), then renames and lists it", async () => {
+    // WebAuthn needs a secure context: http://localhost is one, http://127.0.0.1 is not an RP id.
+    const origin = `http://localhost:${server.port}`
+    const { email } = await bed.person("ada-passkey", { signedIn: false })
+    const { context, page } = await signedIn(email, { origin })
+    try {
+      const cdp = await context.newCDPSession(page)
+      await cdp.send("WebAuthn.enable")
+      await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } })
+      await page.goto(`${origin}/auth/account`)
+      await page.click("#add-passkey")
+      await page.waitForURL(/notice=passkeyAdded/)
+      expect(await page.locator("[role=status]").textContent()).toBe("Your passkey was added.")
+      await expect.poll(() => page.locator("#passkeys li").count()).toBe(1)
+      await page.locator("#passkeys li input[name=name]").fill("This laptop")
+      await page.locator("#passkeys li form").first().locator("button").click()
+      await page.waitForURL(/notice=renamed/)
+      expect(await page.locator("#passkeys li strong").textContent()).toBe("This laptop")
+      expect(await axeViolations(page)).toEqual([])
+      await page.screenshot({ path: join(shots, "passkey-added.png"), fullPage: true })
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
 })

@@ -4,7 +4,7 @@
  * forms show only while the session is stepped up; otherwise a link to confirm it's you.
  * @module
  */
-import { html, StepUpRequired, type AccountSession, type ExtensionRequest, type ExtensionResponse, type SafeHtml } from "@portcullis/core/extension"
+import { html, raw, StepUpRequired, type AccountSession, type ExtensionRequest, type ExtensionResponse, type SafeHtml } from "@portcullis/core/extension"
 import type { AccountLocals } from "./options.js"
 import { parseUserAgent } from "./user-agent.js"
 
@@ -24,6 +24,43 @@ section ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex
 section li form { margin-top: 0.5rem; }
 section form + form { margin-top: 1.25rem; }
 </style>`
+
+/**
+ * Adds a passkey with core's WebAuthn registration (docs/passkeys.md, "The HTTP flow"), for
+ * browsers that run scripts: it shows the button, asks core for the options, creates the
+ * credential and posts it as core's form expects, coming back to the page. A constant: the
+ * paths and the provider id arrive in `data-` attributes, escaped.
+ */
+// String.raw: the regular expressions keep their backslashes.
+const PASSKEY_SCRIPT = raw(String.raw`<script>
+(() => {
+  const button = document.getElementById("add-passkey")
+  if (!button || !window.PublicKeyCredential) return
+  button.hidden = false
+  const bytes = (s) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "=")), (c) => c.charCodeAt(0)).buffer
+  const text = (b) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+  button.addEventListener("click", async () => {
+    const { options } = await (await fetch(button.dataset.options, { credentials: "same-origin" })).json()
+    const publicKey = { ...options, challenge: bytes(options.challenge), user: { ...options.user, id: bytes(options.user.id) }, excludeCredentials: (options.excludeCredentials || []).map((c) => ({ ...c, id: bytes(c.id) })) }
+    const credential = await navigator.credentials.create({ publicKey }).catch(() => null)
+    if (!credential) return
+    const r = credential.response
+    const data = { id: credential.id, rawId: text(credential.rawId), type: credential.type, clientExtensionResults: credential.getClientExtensionResults(), authenticatorAttachment: credential.authenticatorAttachment || undefined, response: { clientDataJSON: text(r.clientDataJSON), attestationObject: text(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] } }
+    const form = document.createElement("form")
+    form.method = "post"
+    form.action = button.dataset.callback
+    for (const [name, value] of Object.entries({ action: "register", data: JSON.stringify(data), csrfToken: button.dataset.csrf, callbackUrl: button.dataset.back })) {
+      const input = document.createElement("input")
+      input.type = "hidden"
+      input.name = name
+      input.value = value
+      form.append(input)
+    }
+    document.body.append(form)
+    form.submit()
+  })
+})()
+</script>`)
 
 /** Whether the session re-authenticated recently (the sensitive forms are shown then). */
 async function steppedUp(req: Request): Promise<boolean> {
@@ -133,7 +170,11 @@ ${sensitive(form(req, csrfToken, "email", html`${field("new-email", req.t("email
       )}</ul>${recent ? "" : confirmFirst}`)
     : html``
 
-  const passkeyList = section("passkeys", req.t("passkeys.heading"), html`${passkeys.length ? html`<ul>${passkeys.map((p) => {
+  const passkeyProvider = ways.passkeyProvider
+  const addPasskey = passkeyProvider
+    ? html`<p><button type="button" id="add-passkey" hidden data-options="${`${req.authUrl}/webauthn-options/${encodeURIComponent(passkeyProvider)}?action=register`}" data-callback="${`${req.authUrl}/callback/${encodeURIComponent(passkeyProvider)}`}" data-csrf="${csrfToken}" data-back="${`${here}?notice=passkeyAdded#passkeys`}">${req.t("passkeys.add")}</button></p>${PASSKEY_SCRIPT}`
+    : html``
+  const passkeyList = section("passkeys", req.t("passkeys.heading"), html`${addPasskey}${passkeys.length ? html`<ul>${passkeys.map((p) => {
     const name = p.name ?? req.t("passkeys.unnamed")
     const inputId = `passkey-${p.id}`
     return html`<li><strong>${name}</strong>${p.backedUp ? html` <span class="muted">(${req.t("passkeys.synced")})</span>` : ""}

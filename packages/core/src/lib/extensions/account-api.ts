@@ -38,6 +38,8 @@ export interface AccountWaysIn {
   links: AccountLink[]
   password: boolean
   passkeys: number
+  /** The id of the configured passkey (WebAuthn) provider, for adding one; `null` without. */
+  passkeyProvider: string | null
   /** A verified address and an email (magic-link) provider configured. */
   email: boolean
   /** The total count: linked accounts + password + passkeys + email. */

@@ -23,7 +23,8 @@ export async function waysIn(ctx: RequestContext, user: AdapterUser, adapter: Ad
   const passkeys = providers.some((p) => p.type === "webauthn") && adapter.listAuthenticatorsByUserId ? (await adapter.listAuthenticatorsByUserId(user.id)).length : 0
   const email = !!user.email && !!user.emailVerified && providers.some((p) => p.type === "email")
   const count = links.filter((l) => l.linked).length + (password ? 1 : 0) + passkeys + (email ? 1 : 0)
-  return { links, password, passkeys, email, count }
+  const passkeyProvider = providers.find((p) => p.type === "webauthn")?.id ?? null
+  return { links, password, passkeys, passkeyProvider, email, count }
 }
 
 function lastWayIn(): ExtensionRequestError {
