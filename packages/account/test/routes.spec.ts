@@ -150,6 +150,18 @@ describe.each(["jwt", "database"] as const)("with %s sessions", (strategy) => {
       expect(await bed.adapter.getAccountByUserId!(ada.id, "github")).toBeNull()
     })
 
+    it("links by starting the provider's sign-in while signed in (the page's form, as posted)", async () => {
+      const bed = testbed({ strategy, adapter: adapterFor() })
+      const ada = await bed.person("ada")
+      const { html } = await ada.page()
+      const form = /<form method="post" action="([^"]+\/signin\/github)">.*?name="callbackUrl" value="([^"]+)"/s.exec(html)
+      expect(form?.[1]).toBe("http://localhost:3000/auth/signin/github")
+      expect(form?.[2]).toBe("http://localhost:3000/auth/account")
+      const started = await ada.browser.request("/auth/signin/github", { form: { csrfToken: await ada.browser.csrfToken(), callbackUrl: form![2]! } })
+      expect(started.status).toBe(302)
+      expect(started.headers.get("location")).toMatch(/^https:\/\/github\.com\/login\/oauth\/authorize\?/)
+    })
+
     it("never unlinks the last way in", async () => {
       const bed = testbed({ strategy, adapter: adapterFor() })
       const ada = await bed.person("ada")
