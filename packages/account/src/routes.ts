@@ -44,6 +44,8 @@ interface Action {
   name: string
   section: string
   stepUp?: boolean
+  /** Tighter than the default 30 a minute, where each call mails someone. */
+  rateLimit?: { max: number; window: number }
   run(req: Request, userId: string): Promise<{ json: Json | object; notice?: string; values?: Record<string, string>; page?: ExtensionResponse }>
 }
 
@@ -65,6 +67,8 @@ const ACTIONS: Action[] = [
     name: "emailChangeRequested",
     section: "email",
     stepUp: true,
+    // Each request mails an address the caller chose: a few an hour, not a mail cannon.
+    rateLimit: { max: 5, window: 3600 },
     async run(req, userId) {
       await requestEmailChange(req, userId, text(req.body.email, 1280))
       return { json: { sent: true }, notice: "emailSent" }
@@ -227,6 +231,7 @@ export const actionRoutes: ExtensionRoute<AccountLocals>[] = ACTIONS.map((action
   method: "POST" as const,
   path: action.path,
   ...(action.stepUp && { stepUp: true }),
+  ...(action.rateLimit && { rateLimit: action.rateLimit }),
   handler: (req: Request) => perform(action, req),
 }))
 

@@ -75,7 +75,12 @@ export function accountServer(call: Call): AccountServer {
       return { user, waysIn, passkeys, password, twoFactor: { ...twoFactor, enrollment }, sessions: located }
     },
     updateProfile: (patch) => audited("profileUpdated", false, () => account.updateProfile(patch)),
-    requestEmailChange: (email) => audited("emailChangeRequested", true, (userId) => requestEmailChange(call, userId, email)),
+    requestEmailChange: (email) =>
+      audited("emailChangeRequested", true, async (userId) => {
+        // The route's counter (its limit is named after it): five mails an hour, however sent.
+        await call.rateLimit("POST email", { max: 5, window: 3600 }, userId)
+        await requestEmailChange(call, userId, email)
+      }),
     confirmEmailChange: (email, token) => audited("emailChanged", false, async () => !!(await account.confirmEmailChange(email, token))),
     unlink: (provider) => audited("accountUnlinked", true, () => account.unlink(provider)),
     renamePasskey: (id, name) => audited("passkeyRenamed", false, () => account.renamePasskey(id, name)),

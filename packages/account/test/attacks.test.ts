@@ -198,3 +198,14 @@ describe("hostile input sizes", () => {
     expect(bed.log.lines.join("\n")).not.toContain(huge.slice(0, 1000))
   })
 })
+
+describe("mail bombing through email change", () => {
+  it("is capped at five requests an hour per user and address", async () => {
+    const bed = testbed({ config: { rateLimit: {} } })
+    const ada = await bed.person("ada")
+    const answers = []
+    for (let i = 0; i < 7; i++) answers.push((await ada.post("email", { email: `victim${i}@example.com` })).status)
+    expect(answers).toEqual([200, 200, 200, 200, 200, 429, 429])
+    expect(bed.mail.sent.filter((m) => m.to.startsWith("victim"))).toHaveLength(5)
+  })
+})
