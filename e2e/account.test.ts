@@ -136,4 +136,20 @@ describe.runIf(enabled)("the account center, in Chromium", () => {
       await context.close()
     }
   }, 60_000)
+
+  it.each(["light", "dark"] as const)("the email-confirm page and a refusal card, %s: zero axe violations", async (colorScheme) => {
+    const { email } = await bed.person(`ada-confirm-${colorScheme}`, { signedIn: false })
+    const { context, page } = await signedIn(email, { colorScheme, locale: "ar" })
+    try {
+      await page.goto(`${server.origin}/auth/account/email/confirm?email=new%40example.com&token=${"0".repeat(64)}`)
+      expect(await axeViolations(page)).toEqual([])
+      await page.click("button[type=submit]")
+      await page.waitForURL(/problem=link-invalid/)
+      expect(await page.locator("[role=alert]").textContent()).toContain("هذا الرابط غير صالح")
+      expect(await axeViolations(page)).toEqual([])
+      await page.screenshot({ path: join(shots, `email-confirm-refused-ar-${colorScheme}.png`), fullPage: true })
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
 })
