@@ -180,6 +180,7 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
 
     const phone = await device(UA.phone)
     // The demo's own sessions page is gone: its nav leads to the account center.
+    await laptop.page.goto(`${demo.url}/`)
     await laptop.page.click("#nav-account")
     await laptop.page.waitForURL(`${demo.url}/auth/account`)
     const rows = laptop.page.locator("#sessions li")
