@@ -149,6 +149,10 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await page.getByRole("button", { name: /sign in with demo account/i }).click()
     await page.waitForURL(`${demo.url}/private`)
     expect(await page.textContent("h1")).toBe("Private page")
+    // The private page leads to the account center, and follows the browser's dark mode.
+    expect(await page.getAttribute("#account-link", "href")).toBe("/auth/account")
+    await page.emulateMedia({ colorScheme: "dark" })
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(17, 19, 24)")
   })
   it("lists the account's sessions in the account center, by device name, revokes one, then all others (database sessions on SQLite)", async () => {
     /** A separate browser profile with its own user agent, signed in with the demo account. */
