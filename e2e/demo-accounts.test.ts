@@ -77,17 +77,24 @@ describe.runIf(enabled)("the demo's password accounts with two-factor authentica
     await page.waitForURL(`${demo.url}/`)
     expect(await page.textContent("#user-email")).toBe(email)
 
-    // Turn on two-factor authentication: the QR code and the key are shown; a first code confirms.
-    await page.goto(`${demo.url}/two-factor`)
-    await page.locator("#start-two-factor").click()
-    expect(await page.locator("#qr svg path").count()).toBe(1)
+    // Turn on two-factor authentication in the account center: the QR code and the key are
+    // shown, and stay through a wrong first code; a right one confirms.
+    await page.goto(`${demo.url}/auth/account`)
+    await page.locator("#two-factor button").click()
+    expect(await page.locator("#two-factor img").count()).toBe(1)
     await page.screenshot({ path: join(artifacts, "demo-two-factor-enroll.png"), fullPage: true })
-    const secret = (await page.textContent("#totp-secret"))!.trim()
-    await page.locator("#confirm-two-factor input[name=code]").fill(totpCode(secret))
-    await page.locator("#confirm-two-factor button").click()
-    const backupCodes = (await page.locator("#backup-codes code").allTextContents()).map((c) => c.trim())
+    const secret = (await page.textContent("#two-factor code.code"))!.replaceAll(" ", "")
+    await page.locator("#enable-code").fill("000000")
+    await page.locator("#two-factor form button").click()
+    await page.waitForURL(/problem=TwoFactorCodeInvalid/)
+    expect(await page.locator("#two-factor img").count()).toBe(1)
+    expect((await page.textContent("#two-factor code.code"))!.replaceAll(" ", "")).toBe(secret)
+    await page.locator("#enable-code").fill(totpCode(secret))
+    await page.locator("#two-factor form button").click()
+    const backupCodes = (await page.locator("li code").allTextContents()).map((c) => c.trim())
     expect(backupCodes).toHaveLength(10)
-    expect(await page.textContent("#two-factor-state")).toContain("is on")
+    await page.locator("a.button").click()
+    expect(await page.textContent("#two-factor")).toContain("is on")
 
     // Sign out; a password alone is not enough any more.
     await page.goto(`${demo.url}/auth/signout`)

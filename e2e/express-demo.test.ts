@@ -149,8 +149,12 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     await page.getByRole("button", { name: /sign in with demo account/i }).click()
     await page.waitForURL(`${demo.url}/private`)
     expect(await page.textContent("h1")).toBe("Private page")
+    // The private page leads to the account center, and follows the browser's dark mode.
+    expect(await page.getAttribute("#account-link", "href")).toBe("/auth/account")
+    await page.emulateMedia({ colorScheme: "dark" })
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(17, 19, 24)")
   })
-  it("lists the account's sessions on \"Your sessions\", revokes one, then all others (database sessions on SQLite)", async () => {
+  it("lists the account's sessions in the account center, by device name, revokes one, then all others (database sessions on SQLite)", async () => {
     /** A separate browser profile with its own user agent, signed in with the demo account. */
     async function device(userAgent: string) {
       const context = await browser.newContext({ userAgent })
@@ -167,37 +171,47 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
       return !(await page.textContent("#status"))!.includes("not signed in")
     }
     // Other tests may have left sessions of the demo account: start from this one alone.
-    const laptop = await device("Laptop-Browser/1.0")
-    await laptop.page.goto(`${demo.url}/sessions`)
-    if (await laptop.page.locator("#revoke-others").count()) await laptop.page.click("#revoke-others")
+    const UA = {
+      laptop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0",
+      phone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+      tablet: "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36",
+      desktop: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36 Edg/126.0",
+    }
+    const revokeOthers = "#sessions form[action$='revoke-others'] button"
+    const laptop = await device(UA.laptop)
+    await laptop.page.goto(`${demo.url}/auth/account`)
+    if (await laptop.page.locator(revokeOthers).count()) await laptop.page.click(revokeOthers)
 
-    const phone = await device("Phone-Browser/2.0")
-    await laptop.page.click("#nav-sessions")
-    await laptop.page.waitForURL(`${demo.url}/sessions`)
-    const rows = laptop.page.locator("#sessions tbody tr")
+    const phone = await device(UA.phone)
+    // The demo's own sessions page is gone: its nav leads to the account center.
+    await laptop.page.goto(`${demo.url}/`)
+    await laptop.page.click("#nav-account")
+    await laptop.page.waitForURL(`${demo.url}/auth/account`)
+    const rows = laptop.page.locator("#sessions li")
     await expect.poll(() => rows.count()).toBe(2)
-    const current = laptop.page.locator("tr.current")
-    expect(await current.textContent()).toContain("Laptop-Browser/1.0")
-    expect(await current.textContent()).toContain("this browser")
-    expect(await current.locator("time").first().getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T/)
-    const phoneRow = laptop.page.locator("tr.session:not(.current)")
-    expect(await phoneRow.textContent()).toContain("Phone-Browser/2.0")
+    const current = rows.filter({ hasText: "this device" })
+    expect(await current.textContent()).toContain("Firefox on Windows")
+    const phoneRow = rows.filter({ hasNotText: "this device" })
+    expect(await phoneRow.textContent()).toContain("Safari on iPhone")
+    // Device names, never the raw User-Agent.
+    expect(await laptop.page.locator("#sessions").textContent()).not.toContain("Mozilla/5.0")
     mkdirSync(artifacts, { recursive: true })
     await laptop.page.screenshot({ path: join(artifacts, "express-sessions.png"), fullPage: true })
 
-    await phoneRow.locator("button.revoke").click()
-    await laptop.page.waitForURL(/\/sessions\?revoked=1/)
-    expect(await laptop.page.textContent("#notice")).toContain("Revoked 1 session")
+    await phoneRow.locator("button").click()
+    await laptop.page.waitForURL(/\/auth\/account\?notice=revoked/)
+    expect(await laptop.page.getByRole("status").textContent()).toContain("The session was signed out")
     await expect.poll(() => rows.count()).toBe(1)
     expect(await signedIn(phone.page)).toBe(false)
     expect(await signedIn(laptop.page)).toBe(true)
 
-    const tablet = await device("Tablet-Browser/3.0")
-    const desktop = await device("Desktop-Browser/4.0")
-    await laptop.page.goto(`${demo.url}/sessions`)
+    const tablet = await device(UA.tablet)
+    const desktop = await device(UA.desktop)
+    await laptop.page.goto(`${demo.url}/auth/account`)
     await expect.poll(() => rows.count()).toBe(3)
-    await laptop.page.click("#revoke-others")
-    await laptop.page.waitForURL(/\/sessions\?revoked=2/)
+    expect(await laptop.page.locator("#sessions").textContent()).toContain("Edge on macOS")
+    await laptop.page.click(revokeOthers)
+    await laptop.page.waitForURL(/\/auth\/account\?notice=revokedOthers&count=2/)
     expect(await signedIn(tablet.page)).toBe(false)
     expect(await signedIn(desktop.page)).toBe(false)
     expect(await signedIn(laptop.page)).toBe(true)
@@ -214,14 +228,16 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
       await page.getByRole("button", { name: /sign in with demo account/i }).click()
       await page.waitForURL(demo.url + "/")
     }
-    await laptop!.goto(`${demo.url}/sessions`)
-    const phoneId = await laptop!.locator("tr.session", { hasText: "Victim-Phone/1.0" }).getAttribute("data-session-id")
+    await laptop!.goto(`${demo.url}/auth/account`)
+    // The one session of the list the laptop can revoke: the phone's.
+    const action = await laptop!.locator("#sessions li form").first().getAttribute("action")
+    expect(action).toMatch(/\/auth\/account\/sessions\/[^/]+\/revoke$/)
     const csrfToken = await laptop!.locator('input[name="csrfToken"]').first().inputValue()
     // The laptop's own cookies ride along (as a cross-site form post's would, SameSite aside).
     const request = laptop!.context().request
-    const crossSite = await request.post(`${demo.url}/sessions/revoke`, { form: { id: phoneId!, csrfToken }, headers: { origin: "https://evil.example" }, maxRedirects: 0 })
+    const crossSite = await request.post(action!, { form: { csrfToken }, headers: { origin: "https://evil.example" }, maxRedirects: 0 })
     expect(crossSite.status()).toBe(403)
-    const tokenless = await request.post(`${demo.url}/sessions/revoke`, { form: { id: phoneId! }, headers: { origin: demo.url }, maxRedirects: 0 })
+    const tokenless = await request.post(action!, { form: {}, headers: { origin: demo.url }, maxRedirects: 0 })
     expect(tokenless.status()).toBe(403)
     await phone!.goto(demo.url + "/")
     expect(await phone!.textContent("#status")).not.toContain("not signed in")

@@ -1,25 +1,9 @@
 import express from "express"
 import type { Adapter } from "@portcullis/core/adapters"
-import {
-  confirmTwoFactor,
-  disableTwoFactor,
-  ExpressAuth,
-  getCsrfToken,
-  getSession,
-  getTwoFactorStatus,
-  InvalidRequest,
-  listSessions,
-  MissingCSRF,
-  NotSignedIn,
-  reauthenticateUrl,
-  revokeOtherSessions,
-  revokeSession,
-  startTwoFactor,
-  StepUpRequired,
-} from "@portcullis/express"
+import { ExpressAuth, getSession, InvalidRequest, MissingCSRF, NotSignedIn, reauthenticateUrl, StepUpRequired } from "@portcullis/express"
 import { authConfig, type DemoOptions } from "./auth.ts"
 import { teamRoutes } from "./team.ts"
-import { homePage, privatePage, sessionsPage, twoFactorPage } from "./views.ts"
+import { homePage, privatePage } from "./views.ts"
 
 /** Builds the demo app; `server.ts` runs it, tests can too. */
 export function createApp(options: { secret: string; adapter?: Adapter } & DemoOptions) {
@@ -46,72 +30,18 @@ export function createApp(options: { secret: string; adapter?: Adapter } & DemoO
     }
   })
 
-  // "Your sessions": every browser signed in to this account, each revocable.
-  app.get("/sessions", async (req, res, next) => {
-    try {
-      const sessions = await listSessions(req, config)
-      res.type("html").send(sessionsPage(sessions, await getCsrfToken(req, res, config), req.query.revoked))
-    } catch (error) {
-      next(error)
-    }
-  })
-  const form = express.urlencoded({ extended: false, limit: "4kb" })
-  app.post("/sessions/revoke", form, async (req, res, next) => {
-    try {
-      const revoked = await revokeSession(req, config, String(req.body?.id ?? ""), res)
-      res.redirect(303, `/sessions?revoked=${revoked ? "1" : "0"}`)
-    } catch (error) {
-      next(error)
-    }
-  })
-  app.post("/sessions/revoke-others", form, async (req, res, next) => {
-    try {
-      const revoked = await revokeOtherSessions(req, config)
-      res.redirect(303, `/sessions?revoked=${revoked}`)
-    } catch (error) {
-      next(error)
-    }
-  })
-
-  // Two-factor settings. The forms carry the CSRF token, which core checks; the user is the
-  // session's. Every change needs a recent step-up: a sign-in or the password at
-  // /auth/reauthenticate, which comes back here (the error handler below sends it there).
-  const showTwoFactor = async (req: express.Request, res: express.Response, extra: Omit<Parameters<typeof twoFactorPage>[0], "status" | "csrfToken"> = {}) => {
-    const status = await getTwoFactorStatus(req, config)
-    res.type("html").send(twoFactorPage({ status, csrfToken: await getCsrfToken(req, res, config), ...extra }))
+  // Sessions and two-factor live in the account center now (@portcullis/account, served at
+  // /auth/account by the handler above): the old addresses lead there.
+  if (options.adapter) {
+    app.get("/sessions", (_req, res) => res.redirect(301, "/auth/account#sessions"))
+    app.get("/two-factor", (_req, res) => res.redirect(301, "/auth/account#two-factor"))
   }
-  app.get("/two-factor", (req, res, next) => void showTwoFactor(req, res).catch(next))
-  app.post("/two-factor/start", form, async (req, res, next) => {
-    try {
-      await showTwoFactor(req, res, { enrollment: await startTwoFactor(req, config) })
-    } catch (error) {
-      next(error)
-    }
-  })
-  app.post("/two-factor/confirm", form, async (req, res, next) => {
-    try {
-      const { backupCodes } = await confirmTwoFactor(req, config, { code: String(req.body?.code ?? "") })
-      await showTwoFactor(req, res, { backupCodes })
-    } catch (error) {
-      if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right. Start again." }).catch(next)
-      next(error)
-    }
-  })
-  app.post("/two-factor/disable", form, async (req, res, next) => {
-    try {
-      await disableTwoFactor(req, config, { code: String(req.body?.code ?? "") })
-      await showTwoFactor(req, res, { notice: "Two-factor authentication is off." })
-    } catch (error) {
-      if ((error as { type?: string }).type === "TwoFactorCodeInvalid") return void showTwoFactor(req, res, { notice: "That code was not right." }).catch(next)
-      next(error)
-    }
-  })
 
   // The Team page: organizations, members and roles, invitations (the organizations extension).
   if (options.organizations) app.use(teamRoutes(config))
 
   // The page a form of `path` belongs to: where a sign-in or step-up comes back to.
-  const pageOf = (path: string) => (path.startsWith("/two-factor") ? "/two-factor" : path.startsWith("/team") ? "/team" : "/sessions")
+  const pageOf = (path: string) => (path.startsWith("/team") ? "/team" : "/")
   // getSession throws InvalidRequest for a malformed Host or forwarded header: the client's
   // fault, so a 400. No error detail (stack, file paths) ever reaches the browser.
   app.use(((error, _req, res, _next) => {

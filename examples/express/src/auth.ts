@@ -3,6 +3,7 @@ import Email from "@portcullis/core/providers/email"
 import Passkey from "@portcullis/core/providers/passkey"
 import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
+import { account } from "@portcullis/account"
 import { organizations, type OrganizationStore } from "@portcullis/organizations"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
@@ -47,7 +48,7 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
       ...(adapter && smtpUrl ? [Password({ emailVerification: "required" })] : []),
       demoCredentials(),
     ],
-    // Two-factor: users who turn it on (page /two-factor) enter a TOTP code or a backup code
+    // Two-factor: users who turn it on (the account center, /auth/account) enter a TOTP code or a backup code
     // after any first factor; a passkey counts as strong enough on its own.
     ...(adapter && { twoFactor: { enabled: true, issuer: "Portcullis demo" } }),
     experimental: { enableWebAuthn: !!adapter },
@@ -61,7 +62,12 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // Organizations (the Team page, /team): teams with roles, invitations mailed through the
     // mail catcher, an active organization per session. Its accept page and JSON routes are
     // served under /auth/organizations by the handler above.
-    extensions: options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : [],
+    // The account center (/auth/account): profile, email, linked accounts, passkeys,
+    // password, two-factor and sessions, built in — the demo writes no settings pages.
+    extensions: [
+      ...(options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : []),
+      ...(adapter ? [account()] : []),
+    ],
   } satisfies ExpressAuthConfig
 }
 

@@ -1,4 +1,4 @@
-import type { Session, SessionInfo, TotpEnrollment, TwoFactorStatus } from "@portcullis/express"
+import type { Session } from "@portcullis/express"
 import type { InvitationDetails, MemberDetails, OrganizationSummary } from "@portcullis/organizations"
 
 const escape = (s: unknown) =>
@@ -8,10 +8,16 @@ const escape = (s: unknown) =>
 const shell = (title: string, body: string, nav: { signedIn: boolean } = { signedIn: true }) => `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
+<meta name="color-scheme" content="light dark">
 <style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1f2937; }
-  a.button, button { display: inline-block; background: #4f46e5; color: #fff; padding: .5rem 1rem; border-radius: .5rem; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
-  pre { background: #f3f4f6; padding: 1rem; border-radius: .5rem; overflow: auto; }
+  :root { color-scheme: light dark; --text: #1f2937; --page: #f9fafb; --surface: #f3f4f6; --brand: #4f46e5; --brand-text: #fff; --link: #4338ca; }
+  @media (prefers-color-scheme: dark) {
+    :root { --text: #eceef3; --page: #111318; --surface: #1c1f26; --brand: #8ea4ff; --brand-text: #0f1320; --link: #aab8ff; }
+  }
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: var(--text); background: var(--page); }
+  a { color: var(--link); }
+  a.button, button { display: inline-block; background: var(--brand); color: var(--brand-text); padding: .5rem 1rem; border-radius: .5rem; text-decoration: none; border: 0; font: inherit; cursor: pointer; }
+  pre { background: var(--surface); padding: 1rem; border-radius: .5rem; overflow: auto; }
   nav a { margin-right: 1rem; }
   table { border-collapse: collapse; margin: .5rem 0 1rem; }
   th, td { text-align: left; padding: .25rem .75rem .25rem 0; vertical-align: middle; }
@@ -19,9 +25,10 @@ const shell = (title: string, body: string, nav: { signedIn: boolean } = { signe
   select, input { font: inherit; }
   .flash { padding: .5rem 1rem; border-radius: .5rem; background: #ecfdf5; color: #065f46; }
   .flash.problem { background: #fef2f2; color: #991b1b; }
+  @media (prefers-color-scheme: dark) { .flash { background: #0f2e25; color: #a7f3d0; } .flash.problem { background: #3b1c20; color: #ffd0d0; } }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 </style></head>
-<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a><a href="/two-factor" id="nav-two-factor">Two-factor</a>${nav.signedIn ? `<a href="/team" id="nav-team">Team</a>` : ""}</nav><main>${body}</main></body></html>`
+<body><nav><a href="/">Home</a><a href="/private">Private page</a>${nav.signedIn ? `<a href="/auth/account" id="nav-account">Your account</a><a href="/team" id="nav-team">Team</a>` : ""}</nav><main>${body}</main></body></html>`
 
 export function homePage(session: Session | null): string {
   if (!session) {
@@ -53,73 +60,18 @@ ${team}
   )
 }
 
-export function privatePage(session: Session): string {
-  return shell("Private", `<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>`)
-}
-
 const when = (date: Date | null) => (date ? `<time datetime="${escape(date.toISOString())}">${escape(date.toISOString().replace("T", " ").slice(0, 16))} UTC</time>` : "unknown")
 
-/** "Your sessions": the list, a revoke button per other session, and one for all others. */
-export function sessionsPage(sessions: SessionInfo[], csrfToken: string, revoked: unknown): string {
-  const rows = sessions
-    .map(
-      (s) => `<tr class="session${s.current ? " current" : ""}" data-session-id="${escape(s.id)}">
-  <td>${escape(s.userAgent ?? "Unknown browser")}${s.current ? ` <strong class="current-marker">(this browser)</strong>` : ""}</td>
-  <td>${escape(s.ipAddress ?? "unknown")}</td>
-  <td>${when(s.createdAt)}</td>
-  <td>${when(s.lastSeenAt)}</td>
-  <td>${
-    s.current
-      ? ""
-      : `<form method="post" action="/sessions/revoke"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><input type="hidden" name="id" value="${escape(s.id)}"><button type="submit" class="revoke">Revoke</button></form>`
-  }</td>
-</tr>`,
-    )
-    .join("\n")
-  const notice = typeof revoked === "string" ? `<p id="notice">${revoked === "0" ? "Nothing to revoke: that session had already ended." : `Revoked ${escape(revoked)} session${revoked === "1" ? "" : "s"}.`}</p>` : ""
+export function privatePage(session: Session): string {
   return shell(
-    "Your sessions",
-    `<h1>Your sessions</h1>
-${notice}
-<p>Every browser signed in to your account. Revoke any you do not recognise: it is signed out on its next request.</p>
-<table id="sessions"><thead><tr><th>Browser</th><th>Address</th><th>Signed in</th><th>Last seen</th><th></th></tr></thead>
-<tbody>
-${rows}
-</tbody></table>
-${
-  sessions.length > 1
-    ? `<form method="post" action="/sessions/revoke-others"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><button type="submit" id="revoke-others">Sign out all other sessions</button></form>`
-    : ""
-}`,
+    "Private",
+    `<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>
+<p>Your profile, email address, passkeys, password, two-factor authentication and sessions are in
+<a href="/auth/account" id="account-link">your account</a> — the account center Portcullis serves
+(<code>@portcullis/account</code>), themed and translated like the sign-in page.</p>`,
   )
 }
 
-const codeForm = (action: string, csrfToken: string, label: string, button: string, id: string) =>
-  `<form method="post" action="${action}" id="${id}"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}">
-<label>${escape(label)} <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label> <button type="submit">${escape(button)}</button></form>`
-
-/** Two-factor settings: turn it on (QR code, then a first code), see the backup codes once, turn it off. */
-export function twoFactorPage(state: { status: TwoFactorStatus; csrfToken: string; enrollment?: TotpEnrollment; backupCodes?: string[]; notice?: string }): string {
-  const { status, csrfToken, enrollment, backupCodes, notice } = state
-  let body: string
-  if (backupCodes) {
-    body = `<p id="two-factor-state">Two-factor authentication is on.</p>
-<p>Keep these backup codes somewhere safe. Each works once, when your authenticator app is not at hand. They are shown only now.</p>
-<ul id="backup-codes">${backupCodes.map((c) => `<li><code>${escape(c)}</code></li>`).join("")}</ul>`
-  } else if (enrollment) {
-    body = `<p id="two-factor-state">Scan this code with your authenticator app, then enter the code it shows.</p>
-<div id="qr" style="width:200px">${enrollment.qrSvg}</div>
-<p>Can't scan it? Enter this key: <code id="totp-secret">${escape(enrollment.secret)}</code></p>
-${codeForm("/two-factor/confirm", csrfToken, "Code", "Turn on", "confirm-two-factor")}`
-  } else if (status.enabled) {
-    body = `<p id="two-factor-state">Two-factor authentication is on (${status.backupCodesLeft} backup codes left).</p>
-${codeForm("/two-factor/disable", csrfToken, "Current code", "Turn off", "disable-two-factor")}`
-  } else {
-    body = `<p id="two-factor-state">Two-factor authentication is off.</p>
-<form method="post" action="/two-factor/start"><input type="hidden" name="csrfToken" value="${escape(csrfToken)}"><button type="submit" id="start-two-factor">Turn on two-factor authentication</button></form>`
-  }
-  return shell("Two-factor authentication", `<h1>Two-factor authentication</h1>${notice ? `<p id="notice">${escape(notice)}</p>` : ""}\n${body}`)
-}
 
 /** A role as people read it: organizations' own names for the built-in roles, an app role by its name. */
 export const roleLabel = (role: string) => ({ owner: "Owner", admin: "Admin", member: "Member" })[role] ?? role

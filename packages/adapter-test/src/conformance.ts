@@ -579,6 +579,36 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
         expect((await a().getAuthenticator(input.credentialID))?.counter).toBe(4_294_967_295)
       })
 
+      // The account center's passkey management (docs/account.md): optional capabilities.
+      it("names a passkey (renameAuthenticator), leaving others and the key as they were", async (ctx) => {
+        const adapter = a() as Adapter
+        if (!adapter.renameAuthenticator) return ctx.skip()
+        const user = await newUser()
+        const input = makeAuthenticator(user.id)
+        const other = makeAuthenticator(user.id)
+        await a().createAuthenticator(input)
+        await a().createAuthenticator(other)
+        expectAbsent((await a().getAuthenticator(input.credentialID))?.name)
+        await adapter.renameAuthenticator(input.credentialID, "Laptop — 日本語")
+        expect(await a().getAuthenticator(input.credentialID)).toMatchObject({ ...input, name: "Laptop — 日本語" })
+        expectAbsent((await a().getAuthenticator(other.credentialID))?.name)
+        expect((await a().listAuthenticatorsByUserId(user.id)).find((x) => x.credentialID === input.credentialID)?.name).toBe("Laptop — 日本語")
+      })
+
+      it("removes one passkey (deleteAuthenticator), and nothing for an unknown id", async (ctx) => {
+        const adapter = a() as Adapter
+        if (!adapter.deleteAuthenticator) return ctx.skip()
+        const user = await newUser()
+        const input = makeAuthenticator(user.id)
+        const kept = makeAuthenticator(user.id)
+        await a().createAuthenticator(input)
+        await a().createAuthenticator(kept)
+        await adapter.deleteAuthenticator(input.credentialID)
+        await adapter.deleteAuthenticator(crypto.randomUUID())
+        expect(await a().getAuthenticator(input.credentialID)).toBeNull()
+        expect((await a().listAuthenticatorsByUserId(user.id)).map((x) => x.credentialID)).toEqual([kept.credentialID])
+      })
+
       it("throws when updating the counter of an unknown credential", async () => {
         await expect(async () => a().updateAuthenticatorCounter(crypto.randomUUID(), 1)).rejects.toThrow()
       })

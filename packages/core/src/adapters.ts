@@ -124,6 +124,8 @@ export interface AdapterAuthenticator {
   transports?: string | null
   /** `singleDevice` or `multiDevice`. */
   credentialDeviceType: string
+  /** Portcullis: the name the user gave the passkey (the account center), or `null`. */
+  name?: string | null
 }
 
 /**
@@ -184,6 +186,10 @@ export interface Adapter {
   /** `[]` for an unknown user. */
   listAuthenticatorsByUserId?(userId: AdapterAuthenticator["userId"]): Awaitable<AdapterAuthenticator[]>
   /** Must throw if the update fails. */
+  /** Portcullis: names a passkey (the account center's rename). */
+  renameAuthenticator?(credentialID: AdapterAuthenticator["credentialID"], name: string): Awaitable<void>
+  /** Portcullis: removes a passkey (the account center's remove); its account row is unlinked apart. */
+  deleteAuthenticator?(credentialID: AdapterAuthenticator["credentialID"]): Awaitable<void>
   updateAuthenticatorCounter?(
     credentialID: AdapterAuthenticator["credentialID"],
     newCounter: AdapterAuthenticator["counter"],

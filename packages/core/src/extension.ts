@@ -55,6 +55,17 @@ export type {
   ExtensionAuditInput,
   Json,
 } from "./lib/extensions/api.js"
+export type {
+  AccountApi,
+  AccountEmailChange,
+  AccountEnrollment,
+  AccountLink,
+  AccountPasskey,
+  AccountSession,
+  AccountTwoFactor,
+  AccountUser,
+  AccountWaysIn,
+} from "./lib/extensions/account-api.js"
 export { html, raw, escapeHtml, SafeHtml } from "./lib/pages/html.js"
 export { ExtensionRequestError } from "./lib/extensions/errors.js"
 export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"

@@ -208,6 +208,13 @@ export function MemoryAdapter(): Adapter {
     async listAuthenticatorsByUserId(userId) {
       return [...authenticators.values()].filter((a) => a.userId === userId).map((a) => copy(a))
     },
+    async renameAuthenticator(credentialID, name) {
+      const authenticator = authenticators.get(credentialID)
+      if (authenticator) authenticator.name = name
+    },
+    async deleteAuthenticator(credentialID) {
+      authenticators.delete(credentialID)
+    },
     async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = authenticators.get(credentialID)
       if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)

@@ -73,6 +73,16 @@ return encoded
 `
 
 /** Sets the password hash KEYS[2] to ARGV[1] only while the user KEYS[1] exists; 1 when written. */
+/** Sets an authenticator's `name` in its JSON, in place (its TTL, none, kept); nothing for an unknown id. */
+const RENAME_AUTHENTICATOR_SCRIPT = `
+local json = redis.call("GET", KEYS[1])
+if not json then return 0 end
+local record = cjson.decode(json)
+record.name = ARGV[1]
+redis.call("SET", KEYS[1], cjson.encode(record), "KEEPTTL")
+return 1
+`
+
 const SET_PASSWORD_SCRIPT = `
 if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
 redis.call("SET", KEYS[2], ARGV[1])
@@ -369,6 +379,15 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       if (written !== 1) throw new Error(`no user with id ${userId}`)
     },
 
+    async renameAuthenticator(credentialID, name) {
+      // Read and written in one step: a rename racing a sign-in's counter update loses neither.
+      await client.eval(RENAME_AUTHENTICATOR_SCRIPT, 1, k.authenticator(credentialID), name)
+    },
+    async deleteAuthenticator(credentialID) {
+      const authenticator = await getAuthenticator(credentialID)
+      if (!authenticator) return
+      await client.multi().del(k.authenticator(credentialID)).srem(k.userAuthenticators(authenticator.userId), credentialID).exec()
+    },
     async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = await getAuthenticator(credentialID)
       if (!authenticator) throw new Error(`no authenticator with credentialID ${credentialID}`)

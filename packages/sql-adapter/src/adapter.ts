@@ -248,6 +248,12 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       const rows = await db.selectFrom(t.authenticators).selectAll().where("userId", "=", userId).execute()
       return rows.map(authenticatorFromRow)
     },
+    async renameAuthenticator(credentialID, name) {
+      await db.updateTable(t.authenticators).set({ name }).where("credentialID", "=", credentialID).execute()
+    },
+    async deleteAuthenticator(credentialID) {
+      await db.deleteFrom(t.authenticators).where("credentialID", "=", credentialID).execute()
+    },
     async updateAuthenticatorCounter(credentialID, newCounter) {
       await db.updateTable(t.authenticators).set({ counter: newCounter }).where("credentialID", "=", credentialID).execute()
       // Read back instead of trusting the affected-row count, which MySQL reports as 0

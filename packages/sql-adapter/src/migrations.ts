@@ -267,6 +267,7 @@ export function schemaMigrations(dialect: SqlDialect, tables: TableNames): Recor
     "0005_passwords": passwordsSchema(dialect, tables),
     "0006_two_factor": twoFactorSchema(dialect, tables),
     "0007_audit_trail": auditTrailSchema(dialect, tables),
+    "0008_passkey_names": passkeyNamesSchema(tables),
   }
 }
 
@@ -288,6 +289,18 @@ function migratorFor(db: Kysely<any>, options: MigrateOptions): Migrator {
     migrationTableName,
     migrationLockTableName: `${migrationTableName}_lock`,
   })
+}
+
+/**
+ * Passkey names (the account center's rename, `renameAuthenticator`): one nullable column,
+ * so rows from before stay valid and an app that never names a passkey never writes it.
+ */
+function passkeyNamesSchema(t: TableNames): Migration {
+  return {
+    async up(db) {
+      await db.schema.alterTable(t.authenticators).addColumn("name", "varchar(64)").execute()
+    },
+  }
 }
 
 /**

@@ -120,6 +120,8 @@ export function authenticatorFromRow(row: Row): AdapterAuthenticator {
     credentialDeviceType: String(row.credentialDeviceType),
     credentialBackedUp: toBoolean(row.credentialBackedUp),
     transports: toNullableString(row.transports),
+    // Absent before 0008_passkey_names ran: no name.
+    name: row.name === undefined ? null : toNullableString(row.name),
   }
 }
 
@@ -133,5 +135,7 @@ export function authenticatorRow(a: AdapterAuthenticator): Row {
     credentialDeviceType: a.credentialDeviceType,
     credentialBackedUp: a.credentialBackedUp,
     transports: a.transports ?? null,
+    // Written only when given, so a schema without the column (before 0008) still takes new passkeys.
+    ...(a.name != null && { name: a.name }),
   }
 }

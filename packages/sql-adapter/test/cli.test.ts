@@ -37,7 +37,7 @@ describe("runMigrationsCli", () => {
   it("applies the schema, then reports it up to date", async () => {
     const first = capture()
     expect(await runMigrationsCli(["--url", `sqlite:${file}`], {}, first.output)).toBe(0)
-    expect(first.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`, `sqlite:${file}: applied 0007_audit_trail`])
+    expect(first.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`, `sqlite:${file}: applied 0007_audit_trail`, `sqlite:${file}: applied 0008_passkey_names`])
 
     const second = capture()
     expect(await runMigrationsCli([`--url=sqlite:${file}`], {}, second.output)).toBe(0)
@@ -47,7 +47,7 @@ describe("runMigrationsCli", () => {
   it("falls back to DATABASE_URL and applies prefixed tables separately", async () => {
     const run = capture()
     expect(await runMigrationsCli(["--table-prefix", "auth_"], { DATABASE_URL: `sqlite:${file}` }, run.output)).toBe(0)
-    expect(run.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`, `sqlite:${file}: applied 0007_audit_trail`])
+    expect(run.lines.out).toEqual([`sqlite:${file}: applied 0001_initial_schema`, `sqlite:${file}: applied 0002_rate_limits`, `sqlite:${file}: applied 0003_session_management`, `sqlite:${file}: applied 0004_token_refresh`, `sqlite:${file}: applied 0005_passwords`, `sqlite:${file}: applied 0006_two_factor`, `sqlite:${file}: applied 0007_audit_trail`, `sqlite:${file}: applied 0008_passkey_names`])
   })
 
   it("creates the folder of a new SQLite file (sqlite:data/auth.db in a new project)", async () => {

@@ -178,7 +178,7 @@ export function runSqlSuites(label: string, dialect: SqlDialect, connect: Connec
     // The specs share these tables, migrated by the first one; each reads only its own rows.
     it("applies every migration to an empty database, in order", async () => {
       firstRun = await database.migrate()
-      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0005_passwords", "0006_two_factor", "0007_audit_trail"])
+      expect(firstRun).toEqual(["0001_initial_schema", "0002_rate_limits", "0003_session_management", "0004_token_refresh", "0005_passwords", "0006_two_factor", "0007_audit_trail", "0008_passkey_names"])
     })
 
     it("applies nothing when migrated again (idempotent)", async () => {

@@ -26,7 +26,11 @@ export function twoFactorChallengeIdentifier(userId: string): string {
   return `two-factor-challenge:${userId}`
 }
 
-/** Whether `identifier` is in one of the namespaces above (not an address a link was sent to). */
+/**
+ * Whether `identifier` is in one of the namespaces above, or `email-change:` (the account
+ * center's links, named in `extensions/account/email.ts`: this module is on the startup
+ * path and carries only the prefix) — not an address a link was sent to.
+ */
 export function isReservedIdentifier(identifier: string): boolean {
-  return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge):/.test(identifier)
+  return /^(?:password-(?:verify|reset)|webauthn-challenge|two-factor-challenge|email-change):/.test(identifier)
 }

@@ -8,6 +8,7 @@
 import type { SafeHtml } from "../pages/html.js"
 import type { AuditDetails, AuditOutcome } from "../audit/events.js"
 import type { LoggerInstance } from "../../base-types.js"
+import type { AccountApi } from "./account-api.js"
 
 /** A JSON value: what an extension may keep in a session token or send to a browser. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
@@ -104,6 +105,8 @@ export interface ExtensionTools {
   rateLimit(name: string, limit: ExtensionRateLimit, subject?: string): Promise<void>
   /** Sends an email; throws when the configuration has no sender or the sender failed. */
   mail(message: ExtensionMail): Promise<void>
+  /** The signed-in user's own account (docs/account.md): profile, ways in, passkeys, password, 2FA, sessions, email, deletion. */
+  account: AccountApi
 }
 
 /** What a route's handler gets. */

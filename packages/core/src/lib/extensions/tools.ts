@@ -51,7 +51,15 @@ export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): Ext
     },
     rateLimit: (name, limit, subject) => limited(ctx, `${id}:${name}`, limit, subject),
     mail: (message) => sendMail(ctx, message),
+    account: lazily(() => import("./account/index.js").then((m) => m.accountApi(ctx))),
   }
+}
+
+/** A facet whose code is loaded with `import()` on its first call (core's startup stays small). */
+function lazily<T extends object>(load: () => Promise<T>): T {
+  let loaded: Promise<T> | undefined
+  // `then` stays undefined: the facet is not a promise to anything that awaits it.
+  return new Proxy({} as T, { get: (_, name) => name === "then" ? undefined : async (...args: unknown[]) => ((await (loaded ??= load())) as Record<string | symbol, (...a: unknown[]) => unknown>)[name]!(...args) })
 }
 
 /** The request's session as extension `id` sees it, its key hashed per extension. */
