@@ -81,6 +81,11 @@ export function testbed(options: TestbedOptions = {}) {
       return this.browser.signIn({ email: this.email })
     }
 
+    /** Another browser of the same person, not signed in yet. */
+    async anotherBrowserUnsigned(): Promise<Actor> {
+      return new Actor(this.id, this.email, new Browser(direct(config)))
+    }
+
     /** Another browser of the same person, signed in: a second session. */
     async anotherBrowser(): Promise<Actor> {
       const other = new Actor(this.id, this.email, new Browser(direct(config)))
