@@ -17,10 +17,7 @@ export class MemoryBanStore implements BanStore {
   async get(userId: string, now = new Date()): Promise<Ban | null> {
     const found = this.#bans.get(userId)
     if (!found) return null
-    if (found.expires && found.expires.getTime() <= now.getTime()) {
-      this.#bans.delete(userId)
-      return null
-    }
+    if (found.expires && found.expires.getTime() <= now.getTime()) return null
     return { ...found }
   }
 
