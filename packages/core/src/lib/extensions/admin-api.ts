@@ -54,7 +54,7 @@ export interface AdminCapabilities {
 /** The admin facet: every call acts on the user named, whoever is signed in. */
 export interface ExtensionAdmin {
   capabilities(): AdminCapabilities
-  /** @throws `ExtensionRequestError` (`invalid-query`, 400) for a malformed query, (`unsupported`, 501) without `listUsers`. */
+  /** @throws `ExtensionRequestError` (`invalid-query`, 400) for a malformed query, (`unsupported`, 409) without `listUsers`. */
   listUsers(query?: AdminUserQuery): Promise<AdminUserPage>
   /** The user, or `null` for an unknown id. */
   getUser(id: string): Promise<AdminUser | null>

@@ -34,7 +34,7 @@ export function adminFacet(ctx: RequestContext): ExtensionAdmin {
     capabilities,
     async listUsers(query) {
       const checked = checkUserQuery(query)
-      if (!adapter?.listUsers) throw new ExtensionRequestError("unsupported", "The adapter cannot list users (it has no listUsers capability)", 501)
+      if (!adapter?.listUsers) throw new ExtensionRequestError("unsupported", "The adapter cannot list users (it has no listUsers capability)", 409)
       const page = await adapter.listUsers(checked)
       return { users: page.users.map(adminUser), next: page.next } satisfies AdminUserPage
     },
