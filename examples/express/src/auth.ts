@@ -4,6 +4,7 @@ import Passkey from "@portcullis/core/providers/passkey"
 import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import { organizations, type OrganizationStore } from "@portcullis/organizations"
+import { admin, type BanStore } from "@portcullis/admin"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
 /** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
@@ -19,6 +20,10 @@ export interface DemoOptions extends DemoPeers {
   trustedOrigins?: string[]
   /** Where the Team page's organizations live (server.ts: `sqlOrganizationStore(db)`); without it, no Team page. */
   organizations?: OrganizationStore
+  /** Where the admin console's bans live (server.ts: `sqlBanStore(db)`); without it, no console. */
+  bans?: BanStore
+  /** Who may use the admin console (`ADMIN_EMAILS`); default the demo user's address. */
+  adminEmails?: readonly string[]
 }
 
 // No return type: `satisfies` below keeps the extensions' types, so `extensions(req, config)`
@@ -61,7 +66,12 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // Organizations (the Team page, /team): teams with roles, invitations mailed through the
     // mail catcher, an active organization per session. Its accept page and JSON routes are
     // served under /auth/organizations by the handler above.
-    extensions: options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : [],
+    // The admin console (/auth/admin): users, bans, recovery, charts, for the addresses in
+    // ADMIN_EMAILS (default demo@portcullis.dev: sign in with "Demo OIDC" to be that user).
+    extensions: [
+      ...(options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : []),
+      ...(options.bans ? [admin({ store: options.bans, isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()) })] : []),
+    ],
   } satisfies ExpressAuthConfig
 }
 

@@ -21,7 +21,7 @@ const shell = (title: string, body: string, nav: { signedIn: boolean } = { signe
   .flash.problem { background: #fef2f2; color: #991b1b; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 </style></head>
-<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a><a href="/two-factor" id="nav-two-factor">Two-factor</a>${nav.signedIn ? `<a href="/team" id="nav-team">Team</a>` : ""}</nav><main>${body}</main></body></html>`
+<body><nav><a href="/">Home</a><a href="/private">Private page</a><a href="/sessions" id="nav-sessions">Your sessions</a><a href="/two-factor" id="nav-two-factor">Two-factor</a>${nav.signedIn ? `<a href="/team" id="nav-team">Team</a><a href="/auth/admin" id="nav-admin">Admin</a>` : ""}</nav><main>${body}</main></body></html>`
 
 export function homePage(session: Session | null): string {
   if (!session) {
