@@ -445,15 +445,6 @@ export class StepUpRequired extends AuthError {
 }
 
 /**
- * An extension's sign-in gate (`Extension.signInGate`, e.g. the admin console's ban) refused
- * the user at the moment a sign-in would become a session — by any provider kind. Shown on
- * the sign-in page as `?error=AccountSuspended`; the reason stays in the server log.
- */
-export class AccountSuspended extends SignInError {
-  static override type: ErrorType = "AccountSuspended"
-}
-
-/**
  * An audit trail query (`auditTrail`, an adapter's `listAuditRecords`) is malformed: an
  * unknown event type, a date that is none, a `limit` below 1, a `cursor` that is not one the
  * trail handed out. A client's input, so a 400 (an `InvalidRequest`) where an app passes it

@@ -62,8 +62,8 @@ export type { AuditEvent, AuditEventType } from "./lib/audit/events.js"
 export type { AuditPage, AuditQuery } from "./lib/audit/query.js"
 export type { SessionInfo } from "./base-types.js"
 export { html, raw, escapeHtml, SafeHtml } from "./lib/pages/html.js"
-export { ExtensionRequestError } from "./lib/extensions/errors.js"
-export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable, AccountSuspended } from "./errors.js"
+export { ExtensionRequestError, AccountSuspended } from "./lib/extensions/errors.js"
+export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"
 
 /** Typed event handlers for {@link defineExtension}: the app's `events`, by name. */
 export type TypedExtensionEvents = Partial<EventCallbacks>

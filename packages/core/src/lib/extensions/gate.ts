@@ -10,7 +10,7 @@
  * session before the ban was stored — and then the revocation finds it.
  * @module
  */
-import { AccountSuspended } from "../../errors.js"
+import { AccountSuspended } from "./errors.js"
 import type { Cookie } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { sessionStrategy, type SignInResult } from "../session/index.js"
