@@ -119,7 +119,7 @@ try {
   started.resolve(
     createApp({
       secret: devSecret(),
-      adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
+      adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true, auditTrail: true }),
       oidc: { issuer: op.issuer, ...oidcClient },
       smtpUrl: smtp.url,
       organizations: sqlOrganizationStore(db),

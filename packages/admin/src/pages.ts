@@ -17,7 +17,7 @@ type Request = ExtensionRequest<AdminLocals>
 const STYLE = raw(`<style>
 .card:has(.pc-admin) { max-width: 64rem; width: 100%; }
 .pc-admin nav ul { list-style: none; display: flex; gap: 1rem; padding: 0; margin: 0 0 1rem; flex-wrap: wrap; }
-.pc-admin a { color: var(--pc-brand); }
+.pc-admin a { color: var(--pc-text); text-decoration: underline; }
 .pc-admin .pc-table { width: 100%; border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 .pc-admin .pc-table caption { text-align: start; font-weight: 600; padding: 0.25rem 0; }
 .pc-admin .pc-table th, .pc-admin .pc-table td { text-align: start; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--pc-border); vertical-align: top; overflow-wrap: anywhere; }
