@@ -141,7 +141,7 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     },
 
     async ban(userId, input) {
-      const caller = await requireAdmin(call, locals)
+      const caller = await requireAdmin(call, locals, { stepUp: true })
       const reason = checkReason(input?.reason)
       const expires = banExpiry(input ?? {}, Date.now())
       const user = await target(userId)
@@ -175,7 +175,7 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     },
 
     async revokeSessions(userId) {
-      const caller = await requireAdmin(call, locals)
+      const caller = await requireAdmin(call, locals, { stepUp: true })
       const user = await target(userId)
       if (!admin.capabilities().sessions) throw new ExtensionRequestError("unsupported", "Sessions cannot be revoked with this configuration (database sessions need listSessions, JWT sessions a session.registry)", 409)
       const revoked = await admin.revokeSessions(user.id)
@@ -184,7 +184,7 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     },
 
     async resetTwoFactor(userId, reason) {
-      const caller = await requireAdmin(call, locals)
+      const caller = await requireAdmin(call, locals, { stepUp: true })
       const why = checkReason(reason)
       const user = await target(userId)
       if (!admin.capabilities().twoFactor) throw new ExtensionRequestError("unsupported", "Two-factor authentication is not configured", 409)

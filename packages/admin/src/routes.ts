@@ -5,7 +5,7 @@
  * rate limit before any handler runs; each handler checks that the caller is an admin.
  * @module
  */
-import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
+import { ExtensionRequestError, StepUpRequired, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
 import { requireAdmin } from "./access.js"
 import type { AdminLocals } from "./locals.js"
 import { adminOperations, type UserListInput } from "./operations.js"
@@ -61,6 +61,8 @@ function formAction(path: string, act: (req: Request, ops: ReturnType<typeof adm
         await act(req, ops)
       } catch (error) {
         if (error instanceof ExtensionRequestError && error.status !== 403 && error.status !== 404) return { redirect: `${back}?error=${encodeURIComponent(error.code)}` }
+        // Not re-authenticated recently: prove a factor, then back to the user's page to repeat the action.
+        if (error instanceof StepUpRequired) return { redirect: `${req.authUrl}/reauthenticate?callbackUrl=${encodeURIComponent(back)}` }
         throw error
       }
       return { redirect: `${back}?done=${done}` }

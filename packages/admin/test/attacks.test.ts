@@ -4,7 +4,7 @@
  * are unknown, malformed or another's answer the same 404; hostile search, filter and
  * cursor input is a 4xx, never a 500; a banned user's refusal holds while their ban does.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { testbed } from "./support.js"
 
 const POSTS = ["users/user-bob/ban", "users/user-bob/unban", "users/user-bob/revoke", "users/user-bob/reset-two-factor"]
@@ -161,5 +161,31 @@ describe("hostile search, filter and cursor input", () => {
     // Search terms are matched as text, never as patterns.
     expect((await ada.get("api/users?q=%25")).body.users).toEqual([])
     expect((await ada.get("api/users?q=.*")).body.users).toEqual([])
+  })
+})
+
+describe("a stolen admin cookie without a recent sign-in", () => {
+  it("cannot ban, end sessions or reset a second factor: 403 StepUpRequired (JSON) or the re-authentication page (form), nothing changed", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const bob = await bed.person("bob")
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 2 * 3600_000 })
+    try {
+      for (const path of ["users/user-bob/ban", "users/user-bob/revoke", "users/user-bob/reset-two-factor"]) {
+        const json = await ada.post(path, { reason: "x" })
+        expect(json.status, path).toBe(403)
+        expect(json.body.error, path).toBe("StepUpRequired")
+        const form = await ada.form(path, { reason: "x" })
+        expect(form.status, path).toBe(302)
+        expect(form.response.headers.get("location"), path).toContain("/auth/reauthenticate?callbackUrl=")
+      }
+      await expect(ada.server().ban("user-bob", { reason: "x" })).rejects.toMatchObject({ type: "StepUpRequired" })
+      // Reading stays open to the admin: only the changes need a recent proof.
+      expect((await ada.get("api/users/user-bob")).status).toBe(200)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await bed.store.get("user-bob")).toBeNull()
+    expect((await bob.session())?.user?.email).toBe("bob@example.com")
   })
 })
