@@ -70,9 +70,23 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // ADMIN_EMAILS (default demo@portcullis.dev: sign in with "Demo OIDC" to be that user).
     extensions: [
       ...(options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : []),
-      ...(options.bans ? [admin({ store: options.bans, isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()) })] : []),
+      ...(options.bans
+        ? [
+            admin({
+              store: options.bans,
+              isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()),
+              // A user's page lists their organizations, read through the organizations store's public API.
+              ...(options.organizations && { organizationsOf: organizationsOf(options.organizations) }),
+            }),
+          ]
+        : []),
     ],
   } satisfies ExpressAuthConfig
+}
+
+/** A user's organizations as the admin console lists them. */
+function organizationsOf(store: OrganizationStore) {
+  return async (userId: string) => (await store.listOrganizations(userId)).map(({ organization, role }) => ({ id: organization.id, name: organization.name, role }))
 }
 
 /** The demo's configuration, with its extensions' types. */

@@ -41,6 +41,13 @@ export interface AdminOptions {
   roles?: readonly string[]
   /** The user field holding the role. Default `"role"`. */
   roleField?: string
+  /**
+   * A user's organizations for their page, from the app's own source — with organizations
+   * configured, its store's public `listOrganizations`:
+   * `(userId) => store.listOrganizations(userId).then((all) => all.map(({ organization, role }) => ({ id: organization.id, name: organization.name, role })))`.
+   * Without it the page has no organizations section.
+   */
+  organizationsOf?: (userId: string) => Promise<ReadonlyArray<{ id: string; name: string; role: string }>>
 }
 
 /** The admin extension. */
@@ -60,12 +67,13 @@ export type AdminExtension = Extension<"admin", AdminServer, AdminLocals>
  */
 export function admin(options: AdminOptions): AdminExtension {
   if (!options || typeof options !== "object") throw new InvalidConfig("admin: options are required ({ store, isAdmin } or { store, roles })")
-  const { store, isAdmin, roles, roleField = "role" } = options
+  const { store, isAdmin, roles, roleField = "role", organizationsOf } = options
   if (!store || typeof store !== "object" || typeof store.get !== "function" || typeof store.ban !== "function") throw new InvalidConfig("admin: options.store is required (memoryBanStore() or a BanStore of your own)")
   if (isAdmin !== undefined && typeof isAdmin !== "function") throw new InvalidConfig("admin: isAdmin must be a function of the user")
   if (roles !== undefined && (!Array.isArray(roles) || roles.length === 0 || !roles.every((r) => typeof r === "string" && r))) throw new InvalidConfig("admin: roles must be a non-empty list of role names")
   if (!isAdmin && !roles) throw new InvalidConfig("admin: say who is an admin — an isAdmin(user) callback, a roles list, or both; without either nobody could use the console")
   if (typeof roleField !== "string" || !roleField) throw new InvalidConfig("admin: roleField must be a field name")
+  if (organizationsOf !== undefined && typeof organizationsOf !== "function") throw new InvalidConfig("admin: organizationsOf must be a function of a user id")
   const roleSet = new Set(roles ?? [])
   return defineExtension({
     id: "admin",
@@ -73,6 +81,8 @@ export function admin(options: AdminOptions): AdminExtension {
       return {
         store: host.wrapStore("ban", store),
         getUser: async (id) => (await host.getUser(id)) as AdminUserRecord | null,
+        // Wrapped as a store: bounded, and a failure an outage (503), never a 500.
+        ...(organizationsOf && { organizationsOf: host.wrapStore("admin organizations", { list: organizationsOf }).list }),
         async isAdmin(user) {
           if (roleSet.size && typeof user[roleField] === "string" && roleSet.has(user[roleField] as string)) return true
           return isAdmin ? (await isAdmin(user)) === true : false

@@ -19,4 +19,6 @@ export interface AdminLocals {
   /** Whether `user` is an admin: the `isAdmin` option, or a role of `roles` in `roleField`. */
   isAdmin(user: AdminUserRecord): Promise<boolean>
   getUser(id: string): Promise<AdminUserRecord | null>
+  /** The user's organizations (the `organizationsOf` option), when the app gave a source. */
+  organizationsOf?: (userId: string) => Promise<ReadonlyArray<{ id: string; name: string; role: string }>>
 }

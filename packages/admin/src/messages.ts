@@ -4,6 +4,9 @@
  * @module
  */
 const en = {
+  organizations: "Organizations",
+  role: "Role",
+  noOrganizations: "Not a member of any organization.",
   title: "Admin console",
   users: "Users",
   search: "Email or name",
@@ -90,6 +93,9 @@ export type AdminMessageKey = keyof typeof en
 type Catalog = Partial<Record<AdminMessageKey, string>>
 
 const de: Catalog = {
+  organizations: "Organisationen",
+  role: "Rolle",
+  noOrganizations: "Kein Mitglied einer Organisation.",
   title: "Verwaltung",
   users: "Benutzer",
   search: "E-Mail oder Name",
@@ -171,6 +177,9 @@ const de: Catalog = {
 }
 
 const fr: Catalog = {
+  organizations: "Organisations",
+  role: "Rôle",
+  noOrganizations: "Membre d'aucune organisation.",
   title: "Console d'administration",
   users: "Utilisateurs",
   search: "E-mail ou nom",
@@ -215,6 +224,9 @@ const fr: Catalog = {
 }
 
 const es: Catalog = {
+  organizations: "Organizaciones",
+  role: "Rol",
+  noOrganizations: "No pertenece a ninguna organización.",
   title: "Consola de administración",
   users: "Usuarios",
   search: "Correo o nombre",
@@ -248,6 +260,9 @@ const es: Catalog = {
 }
 
 const pt: Catalog = {
+  organizations: "Organizações",
+  role: "Função",
+  noOrganizations: "Não é membro de nenhuma organização.",
   title: "Console de administração",
   users: "Usuários",
   search: "E-mail ou nome",
@@ -281,6 +296,9 @@ const pt: Catalog = {
 }
 
 const ja: Catalog = {
+  organizations: "組織",
+  role: "ロール",
+  noOrganizations: "どの組織にも所属していません。",
   title: "管理コンソール",
   users: "ユーザー",
   search: "メールアドレスまたは名前",
@@ -358,6 +376,9 @@ const ja: Catalog = {
 }
 
 const zh: Catalog = {
+  organizations: "组织",
+  role: "角色",
+  noOrganizations: "不属于任何组织。",
   title: "管理控制台",
   users: "用户",
   search: "邮箱或姓名",
@@ -391,6 +412,9 @@ const zh: Catalog = {
 }
 
 const ar: Catalog = {
+  organizations: "المؤسسات",
+  role: "الدور",
+  noOrganizations: "ليس عضوًا في أي مؤسسة.",
   title: "لوحة الإدارة",
   users: "المستخدمون",
   search: "البريد الإلكتروني أو الاسم",

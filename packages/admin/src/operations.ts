@@ -40,6 +40,8 @@ export interface UserDetails {
   sessions: SessionInfo[] | null
   /** The user's latest audit events; `null` without a stored audit trail. */
   events: AuditEvent[] | null
+  /** The user's organizations; `null` without the `organizationsOf` option. */
+  organizations: ReadonlyArray<{ id: string; name: string; role: string }> | null
 }
 
 /** What `ban` is told: why, and for how long (`duration` seconds, or `expires`; neither: until lifted). */
@@ -130,14 +132,15 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
       await requireAdmin(call, locals)
       const user = await target(userId)
       const capabilities = admin.capabilities()
-      const [ban, isAdmin, twoFactor, sessions, events] = await Promise.all([
+      const [ban, isAdmin, twoFactor, sessions, events, organizations] = await Promise.all([
         locals.store.get(user.id),
         isAdminId(user.id),
         admin.twoFactorEnabled(user.id),
         capabilities.sessions ? admin.listSessions(user.id) : Promise.resolve(null),
         capabilities.audit ? admin.auditTrail({ userId: user.id, limit: 20 }).then((p) => p.records) : Promise.resolve(null),
+        locals.organizationsOf ? locals.organizationsOf(user.id) : Promise.resolve(null),
       ])
-      return { user, ban, isAdmin, twoFactor, sessions, events }
+      return { user, ban, isAdmin, twoFactor, sessions, events, organizations }
     },
 
     async ban(userId, input) {

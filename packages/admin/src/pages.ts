@@ -109,7 +109,7 @@ function actionForm(action: string, csrfToken: string, label: string, fields: Sa
 
 /** One user's page: details, ban, sessions, recovery, audit events. */
 export async function userPage(req: Request, details: UserDetails): Promise<ExtensionResponse> {
-  const { user, ban, isAdmin, twoFactor, sessions, events } = details
+  const { user, ban, isAdmin, twoFactor, sessions, events, organizations } = details
   const base = `${req.authUrl}/admin/users/${encodeURIComponent(user.id)}`
   const csrfToken = await req.csrfToken()
   const name = user.name || user.email || user.id
@@ -159,6 +159,7 @@ ${facts}
 <h2>${req.t("ban")}</h2><div class="pc-actions">${banForm}</div>
 <h2>${req.t("sessions")}</h2><div class="pc-actions">${sessionTable}</div>
 ${recovery && html`<h2>${req.t("recovery")}</h2><div class="pc-actions">${recovery}</div>`}
+${organizations === null ? "" : html`<h2>${req.t("organizations")}</h2>${organizations.length ? html`<table class="pc-table"><caption>${req.t("organizations")}</caption><thead><tr><th scope="col">${req.t("name")}</th><th scope="col">${req.t("role")}</th></tr></thead><tbody>${organizations.map((o) => html`<tr><th scope="row">${o.name}</th><td>${o.role}</td></tr>`)}</tbody></table>` : html`<p>${req.t("noOrganizations")}</p>`}`}
 <h2>${req.t("events")}</h2>${eventTable}`
   return req.page(req.t("userTitle", { name }), frame(req, req.t("userTitle", { name }), body))
 }

@@ -164,3 +164,26 @@ describe("the console in other languages", () => {
     expect(html).toContain("المستخدمون")
   })
 })
+
+describe("a user's organizations", () => {
+  it("come from the app's source (organizations' public store), and a failing source is a 503, not a 500", async () => {
+    const { memoryOrganizationStore } = await import("@portcullis/organizations/memory")
+    const orgs = memoryOrganizationStore()
+    let failing = false
+    const bed = testbed({
+      extension: {
+        organizationsOf: async (userId) => {
+          if (failing) throw new Error("connect ECONNREFUSED")
+          return (await orgs.listOrganizations(userId)).map(({ organization, role }) => ({ id: organization.id, name: organization.name, role }))
+        },
+      },
+    })
+    const ada = await bed.person("ada")
+    await bed.person("bob")
+    await orgs.createOrganization({ id: "org-1", name: "Acme", slug: "acme", metadata: null, createdAt: new Date() }, { organizationId: "org-1", userId: "user-bob", role: "owner", createdAt: new Date() })
+    expect((await ada.get("api/users/user-bob")).body.organizations).toEqual([{ id: "org-1", name: "Acme", role: "owner" }])
+    expect((await ada.page("users/user-bob")).body).toContain("<th scope=\"row\">Acme</th>")
+    failing = true
+    expect((await ada.get("api/users/user-bob")).status).toBe(503)
+  })
+})
