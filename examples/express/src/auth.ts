@@ -5,6 +5,7 @@ import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import { account } from "@portcullis/account"
 import { organizations, type OrganizationStore } from "@portcullis/organizations"
+import { admin, type BanStore } from "@portcullis/admin"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
 /** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
@@ -20,6 +21,10 @@ export interface DemoOptions extends DemoPeers {
   trustedOrigins?: string[]
   /** Where the Team page's organizations live (server.ts: `sqlOrganizationStore(db)`); without it, no Team page. */
   organizations?: OrganizationStore
+  /** Where the admin console's bans live (server.ts: `sqlBanStore(db)`); without it, no console. */
+  bans?: BanStore
+  /** Who may use the admin console (`ADMIN_EMAILS`); default the demo user's address. */
+  adminEmails?: readonly string[]
 }
 
 // No return type: `satisfies` below keeps the extensions' types, so `extensions(req, config)`
@@ -64,11 +69,28 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
     // served under /auth/organizations by the handler above.
     // The account center (/auth/account): profile, email, linked accounts, passkeys,
     // password, two-factor and sessions, built in — the demo writes no settings pages.
+    // The admin console (/auth/admin): users, bans, recovery, charts, for the addresses in
+    // ADMIN_EMAILS (default demo@portcullis.dev: sign in with "Demo OIDC" to be that user).
     extensions: [
       ...(options.organizations ? [organizations({ store: options.organizations, invitations: { afterAccept: "/team" } })] : []),
       ...(adapter ? [account()] : []),
+      ...(options.bans
+        ? [
+            admin({
+              store: options.bans,
+              isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()),
+              // A user's page lists their organizations, read through the organizations store's public API.
+              ...(options.organizations && { organizationsOf: organizationsOf(options.organizations) }),
+            }),
+          ]
+        : []),
     ],
   } satisfies ExpressAuthConfig
+}
+
+/** A user's organizations as the admin console lists them. */
+function organizationsOf(store: OrganizationStore) {
+  return async (userId: string) => (await store.listOrganizations(userId)).map(({ organization, role }) => ({ id: organization.id, name: organization.name, role }))
 }
 
 /** The demo's configuration, with its extensions' types. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
 import { migrateOrganizations, sqlOrganizationStore } from "@portcullis/organizations/sql"
+import { migrateAdmin, sqlBanStore } from "@portcullis/admin/sql"
 import { createApp } from "./app.ts"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { startDemoSmtp } from "@portcullis/example-kit/smtp"
@@ -43,7 +44,7 @@ mkdirSync(dataDir, { recursive: true })
 const db = createSqliteKysely(join(dataDir, "portcullis.sqlite"))
 // Core's tables, then the organizations extension's (the Team page), in the same database:
 // what `portcullis migrate --with @portcullis/organizations` applies.
-const applied = [...(await migrateToLatest(db, { dialect: "sqlite" })), ...(await migrateOrganizations(db))]
+const applied = [...(await migrateToLatest(db, { dialect: "sqlite" })), ...(await migrateOrganizations(db)), ...(await migrateAdmin(db))]
 if (applied.length) console.log(`Created the database schema (${applied.join(", ")}) in ${join(dataDir, "portcullis.sqlite")}`)
 
 // The handler is attached before `listen`: a request that arrives while the demo starts
@@ -118,16 +119,19 @@ try {
   started.resolve(
     createApp({
       secret: devSecret(),
-      adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true }),
+      adapter: SqlAdapter(db, { sessionMetadata: true, passwords: true, auditTrail: true }),
       oidc: { issuer: op.issuer, ...oidcClient },
       smtpUrl: smtp.url,
       organizations: sqlOrganizationStore(db),
+      bans: sqlBanStore(db),
+      ...(process.env.ADMIN_EMAILS && { adminEmails: process.env.ADMIN_EMAILS.split(",").map((e) => e.trim().toLowerCase()).filter(Boolean) }),
       trustedOrigins: authUrl ? undefined : origins,
     }),
   )
   console.log(`Portcullis demo listening on ${origins[0]}${origins[1] ? ` (and ${origins[1]})` : ""}`)
   console.log(`Sign in with demo / portcullis, with "Demo OIDC" (login: demo, any password; provider at ${op.issuer}),`)
   console.log(`with a passkey (at localhost: browsers allow no passkeys on an IP address), or by email (any address: the link is printed here; mail catcher at ${smtp.url})`)
+  console.log(`Admin console: ${origins[0]}/auth/admin, for ${process.env.ADMIN_EMAILS || "demo@portcullis.dev (sign in with Demo OIDC)"}`)
   closers.push(() => op.close(), () => smtp.close())
 } catch (error) {
   started.reject(error)

@@ -28,7 +28,7 @@ const shell = (title: string, body: string, nav: { signedIn: boolean } = { signe
   @media (prefers-color-scheme: dark) { .flash { background: #0f2e25; color: #a7f3d0; } .flash.problem { background: #3b1c20; color: #ffd0d0; } }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 </style></head>
-<body><nav><a href="/">Home</a><a href="/private">Private page</a>${nav.signedIn ? `<a href="/auth/account" id="nav-account">Your account</a><a href="/team" id="nav-team">Team</a>` : ""}</nav><main>${body}</main></body></html>`
+<body><nav><a href="/">Home</a><a href="/private">Private page</a>${nav.signedIn ? `<a href="/auth/account" id="nav-account">Your account</a><a href="/team" id="nav-team">Team</a><a href="/auth/admin" id="nav-admin">Admin</a>` : ""}</nav><main>${body}</main></body></html>`
 
 export function homePage(session: Session | null): string {
   if (!session) {

@@ -429,6 +429,43 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
       })
     })
 
+    // A Portcullis capability (admin consoles), not in Auth.js: checked when present. The
+    // database may hold other suites' users: each test searches for its own marker.
+    describe("listUsers", () => {
+      const withList = (title: string, fn: (marker: string) => Promise<void>) =>
+        it(title, async () => {
+          if (typeof adapter.listUsers !== "function") return void expect(adapter.listUsers).toBeUndefined()
+          await fn(`lu${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`)
+        })
+
+      withList("pages through the users a search finds, ordered by id, without repeats", async (marker) => {
+        const made = []
+        for (let i = 0; i < 5; i++) made.push(await newUser({ email: `${marker}-${i}@example.com` }))
+        const seen: string[] = []
+        let cursor: string | undefined
+        for (let page = 0; page < 5; page++) {
+          const found = await a().listUsers({ search: marker, limit: 2, ...(cursor !== undefined && { cursor }) })
+          expect(found.users.length).toBeLessThanOrEqual(2)
+          seen.push(...found.users.map((u) => u.id))
+          if (!found.next) break
+          cursor = found.next
+        }
+        expect(seen).toEqual(made.map((u) => u.id).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)))
+      })
+
+      withList("matches the email or the name case-insensitively, wildcards as plain text, and filters on verified", async (marker) => {
+        const named = await newUser({ name: `Ada ${marker.toUpperCase()}`, emailVerified: null })
+        const mailed = await newUser({ email: `${marker}@example.com`, emailVerified: new Date() })
+        await newUser({ email: `${marker.slice(0, 4)}_x@example.com` })
+        const ids = async (q: Parameters<NonNullable<typeof adapter.listUsers>>[0]) => (await a().listUsers(q)).users.map((u) => u.id).sort()
+        expect(await ids({ search: marker, limit: 10 })).toEqual([named.id, mailed.id].sort())
+        expect(await ids({ search: marker, verified: true, limit: 10 })).toEqual([mailed.id])
+        expect(await ids({ search: marker, verified: false, limit: 10 })).toEqual([named.id])
+        expect(await ids({ search: `${marker.slice(0, 4)}%`, limit: 10 })).toEqual([])
+        expect(await ids({ search: "!%_", limit: 10 })).toEqual([])
+      })
+    })
+
     // A Portcullis capability (session management), not in Auth.js: checked when present.
     describe("listSessions", () => {
       const withList = (title: string, fn: () => Promise<void>) =>

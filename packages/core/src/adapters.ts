@@ -177,6 +177,14 @@ export interface Adapter {
    * management (`listSessions`, revoking, signing out everywhere). `[]` for an unknown user.
    */
   listSessions?(userId: string): Awaitable<AdapterSession[]>
+  /**
+   * Portcullis capability (not in Auth.js), for admin consoles (`@portcullis/admin`): users
+   * ordered by id, after `cursor` (the last id of the previous page), `search` matched
+   * case-insensitively as a substring of the email or the name, `verified` on whether
+   * `emailVerified` is set; at most `limit` (1–100, already checked) and `next` (the last
+   * id) when there may be more. Never answers password hashes.
+   */
+  listUsers?(query: UserListQuery): Awaitable<{ users: AdapterUser[]; next: string | null }>
   createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>
   /** Returns the token and deletes it, atomically: under concurrency exactly one caller gets it. */
   useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>
@@ -292,4 +300,14 @@ export function isDate(value: unknown): value is string {
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
     !Number.isNaN(Date.parse(value))
   )
+}
+
+/** What an adapter's `listUsers` is asked (checked by core before it gets here). */
+export interface UserListQuery {
+  /** Lower-cased, 1–200 characters, no NUL. */
+  search?: string
+  verified?: boolean
+  /** The last id of the previous page. */
+  cursor?: string
+  limit: number
 }

@@ -72,6 +72,7 @@ export type ErrorType =
   | "StepUpRequired"
   | "InvalidAuditQuery"
   | "AuditTrailUnsupported"
+  | "AccountSuspended"
 
 /**
  * Error types Portcullis shares with Auth.js, same name and meaning: Auth.js's error
@@ -489,6 +490,7 @@ const clientSafe = new Set<ErrorType>([
   "RateLimited",
   "TwoFactorChallengeInvalid",
   "StepUpRequired",
+  "AccountSuspended",
 ])
 
 /** Whether `error` may be named to the client (else it is reported as `Configuration`). */

@@ -53,6 +53,8 @@ export type {
   ExtensionSessionHooks,
   ExtensionTools,
   ExtensionAuditInput,
+  ExtensionSignInGateInput,
+  ExtensionSignInVerdict,
   Json,
 } from "./lib/extensions/api.js"
 export type {
@@ -66,8 +68,12 @@ export type {
   AccountUser,
   AccountWaysIn,
 } from "./lib/extensions/account-api.js"
+export type { ExtensionAdmin, AdminUser, AdminUserQuery, AdminUserPage, AdminCapabilities } from "./lib/extensions/admin-api.js"
+export type { AuditEvent, AuditEventType } from "./lib/audit/events.js"
+export type { AuditPage, AuditQuery } from "./lib/audit/query.js"
+export type { SessionInfo } from "./base-types.js"
 export { html, raw, escapeHtml, SafeHtml } from "./lib/pages/html.js"
-export { ExtensionRequestError } from "./lib/extensions/errors.js"
+export { ExtensionRequestError, AccountSuspended } from "./lib/extensions/errors.js"
 export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"
 
 /** Typed event handlers for {@link defineExtension}: the app's `events`, by name. */

@@ -177,6 +177,17 @@ export function MemoryAdapter(): Adapter {
       sessions.delete(sessionToken)
       return session ? copy(session) : null
     },
+    // A scan: the memory adapter is for tests and the demo, never a million users.
+    async listUsers({ search, verified, cursor, limit }) {
+      const found = [...users.values()]
+        .filter((u) => cursor === undefined || u.id > cursor)
+        .filter((u) => verified === undefined || !!u.emailVerified === verified)
+        .filter((u) => search === undefined || (u.email ?? "").toLowerCase().includes(search) || (u.name ?? "").toLowerCase().includes(search))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const page = found.slice(0, limit)
+      return { users: page.map((u) => copy(u)), next: found.length > limit ? page[page.length - 1]!.id : null }
+    },
+
     async listSessions(userId) {
       return [...sessions.keys()].map(liveSession).filter((s): s is AdapterSession => s?.userId === userId).map((s) => copy(s))
     },

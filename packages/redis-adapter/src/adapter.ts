@@ -262,6 +262,27 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     },
     // Session management (a Portcullis capability): the user's index, pruned of expired
     // tokens, then one MGET; a token whose key expired meanwhile is skipped.
+    // No index of users: a SCAN of the user keys, then a page in memory. An admin console's
+    // occasional read; a site with millions of users should list them from its own database.
+    async listUsers({ search, verified, cursor, limit }) {
+      const keys: string[] = []
+      for await (const batch of client.scanStream({ match: `${k.user("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) keys.push(...(batch as string[]))
+      const users: AdapterUser[] = []
+      for (let i = 0; i < keys.length; i += 500) {
+        const values = await Promise.all(keys.slice(i, i + 500).map((key) => client.get(key)))
+        for (const value of values) {
+          const user = decodeUser(value)
+          if (user) users.push(user)
+        }
+      }
+      const found = users
+        .filter((u) => cursor === undefined || u.id > cursor)
+        .filter((u) => verified === undefined || !!u.emailVerified === verified)
+        .filter((u) => search === undefined || (u.email ?? "").toLowerCase().includes(search) || (u.name ?? "").toLowerCase().includes(search))
+        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+      const page = found.slice(0, limit)
+      return { users: page, next: found.length > limit ? page[page.length - 1]!.id : null }
+    },
     async listSessions(userId) {
       const now = Date.now()
       const tokens = await client.zrangebyscore(k.userSessions(userId), now, "+inf")

@@ -223,6 +223,21 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
     },
     // Session management (a Portcullis capability): every column there is, metadata
     // included when migrated; expired rows are left for core to filter.
+    // Users by id after the cursor, the search as a literal substring of the lower-cased
+    // email or name ('!' escapes LIKE's wildcards, the same on every dialect).
+    async listUsers({ search, verified, cursor, limit }) {
+      let query = db.selectFrom(t.users).selectAll().orderBy("id").limit(limit + 1)
+      if (cursor !== undefined) query = query.where("id", ">", cursor)
+      if (verified !== undefined) query = query.where("emailVerified", verified ? "is not" : "is", null)
+      if (search !== undefined) {
+        const pattern = `%${search.replace(/[!%_]/g, (c) => `!${c}`)}%`
+        query = query.where(({ or }) => or([sql<boolean>`lower(${sql.ref("email")}) like ${pattern} escape '!'`, sql<boolean>`lower(coalesce(${sql.ref("name")}, '')) like ${pattern} escape '!'`]))
+      }
+      const rows = await query.execute()
+      const users = rows.slice(0, limit).map(userFromRow)
+      return { users, next: rows.length > limit ? users[users.length - 1]!.id : null }
+    },
+
     async listSessions(userId) {
       const rows = await db.selectFrom(t.sessions).selectAll().where("userId", "=", userId).execute()
       return rows.map(sessionFromRow)

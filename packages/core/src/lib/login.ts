@@ -41,12 +41,16 @@ export async function establishSession(
   /** Set by the two-factor step once the second factor passed: the challenge's callback URL, the first factor's provider and the kind of code. */
   secondFactor?: { callbackUrl: string; provider?: string | undefined; used: "totp" | "backup" },
 ): Promise<ResponseInternal> {
+  // An extension's gate (a ban) refuses here, before the second factor and again once the session exists.
+  const gate = ctx.config.extensions.gate
+  await gate?.(ctx, result)
   // Two-factor authentication: a user who has it on gets a challenge, not a session.
   if (!secondFactor && ctx.config.twoFactor) {
     const challenge = await secondFactorChallenge(ctx, result)
     if (challenge) return challenge
   }
   const cookies = await sessionStrategy(ctx).create(ctx, result)
+  await gate?.(ctx, result, cookies)
   // A first factor was just proven: the new session may take sensitive actions for stepUp.maxAge.
   await markSignIn(ctx, cookies, result.user.id)
   await ctx.config.events.signIn({

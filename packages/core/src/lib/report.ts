@@ -42,6 +42,7 @@ const refusals: Partial<Record<ErrorType, WarningCode>> = {
   NotSignedIn: "sign-in-refused",
   ExtensionRequestError: "extension-refused",
   StepUpRequired: "sign-in-refused",
+  AccountSuspended: "sign-in-refused",
   TwoFactorCodeInvalid: "sign-in-refused",
   TwoFactorStateError: "sign-in-refused",
 }

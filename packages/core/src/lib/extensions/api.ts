@@ -9,6 +9,7 @@ import type { SafeHtml } from "../pages/html.js"
 import type { AuditDetails, AuditOutcome } from "../audit/events.js"
 import type { LoggerInstance } from "../../base-types.js"
 import type { AccountApi } from "./account-api.js"
+import type { ExtensionAdmin } from "./admin-api.js"
 
 /** A JSON value: what an extension may keep in a session token or send to a browser. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
@@ -107,6 +108,8 @@ export interface ExtensionTools {
   mail(message: ExtensionMail): Promise<void>
   /** The signed-in user's own account (docs/account.md): profile, ways in, passkeys, password, 2FA, sessions, email, deletion. */
   account: AccountApi
+  /** Acting on any user (list, sessions, 2FA reset, audit trail) — for an admin console, which must check who calls first (`admin-api.ts`). */
+  admin: ExtensionAdmin
 }
 
 /** What a route's handler gets. */
@@ -193,7 +196,26 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
   messages?: Readonly<Record<string, Readonly<Record<string, string>>>>
   /** Server functions, exposed through every integration under the extension's id (`extensions.organizations.create(…)`). */
   server?(call: ExtensionCall<Locals>): Server
+  /**
+   * Asked where every sign-in becomes a session (any provider kind, and again right after the
+   * session is created, so a refusal written meanwhile still holds): a `{ refuse }` answer
+   * ends the sign-in with `AccountSuspended` (the sign-in page's `?error=AccountSuspended`).
+   * A thrown store failure refuses too (503), never allows.
+   */
+  signInGate?(input: ExtensionSignInGateInput<Locals>): Promise<ExtensionSignInVerdict> | ExtensionSignInVerdict
 }
+
+/** What an extension's {@link Extension.signInGate} is asked about. */
+export interface ExtensionSignInGateInput<Locals = unknown> {
+  userId: string
+  email?: string
+  /** The provider's id (`github`, `credentials`, `email`, `passkey`…), when known. */
+  provider?: string
+  locals: Locals
+}
+
+/** A gate's answer: nothing to let the sign-in go on, `{ refuse }` (a reason for the log) to end it. */
+export type ExtensionSignInVerdict = undefined | void | { refuse: string }
 
 /**
  * Handlers of core's events by name (`signIn`, `signOut`, `createUser`, `updateUser`,

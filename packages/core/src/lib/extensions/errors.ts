@@ -3,7 +3,7 @@
  * `@portcullis/core/extension`) so an app without extensions loads none of it.
  * @module
  */
-import { AuthError, type ErrorType } from "../../errors.js"
+import { AuthError, SignInError, type ErrorType } from "../../errors.js"
 
 /**
  * An extension refused a request for a reason of the client's making — a name that is taken,
@@ -31,3 +31,13 @@ export class ExtensionRequestError extends AuthError {
   }
 }
 
+
+/**
+ * An extension's sign-in gate (`Extension.signInGate`, e.g. the admin console's ban) refused
+ * the user at the moment a sign-in would become a session — by any provider kind. Shown on
+ * the sign-in page as `?error=AccountSuspended`; the reason stays in the server log. Here,
+ * not in `errors.ts`, so an app without extensions loads none of it.
+ */
+export class AccountSuspended extends SignInError {
+  static override type: ErrorType = "AccountSuspended"
+}

@@ -16,6 +16,7 @@ import { isAuthAction } from "../http/request.js"
 import type { Extension, ExtensionHost, ExtensionRoute, ExtensionRateLimit } from "./api.js"
 import type { CompiledRoute, ResolvedExtension, ResolvedExtensions } from "./shapes.js"
 import { toolsFor } from "./tools.js"
+import { signInGate } from "./gate.js"
 
 export type { CompiledRoute, ResolvedExtension, ResolvedExtensions }
 
@@ -59,6 +60,8 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
   }
   into.inSession.push(...[...into.byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims))
   into.toolsFor = toolsFor
+  const gated = [...into.byId.values()].filter((e) => typeof e.extension.signInGate === "function")
+  if (gated.length) into.gate = signInGate(gated) as ResolvedExtensions["gate"]
   withExtensionEvents(setup.events, into, setup.logger)
   return problem
 }

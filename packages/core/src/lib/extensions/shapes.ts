@@ -42,5 +42,10 @@ export interface ResolvedExtensions {
    * `ctx` is a `RequestContext`, named loosely here so this leaf imports no module with code.
    */
   toolsFor?(ctx: never, extension: ResolvedExtension): ExtensionTools
+  /**
+   * Set when an extension has a `signInGate` (`gate.ts`): `establishSession` calls it before
+   * the session (no `cookies`) and after (the new session's `cookies`, ended on a refusal).
+   */
+  gate?(ctx: object, result: object, cookies?: readonly object[]): Promise<void>
 }
 

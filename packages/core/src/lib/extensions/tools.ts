@@ -16,6 +16,7 @@ import { audit } from "../audit/index.js"
 import { addressBucket } from "../rate-limit/address.js"
 import { customFetch } from "../../symbols.js"
 import type { EmailConfig } from "../../providers/email.js"
+import type { ExtensionAdmin } from "./admin-api.js"
 import type { ExtensionMail, ExtensionRateLimit, ExtensionSession, ExtensionTools } from "./api.js"
 import type { ResolvedExtension } from "./shapes.js"
 
@@ -52,6 +53,32 @@ export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): Ext
     rateLimit: (name, limit, subject) => limited(ctx, `${id}:${name}`, limit, subject),
     mail: (message) => sendMail(ctx, message),
     account: lazily(() => import("./account/index.js").then((m) => m.accountApi(ctx))),
+    admin: lazyAdmin(ctx),
+  }
+}
+
+/** The admin facet, its code (`admin/index.ts`) loaded with `import()` on the first call. */
+function lazyAdmin(ctx: RequestContext): ExtensionAdmin {
+  let loaded: Promise<ExtensionAdmin> | undefined
+  const facet = () => (loaded ??= import("./admin/index.js").then((m) => m.adminFacet(ctx)))
+  const call =
+    <K extends Exclude<keyof ExtensionAdmin, "capabilities">>(name: K) =>
+    ((...args: unknown[]) => facet().then((loaded) => (loaded[name] as (...a: unknown[]) => unknown)(...args))) as ExtensionAdmin[K]
+  return {
+    // Synchronous, so answered here from the configuration (the same reading as admin/index.ts).
+    capabilities: () => ({
+      listUsers: typeof ctx.config.adapter?.listUsers === "function",
+      sessions: ctx.config.session.strategy === "database" ? typeof ctx.config.adapter?.listSessions === "function" : !!ctx.config.sessionRegistry,
+      audit: !!ctx.config.audit.methods,
+      twoFactor: !!ctx.config.twoFactor?.store,
+    }),
+    listUsers: call("listUsers"),
+    getUser: call("getUser"),
+    listSessions: call("listSessions"),
+    revokeSessions: call("revokeSessions"),
+    twoFactorEnabled: call("twoFactorEnabled"),
+    resetTwoFactor: call("resetTwoFactor"),
+    auditTrail: call("auditTrail"),
   }
 }
 

@@ -25,6 +25,8 @@ export interface SigninErrorMessages {
   WebAuthnVerificationError: string
   AccountNotLinked: string
   RateLimited: string
+  /** A sign-in gate refused the account (a ban): the same words whatever the reason. */
+  AccountSuspended: string
 }
 
 /** Error page heading and sentence, by `?error=` code; `default` for every other code. */

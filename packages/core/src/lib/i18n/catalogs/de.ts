@@ -33,6 +33,7 @@ export const de: Messages = {
       WebAuthnVerificationError: "Ihr Passkey konnte nicht überprüft werden. Bitte versuchen Sie es erneut.",
       AccountNotLinked: "Dieser Passkey oder diese E-Mail-Adresse gehört zu einem anderen Konto. Melden Sie sich zuerst bei diesem Konto an.",
       RateLimited: "Zu viele Anmeldeversuche. Bitte warten Sie zu Ihrer Sicherheit einige Minuten, bevor Sie es erneut versuchen.",
+      AccountSuspended: "Dieses Konto ist gesperrt. Wenden Sie sich an die Administratoren der Website.",
     },
   },
   signout: { title: "Abmelden", heading: "Abmelden", question: "Möchten Sie sich wirklich abmelden?", button: "Abmelden" },

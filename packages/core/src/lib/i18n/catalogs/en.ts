@@ -35,6 +35,7 @@ export const en: Messages = {
       AccountNotLinked: "This passkey or email belongs to another account. Sign in to that account first.",
       // The same words whether or not the account exists, and whether or not the password was right.
       RateLimited: "Too many sign-in attempts. For your security, please wait a few minutes before trying again.",
+      AccountSuspended: "This account is suspended.",
     },
   },
   signout: { title: "Sign Out", heading: "Sign out", question: "Are you sure you want to sign out?", button: "Sign out" },

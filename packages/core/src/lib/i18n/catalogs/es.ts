@@ -33,6 +33,7 @@ export const es: Messages = {
       WebAuthnVerificationError: "No hemos podido verificar tu llave de acceso. Inténtalo de nuevo.",
       AccountNotLinked: "Esta llave de acceso o este correo pertenece a otra cuenta. Inicia sesión primero en esa cuenta.",
       RateLimited: "Demasiados intentos de inicio de sesión. Por tu seguridad, espera unos minutos antes de volver a intentarlo.",
+      AccountSuspended: "Esta cuenta está suspendida. Ponte en contacto con los administradores del sitio.",
     },
   },
   signout: { title: "Cerrar sesión", heading: "Cerrar sesión", question: "¿Seguro que quieres cerrar sesión?", button: "Cerrar sesión" },

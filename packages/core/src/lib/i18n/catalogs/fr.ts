@@ -33,6 +33,7 @@ export const fr: Messages = {
       WebAuthnVerificationError: "Impossible de vérifier votre clé d’accès. Veuillez réessayer.",
       AccountNotLinked: "Cette clé d’accès ou cette adresse e-mail appartient à un autre compte. Connectez-vous d’abord à ce compte.",
       RateLimited: "Trop de tentatives de connexion. Par sécurité, veuillez patienter quelques minutes avant de réessayer.",
+      AccountSuspended: "Ce compte est suspendu. Contactez les administrateurs du site.",
     },
   },
   signout: { title: "Déconnexion", heading: "Se déconnecter", question: "Voulez-vous vraiment vous déconnecter ?", button: "Se déconnecter" },

@@ -33,6 +33,7 @@ export const ja: Messages = {
       WebAuthnVerificationError: "パスキーを確認できませんでした。もう一度お試しください。",
       AccountNotLinked: "このパスキーまたはメールアドレスは別のアカウントのものです。先にそのアカウントにサインインしてください。",
       RateLimited: "サインインの試行回数が多すぎます。安全のため、数分待ってからもう一度お試しください。",
+      AccountSuspended: "このアカウントは停止されています。サイトの管理者にお問い合わせください。",
     },
   },
   signout: { title: "サインアウト", heading: "サインアウト", question: "サインアウトしてもよろしいですか？", button: "サインアウト" },

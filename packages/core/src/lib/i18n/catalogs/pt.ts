@@ -33,6 +33,7 @@ export const pt: Messages = {
       WebAuthnVerificationError: "Não foi possível verificar sua chave de acesso. Tente novamente.",
       AccountNotLinked: "Esta chave de acesso ou este e-mail pertence a outra conta. Entre nessa conta primeiro.",
       RateLimited: "Muitas tentativas de acesso. Para sua segurança, aguarde alguns minutos antes de tentar novamente.",
+      AccountSuspended: "Esta conta está suspensa. Entre em contato com os administradores do site.",
     },
   },
   signout: { title: "Sair", heading: "Sair", question: "Tem certeza de que deseja sair?", button: "Sair" },

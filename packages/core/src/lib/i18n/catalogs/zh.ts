@@ -32,6 +32,7 @@ export const zh: Messages = {
       WebAuthnVerificationError: "无法验证您的通行密钥，请重试。",
       AccountNotLinked: "此通行密钥或邮箱属于另一个帐号。请先登录该帐号。",
       RateLimited: "登录尝试次数过多。为了您的帐号安全，请等待几分钟后再试。",
+      AccountSuspended: "此帐号已被停用。请联系网站管理员。",
     },
   },
   signout: { title: "退出登录", heading: "退出登录", question: "确定要退出登录吗？", button: "退出登录" },

@@ -1,0 +1,69 @@
+/**
+ * `@portcullis/admin/redis`: bans on Redis (or Redis Cluster) through ioredis — one key per
+ * banned user, its JSON written by one `SET` with the ban's expiry as the key's (so an
+ * expired ban lapses in Redis itself), read by one `GET` at every sign-in.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { redisBanStore } from "@portcullis/admin/redis"
+ *
+ * const store = redisBanStore(new Redis(process.env.REDIS_URL!), { prefix: "myapp:bans:" })
+ * ```
+ * @module
+ */
+import type { Ban, BanStore } from "./store/types.js"
+
+/** The commands the store uses: an ioredis client (`Redis` or `Cluster`) has them. */
+export interface BanRedisClient {
+  get(key: string): Promise<string | null>
+  set(key: string, value: string, ...args: Array<string | number>): Promise<unknown>
+  del(...keys: string[]): Promise<number>
+}
+
+export interface RedisBanStoreOptions {
+  /** Prefix of every key. Default `"portcullis:admin:"`. */
+  prefix?: string
+}
+
+interface Stored {
+  reason: string
+  bannedBy: string
+  bannedAt: number
+  expires: number | null
+}
+
+/** A ban store on `client`. */
+export function redisBanStore(client: BanRedisClient, options: RedisBanStoreOptions = {}): BanStore {
+  const prefix = options.prefix ?? "portcullis:admin:"
+  // The user id in braces: one hash slot per user on a cluster (each key stands alone).
+  const key = (userId: string) => `${prefix}ban:{${userId}}`
+  const read = (userId: string, raw: string | null, now: Date): Ban | null => {
+    if (!raw) return null
+    const stored = JSON.parse(raw) as Stored
+    if (stored.expires !== null && stored.expires <= now.getTime()) return null
+    return { userId, reason: stored.reason, bannedBy: stored.bannedBy, bannedAt: new Date(stored.bannedAt), expires: stored.expires === null ? null : new Date(stored.expires) }
+  }
+  return {
+    async ban(ban) {
+      const stored: Stored = { reason: ban.reason, bannedBy: ban.bannedBy, bannedAt: ban.bannedAt.getTime(), expires: ban.expires?.getTime() ?? null }
+      const ttl = ban.expires ? Math.max(1, ban.expires.getTime() - Date.now()) : undefined
+      await (ttl === undefined ? client.set(key(ban.userId), JSON.stringify(stored)) : client.set(key(ban.userId), JSON.stringify(stored), "PX", ttl))
+    },
+    async unban(userId) {
+      const live = await this.get(userId)
+      await client.del(key(userId))
+      return live !== null
+    },
+    async get(userId, now = new Date()) {
+      return read(userId, await client.get(key(userId)), now)
+    },
+    async many(userIds, now = new Date()) {
+      // One GET per user: MGET would cross hash slots on a cluster.
+      const out = new Map<string, Ban>()
+      const found = await Promise.all(userIds.map(async (id) => [id, read(id, await client.get(key(id)), now)] as const))
+      for (const [id, ban] of found) if (ban) out.set(id, ban)
+      return out
+    },
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The ban table as a versioned migration, recorded in a migration table of its own
+ * (`<tablePrefix>admin_migrations`) so it runs beside the SQL adapter's, in any order.
+ * Never edit a released migration: add a new one.
+ * @module
+ */
+import { sql, type Kysely } from "kysely"
+import { Migrator, type Migration } from "kysely/migration"
+import { banDialect, banTable, type BanSqlDialect } from "./store.js"
+
+/** The migrations, by name. */
+export function adminMigrations(dialect: BanSqlDialect, tablePrefix = ""): Record<string, Migration> {
+  const table = banTable(tablePrefix)
+  return {
+    "0001_admin_bans": {
+      async up(db) {
+        let create = db.schema
+          .createTable(table)
+          .addColumn("user_id", "varchar(255)", (c) => c.primaryKey())
+          .addColumn("reason", "varchar(500)", (c) => c.notNull())
+          .addColumn("banned_by", "varchar(255)", (c) => c.notNull())
+          .addColumn("banned_at", "bigint", (c) => c.notNull())
+          .addColumn("expires", "bigint")
+        // MySQL: binary collation, so ids compare exactly, as on the other databases.
+        if (dialect === "mysql") create = create.modifyEnd(sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`)
+        await create.execute()
+      },
+      async down(db) {
+        await db.schema.dropTable(table).execute()
+      },
+    },
+  }
+}
+
+/** Applies the admin console's migrations; returns the names applied (`[]` when up to date). */
+export async function migrateAdmin(db: Kysely<any>, options: { tablePrefix?: string; dialect?: BanSqlDialect } = {}): Promise<string[]> {
+  const dialect = banDialect(db, options.dialect)
+  const name = `${options.tablePrefix ?? ""}admin_migrations`
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => adminMigrations(dialect, options.tablePrefix) }, migrationTableName: name, migrationLockTableName: `${name}_lock` })
+  const { error, results = [] } = await migrator.migrateToLatest()
+  if (error) throw new Error(`admin migration failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+}

@@ -1,0 +1,62 @@
+/**
+ * Every ban store passes the conformance suite: memory, SQLite, PostgreSQL, MariaDB and
+ * Redis (the services on loopback; skipped locally without them, failed in CI — the
+ * adapter suite's service gate).
+ */
+import { randomBytes } from "node:crypto"
+import { rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { Kysely } from "kysely"
+import { createMysqlKysely, createPostgresKysely, createSqliteKysely } from "@portcullis/sql-adapter"
+import { memoryBanStore } from "@portcullis/admin/memory"
+import { migrateAdmin, sqlBanStore } from "@portcullis/admin/sql"
+import { redisBanStore } from "@portcullis/admin/redis"
+import { banStoreConformance } from "@portcullis/admin/testing"
+import { connectRedis, deleteKeys, redisGate } from "../../organizations/test/redis-harness.js"
+import { mariadb, mariadbGate, postgres, postgresGate } from "../../organizations/test/sql-harness.js"
+
+banStoreConformance("memory", async () => ({ store: memoryBanStore(), close: async () => {} }))
+
+function sqlHarness(connect: () => Kysely<any>, cleanup?: () => Promise<void>) {
+  return async () => {
+    const db = connect()
+    const tablePrefix = `t${randomBytes(4).toString("hex")}_`
+    await migrateAdmin(db, { tablePrefix })
+    return {
+      store: sqlBanStore(db, { tablePrefix }),
+      async close() {
+        await db.schema.dropTable(`${tablePrefix}admin_bans`).ifExists().execute()
+        await db.schema.dropTable(`${tablePrefix}admin_migrations`).ifExists().execute()
+        await db.schema.dropTable(`${tablePrefix}admin_migrations_lock`).ifExists().execute()
+        await db.destroy()
+        await cleanup?.()
+      },
+    }
+  }
+}
+
+const sqliteFile = () => join(tmpdir(), `portcullis-bans-${randomBytes(6).toString("hex")}.db`)
+banStoreConformance("SQLite", async () => {
+  const file = sqliteFile()
+  return sqlHarness(() => createSqliteKysely(file), async () => {
+    for (const suffix of ["", "-wal", "-shm"]) await rm(file + suffix, { force: true })
+  })()
+})
+postgresGate.describe("PostgreSQL", () => banStoreConformance("PostgreSQL", sqlHarness(() => createPostgresKysely(postgres.url))))
+mariadbGate.describe("MariaDB", () => banStoreConformance("MariaDB", sqlHarness(() => createMysqlKysely(mariadb.url))))
+redisGate.describe("Redis", () => banStoreConformance(
+  "Redis",
+  async () => {
+    const client = connectRedis()
+    await client.connect()
+    const prefix = `portcullis-test:bans:${randomBytes(4).toString("hex")}:`
+    return {
+      store: redisBanStore(client, { prefix }),
+      async close() {
+        await deleteKeys(client, prefix)
+        await client.quit()
+      },
+    }
+  },
+))
