@@ -35,6 +35,15 @@ export const de: Messages = {
       RateLimited: "Zu viele Anmeldeversuche. Bitte warten Sie zu Ihrer Sicherheit einige Minuten, bevor Sie es erneut versuchen.",
     },
   },
+  identifier: {
+    title: "Anmelden",
+    continue: "Weiter",
+    signingInAs: "Anmeldung als {email}",
+    changeEmail: "Andere E-Mail-Adresse verwenden",
+    emailLink: "Anmeldelink per E-Mail senden",
+    unverified: "Ihre E-Mail-Adresse ist noch nicht bestätigt. Öffnen Sie den Link in der E-Mail, die wir Ihnen bei der Registrierung geschickt haben, oder wählen Sie „Passwort vergessen?“, um einen neuen Link zu erhalten.",
+    kinds: { password: "Passwort", passkey: "Passkey", email: "E-Mail" },
+  },
   signout: { title: "Abmelden", heading: "Abmelden", question: "Möchten Sie sich wirklich abmelden?", button: "Abmelden" },
   error: {
     title: "Fehler",

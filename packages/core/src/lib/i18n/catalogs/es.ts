@@ -35,6 +35,15 @@ export const es: Messages = {
       RateLimited: "Demasiados intentos de inicio de sesión. Por tu seguridad, espera unos minutos antes de volver a intentarlo.",
     },
   },
+  identifier: {
+    title: "Iniciar sesión",
+    continue: "Continuar",
+    signingInAs: "Iniciando sesión como {email}",
+    changeEmail: "Usar otro correo electrónico",
+    emailLink: "Enviarme un enlace de inicio de sesión",
+    unverified: "Tu dirección de correo aún no está confirmada. Abre el enlace del correo que te enviamos al registrarte o elige «¿Olvidaste tu contraseña?» para recibir uno nuevo.",
+    kinds: { password: "Contraseña", passkey: "Llave de acceso", email: "Correo electrónico" },
+  },
   signout: { title: "Cerrar sesión", heading: "Cerrar sesión", question: "¿Seguro que quieres cerrar sesión?", button: "Cerrar sesión" },
   error: {
     title: "Error",

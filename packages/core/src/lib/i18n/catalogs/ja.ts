@@ -35,6 +35,15 @@ export const ja: Messages = {
       RateLimited: "サインインの試行回数が多すぎます。安全のため、数分待ってからもう一度お試しください。",
     },
   },
+  identifier: {
+    title: "サインイン",
+    continue: "次へ",
+    signingInAs: "{email} としてサインイン",
+    changeEmail: "別のメールアドレスを使う",
+    emailLink: "サインイン用リンクをメールで受け取る",
+    unverified: "メールアドレスがまだ確認されていません。登録時にお送りしたメールのリンクを開くか、「パスワードをお忘れですか？」から新しいリンクを受け取ってください。",
+    kinds: { password: "パスワード", passkey: "パスキー", email: "メール" },
+  },
   signout: { title: "サインアウト", heading: "サインアウト", question: "サインアウトしてもよろしいですか？", button: "サインアウト" },
   error: {
     title: "エラー",
