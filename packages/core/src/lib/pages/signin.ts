@@ -119,8 +119,10 @@ function methodsStep(addressed: PageProvider[], ctx: FormContext, email: string,
   const { page, m } = ctx
   // The sentence is split around the address so the script can fill it in any language.
   const [before = "", after = ""] = m.identifier.signingInAs.split("{email}")
+  // One email provider is "the link by email", whatever service sends it (Nodemailer, Resend…).
+  const emailKinds = addressed.filter((p) => p.type === "email").length
   const forms = addressed
-    .map((p) => methodForm(p, ctx, email, template))
+    .map((p) => methodForm(p, ctx, email, template, emailKinds === 1))
     .filter((f): f is SafeHtml => f !== undefined)
     .map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
 ${block}`))
@@ -130,7 +132,7 @@ ${forms}
 </div>`
 }
 
-function methodForm(provider: PageProvider, ctx: FormContext, email: string, template: boolean): SafeHtml | undefined {
+function methodForm(provider: PageProvider, ctx: FormContext, email: string, template: boolean, onlyEmail: boolean): SafeHtml | undefined {
   const { page, ids, m } = ctx
   switch (provider.type) {
     case "webauthn":
@@ -150,7 +152,7 @@ ${passwordLinks(page.basePath, m)}`
     case "email": {
       const action = safeUrl(provider.signinUrl)
       if (!action) return undefined
-      const label = provider.name === m.identifier.kinds.email ? m.identifier.emailLink : fill(m.signin.signInWith, { provider: provider.name })
+      const label = onlyEmail ? m.identifier.emailLink : fill(m.signin.signInWith, { provider: provider.name })
       return html`<form method="post" action="${action}">
 ${hiddenFields(page.csrfToken, page.callbackUrl)}
 ${identifiedEmail(email)}
