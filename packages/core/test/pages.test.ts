@@ -4,7 +4,6 @@ import { cssColor } from "../src/lib/pages/color.js"
 import {
   errorPageMessages,
   renderError,
-  renderSignIn,
   renderSignOut,
   renderVerifyRequest,
   signinErrorMessages,
@@ -12,7 +11,7 @@ import {
   type PageProvider,
 } from "../src/lib/pages/index.js"
 import { webauthnPageScripts } from "../src/lib/webauthn/page-script.js"
-import { IDENTIFIER_STEP_SCRIPT } from "../src/lib/pages/signin.js"
+import { IDENTIFIER_STEP_SCRIPT, renderSignIn } from "../src/lib/pages/signin.js"
 
 /** The scripts a page may inline: the passkey client's, and the identifier step's own. */
 const PAGE_SCRIPTS = [...webauthnPageScripts, IDENTIFIER_STEP_SCRIPT]

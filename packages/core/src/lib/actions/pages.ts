@@ -3,7 +3,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
 import { pageBase } from "./page-base.js"
-import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
+import { renderError, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
 function errorCode(value: unknown): string | undefined {
@@ -49,6 +49,9 @@ export async function signinPage(ctx: RequestContext, identified?: string): Prom
   const email = invalidIdentifier ? address.slice(0, MAX_ADDRESS) : typeof ctx.query.email === "string" ? ctx.query.email.slice(0, MAX_ADDRESS) : undefined
   const scripts = await ctx.config.kinds.pageScripts(providers)
   const page = { ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts }
+  // Loaded on first use: both layouts and their forms stay out of the startup path (the
+  // error page, which startup needs, shares only the document shell with them).
+  const { renderSignIn } = await import("../pages/signin.js")
   const html = renderSignIn(invalidIdentifier ? { ...page, invalidIdentifier } : address !== undefined ? { ...page, identified: address } : page)
   return { ...(invalidIdentifier ? { status: 400 } : {}), headers: pageHeaders, body: html }
 }
