@@ -142,7 +142,7 @@ function suite(label: string, open: () => Promise<{ adapter: Adapter; close(): P
 
       it("works without JavaScript: each method is a form carrying the address, password managers get a username", async () => {
         const { body } = await identify(browserFor(config(db.adapter)), "known@example.com")
-        expect(body).toContain("Signing in as <strong data-identifier-shown>known@example.com</strong>")
+        expect(body).toContain(`Signing in as <strong dir="auto" data-identifier-shown>known@example.com</strong>`)
         expect(body).toContain(`action="${origin}/auth/callback/password"`)
         expect(body).toContain(`action="${origin}/auth/signin/nodemailer"`)
         expect(body).toContain('data-webauthn-provider="passkey"')
@@ -248,6 +248,19 @@ function suite(label: string, open: () => Promise<{ adapter: Adapter; close(): P
         const huge = await identify(browser, `${"a".repeat(2_000_000)}@example.com`)
         expect(huge.status).toBeGreaterThanOrEqual(400)
         expect(huge.status).toBeLessThan(500)
+      })
+    })
+
+    describe("two instances, one store", () => {
+      it("a step posted to another instance than the one that served the page answers alike (no state between them)", async () => {
+        const cfg = config(db.adapter)
+        const first = createAuth(cfg)
+        const second = createAuth(cfg)
+        const browser = new Browser((request) => (new URL(request.url).pathname === "/auth/csrf" ? first : second).handle(request, { clientAddress: "198.51.100.9" }), origin)
+        const answer = await identify(browser, "known@example.com")
+        const alone = await identify(browserFor(cfg), "known@example.com")
+        expect(answer.status).toBe(200)
+        expect(normalized(answer.body, "known@example.com")).toBe(normalized(alone.body, "known@example.com"))
       })
     })
 

@@ -117,7 +117,8 @@ ${methodsStep(addressed, ctx, "", true)}`
  */
 function methodsStep(addressed: PageProvider[], ctx: FormContext, email: string, template: boolean): SafeHtml {
   const { page, m } = ctx
-  // The sentence is split around the address so the script can fill it in any language.
+  // The sentence is split around the address so the script can fill it in any language; the
+  // address keeps its own direction inside a right-to-left sentence (`dir="auto"`).
   const [before = "", after = ""] = m.identifier.signingInAs.split("{email}")
   // One email provider is "the link by email", whatever service sends it (Nodemailer, Resend…).
   const emailKinds = addressed.filter((p) => p.type === "email").length
@@ -127,7 +128,7 @@ function methodsStep(addressed: PageProvider[], ctx: FormContext, email: string,
     .map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
 ${block}`))
   return html`<div class="methods" data-identifier-methods${template ? html` hidden` : undefined}>
-<p class="identity">${before}<strong data-identifier-shown>${email}</strong>${after} · <a href="${safeUrl(authRoute(page.basePath, "signin"))}">${m.identifier.changeEmail}</a></p>
+<p class="identity">${before}<strong dir="auto" data-identifier-shown>${email}</strong>${after} · <a href="${safeUrl(authRoute(page.basePath, "signin"))}">${m.identifier.changeEmail}</a></p>
 ${forms}
 </div>`
 }
