@@ -52,7 +52,8 @@ export function renderSignIn(page: SignInPageOptions): string {
 function localizeName(provider: PageProvider, m: Messages): PageProvider {
   if (!DEFAULT_NAMES[provider.type]?.includes(provider.name)) return provider
   const kind = provider.type === "webauthn" ? "passkey" : (provider.type as "password" | "email")
-  return { ...provider, name: m.identifier.kinds[kind] }
+  // English keeps the provider's own name, so Auth.js's layout reads exactly as Auth.js's.
+  return m.identifier.kinds[kind] === en.identifier.kinds[kind] ? provider : { ...provider, name: m.identifier.kinds[kind] }
 }
 
 function renderIdentifierFirst(page: SignInPageOptions, m: Messages): string {
