@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
 import { totpCode } from "@portcullis/core/two-factor"
-import { artifacts, browserAvailable, launchChromium, startExample } from "./support.js"
+import { artifacts, browserAvailable, launchChromium, startExample, continueWithEmail } from "./support.js"
 
 /**
  * Issue 20's "done when", through the demo that `npm start` runs (embedded SQLite, the demo
@@ -39,9 +39,9 @@ describe.runIf(enabled)("the demo's password accounts with two-factor authentica
 
   async function signInWithPassword(page: Page, email: string, password: string) {
     await page.goto(`${demo.url}/auth/signin`)
-    // The demo's sign-in page has several forms with an email field: the password provider's.
+    // Identifier-first: the address once, then the password provider's form among its methods.
+    await continueWithEmail(page, email)
     const form = page.locator("form", { has: page.getByRole("button", { name: /sign in with password/i }) })
-    await form.getByLabel("Email").fill(email)
     await form.getByLabel("Password").fill(password)
     await form.getByRole("button").click()
   }

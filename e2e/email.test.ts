@@ -9,7 +9,7 @@ import Email from "@portcullis/core/providers/email"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { startDemoSmtp, type DemoSmtp } from "@portcullis/example-kit/smtp"
-import { artifacts, browserAvailable, launchChromium } from "./support.js"
+import { artifacts, browserAvailable, launchChromium, continueWithEmail } from "./support.js"
 
 const enabled = browserAvailable()
 
@@ -71,8 +71,9 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
     const origin = await startApp({ interstitial: false })
     const page = await browser.newPage()
     await page.goto(`${origin}/auth/signin`)
-    await page.getByLabel("Email").fill("Ada.Lovelace@Example.com")
-    await page.getByRole("button", { name: /sign in with email/i }).click()
+    // Identifier-first: the address once, then the emailed link.
+    await continueWithEmail(page, "Ada.Lovelace@Example.com")
+    await page.getByRole("button", { name: /email me a sign-in link/i }).click()
     await page.waitForURL(/\/auth\/verify-request\?provider=email&type=email/)
     expect(await page.textContent("h1")).toBe("Check your email")
     mkdirSync(artifacts, { recursive: true })
@@ -103,8 +104,8 @@ describe.runIf(enabled)("email sign-in in Chromium", () => {
     const origin = await startApp()
     const page = await browser.newPage()
     await page.goto(`${origin}/auth/signin`)
-    await page.getByLabel("Email").fill("grace@example.com")
-    await page.getByRole("button", { name: /sign in with email/i }).click()
+    await continueWithEmail(page, "grace@example.com")
+    await page.getByRole("button", { name: /email me a sign-in link/i }).click()
     await page.waitForURL(/\/auth\/verify-request/)
     const link = await linkFor("grace@example.com")
 

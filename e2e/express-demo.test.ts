@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
-import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, launchChromium, openEmailedLink, startExample } from "./support.js"
+import { artifacts, browserAvailable, completeDemoOidcLogin, expectForgedHostsHarmless, launchChromium, openEmailedLink, startExample, continueWithEmail } from "./support.js"
 import { exchange } from "../packages/core/test/raw-http.js"
 
 const enabled = browserAvailable()
@@ -69,9 +69,9 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     const page = await browser.newPage()
     const address = `reader-${Date.now()}@example.com`
     await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
-    const form = page.locator('form[action$="/auth/signin/email"]')
-    await form.locator('input[name="email"]').fill(address)
-    await form.locator('button[type="submit"]').click()
+    // Identifier-first: the address once, then the emailed link among its methods.
+    await continueWithEmail(page, address)
+    await page.locator('form[action$="/auth/signin/email"] button[type="submit"]').click()
     await page.waitForURL(/\/auth\/verify-request/)
     const printed = new RegExp(`\\[demo-smtp\\] sign-in link for ${address.replace(/[.]/g, "\\.")}: (\\S+)`)
     await expect.poll(() => printed.exec(demo.output.join(""))?.[1], { timeout: 10_000 }).toBeTruthy()
@@ -97,7 +97,7 @@ describe.runIf(enabled)("Express demo in Chromium", () => {
     // Signing up is its own button: the server never picks sign-up from the address (issue 28 item 6).
     const usePasskey = async (button = "Sign in with Passkey") => {
       await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
-      await page.locator('#passkey-form input[name="email"]').fill(address)
+      await continueWithEmail(page, address)
       await page.getByRole("button", { name: button }).click()
       await page.waitForURL(demo.url + "/")
     }

@@ -10,7 +10,7 @@ import Passkey from "@portcullis/core/providers/passkey"
 import { ExpressAuth } from "@portcullis/express"
 import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
-import { artifacts, browserAvailable, launchChromium } from "./support.js"
+import { artifacts, browserAvailable, launchChromium, continueWithEmail } from "./support.js"
 
 /**
  * Passkeys in Chromium (issue 6): a CDP virtual authenticator (CTAP2, internal, resident
@@ -63,7 +63,7 @@ async function session(page: Page): Promise<any> {
 /** Types `email` into the sign-in page's passkey form and presses its sign-in (default) or sign-up button. */
 async function passkeyButton(page: Page, origin: string, email: string, button: "Sign in with Passkey" | "Sign up with Passkey" = "Sign in with Passkey") {
   await page.goto(`${origin}/auth/signin`)
-  await page.getByLabel("Email").fill(email)
+  await continueWithEmail(page, email)
   await page.getByRole("button", { name: button }).click()
 }
 

@@ -10,7 +10,7 @@ import Password from "@portcullis/core/providers/password"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "@portcullis/express"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { startDemoSmtp, type DemoSmtp } from "@portcullis/example-kit/smtp"
-import { artifacts, browserAvailable, launchChromium } from "./support.js"
+import { artifacts, browserAvailable, launchChromium, continueWithEmail } from "./support.js"
 
 const enabled = browserAvailable()
 
@@ -64,7 +64,8 @@ describe.runIf(enabled)("password accounts in Chromium", () => {
 
   async function signIn(page: Page, email: string, password: string) {
     await page.goto(`${origin}/auth/signin`)
-    await page.getByLabel("Email").fill(email)
+    // Identifier-first: the address once, then the password among its methods.
+    await continueWithEmail(page, email)
     await page.getByLabel("Password").fill(password)
     await page.getByRole("button", { name: /sign in with password/i }).click()
   }
@@ -76,6 +77,7 @@ describe.runIf(enabled)("password accounts in Chromium", () => {
     const page = await browser.newPage()
 
     await page.goto(`${origin}/auth/signin`)
+    await continueWithEmail(page, email)
     await page.getByRole("link", { name: "Create account" }).click()
     await page.waitForURL(/\/auth\/password\/signup/)
     await page.getByLabel("Email").fill(email)
@@ -111,6 +113,7 @@ describe.runIf(enabled)("password accounts in Chromium", () => {
     const other = await browser.newContext()
     const elsewhere = await other.newPage()
     await elsewhere.goto(`${origin}/auth/signin`)
+    await continueWithEmail(elsewhere, email)
     await elsewhere.getByRole("link", { name: "Forgot password?" }).click()
     await elsewhere.getByLabel("Email").fill(email)
     await elsewhere.getByRole("button", { name: "Send reset link" }).click()

@@ -244,3 +244,15 @@ export async function tabStops(page: Page, limit = 60): Promise<string[]> {
   }
   return stops
 }
+
+/**
+ * The identifier-first sign-in page's first step (issue 32): types `email` into its one email
+ * field and continues; the methods for the address (passkey, password, emailed link) are then
+ * shown, each a form carrying the address.
+ */
+export async function continueWithEmail(page: Page, email: string): Promise<void> {
+  const step = page.locator("form[data-identifier-step]")
+  await step.locator('input[name="email"]').fill(email)
+  await step.locator('button[type="submit"]').click()
+  await page.locator("[data-identifier-methods]:not([hidden])").waitFor()
+}

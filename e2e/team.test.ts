@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { artifacts, browserAvailable, launchChromium, openEmailedLink, startExample } from "./support.js"
+import { artifacts, browserAvailable, launchChromium, openEmailedLink, startExample, continueWithEmail } from "./support.js"
 
 /**
  * Issue 31's demo bullet, through the demo that `npm start` runs (embedded SQLite, the
@@ -65,9 +65,8 @@ describe.runIf(enabled)("the demo's Team page, in Chromium", () => {
   /** Signs in by a link mailed to `email` (which also verifies the address), from the sign-in page `page` shows. */
   async function signInByEmail(page: Page, email: string) {
     const before = mails(email, "/auth/callback/email").length
-    const form = page.locator('form[action$="/auth/signin/email"]')
-    await form.locator('input[name="email"]').fill(email)
-    await form.locator('button[type="submit"]').click()
+    await continueWithEmail(page, email)
+    await page.locator('form[action$="/auth/signin/email"] button[type="submit"]').click()
     await page.waitForURL(/\/auth\/verify-request/)
     const { link, subject } = await mailFor(email, "/auth/callback/email", before)
     expect(subject).toMatch(/^Sign in to /)

@@ -171,6 +171,13 @@ export interface Theme {
   logo?: string
   brandColor?: string
   buttonText?: string
+  /**
+   * The sign-in page's layout: `"identifier"` (default) asks for the email address once and
+   * then shows the methods for it; `"authjs"` is Auth.js's page, one form per provider, as
+   * it always was (for apps that screenshot-test it). See docs/pages.md.
+   * @example { theme: { layout: "authjs" } }
+   */
+  layout?: "identifier" | "authjs"
 }
 
 /** Codes passed to `logger.warn`. */

@@ -4,7 +4,6 @@ import { cssColor } from "../src/lib/pages/color.js"
 import {
   errorPageMessages,
   renderError,
-  renderSignIn,
   renderSignOut,
   renderVerifyRequest,
   signinErrorMessages,
@@ -12,6 +11,10 @@ import {
   type PageProvider,
 } from "../src/lib/pages/index.js"
 import { webauthnPageScripts } from "../src/lib/webauthn/page-script.js"
+import { IDENTIFIER_STEP_SCRIPT, renderSignIn } from "../src/lib/pages/signin.js"
+
+/** The scripts a page may inline: the passkey client's, and the identifier step's own. */
+const PAGE_SCRIPTS = [...webauthnPageScripts, IDENTIFIER_STEP_SCRIPT]
 
 // ---------------------------------------------------------------------------------------
 // A deliberately strict reader for the markup these pages produce. It accepts only what
@@ -31,10 +34,12 @@ const ATTRIBUTE_NAMES = new Set([
   "lang", "dir", "class", "style", "charset", "name", "content", "src", "alt", "width", "height", "loading",
   "method", "action", "type", "value", "id", "for", "placeholder", "autocomplete", "required", "href",
   "role", "data-webauthn-provider", "data-options-url", "data-conditional-ui", "data-messages",
+  // The identifier-first layout's steps, for its inline script.
+  "hidden", "data-identifier-step", "data-identifier-methods", "data-identifier-email", "data-identifier-shown",
 ])
 const TAGS = new Set([
   "html", "head", "meta", "title", "style", "body", "header", "img", "main", "h1", "p", "div", "form",
-  "input", "label", "button", "span", "a", "code", "script",
+  "input", "label", "button", "span", "a", "code", "script", "strong",
 ])
 
 function decode(text: string): string {
@@ -78,7 +83,7 @@ function parse(doc: string): { elements: Element[]; text: string } {
     // The only scripts are the passkey client's own, byte for byte; skip past each.
     if (name === "script") {
       const end = doc.indexOf("</script>", i)
-      expect(webauthnPageScripts, "unexpected script").toContain(doc.slice(i, end))
+      expect(PAGE_SCRIPTS, "unexpected script").toContain(doc.slice(i, end))
       i = end
     }
   }
@@ -90,7 +95,8 @@ const urlAttributes = (elements: Element[]) =>
 
 // ---------------------------------------------------------------------------------------
 
-const base: PageBase = { theme: {}, basePath: "/auth", origin: "https://app.example", csrfToken: "csrf-123" }
+// Auth.js's layout: these tests pin its forms (the identifier-first layout has identifier-first.test.ts).
+const base: PageBase = { theme: { layout: "authjs" }, basePath: "/auth", origin: "https://app.example", csrfToken: "csrf-123" }
 
 const providers: PageProvider[] = [
   {
@@ -185,10 +191,13 @@ describe("escaping of interpolated values", () => {
     renderSignOut({ ...base, theme, csrfToken: XSS, callbackUrl: XSS }),
     renderError({ ...base, theme, csrfToken: XSS, error: XSS }).html,
     renderVerifyRequest({ ...base, theme, csrfToken: XSS, provider: XSS }),
+    // The identifier-first layout's second step shows the posted address; Auth.js's layout too.
+    renderSignIn({ ...base, theme, csrfToken: XSS, providers: hostile, scripts, callbackUrl: XSS, identified: XSS }),
+    renderSignIn({ ...base, theme: { ...theme, layout: "authjs" }, csrfToken: XSS, providers: hostile, scripts, callbackUrl: XSS, error: XSS, code: XSS, email: XSS }),
   ]
 
   it("never emits a raw <script (the passkey client's own scripts aside)", () => {
-    const own = (page: string) => webauthnPageScripts.reduce((rest, code) => rest.replace(`<script>${code}</script>`, ""), page)
+    const own = (page: string) => PAGE_SCRIPTS.reduce((rest, code) => rest.replace(`<script>${code}</script>`, ""), page)
     for (const page of pages) expect(own(page).toLowerCase()).not.toContain("<script")
   })
 

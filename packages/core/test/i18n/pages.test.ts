@@ -38,7 +38,8 @@ describe("language from Accept-Language", () => {
 
     const none = await page(config, "signin")
     expect(none.lang).toEqual(["en", "ltr"])
-    expect(none.body).toContain("<title>Sign In</title>")
+    // The identifier-first layout's title matches its heading (Auth.js's layout keeps "Sign In").
+    expect(none.body).toContain("<title>Sign in</title>")
     expect((await page(config, "signin", { "accept-language": "xx, *" })).lang).toEqual(["en", "ltr"])
   })
 
@@ -70,7 +71,9 @@ describe("language from Accept-Language", () => {
     const { body } = await page(passkeys, "signin", { "accept-language": "de" })
     const attr = /data-messages="([^"]*)"/.exec(body)![1]!.replaceAll("&quot;", '"')
     expect(JSON.parse(attr)).toMatchObject({ unsupported: "Dieser Browser unterstützt keine Passkeys." })
-    expect(body).toContain('<label for="field-passkey-email">E-Mail</label>')
+    expect(body).toContain('<label for="field-identifier-email">E-Mail</label>')
+    // The provider's default English name is shown in the page's language.
+    expect(body).toContain("Mit Passkey anmelden")
   })
 })
 

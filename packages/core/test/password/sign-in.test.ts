@@ -73,15 +73,30 @@ function signInSuite(label: string, open: Open) {
       }
     })
 
-    it("refuses an unverified address like a wrong password when verification is required (the default)", async () => {
+    it("tells the owner of an unverified address (right password) to confirm it: CredentialsSignin with code unverified, no session", async () => {
       const db = await open()
       try {
         await seedUser(db.adapter, { ...grace, verified: false })
         const { browser } = app(db.adapter)
-        const unverified = await passwordSignIn(browser(), grace)
-        const wrong = await passwordSignIn(browser(), { email: grace.email, password: "not the password at all" })
+        const b = browser()
+        const unverified = await passwordSignIn(b, grace)
         expect(unverified.error).toBe("CredentialsSignin")
-        expect(shape(unverified)).toEqual(shape(wrong))
+        expect(new URL(unverified.location!).searchParams.get("code")).toBe("unverified")
+        expect((await b.session())?.user).toBeUndefined()
+      } finally {
+        await db.close()
+      }
+    })
+
+    it("answers a wrong password on an unverified address like one on an unknown address (existence stays hidden)", async () => {
+      const db = await open()
+      try {
+        await seedUser(db.adapter, { ...grace, verified: false })
+        const { browser } = app(db.adapter)
+        const wrong = await passwordSignIn(browser(), { email: grace.email, password: "not the password at all" })
+        const unknown = await passwordSignIn(browser(), { email: "nobody@example.com", password: "not the password at all" })
+        expect(new URL(wrong.location!).searchParams.get("code")).toBe("credentials")
+        expect(shape(wrong)).toEqual(shape(unknown))
       } finally {
         await db.close()
       }

@@ -26,7 +26,8 @@ describe("sign-in page passkey client", () => {
   it("inlines the bundle and the form script once, from this origin only", async () => {
     const { html, csp } = await signinPage([Passkey])
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!)
-    expect(scripts).toHaveLength(2)
+    // The bundle, the passkey form script, then the identifier-first page's step script.
+    expect(scripts).toHaveLength(3)
     expect(scripts[0]).toContain(`@simplewebauthn/browser@${SIMPLEWEBAUTHN_BROWSER_VERSION}`)
     expect(scripts[1]).toContain("data-options-url")
     expect(html).not.toMatch(/<script[^>]+src=/)

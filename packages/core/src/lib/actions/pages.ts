@@ -3,7 +3,7 @@ import { providerUrls, resolveCallbackUrl, type RequestContext } from "../contex
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
 import { pageBase } from "./page-base.js"
-import { renderError, renderSignIn, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
+import { renderError, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
 
 /** Error codes are identifiers; anything else in `?error=` is shown as the generic case. */
 function errorCode(value: unknown): string | undefined {
@@ -19,8 +19,15 @@ function customPage(ctx: RequestContext, path: string | undefined, params: Recor
   return url.href
 }
 
-/** `GET /signin`. */
-export async function signinPage(ctx: RequestContext): Promise<ResponseInternal> {
+/** The longest address the identifier step takes (RFC 5321's path limit, as the email kinds). */
+const MAX_ADDRESS = 320
+
+/**
+ * `GET /signin`; with `identified`, the identifier-first layout's second step (the POST of
+ * its first step, CSRF-checked by the caller). The address is only shown and carried: it is
+ * never looked up, so the answer is the same for every address.
+ */
+export async function signinPage(ctx: RequestContext, identified?: string): Promise<ResponseInternal> {
   const callbackUrl = await resolveCallbackUrl(ctx)
   const error = errorCode(ctx.query.error)
   const code = typeof ctx.query.code === "string" && /^[\w.-]{1,64}$/.test(ctx.query.code) ? ctx.query.code : undefined
@@ -36,10 +43,17 @@ export async function signinPage(ctx: RequestContext): Promise<ResponseInternal>
     formFields: p.type === "webauthn" ? p.formFields : undefined,
     enableConditionalUI: p.type === "webauthn" ? p.enableConditionalUI : undefined,
   }))
-  const email = typeof ctx.query.email === "string" ? ctx.query.email.slice(0, 320) : undefined
+  const address = identified?.trim()
+  // An empty or overlong address gets the first step again with a hint, as a client error.
+  const invalidIdentifier = address !== undefined && (address === "" || address.length > MAX_ADDRESS || /\s/.test(address))
+  const email = invalidIdentifier ? address.slice(0, MAX_ADDRESS) : typeof ctx.query.email === "string" ? ctx.query.email.slice(0, MAX_ADDRESS) : undefined
   const scripts = await ctx.config.kinds.pageScripts(providers)
-  const html = renderSignIn({ ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts })
-  return { headers: pageHeaders, body: html }
+  const page = { ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts }
+  // Loaded on first use: both layouts and their forms stay out of the startup path (the
+  // error page, which startup needs, shares only the document shell with them).
+  const { renderSignIn } = await import("../pages/signin.js")
+  const html = renderSignIn(invalidIdentifier ? { ...page, invalidIdentifier } : address !== undefined ? { ...page, identified: address } : page)
+  return { ...(invalidIdentifier ? { status: 400 } : {}), headers: pageHeaders, body: html }
 }
 
 /** `GET /signout`. */

@@ -143,7 +143,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   }
   const appJwt: ResolvedConfig["callbacks"]["jwt"] = config.callbacks?.jwt ?? (({ token }) => token)
 
-  const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme }
+  const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", layout: "identifier", ...config.theme }
   const i18n = resolveI18nOption(config.i18n, fail)
   const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {}
 

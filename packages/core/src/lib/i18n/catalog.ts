@@ -56,6 +56,23 @@ export interface Messages {
     emailLabel: string
     errors: SigninErrorMessages
   }
+  /** The identifier-first sign-in page (the default layout; docs/pages.md). */
+  identifier: {
+    /** The document `<title>`, the same words as the heading. */
+    title: string
+    /** The button of the first step, after the email field. */
+    continue: string
+    /** The second step's line above the methods; `{email}`: the address typed. */
+    signingInAs: string
+    /** The link back to the first step. */
+    changeEmail: string
+    /** The magic-link button. */
+    emailLink: string
+    /** The password sign-in's alert when the password was right but the address is unconfirmed. */
+    unverified: string
+    /** Names of the built-in provider kinds, used while a provider keeps its default English name. */
+    kinds: { password: string; passkey: string; email: string }
+  }
   signout: { title: string; heading: string; question: string; button: string }
   error: {
     title: string

@@ -28,8 +28,9 @@ export interface PasswordTools {
 /**
  * Password: `POST /callback/:id` with `email` and `password`; CSRF-checked, rate limited
  * per address and per identifier like credentials. Every refusal — unknown address, wrong
- * password, unverified address when verification is required, lockout — is the same
- * `CredentialsSignin`, reached after the same work (one argon2 verification).
+ * password, lockout — is the same `CredentialsSignin`, reached after the same work (one
+ * argon2 verification); an unconfirmed address with the right password is `CredentialsSignin`
+ * with `code: "unverified"`, so its owner is told to confirm it.
  */
 export const passwordKind: ProviderKind<PasswordConfig> & { tools: PasswordTools } = {
   tools: { hashPassword, verifyPassword, buildEstimator },
@@ -81,9 +82,10 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, addr
   const stored = user ? await adapter.getUserPassword(user.id) : null
   const ok = await verifyPassword(password, stored, provider.hashing)
   if (!user || !stored || !ok) throw new CredentialsSignin("Wrong email address or password")
-  // Checked after the password, so an unverified account answers like a wrong password
-  // and takes as long.
-  if (provider.emailVerification === "required" && !user.emailVerified) throw new CredentialsSignin("Wrong email address or password")
+  // Checked after the password and after the same work, so only someone who knew the
+  // password learns that the address is unconfirmed (`?code=unverified`: the page says how
+  // to confirm it); to everyone else it answers like a wrong password.
+  if (provider.emailVerification === "required" && !user.emailVerified) throw unconfirmed()
   if (needsRehash(stored, provider.hashing)) {
     try {
       await adapter.setUserPassword(user.id, await hashPassword(password, provider.hashing))
@@ -93,6 +95,13 @@ async function checkPassword(ctx: RequestContext, provider: PasswordConfig, addr
     }
   }
   return user
+}
+
+/** The refusal of a right password on an unconfirmed address: `CredentialsSignin`, its own `code`. */
+function unconfirmed(): CredentialsSignin {
+  const error = new CredentialsSignin("The address is not confirmed yet")
+  error.code = "unverified"
+  return error
 }
 
 /** Why a session strategy cannot end a user's other sessions, as the configuration error says it. */

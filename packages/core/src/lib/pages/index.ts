@@ -4,7 +4,7 @@
  * runtime dependencies.
  * @module
  */
-export { renderSignIn, type SignInPageOptions } from "./signin.js"
+export type { SignInPageOptions } from "./types.js"
 export { renderSignOut, type SignOutPageOptions } from "./signout.js"
 export { renderError, type ErrorPageOptions } from "./error.js"
 export { renderVerifyRequest, type VerifyRequestPageOptions } from "./verify-request.js"

@@ -1,235 +1,193 @@
 /**
- * The sign-in page: one form per provider, grouped, with "or" between groups.
+ * The sign-in page. The default layout is identifier-first: redirect providers (OAuth, OIDC)
+ * as buttons, then ONE email field; its "Continue" leads to the methods configured for email
+ * addresses (passkey, password, magic link). The second step is the same for every address —
+ * nothing is looked up, so it says nothing about who has an account, and takes no longer for
+ * one address than another. `theme.layout: "authjs"` renders Auth.js's page instead.
+ *
+ * Without JavaScript the first step is a POST (CSRF-checked) that renders the second. With
+ * it, the second step is already in the page (hidden) and an inline script reveals it.
  * @module
  */
-import { field, hiddenFields, IdAllocator } from "./forms.js"
+import { field, hiddenFields } from "./forms.js"
 import { html, raw, safeUrl, type SafeHtml } from "./html.js"
 import { renderDocument } from "./layout.js"
-import { messageFor } from "./messages.js"
 import { en } from "../i18n/catalogs/en.js"
 import { fill } from "../i18n/format.js"
 import type { Messages } from "../i18n/catalog.js"
 import { authRoute } from "./paths.js"
-import { providerButtonStyle } from "./theme.js"
-import type { PageBase, PageProvider } from "./types.js"
+import { renderAuthjsSignIn } from "./signin-authjs.js"
+import { signinAlert } from "./signin-alert.js"
+import { credentialsForm, IdAllocator, identifiedEmail, isRedirect, oauthForm, passwordLinks, webauthnForm, type FormContext } from "./signin-forms.js"
+import type { PageProvider, SignInPageOptions } from "./types.js"
 
-/** Input of {@link renderSignIn}. */
-export interface SignInPageOptions extends PageBase {
-  providers: PageProvider[]
-  /** Where to go after signing in; posted back as the hidden `callbackUrl` field. */
-  callbackUrl: string
-  /** An error code from the query string; shown as a fixed sentence, never echoed. */
-  error?: string
-  /** Accepted for parity with the sign-in route's query; the page does not show it. */
-  code?: string
-  /** Pre-fills the email field. */
-  email?: string
-  /**
-   * Inline scripts the forms need, from the configured kinds (the passkey ceremony for
-   * WebAuthn): loaded by the caller, so the page renderer carries no kind's code.
-   */
-  scripts?: readonly string[]
-}
+export type { SignInPageOptions } from "./types.js"
 
-/** Everything a provider form needs besides the provider itself. */
-interface FormContext {
-  page: SignInPageOptions
-  ids: IdAllocator
-  m: Messages
-}
+/** The kinds the identifier step leads to: each signs in with the email address. */
+const ADDRESS_KINDS = new Set<PageProvider["type"]>(["email", "password", "webauthn"])
 
-/** Renders the sign-in page as a complete HTML document. */
-export function renderSignIn(page: SignInPageOptions): string {
-  const m = page.messages ?? en
-  const ctx: FormContext = { page, ids: new IdAllocator(), m }
-  const groups = groupProviders(page.providers)
-    .map((group) => renderGroup(group, ctx))
-    .filter((block): block is SafeHtml => block !== undefined)
-  const separated = groups.map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
-${block}`))
-  const alert = page.error !== undefined
-    ? html`<div class="alert" role="alert"><p>${page.error === "TwoFactorChallengeInvalid" ? m.twoFactor.expired : messageFor(m.signin.errors, page.error)}</p></div>`
-    : undefined
-  // The forms' scripts are inlined once per page: the CSP allows inline scripts and nothing from elsewhere.
-  const body = html`<h1>${m.signin.heading}</h1>
-${alert}
-${separated.length > 0 ? separated : html`<p class="muted center">${m.signin.noProviders}</p>`}
-${page.scripts?.map((code) => html`<script>${raw(code)}</script>`)}`
-  return renderDocument({ title: m.signin.title, theme: page.theme, body, locale: page.locale, messages: m })
+/**
+ * The English names the built-in providers are given (`Password()`, `Passkey()`,
+ * `WebAuthn()`, the email providers): while a provider keeps one, the page shows the
+ * kind's name in the page's language. A name the app chose is shown as written.
+ */
+const DEFAULT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  password: ["Password"],
+  webauthn: ["Passkey", "WebAuthn"],
+  email: ["Email"],
 }
 
 /**
- * Consecutive OAuth/OIDC providers share one group (a stack of buttons); each form-based
- * provider is a group of its own, so "or" sits between alternatives, not between buttons.
+ * Renders the sign-in page as a complete HTML document, in the layout `theme.layout` picks.
+ *
+ * @example
+ * renderSignIn({ theme: {}, basePath: "/auth", origin: "https://example.com", csrfToken, providers, callbackUrl: "/" })
  */
-function groupProviders(providers: readonly PageProvider[]): PageProvider[][] {
-  const groups: PageProvider[][] = []
-  for (const provider of providers) {
-    const last = groups.at(-1)
-    if (isRedirect(provider) && last && isRedirect(last[0]!)) last.push(provider)
-    else groups.push([provider])
-  }
-  return groups
+export function renderSignIn(page: SignInPageOptions): string {
+  const m = page.messages ?? en
+  const localized = { ...page, providers: page.providers.map((p) => localizeName(p, m)) }
+  return page.theme.layout === "authjs" ? renderAuthjsSignIn(localized) : renderIdentifierFirst(localized, m)
 }
 
-function isRedirect(provider: PageProvider): boolean {
-  return provider.type === "oauth" || provider.type === "oidc"
+function localizeName(provider: PageProvider, m: Messages): PageProvider {
+  if (!DEFAULT_NAMES[provider.type]?.includes(provider.name)) return provider
+  const kind = provider.type === "webauthn" ? "passkey" : (provider.type as "password" | "email")
+  // English keeps the provider's own name, so Auth.js's layout reads exactly as Auth.js's.
+  return m.identifier.kinds[kind] === en.identifier.kinds[kind] ? provider : { ...provider, name: m.identifier.kinds[kind] }
 }
 
-function renderGroup(group: PageProvider[], ctx: FormContext): SafeHtml | undefined {
-  const first = group[0]!
-  if (isRedirect(first)) {
-    const buttons = group.map((p) => oauthForm(p, ctx)).filter((b) => b !== undefined)
-    return buttons.length > 0 ? html`<div class="provider-list">${buttons}</div>` : undefined
+function renderIdentifierFirst(page: SignInPageOptions, m: Messages): string {
+  const ctx: FormContext = { page, ids: new IdAllocator(), m }
+  const redirects = page.providers.filter(isRedirect)
+  const addressed = page.providers.filter((p) => ADDRESS_KINDS.has(p.type))
+  const credentials = page.providers.filter((p) => p.type === "credentials")
+  const second = page.identified !== undefined && addressed.length > 0
+
+  const sections: SafeHtml[] = []
+  if (!second) {
+    const buttons = redirects.map((p) => oauthForm(p, ctx)).filter((b) => b !== undefined)
+    if (buttons.length > 0) sections.push(html`<div class="provider-list">${buttons}</div>`)
   }
-  switch (first.type) {
-    case "email":
-      return emailForm(first, ctx)
-    case "credentials":
-      return credentialsForm(first, ctx)
+  if (addressed.length > 0) sections.push(second ? methodsStep(addressed, ctx, page.identified!, false) : identifierStep(addressed, ctx))
+  if (!second) {
+    for (const p of credentials) {
+      const form = credentialsForm(p, ctx)
+      if (form) sections.push(form)
+    }
+  }
+  const separated = sections.map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
+${block}`))
+  const invalid = page.invalidIdentifier ? html`<div class="alert" role="alert"><p>${m.password.errors.InvalidEmail}</p></div>` : undefined
+  // The forms' scripts are inlined once per page: the CSP allows inline scripts and nothing from elsewhere.
+  const body = html`<h1>${m.signin.heading}</h1>
+${signinAlert(page, m) ?? invalid}
+${separated.length > 0 ? separated : html`<p class="muted center">${m.signin.noProviders}</p>`}
+${page.scripts?.map((code) => html`<script>${raw(code)}</script>`)}
+${second || addressed.length === 0 ? undefined : html`<script>${raw(IDENTIFIER_STEP_SCRIPT)}</script>`}`
+  return renderDocument({ title: m.identifier.title, theme: page.theme, body, locale: page.locale, messages: m })
+}
+
+/**
+ * The first step: one email field. A passkey provider with conditional UI puts `webauthn` in
+ * its `autocomplete`, so the browser offers passkeys right there. The second step follows,
+ * hidden, for the script to reveal without a round trip.
+ */
+function identifierStep(addressed: PageProvider[], ctx: FormContext): SafeHtml {
+  const { page, ids, m } = ctx
+  const conditional = addressed.some((p) => p.type === "webauthn" && p.enableConditionalUI !== false)
+  return html`<form method="post" action="${safeUrl(authRoute(page.basePath, "signin"))}" data-identifier-step>
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${field({
+  id: ids.next("identifier", "email"),
+  name: "email",
+  label: m.signin.emailLabel,
+  type: "email",
+  value: page.email,
+  placeholder: "you@example.com",
+  autocomplete: conditional ? "username webauthn" : "username",
+  required: true,
+})}
+<button type="submit">${m.identifier.continue}</button>
+</form>
+${methodsStep(addressed, ctx, "", true)}`
+}
+
+/**
+ * The second step: whose address this is, a way back, and one form per method, each
+ * carrying the address. `template`: rendered hidden into the first step for the script.
+ */
+function methodsStep(addressed: PageProvider[], ctx: FormContext, email: string, template: boolean): SafeHtml {
+  const { page, m } = ctx
+  // The sentence is split around the address so the script can fill it in any language; the
+  // address keeps its own direction inside a right-to-left sentence (`dir="auto"`).
+  const [before = "", after = ""] = m.identifier.signingInAs.split("{email}")
+  // One email provider is "the link by email", whatever service sends it (Nodemailer, Resend…).
+  const emailKinds = addressed.filter((p) => p.type === "email").length
+  const forms = addressed
+    .map((p) => methodForm(p, ctx, email, template, emailKinds === 1))
+    .filter((f): f is SafeHtml => f !== undefined)
+    .map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
+${block}`))
+  return html`<div class="methods" data-identifier-methods${template ? html` hidden` : undefined}>
+<p class="identity">${before}<strong dir="auto" data-identifier-shown>${email}</strong>${after} · <a href="${safeUrl(authRoute(page.basePath, "signin"))}">${m.identifier.changeEmail}</a></p>
+${forms}
+</div>`
+}
+
+function methodForm(provider: PageProvider, ctx: FormContext, email: string, template: boolean, onlyEmail: boolean): SafeHtml | undefined {
+  const { page, ids, m } = ctx
+  switch (provider.type) {
     case "webauthn":
-      return webauthnForm(first, ctx)
-    case "password":
-      return passwordForm(first, ctx)
+      // Conditional UI belongs to the first step's field; the second has none to offer it in.
+      return webauthnForm(template ? provider : { ...provider, enableConditionalUI: false }, ctx, email)
+    case "password": {
+      const action = safeUrl(provider.callbackUrl)
+      if (!action) return undefined
+      return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${identifiedEmail(email)}
+${field({ id: ids.next(provider.id, "password"), name: "password", label: m.password.passwordLabel, type: "password", autocomplete: "current-password", required: true })}
+<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
+</form>
+${passwordLinks(page.basePath, m)}`
+    }
+    case "email": {
+      const action = safeUrl(provider.signinUrl)
+      if (!action) return undefined
+      const label = onlyEmail ? m.identifier.emailLink : fill(m.signin.signInWith, { provider: provider.name })
+      return html`<form method="post" action="${action}">
+${hiddenFields(page.csrfToken, page.callbackUrl)}
+${identifiedEmail(email)}
+<button type="submit">${label}</button>
+</form>`
+    }
     default:
       return undefined
   }
 }
 
-// A form whose target is not http(s) or relative is left out entirely: posting the CSRF
-// token to a `javascript:` or foreign-scheme action is never what the configuration meant.
-
-function oauthForm(provider: PageProvider, { page, m }: FormContext): SafeHtml | undefined {
-  const action = safeUrl(provider.signinUrl)
-  if (!action) return undefined
-  const style = providerButtonStyle(provider.style)
-  const logo = safeUrl(provider.style?.logo)
-  return html`<form method="post" action="${action}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-<button type="submit" class="provider-button"${style ? html` style="${style}"` : undefined}>${
-    // The button text names the provider, so the logo is decorative (empty alt).
-    logo ? html`<img src="${logo}" alt="" width="20" height="20" loading="lazy">` : undefined
-  }<span>${fill(m.signin.signInWith, { provider: provider.name })}</span></button>
-</form>`
-}
-
-/** The email address field of the email and password forms (`autocomplete` differs: a password manager keys its entry by `username`). */
-function emailField(provider: PageProvider, { page, ids, m }: FormContext, autocomplete: "email" | "username"): SafeHtml {
-  return field({
-    id: ids.next(provider.id, "email"),
-    name: "email",
-    label: m.signin.emailLabel,
-    type: "email",
-    value: page.email,
-    placeholder: "you@example.com",
-    autocomplete,
-    required: true,
-  })
-}
-
-function emailForm(provider: PageProvider, context: FormContext): SafeHtml | undefined {
-  const { page, m } = context
-  const action = safeUrl(provider.signinUrl)
-  if (!action) return undefined
-  return html`<form method="post" action="${action}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-${emailField(provider, context, "email")}
-<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
-</form>`
-}
-
-function credentialsForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
-  const action = safeUrl(provider.callbackUrl)
-  if (!action) return undefined
-  const fields = Object.entries(provider.credentials ?? {}).map(([name, input]) =>
-    field({
-      id: ids.next(provider.id, name),
-      name,
-      label: input.label ?? name,
-      type: input.type,
-      placeholder: input.placeholder,
-      autocomplete: input.autocomplete,
-      required: input.required,
-    }),
-  )
-  return html`<form method="post" action="${action}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-${fields}
-<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
-</form>`
-}
-
-function passwordForm(provider: PageProvider, context: FormContext): SafeHtml | undefined {
-  const { page, ids, m } = context
-  const action = safeUrl(provider.callbackUrl)
-  if (!action) return undefined
-  return html`<form method="post" action="${action}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-${emailField(provider, context, "username")}
-${field({
-  id: ids.next(provider.id, "password"),
-  name: "password",
-  label: m.password.passwordLabel,
-  type: "password",
-  autocomplete: "current-password",
-  required: true,
-})}
-<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
-</form>
-${passwordLinks(page.basePath, m)}`
-}
-
-// The passkey ceremony needs a client script, which reads the data attributes; until it
-// runs, the form is an ordinary POST so the page still works without JavaScript.
-function defaultWebauthnFields(m: Messages): NonNullable<PageProvider["formFields"]> {
-  return { email: { label: m.signin.emailLabel, required: true, autocomplete: "username webauthn" } }
-}
-
 /**
- * The Passkey provider's own default field is labelled "Email" in English (as Auth.js's);
- * that label is shown in the page's language. A label the app wrote is shown as written.
+ * Progressive enhancement of the first step: a valid address reveals the second step in
+ * place (the same markup the POST would render) and moves focus to it. Invalid input is
+ * left to the browser's own validation message. ES2020, no `</` sequence.
  */
-function localizedLabel(name: string, label: string | undefined, m: Messages): string {
-  return name === "email" && (label === undefined || label === en.signin.emailLabel) ? m.signin.emailLabel : (label ?? name)
-}
-
-/**
- * The passkey form: one button signs in with any passkey the browser holds (or adds one when
- * signed in), the other signs up with the typed address. Two buttons, because the server no
- * longer picks the ceremony from whether the address has an account: that answer would tell
- * anyone who has one (lib/webauthn/options.ts).
- */
-function webauthnForm(provider: PageProvider, { page, ids, m }: FormContext): SafeHtml | undefined {
-  const action = safeUrl(provider.callbackUrl)
-  if (!action) return undefined
-  const optionsUrl = safeUrl(authRoute(page.basePath, `webauthn-options/${encodeURIComponent(provider.id)}`))
-  const formId = ids.claim(`${provider.id}-form`)
-  const fields = Object.entries(provider.formFields ?? defaultWebauthnFields(m)).map(([name, input]) =>
-    field({
-      id: ids.next(provider.id, name),
-      name,
-      label: localizedLabel(name, input.label, m),
-      // formFields carry no type; an `email` field is the one case worth the hint.
-      type: name === "email" ? "email" : "text",
-      value: name === "email" ? page.email : undefined,
-      autocomplete: input.autocomplete,
-      required: input.required,
-    }),
-  )
-  return html`<form id="${formId}" method="post" action="${action}" data-webauthn-provider="${provider.id}"${
-    optionsUrl ? html` data-options-url="${optionsUrl}"` : undefined
-  }${provider.enableConditionalUI !== false ? html` data-conditional-ui` : undefined} data-messages="${JSON.stringify(m.passkey)}">
-${hiddenFields(page.csrfToken, page.callbackUrl)}
-${fields}
-<button type="submit">${fill(m.signin.signInWith, { provider: provider.name })}</button>
-<button type="submit" name="action" value="register">${fill(m.signin.signUpWith, { provider: provider.name })}</button>
-</form>`
-}
-
-/**
- * The links under the password sign-in form. Here rather than with the password steps'
- * pages (`password.ts`), which only the password provider's actions load.
- */
-function passwordLinks(basePath: string, m: Messages): SafeHtml {
-  return html`<p class="center muted"><a href="${safeUrl(authRoute(basePath, "password/signup"))}">${m.password.createAccount}</a> · <a href="${safeUrl(authRoute(basePath, "password/forgot"))}">${m.password.forgotPassword}</a></p>`
-}
+export const IDENTIFIER_STEP_SCRIPT = `(() => {
+  "use strict";
+  const step = document.querySelector("form[data-identifier-step]");
+  const methods = document.querySelector("[data-identifier-methods]");
+  if (!step || !methods) return;
+  step.addEventListener("submit", (event) => {
+    const input = step.querySelector('input[name="email"]');
+    if (!input || !input.checkValidity()) return;
+    event.preventDefault();
+    const email = input.value.trim();
+    for (const el of methods.querySelectorAll("[data-identifier-email]")) el.value = email;
+    for (const el of methods.querySelectorAll("[data-identifier-shown]")) el.textContent = email;
+    for (const el of document.querySelectorAll(".card > .provider-list, .card > .divider, .card > form:not([data-webauthn-provider])")) {
+      if (!methods.contains(el)) el.hidden = true;
+    }
+    methods.hidden = false;
+    const first = methods.querySelector('input:not([type="hidden"]):not([hidden]), button');
+    if (first) first.focus();
+  });
+})();`

@@ -54,6 +54,8 @@ html.pc-auto { color-scheme: light dark; }
   html.pc-auto {${DARK} }
 }
 *, *::before, *::after { box-sizing: border-box; }
+/* The forms are flex boxes; without this the hidden second step would still show. */
+[hidden] { display: none !important; }
 body {
   margin: 0;
   min-height: 100vh;
@@ -161,6 +163,8 @@ input:focus-visible { outline-offset: 0; border-color: var(--pc-focus); }
 }
 .alert p { margin: 0; }
 .code { font-size: 0.875rem; }
+.methods { display: flex; flex-direction: column; }
+.identity { text-align: center; overflow-wrap: anywhere; }
 .actions { margin-top: 1.5rem; }
 @media (max-width: 30rem) {
   body { padding: 1rem 0.75rem; justify-content: flex-start; }

@@ -42,3 +42,28 @@ export interface PageBase {
   /** The language tag of `messages`, for `<html lang>`. Default `"en"`. */
   locale?: string
 }
+
+/** Input of the sign-in page renderers (`renderSignIn`). */
+export interface SignInPageOptions extends PageBase {
+  providers: PageProvider[]
+  /** Where to go after signing in; posted back as the hidden `callbackUrl` field. */
+  callbackUrl: string
+  /** An error code from the query string; shown as a fixed sentence, never echoed. */
+  error?: string
+  /** `CredentialsSignin`'s reason (`?code=`): only `unverified` changes the sentence shown. */
+  code?: string
+  /** Pre-fills the email field(s) (`?email=`). */
+  email?: string
+  /**
+   * The identifier-first layout's second step: the address posted by its first step. The
+   * methods shown are the configured ones, the same for every address: nothing is looked up.
+   */
+  identified?: string
+  /** The identifier step refused the address posted (empty, too long): the first step again, with a hint. */
+  invalidIdentifier?: boolean
+  /**
+   * Inline scripts the forms need, from the configured kinds (the passkey ceremony for
+   * WebAuthn): loaded by the caller, so the page renderer carries no kind's code.
+   */
+  scripts?: readonly string[]
+}

@@ -36,6 +36,15 @@ export const de: Messages = {
       AccountSuspended: "Dieses Konto ist gesperrt. Wenden Sie sich an die Administratoren der Website.",
     },
   },
+  identifier: {
+    title: "Anmelden",
+    continue: "Weiter",
+    signingInAs: "Anmeldung als {email}",
+    changeEmail: "Andere E-Mail-Adresse verwenden",
+    emailLink: "Anmeldelink per E-Mail senden",
+    unverified: "Ihre E-Mail-Adresse ist noch nicht bestätigt. Öffnen Sie den Link in der E-Mail, die wir Ihnen bei der Registrierung geschickt haben, oder wählen Sie „Passwort vergessen?“, um einen neuen Link zu erhalten.",
+    kinds: { password: "Passwort", passkey: "Passkey", email: "E-Mail" },
+  },
   signout: { title: "Abmelden", heading: "Abmelden", question: "Möchten Sie sich wirklich abmelden?", button: "Abmelden" },
   error: {
     title: "Fehler",

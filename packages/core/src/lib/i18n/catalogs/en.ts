@@ -38,6 +38,15 @@ export const en: Messages = {
       AccountSuspended: "This account is suspended.",
     },
   },
+  identifier: {
+    title: "Sign in",
+    continue: "Continue",
+    signingInAs: "Signing in as {email}",
+    changeEmail: "Use a different email",
+    emailLink: "Email me a sign-in link",
+    unverified: "Your email address is not confirmed yet. Open the link in the email we sent when you signed up, or choose “Forgot password?” to get a new link.",
+    kinds: { password: "Password", passkey: "Passkey", email: "Email" },
+  },
   signout: { title: "Sign Out", heading: "Sign out", question: "Are you sure you want to sign out?", button: "Sign out" },
   error: {
     title: "Error",

@@ -36,6 +36,15 @@ export const es: Messages = {
       AccountSuspended: "Esta cuenta está suspendida. Ponte en contacto con los administradores del sitio.",
     },
   },
+  identifier: {
+    title: "Iniciar sesión",
+    continue: "Continuar",
+    signingInAs: "Iniciando sesión como {email}",
+    changeEmail: "Usar otro correo electrónico",
+    emailLink: "Enviarme un enlace de inicio de sesión",
+    unverified: "Tu dirección de correo aún no está confirmada. Abre el enlace del correo que te enviamos al registrarte o elige «¿Olvidaste tu contraseña?» para recibir uno nuevo.",
+    kinds: { password: "Contraseña", passkey: "Llave de acceso", email: "Correo electrónico" },
+  },
   signout: { title: "Cerrar sesión", heading: "Cerrar sesión", question: "¿Seguro que quieres cerrar sesión?", button: "Cerrar sesión" },
   error: {
     title: "Error",

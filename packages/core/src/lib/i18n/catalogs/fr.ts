@@ -36,6 +36,15 @@ export const fr: Messages = {
       AccountSuspended: "Ce compte est suspendu. Contactez les administrateurs du site.",
     },
   },
+  identifier: {
+    title: "Se connecter",
+    continue: "Continuer",
+    signingInAs: "Connexion en tant que {email}",
+    changeEmail: "Utiliser une autre adresse e-mail",
+    emailLink: "M’envoyer un lien de connexion",
+    unverified: "Votre adresse e-mail n’est pas encore confirmée. Ouvrez le lien de l’e-mail envoyé lors de votre inscription, ou choisissez « Mot de passe oublié ? » pour recevoir un nouveau lien.",
+    kinds: { password: "Mot de passe", passkey: "Clé d’accès", email: "E-mail" },
+  },
   signout: { title: "Déconnexion", heading: "Se déconnecter", question: "Voulez-vous vraiment vous déconnecter ?", button: "Se déconnecter" },
   error: {
     title: "Erreur",

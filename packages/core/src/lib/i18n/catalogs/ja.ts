@@ -36,6 +36,15 @@ export const ja: Messages = {
       AccountSuspended: "このアカウントは停止されています。サイトの管理者にお問い合わせください。",
     },
   },
+  identifier: {
+    title: "サインイン",
+    continue: "次へ",
+    signingInAs: "{email} としてサインイン",
+    changeEmail: "別のメールアドレスを使う",
+    emailLink: "サインイン用リンクをメールで受け取る",
+    unverified: "メールアドレスがまだ確認されていません。登録時にお送りしたメールのリンクを開くか、「パスワードをお忘れですか？」から新しいリンクを受け取ってください。",
+    kinds: { password: "パスワード", passkey: "パスキー", email: "メール" },
+  },
   signout: { title: "サインアウト", heading: "サインアウト", question: "サインアウトしてもよろしいですか？", button: "サインアウト" },
   error: {
     title: "エラー",

@@ -36,6 +36,15 @@ export const pt: Messages = {
       AccountSuspended: "Esta conta está suspensa. Entre em contato com os administradores do site.",
     },
   },
+  identifier: {
+    title: "Entrar",
+    continue: "Continuar",
+    signingInAs: "Entrando como {email}",
+    changeEmail: "Usar outro e-mail",
+    emailLink: "Enviar-me um link de acesso",
+    unverified: "O seu endereço de e-mail ainda não foi confirmado. Abra o link do e-mail que enviamos no cadastro ou escolha “Esqueceu a senha?” para receber um novo link.",
+    kinds: { password: "Senha", passkey: "Chave de acesso", email: "E-mail" },
+  },
   signout: { title: "Sair", heading: "Sair", question: "Tem certeza de que deseja sair?", button: "Sair" },
   error: {
     title: "Erro",

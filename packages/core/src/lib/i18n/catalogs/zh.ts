@@ -35,6 +35,15 @@ export const zh: Messages = {
       AccountSuspended: "此帐号已被停用。请联系网站管理员。",
     },
   },
+  identifier: {
+    title: "登录",
+    continue: "继续",
+    signingInAs: "以 {email} 登录",
+    changeEmail: "使用其他邮箱",
+    emailLink: "通过邮件发送登录链接",
+    unverified: "您的邮箱地址尚未确认。请打开注册时我们发送的邮件中的链接，或选择“忘记密码？”获取新链接。",
+    kinds: { password: "密码", passkey: "通行密钥", email: "电子邮件" },
+  },
   signout: { title: "退出登录", heading: "退出登录", question: "确定要退出登录吗？", button: "退出登录" },
   error: {
     title: "错误",
