@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { artifacts, axeViolations, browserAvailable, launchChromium, openEmailedLink, startExample, tabStops } from "./support.js"
+import { artifacts, axeViolations, browserAvailable, continueWithEmail, launchChromium, openEmailedLink, startExample, tabStops } from "./support.js"
 
 /**
  * Issue 32's admin console, through the demo `npm start` runs (embedded SQLite, bans in its
@@ -44,9 +44,9 @@ describe.runIf(enabled)("the admin console in Chromium", () => {
   async function signInByEmail(page: Page, email: string) {
     await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
     const before = links(email).length
-    const form = page.locator('form[action$="/auth/signin/email"]')
-    await form.locator('input[name="email"]').fill(email)
-    await form.locator('button[type="submit"]').click()
+    // Identifier-first: the address once, then the emailed link.
+    await continueWithEmail(page, email)
+    await page.locator('form[action$="/auth/signin/email"] button[type="submit"]').click()
     await page.waitForURL(/\/auth\/verify-request/)
     await expect.poll(() => links(email).length).toBeGreaterThan(before)
     await openEmailedLink(page, links(email).at(-1)!)
@@ -85,10 +85,9 @@ describe.runIf(enabled)("the admin console in Chromium", () => {
     await bobPage.goto(demo.url)
     expect(await bobPage.locator("#nav-admin").count()).toBe(0)
     await bobPage.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
-    const form = bobPage.locator('form[action$="/auth/signin/email"]')
-    await form.locator('input[name="email"]').fill(bobEmail)
+    await continueWithEmail(bobPage, bobEmail)
     const before = links(bobEmail).length
-    await form.locator('button[type="submit"]').click()
+    await bobPage.locator('form[action$="/auth/signin/email"] button[type="submit"]').click()
     await bobPage.waitForURL(/\/auth\/verify-request/)
     await expect.poll(() => links(bobEmail).length).toBeGreaterThan(before)
     await openEmailedLink(bobPage, links(bobEmail).at(-1)!)
