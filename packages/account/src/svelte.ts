@@ -52,14 +52,25 @@ export interface AccountStore {
   deviceName(userAgent: string | null): string
 }
 
+/** The options of {@link accountStore}. */
+export interface AccountStoreOptions extends AccountClientOptions {
+  client?: AccountClient
+  /** A language of the catalogs (`en de fr es pt ja zh ar`); English for any other. */
+  locale?: string
+  /** A state to hold before the first load (server rendering); with it, nothing loads until `refresh()`. */
+  initialState?: AccountState
+  /** Whether the first subscriber loads the state. Default `true`; the components pass `false` on the server. */
+  load?: boolean
+}
+
 /** An account store (`basePath` default `/auth`, SvelteKit's); loads on the first subscriber. */
-export function accountStore(options: AccountClientOptions & { client?: AccountClient; locale?: string } = {}): AccountStore {
+export function accountStore(options: AccountStoreOptions = {}): AccountStore {
   const client = options.client ?? accountClient({ basePath: "/auth", ...options })
   const locale = options.locale ?? "en"
   const catalog: Record<string, string> = (messages as Record<string, Record<string, string>>)[locale] ?? (messages as Record<string, Record<string, string>>)[locale.split("-")[0]!] ?? messages.en
   const t = (key: string, values: Record<string, string | number> = {}) =>
     (catalog[key] ?? (messages.en as Record<string, string>)[key] ?? key).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`))
-  let value: AccountSnapshot = { data: undefined, loading: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
+  let value: AccountSnapshot = { data: options.initialState, loading: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
   const listeners = new Set<(value: AccountSnapshot) => void>()
   const set = (patch: Partial<AccountSnapshot>) => {
     value = { ...value, ...patch }
@@ -83,7 +94,7 @@ export function accountStore(options: AccountClientOptions & { client?: AccountC
     subscribe(run) {
       listeners.add(run)
       run(value)
-      if (listeners.size === 1 && !value.data && !value.loading) void refresh()
+      if (listeners.size === 1 && options.load !== false && !value.data && !value.loading) void refresh()
       return () => void listeners.delete(run)
     },
     client,
