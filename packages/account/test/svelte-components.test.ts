@@ -6,6 +6,7 @@
  * for notices, device names rather than User-Agents, and the two-factor set-up's QR code and
  * key.
  */
+import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { compile } from "svelte/compiler"
@@ -46,6 +47,13 @@ describe("every component compiles as an app's Svelte compiles it", () => {
       expect(warnings.map((w) => `${w.code}: ${w.message}`)).toEqual([])
     }
   })
+
+  it("type-checks with svelte-check: props, the store and the client agree", () => {
+    const root = join(import.meta.dirname, "..", "..", "..")
+    const run = spawnSync(process.execPath, [join(root, "node_modules/svelte-check/bin/svelte-check"), "--workspace", sources, "--tsconfig", join(sources, "tsconfig.json"), "--output", "machine", "--fail-on-warnings"], { encoding: "utf8", timeout: 120_000 })
+    expect(run.stdout).toMatch(/COMPLETED \d+ FILES 0 ERRORS 0 WARNINGS/)
+    expect(run.status, run.stdout + run.stderr).toBe(0)
+  }, 120_000)
 
   it("the package's index names every public component, and its types declare each", () => {
     const index = readFileSync(join(sources, "index.js"), "utf8")
