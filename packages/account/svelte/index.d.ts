@@ -48,3 +48,9 @@ export declare const PasswordSection: Component<SectionProps>
 export declare const TwoFactorSection: Component<SectionProps>
 export declare const SessionsSection: Component<SectionProps>
 export declare const DeleteSection: Component<SectionProps & { ondeleted?: () => void }>
+/**
+ * The notice and the problem of a shared store's last action (live regions, with "Confirm it's
+ * you" for a step-up): `<AccountCenter/>` and a section with its own store show it already;
+ * place it yourself when sections share a store of yours.
+ */
+export declare const AccountNotices: Component<{ account: AccountStore }>

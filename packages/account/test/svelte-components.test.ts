@@ -55,11 +55,32 @@ describe("every component compiles as an app's Svelte compiles it", () => {
     expect(run.status, run.stdout + run.stderr).toBe(0)
   }, 120_000)
 
+  it("the examples of docs/account.md's Svelte section compile and type-check", () => {
+    const docs = readFileSync(join(import.meta.dirname, "..", "..", "..", "docs", "account.md"), "utf8")
+    const section = docs.slice(docs.indexOf("### Svelte"), docs.indexOf("## The core seam"))
+    const examples = [...section.matchAll(/```svelte\n([^]*?)```/g)].map(([, code]) => code!)
+    expect(examples.length).toBeGreaterThanOrEqual(2)
+    const dir = mkdtempSync(join(import.meta.dirname, ".docs-examples-"))
+    try {
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: join(sources, "tsconfig.json"), include: ["*.svelte", join(sources, "*.d.ts"), join(sources, "../../core/src/lib/rate-limit/rate-limiter-flexible.d.ts")] }))
+      examples.forEach((code, i) => {
+        expect(compile(code, { filename: `Example${i}.svelte` }).warnings).toEqual([])
+        writeFileSync(join(dir, `Example${i}.svelte`), code)
+      })
+      const root = join(import.meta.dirname, "..", "..", "..")
+      const run = spawnSync(process.execPath, [join(root, "node_modules/svelte-check/bin/svelte-check"), "--workspace", dir, "--tsconfig", join(dir, "tsconfig.json"), "--output", "machine", "--fail-on-warnings"], { encoding: "utf8", timeout: 120_000 })
+      expect(run.stdout).toMatch(/COMPLETED \d+ FILES 0 ERRORS 0 WARNINGS/)
+      expect(run.status, run.stdout + run.stderr).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("the package's index names every public component, and its types declare each", () => {
     const index = readFileSync(join(sources, "index.js"), "utf8")
     const types = readFileSync(join(sources, "index.d.ts"), "utf8")
     const sections = ["ProfileSection", "EmailSection", "LinkedAccountsSection", "PasskeysSection", "PasswordSection", "TwoFactorSection", "SessionsSection", "DeleteSection"]
-    for (const name of ["AccountCenter", ...sections]) {
+    for (const name of ["AccountCenter", "AccountNotices", ...sections]) {
       expect(components).toContain(`${name}.svelte`)
       expect(index).toContain(`{ default as ${name} } from "./${name}.svelte"`)
       expect(types).toContain(`export declare const ${name}: Component<`)
