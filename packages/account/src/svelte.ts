@@ -33,6 +33,8 @@ export type { AccountClient, AccountClientOptions, AccountState } from "./client
 export interface AccountSnapshot {
   data: AccountState | undefined
   loading: boolean
+  /** An action runs (`run`): the components take no second submission meanwhile. */
+  busy: boolean
   notice: string | undefined
   problem: string | undefined
   /** With a `StepUpRequired` problem: where to confirm it's you. */
@@ -70,7 +72,8 @@ export function accountStore(options: AccountStoreOptions = {}): AccountStore {
   const catalog: Record<string, string> = (messages as Record<string, Record<string, string>>)[locale] ?? (messages as Record<string, Record<string, string>>)[locale.split("-")[0]!] ?? messages.en
   const t = (key: string, values: Record<string, string | number> = {}) =>
     (catalog[key] ?? (messages.en as Record<string, string>)[key] ?? key).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`))
-  let value: AccountSnapshot = { data: options.initialState, loading: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
+  let value: AccountSnapshot = { data: options.initialState, loading: false, busy: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
+  let running = 0
   const listeners = new Set<(value: AccountSnapshot) => void>()
   const set = (patch: Partial<AccountSnapshot>) => {
     value = { ...value, ...patch }
@@ -100,12 +103,17 @@ export function accountStore(options: AccountStoreOptions = {}): AccountStore {
     client,
     refresh,
     async run(action, notice) {
+      running++
+      set({ busy: true })
       try {
         await action()
         set({ notice: notice ? t(notice) : undefined, problem: undefined, reauthenticateUrl: undefined })
         await refresh()
       } catch (error) {
         set({ notice: undefined, problem: problemOf(error), reauthenticateUrl: error instanceof AccountClientError ? error.reauthenticateUrl : undefined })
+      } finally {
+        running--
+        set({ busy: running > 0 })
       }
     },
     t,

@@ -2,6 +2,7 @@
 // `<AccountCenter/>` hands its sections, or a section's own) and the run of an action that
 // keeps keyboard focus somewhere sensible when the form that had it goes away.
 import { tick } from "svelte"
+import { get } from "svelte/store"
 import { accountStore } from "@portcullis/account/svelte"
 
 /**
@@ -26,12 +27,15 @@ export function storeOf(props) {
  * Runs `action` through the store, then — when the element that had focus is gone (a form
  * replaced by the next step, a removed passkey's button) — moves focus to the section's
  * heading, so a keyboard or screen-reader user is not thrown back to the top of the page.
+ * While an action runs, another is not sent: a double click or an impatient second submit
+ * must not post twice (two revocations, two two-factor confirmations with one code).
  * @param {import("@portcullis/account/svelte").AccountStore} account
  * @param {string} section the section's id
  * @param {() => Promise<unknown>} action
  * @param {string} [notice] a catalog key for the notice on success
  */
 export async function act(account, section, action, notice) {
+  if (get(account).busy) return
   await account.run(action, notice)
   await tick()
   if (typeof document === "undefined") return

@@ -17,8 +17,8 @@
  * @module
  */
 import type { Component } from "svelte"
-import type { AccountClient, AccountState } from "../dist/client.js"
-import type { AccountStore } from "../dist/svelte.js"
+import type { AccountClient, AccountState } from "@portcullis/account/client"
+import type { AccountStore } from "@portcullis/account/svelte"
 
 /** What every component takes: the client (or where the auth routes are) and the language. */
 export interface AccountProps {

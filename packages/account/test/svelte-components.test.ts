@@ -4,7 +4,10 @@
  * (Svelte's accessibility checks included), and the server rendering of a state the real
  * routes answered has every section, the catalog's language, labelled inputs, live regions
  * for notices, device names rather than User-Agents, and the two-factor set-up's QR code and
- * key.
+ * key. And what an attacker, an outage and an impatient user do to them: markup in the
+ * account's data is text, a store outage is a sentence (the account shown stays), and a
+ * second submission while one runs is not sent — 50 at once through one store are one
+ * request; 50 tabs at once get one success and 49 "not found".
  */
 import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -14,6 +17,9 @@ import { render } from "svelte/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountClient, type AccountState } from "@portcullis/account/client"
 import { accountStore, type AccountSnapshot } from "@portcullis/account/svelte"
+import type { Adapter } from "@portcullis/core/adapters"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { act } from "../svelte/account.js"
 import { plantPasskey, testbed, type Actor } from "./support.js"
 
 const sources = join(import.meta.dirname, "..", "svelte")
@@ -179,3 +185,126 @@ describe("the store under the components: initialState and load", () => {
     expect(calls).toBe(1)
   })
 })
+
+describe("an attacker's markup in the account's data is shown as text", () => {
+  it("a name, a passkey name and a place that look like HTML are escaped in the server rendering", async () => {
+    const hostile = `"><img src=x onerror=alert(1)>`
+    const bed = testbed({ extension: { locate: () => `<script>alert("place")</script>` } })
+    const ada = await bed.person("ada")
+    await ada.anotherSession()
+    await plantPasskey(bed.adapter, ada.id, "k1", `</strong><script>alert("key")</script>`)
+    const client = clientOf(ada)
+    await client.updateProfile({ name: hostile })
+    const html = renderer("AccountCenter")({ initialState: await client.state(), client })
+    expect(html).not.toContain("<img src=x")
+    expect(html).not.toContain("<script>alert")
+    expect(html).toContain("&lt;script>alert(&quot;key&quot;)&lt;/script>")
+    expect(html).toContain(`value="&quot;>&lt;img src=x onerror=alert(1)>"`)
+  })
+})
+
+describe("the store down or slow: the components show a sentence, keep the account, and send nothing twice", () => {
+  /** The memory adapter behind a switch: `down` fails every call, `slow` delays each by 300 ms. */
+  function faulty() {
+    const inner = MemoryAdapter()
+    const state = { down: false, slow: false }
+    const adapter = new Proxy(inner, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver)
+        if (typeof value !== "function") return value
+        return async (...args: unknown[]) => {
+          if (state.down) throw new Error("connect ECONNREFUSED 10.0.0.5:5432")
+          if (state.slow) await new Promise((resolve) => setTimeout(resolve, 300))
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    }) as Adapter
+    return { adapter, state }
+  }
+
+  it("down: the problem is the outage's sentence in the store's language, the account shown stays", async () => {
+    const { adapter, state } = faulty()
+    const bed = testbed({ adapter })
+    const ada = await bed.person("ada")
+    const client = clientOf(ada)
+    const initialState = await client.state()
+    const account = accountStore({ client, initialState, locale: "de" })
+    state.down = true
+    await act(account, "profile", () => client.updateProfile({ name: "Ada" }), "notice.saved")
+    const seen = snapshot(account)
+    expect(seen.problem).toBe("Der Anmeldedienst ist gerade nicht erreichbar. Es wurde nichts geändert; bitte versuche es gleich noch einmal.")
+    expect(seen.notice).toBeUndefined()
+    expect(seen.data).toBe(initialState)
+    expect(seen.busy).toBe(false)
+    const html = renderer("AccountNotices")({ account })
+    expect(html).toContain("Der Anmeldedienst ist gerade nicht erreichbar")
+    expect(html).not.toContain("ECONNREFUSED")
+  })
+
+  it("slow: busy while the action runs, and a second submission meanwhile is not sent", async () => {
+    const { adapter, state } = faulty()
+    const bed = testbed({ adapter })
+    const ada = await bed.person("ada")
+    const { client, posts } = counted(ada)
+    const account = accountStore({ client, initialState: await client.state() })
+    state.slow = true
+    const first = act(account, "profile", () => client.updateProfile({ name: "Ada" }), "notice.saved")
+    expect(snapshot(account).busy).toBe(true)
+    await act(account, "profile", () => client.updateProfile({ name: "Eve" }), "notice.saved")
+    await first
+    expect(posts()).toBe(1)
+    expect(snapshot(account)).toMatchObject({ busy: false, notice: "Saved.", data: { user: { name: "Ada" } } })
+  })
+})
+
+describe("50 submissions at once", () => {
+  it("through one component's store: one request, one result", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const others = await Promise.all(Array.from({ length: 3 }, () => ada.anotherSession()))
+    expect(others).toHaveLength(3)
+    const { client, posts } = counted(ada)
+    const account = accountStore({ client, initialState: await client.state() })
+    const victim = snapshot(account).data!.sessions!.find((s) => !s.current)!
+    await Promise.all(Array.from({ length: 50 }, () => act(account, "sessions", () => client.revokeSession(victim.id), "notice.revoked")))
+    expect(posts()).toBe(1)
+    expect(snapshot(account)).toMatchObject({ busy: false, notice: "The session was signed out.", problem: undefined })
+    expect(snapshot(account).data!.sessions).toHaveLength(3)
+  })
+
+  it("from 50 tabs (a store each): one revocation wins, the others say it was not found, and every tab ends idle", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    await ada.anotherSession()
+    const client = clientOf(ada)
+    const initialState = await client.state()
+    const victim = initialState.sessions!.find((s) => !s.current)!
+    const tabs = Array.from({ length: 50 }, () => accountStore({ client: clientOf(ada), initialState }))
+    await Promise.all(tabs.map((tab) => act(tab, "sessions", () => tab.client.revokeSession(victim.id), "notice.revoked")))
+    const outcomes = tabs.map(snapshot)
+    expect(outcomes.filter((o) => o.notice === "The session was signed out.")).toHaveLength(1)
+    expect(outcomes.filter((o) => o.problem === "That item was not found.")).toHaveLength(49)
+    expect(outcomes.every((o) => !o.busy)).toBe(true)
+    expect((await client.state()).sessions).toHaveLength(1)
+  })
+})
+
+/** The store's value now (the store contract: `subscribe` calls at once). */
+function snapshot(store: { subscribe(run: (value: AccountSnapshot) => void): () => void }): AccountSnapshot {
+  let value: AccountSnapshot | undefined
+  store.subscribe((v) => (value = v))()
+  return value!
+}
+
+/** A client of the actor's that counts the POSTs reaching the routes. */
+function counted(actor: Actor) {
+  let posts = 0
+  const client = accountClient({
+    basePath: "/auth",
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => {
+      if (init?.method === "POST") posts++
+      return actor.browser.request(String(input), init ?? {})
+    }) as typeof fetch,
+  })
+  return { client, posts: () => posts }
+}
