@@ -15,7 +15,8 @@ import { artifacts, axeViolations, browserAvailable, launchChromium, tabStops } 
  * Issue 32's Svelte components in Chromium: `<AccountCenter/>` compiled by Svelte's compiler
  * for the browser (as vite-plugin-svelte would), bundled, and mounted on an app's settings
  * page served next to the real auth routes. Ada signs in with her password; the page has zero
- * axe-core violations in English and Arabic, every control is reachable by keyboard, and she
+ * axe-core violations in English and Arabic, light and dark (the defaults follow the app's
+ * `color-scheme` through `light-dark()`), every control is reachable by keyboard, and she
  * uses it: saves her profile, sets up two-factor through a wrong first code (the QR code and
  * key stay; the problem is announced), reads her backup codes (focus moves to them), and
  * signs out her other session.
@@ -60,7 +61,8 @@ mount(AccountCenter, { target: document.querySelector("main"), props: { basePath
 
 const page = (locale: string) => `<!doctype html>
 <html lang="${locale}"${locale === "ar" ? ' dir="rtl"' : ""}>
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Settings</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Settings</title>
+<style>:root { color-scheme: light dark; } body { background: Canvas; color: CanvasText; font-family: system-ui, sans-serif; }</style></head>
 <body><main></main><script type="module" src="/settings.js"></script></body>
 </html>`
 
@@ -98,17 +100,22 @@ describe.runIf(enabled)("the Svelte account center, mounted in Chromium over the
     await close?.()
   })
 
-  async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ locale: "en" })
+  async function signedIn(email: string, colorScheme: "light" | "dark" = "light"): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ locale: "en", colorScheme })
     const { csrfToken } = (await (await context.request.get(`${origin}/auth/csrf`)).json()) as { csrfToken: string }
     const answer = await context.request.post(`${origin}/auth/callback/password`, { form: { email, password: PASSWORD, csrfToken }, maxRedirects: 0 })
     expect(answer.status()).toBe(302)
     return { context, page: await context.newPage() }
   }
 
-  it.each(["en", "ar"])("in %s: zero axe violations and every control reachable by keyboard", async (locale) => {
-    const { email } = await bed.person(`ada-svelte-${locale}`, { signedIn: false })
-    const { context, page } = await signedIn(email)
+  it.each([
+    ["en", "light"],
+    ["en", "dark"],
+    ["ar", "light"],
+    ["ar", "dark"],
+  ] as const)("in %s, %s (the app's color-scheme): zero axe violations and every control reachable by keyboard", async (locale, colorScheme) => {
+    const { email } = await bed.person(`ada-svelte-${locale}-${colorScheme}`, { signedIn: false })
+    const { context, page } = await signedIn(email, colorScheme)
     try {
       await page.goto(`${origin}/settings?locale=${locale}`)
       await page.locator("#sessions").waitFor()
@@ -116,7 +123,7 @@ describe.runIf(enabled)("the Svelte account center, mounted in Chromium over the
       const stops = await tabStops(page, 80)
       const controls = await page.locator("main input, main button, main a[href]").count()
       expect(stops.length).toBe(controls)
-      await page.screenshot({ path: join(shots, `${locale}.png`), fullPage: true })
+      await page.screenshot({ path: join(shots, `${locale}-${colorScheme}.png`), fullPage: true })
     } finally {
       await context.close()
     }
