@@ -4,7 +4,9 @@
  * every change, and returns the unsubscriber) with the actions that change it, and `t` for
  * the catalogs' sentences. Nothing of Svelte is imported: a store is a contract, so
  * `$account` works in any Svelte version. The built-in page (`<basePath>/account`) needs no
- * component at all; these are for an app's own settings page.
+ * component at all; these are for an app's own settings page. Ready-made Svelte 5 components
+ * over this store are `@portcullis/account/svelte/components` (`<AccountCenter/>`, one per
+ * section).
  *
  * @example
  * ```svelte
