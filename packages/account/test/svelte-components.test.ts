@@ -61,14 +61,23 @@ describe("every component compiles as an app's Svelte compiles it", () => {
     expect(run.status, run.stdout + run.stderr).toBe(0)
   }, 120_000)
 
-  it("the examples of docs/account.md's Svelte section compile and type-check", () => {
+  it("the examples of docs/account.md's Svelte section compile and type-check, and the declared types match the components", () => {
     const docs = readFileSync(join(import.meta.dirname, "..", "..", "..", "docs", "account.md"), "utf8")
     const section = docs.slice(docs.indexOf("### Svelte"), docs.indexOf("## The core seam"))
     const examples = [...section.matchAll(/```svelte\n([^]*?)```/g)].map(([, code]) => code!)
     expect(examples.length).toBeGreaterThanOrEqual(2)
     const dir = mkdtempSync(join(import.meta.dirname, ".docs-examples-"))
     try {
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: join(sources, "tsconfig.json"), include: ["*.svelte", join(sources, "*.d.ts"), join(sources, "../../core/src/lib/rate-limit/rate-limiter-flexible.d.ts")] }))
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: join(sources, "tsconfig.json"), include: ["*.svelte", "*.ts", join(sources, "*.d.ts"), join(sources, "../../core/src/lib/rate-limit/rate-limiter-flexible.d.ts")] }))
+      // And the declared types (index.d.ts) are what the components take: each is assignable.
+      const names = ["AccountCenter", "AccountNotices", "ProfileSection", "EmailSection", "LinkedAccountsSection", "PasskeysSection", "PasswordSection", "TwoFactorSection", "SessionsSection", "DeleteSection"]
+      writeFileSync(
+        join(dir, "declared.ts"),
+        [
+          `import type * as Declared from "@portcullis/account/svelte/components"`,
+          ...names.map((name) => `import ${name} from "../../svelte/${name}.svelte"\nexport const ${name}Matches: typeof Declared.${name} = ${name}`),
+        ].join("\n"),
+      )
       examples.forEach((code, i) => {
         expect(compile(code, { filename: `Example${i}.svelte` }).warnings).toEqual([])
         writeFileSync(join(dir, `Example${i}.svelte`), code)
