@@ -4,7 +4,9 @@
  * every change, and returns the unsubscriber) with the actions that change it, and `t` for
  * the catalogs' sentences. Nothing of Svelte is imported: a store is a contract, so
  * `$account` works in any Svelte version. The built-in page (`<basePath>/account`) needs no
- * component at all; these are for an app's own settings page.
+ * component at all; these are for an app's own settings page. Ready-made Svelte 5 components
+ * over this store are `@portcullis/account/svelte/components` (`<AccountCenter/>`, one per
+ * section).
  *
  * @example
  * ```svelte
@@ -33,6 +35,8 @@ export type { AccountClient, AccountClientOptions, AccountState } from "./client
 export interface AccountSnapshot {
   data: AccountState | undefined
   loading: boolean
+  /** An action runs (`run`): the components take no second submission meanwhile. */
+  busy: boolean
   notice: string | undefined
   problem: string | undefined
   /** With a `StepUpRequired` problem: where to confirm it's you. */
@@ -52,14 +56,26 @@ export interface AccountStore {
   deviceName(userAgent: string | null): string
 }
 
+/** The options of {@link accountStore}. */
+export interface AccountStoreOptions extends AccountClientOptions {
+  client?: AccountClient
+  /** A language of the catalogs (`en de fr es pt ja zh ar`); English for any other. */
+  locale?: string
+  /** A state to hold before the first load (server rendering); with it, nothing loads until `refresh()`. */
+  initialState?: AccountState
+  /** Whether the first subscriber loads the state. Default `true`; the components pass `false` on the server. */
+  load?: boolean
+}
+
 /** An account store (`basePath` default `/auth`, SvelteKit's); loads on the first subscriber. */
-export function accountStore(options: AccountClientOptions & { client?: AccountClient; locale?: string } = {}): AccountStore {
+export function accountStore(options: AccountStoreOptions = {}): AccountStore {
   const client = options.client ?? accountClient({ basePath: "/auth", ...options })
   const locale = options.locale ?? "en"
   const catalog: Record<string, string> = (messages as Record<string, Record<string, string>>)[locale] ?? (messages as Record<string, Record<string, string>>)[locale.split("-")[0]!] ?? messages.en
   const t = (key: string, values: Record<string, string | number> = {}) =>
     (catalog[key] ?? (messages.en as Record<string, string>)[key] ?? key).replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`))
-  let value: AccountSnapshot = { data: undefined, loading: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
+  let value: AccountSnapshot = { data: options.initialState, loading: false, busy: false, notice: undefined, problem: undefined, reauthenticateUrl: undefined }
+  let running = 0
   const listeners = new Set<(value: AccountSnapshot) => void>()
   const set = (patch: Partial<AccountSnapshot>) => {
     value = { ...value, ...patch }
@@ -83,18 +99,23 @@ export function accountStore(options: AccountClientOptions & { client?: AccountC
     subscribe(run) {
       listeners.add(run)
       run(value)
-      if (listeners.size === 1 && !value.data && !value.loading) void refresh()
+      if (listeners.size === 1 && options.load !== false && !value.data && !value.loading) void refresh()
       return () => void listeners.delete(run)
     },
     client,
     refresh,
     async run(action, notice) {
+      running++
+      set({ busy: true })
       try {
         await action()
         set({ notice: notice ? t(notice) : undefined, problem: undefined, reauthenticateUrl: undefined })
         await refresh()
       } catch (error) {
         set({ notice: undefined, problem: problemOf(error), reauthenticateUrl: error instanceof AccountClientError ? error.reauthenticateUrl : undefined })
+      } finally {
+        running--
+        set({ busy: running > 0 })
       }
     },
     t,
