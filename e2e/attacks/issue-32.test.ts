@@ -431,6 +431,47 @@ describe("issue 32 attacked over HTTP (the demo)", () => {
       }
     })
 
+    it("a User-Agent and a forwarded address carrying HTML are text on the account and admin pages", async () => {
+      const ada = await signedIn(ADMIN)
+      const mallory = await signedIn("ua-mallory@example.com")
+      const hostile = { "user-agent": "<script>alert(1)</script><img src=x onerror=alert(2)> Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/<b>120</b>.0", "x-forwarded-for": "<script>alert(3)</script>" }
+      // A second session from the hostile browser, so its User-Agent is on record.
+      const copy = client()
+      const before = links("ua-mallory@example.com").filter((l) => l.includes("/callback/email")).length
+      await copy.request("POST", "/auth/signin/email", { form: { email: "ua-mallory@example.com", callbackUrl: "/", csrfToken: await copy.csrf() }, headers: hostile })
+      const link = await nextLink("ua-mallory@example.com", before, "/callback/email")
+      const page = await copy.request("GET", link, { headers: hostile })
+      const action = /action="([^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, "&")
+      const fields = Object.fromEntries([...page.text.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, "&")]))
+      await copy.request("POST", action, { form: fields, headers: hostile })
+      const id = (await mallory.session())!.userId
+      // The control: the hostile User-Agent is on record, so the pages below do show it.
+      expect((await mallory.get("/auth/account/state")).json().sessions.some((s: { userAgent: string | null }) => s.userAgent?.includes("<script>"))).toBe(true)
+      for (const [who, path] of [[mallory, "/auth/account"], [ada, `/auth/admin/users/${id}`], [ada, "/auth/admin/charts"]] as const) {
+        const answer = await who.get(path, { accept: "text/html" })
+        expect(answer.status, path).toBe(200)
+        expect(answer.text, path).not.toMatch(/<script>alert|<img src=x|<b>120/)
+      }
+    })
+
+    it("a callbackUrl or id pointing away keeps every redirect and form on the site", async () => {
+      const c = client()
+      const site = new URL(demo.url).origin
+      for (const away of ["javascript:alert(1)", "https://evil.example/x", "//evil.example", "/\\evil.example", "\"><script>alert(1)</script>"]) {
+        const step = await c.form("/auth/signin", { email: "away@example.com", callbackUrl: away })
+        const get = await c.get(`/auth/signin?callbackUrl=${encodeURIComponent(away)}`, { accept: "text/html" })
+        for (const answer of [step, get]) {
+          expect(answer.text, away).not.toContain("<script>alert")
+          for (const m of answer.text.matchAll(/name="callbackUrl" value="([^"]*)"/g)) expect(new URL(m[1]!.replace(/&amp;/g, "&")).origin, away).toBe(site)
+        }
+        for (const path of [`/auth/reauthenticate?callbackUrl=${encodeURIComponent(away)}`, `/auth/admin/open?id=${encodeURIComponent(away)}`]) {
+          const answer = await c.get(path)
+          if (answer.location) expect(new URL(answer.location).origin, path).toBe(site)
+          if (answer.location) expect(decodeURIComponent(new URL(answer.location).searchParams.get("callbackUrl") ?? site).startsWith(site), path).toBe(true)
+        }
+      }
+    })
+
     it("huge bodies and params, bad cursors and filters, odd ids: 4xx, never 500, and no stack in the log", async () => {
       const ada = await signedIn(ADMIN)
       const bob = await signedIn("hostile-bob@example.com")
