@@ -75,7 +75,7 @@ export async function confirmChange(ctx: RequestContext, email: unknown, token: 
     // Two confirmations for one address at once (two accounts' links, both opened): both
     // passed the read above, the unique index let one write. The other finds the address
     // taken, as it would have a moment later — a spent link, not an outage.
-    const winner = await adapter.getUserByEmail(next).catch(() => null)
+    const winner = await Promise.resolve(adapter.getUserByEmail!(next)).catch(() => null)
     if (winner && winner.id !== user.id) return null
     throw error
   }
