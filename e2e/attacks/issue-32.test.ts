@@ -328,6 +328,33 @@ describe("issue 32 attacked over HTTP (the demo)", () => {
     })
   })
 
+  describe("two instances, one database (the demo started twice on one data directory)", () => {
+    let second: Awaited<ReturnType<typeof startExample>>
+    beforeAll(async () => {
+      second = await startExample(entry, { ADMIN_EMAILS: ADMIN, DEMO_DATA_DIR: dataDir })
+    }, 60_000)
+    afterAll(() => second?.stop())
+
+    it("a ban on one ends the sessions made on the other, and the other refuses the next sign-in", async () => {
+      const ada = await signedIn(ADMIN)
+      const secondLinks = (to: string) => [...second.output.join("").matchAll(new RegExp(`\\[demo-smtp\\] sign-in link for ${to.replace(/[.+]/g, "\\$&")}: (\\S+)`, "g"))].map((m) => m[1]!)
+      const onSecond = async (email: string) => {
+        const c = new Client(second.url)
+        const before = secondLinks(email).length
+        await c.form("/auth/signin/email", { email, callbackUrl: "/" })
+        await expect.poll(() => secondLinks(email).length).toBeGreaterThan(before)
+        return { client: c, done: await c.follow(secondLinks(email).at(-1)!) }
+      }
+      const { client: dan } = await onSecond("two-instances-dan@example.com")
+      const danId = (await dan.session())!.userId
+      expect((await ada.post(`/auth/admin/users/${danId}/ban`, { reason: "spam" })).status).toBe(200)
+      expect(await dan.session()).toBeNull()
+      const again = await onSecond("two-instances-dan@example.com")
+      expect(again.done.location).toContain("error=AccountSuspended")
+      expect(await again.client.session()).toBeNull()
+    })
+  })
+
   describe("the last way in", () => {
     it("fifty removals racing for the last two passkeys leave one (the SQL lock, across requests)", async () => {
       // Someone signed in by a link, whose address then counts no more (unverified, as an
