@@ -554,3 +554,54 @@ describe("issue 32 attacked over HTTP (the demo)", () => {
     })
   })
 })
+
+/**
+ * The same demo with its rate limits on (as `npm start` runs it; the suite's NODE_ENV=test
+ * turns them off): the account center's guesses count on the sign-in's counters.
+ */
+describe("issue 32 attacked over HTTP: guessing, with the demo's limits on", () => {
+  let demo: Awaited<ReturnType<typeof startExample>>
+  beforeAll(async () => {
+    demo = await startExample(entry, { ADMIN_EMAILS: ADMIN, NODE_ENV: "development" })
+  }, 60_000)
+  afterAll(() => demo?.stop())
+
+  const links = (to: string) => [...demo.output.join("").matchAll(new RegExp(`\\[demo-smtp\\] sign-in link for ${to.replace(/[.+]/g, "\\$&")}: (\\S+)`, "g"))].map((m) => m[1]!)
+
+  async function signedIn(email: string): Promise<Client> {
+    const c = new Client(demo.url)
+    const before = links(email).length
+    await c.form("/auth/signin/email", { email, callbackUrl: "/" })
+    await expect.poll(() => links(email).length).toBeGreaterThan(before)
+    await c.follow(links(email).at(-1)!)
+    expect((await c.session())?.user.email).toBe(email)
+    return c
+  }
+
+  it("a stolen cookie guessing the current password through password change is locked out, the right one included", async () => {
+    const bob = await signedIn("guess-bob@example.com")
+    const right = "the correct long passphrase 42"
+    expect((await bob.post("/auth/account/password/set", { password: right })).status).toBe(200)
+    const thief = new Client(demo.url)
+    for (const [k, v] of bob.jar) thief.jar.set(k, v)
+    const statuses: number[] = []
+    for (let i = 0; i < 15; i++) statuses.push((await thief.post("/auth/account/password/change", { currentPassword: `guess number ${i}`, password: `the thief's passphrase ${i}` })).status)
+    expect(statuses).toContain(429)
+    expect(statuses.filter((s) => s !== 429 && s !== 400)).toEqual([])
+    const during = await thief.post("/auth/account/password/change", { currentPassword: right, password: "the thief's passphrase at last" })
+    expect(during.status).toBe(429)
+    // The owner's password is unchanged: a password sign-in with it is refused only by the lockout, never as a wrong password.
+    const signIn = await new Client(demo.url).form("/auth/callback/password", { email: "guess-bob@example.com", password: "the thief's passphrase at last", callbackUrl: "/" })
+    expect(signIn.location).toContain("error=")
+  })
+
+  it("email change mails at most five times an hour, whoever asks", async () => {
+    const bob = await signedIn("mailbomb-bob@example.com")
+    const statuses: number[] = []
+    for (let i = 0; i < 8; i++) statuses.push((await bob.post("/auth/account/email", { email: "victim-inbox@example.com" })).status)
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200])
+    expect(statuses.slice(5)).toEqual([429, 429, 429])
+    await new Promise((r) => setTimeout(r, 300))
+    expect(links("victim-inbox@example.com")).toHaveLength(5)
+  })
+})
