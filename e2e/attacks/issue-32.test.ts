@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createSqliteKysely, SqlAdapter } from "@portcullis/sql-adapter"
-import { startExample } from "../support.js"
+import { browserAvailable, continueWithEmail, launchChromium, openEmailedLink, startExample } from "../support.js"
 
 /**
  * Issue 32, the attacker's pass over real HTTP: the demo `npm start` runs (embedded SQLite,
@@ -353,6 +353,51 @@ describe("issue 32 attacked over HTTP (the demo)", () => {
       expect(again.done.location).toContain("error=AccountSuspended")
       expect(await again.client.session()).toBeNull()
     })
+  })
+
+  describe.runIf(browserAvailable())("a banned user with a passkey (Chromium, a virtual authenticator)", () => {
+    it("is refused at the passkey's callback with the suspended message, and gets no session", async () => {
+      const ada = await signedIn(ADMIN)
+      const email = "passkey-banned@example.com"
+      const browser = await launchChromium()
+      try {
+        const context = await browser.newContext()
+        const page = await context.newPage()
+        const cdp = await context.newCDPSession(page)
+        await cdp.send("WebAuthn.enable")
+        await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } })
+        // Signed in by a link, a passkey added from the account center.
+        await page.goto(`${demo.url}/auth/signin`)
+        const before = links(email).filter((l) => l.includes("/callback/email")).length
+        await continueWithEmail(page, email)
+        await page.locator('form[action$="/auth/signin/email"] button[type="submit"]').click()
+        await page.waitForURL(/verify-request/)
+        await openEmailedLink(page, await nextLink(email, before, "/callback/email"))
+        await page.goto(`${demo.url}/auth/account`)
+        await page.click("#add-passkey")
+        await page.waitForURL(/notice=passkeyAdded/)
+        const userId = (await page.evaluate(() => fetch("/auth/session").then((r) => r.json()))).userId as string
+        expect((await adapter.listAuthenticatorsByUserId!(userId)).length).toBe(1)
+        // The control: signed out, the passkey signs in.
+        await context.clearCookies()
+        await page.goto(`${demo.url}/auth/signin`)
+        await continueWithEmail(page, email)
+        await page.getByRole("button", { name: "Sign in with Passkey" }).click()
+        await expect.poll(async () => (await page.evaluate(() => fetch("/auth/session").then((r) => r.json())))?.userId ?? null).toBe(userId)
+        // Banned: every session ends, and the passkey no longer signs in.
+        expect((await ada.post(`/auth/admin/users/${userId}/ban`, { reason: "spam" })).status).toBe(200)
+        expect(await page.evaluate(() => fetch("/auth/session").then((r) => r.json()))).toBeNull()
+        await page.goto(`${demo.url}/auth/signin`)
+        await continueWithEmail(page, email)
+        await page.getByRole("button", { name: "Sign in with Passkey" }).click()
+        await page.waitForURL(/error=AccountSuspended/)
+        expect(await page.evaluate(() => fetch("/auth/session").then((r) => r.json()))).toBeNull()
+        expect(await page.locator("body").textContent()).not.toContain("spam")
+        await context.close()
+      } finally {
+        await browser.close()
+      }
+    }, 90_000)
   })
 
   describe("the last way in", () => {
