@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createSqliteKysely, SqlAdapter } from "@portcullis/sql-adapter"
-import { browserAvailable, continueWithEmail, launchChromium, openEmailedLink, startExample } from "../support.js"
+import { browserAvailable, completeDemoOidcLogin, continueWithEmail, launchChromium, openEmailedLink, startExample } from "../support.js"
 
 /**
  * Issue 32, the attacker's pass over real HTTP: the demo `npm start` runs (embedded SQLite,
@@ -639,6 +639,37 @@ describe("issue 32 attacked over HTTP: guessing, with the demo's limits on", () 
     const signIn = await new Client(demo.url).form("/auth/callback/password", { email: "guess-bob@example.com", password: "the thief's passphrase at last", callbackUrl: "/" })
     expect(signIn.location).toContain("error=")
   })
+
+  // Here, on a database where the demo account has never signed in any other way.
+  it.runIf(browserAvailable())("a banned user through OpenID Connect (the demo's provider, in Chromium) is refused with no session", async () => {
+    const ada = await signedIn(ADMIN)
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      const issuer = /provider at (http:\/\/\S+)\)/.exec(demo.output.join(""))![1]!
+      const session = () => page.evaluate(() => fetch("/auth/session").then((r) => r.json()))
+      await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+      await page.getByRole("button", { name: /sign in with demo oidc/i }).click()
+      await completeDemoOidcLogin(page, issuer, demo.url + "/")
+      const userId = (await session()).userId as string
+      expect((await ada.post(`/auth/admin/users/${userId}/ban`, { reason: "spam" })).status).toBe(200)
+      expect(await session()).toBeNull()
+      await page.goto(`${demo.url}/auth/signin?callbackUrl=%2F`)
+      await page.getByRole("button", { name: /sign in with demo oidc/i }).click()
+      // The provider remembers its login: straight back to the callback, which refuses.
+      await page.waitForURL(/error=AccountSuspended/, { timeout: 15_000 }).catch(async () => {
+        if (page.url().startsWith(issuer)) {
+          await page.locator('input[name="login"]').fill("demo").catch(() => {})
+          await page.locator('input[name="password"]').fill("any password").catch(() => {})
+          await page.locator('button[type="submit"]').click()
+        }
+        await page.waitForURL(/error=AccountSuspended/)
+      })
+      expect(await session()).toBeNull()
+    } finally {
+      await browser.close()
+    }
+  }, 90_000)
 
   it("email change mails at most five times an hour, whoever asks", async () => {
     const bob = await signedIn("mailbomb-bob@example.com")
