@@ -150,7 +150,7 @@ export async function accountPage(req: Request): Promise<ExtensionResponse> {
   const confirmFirst = html`<p class="muted">${req.t("stepUp.needed")}</p><p><a class="button" href="${reauth.href}">${req.t("stepUp.link")}</a></p>`
   const sensitive = (body: SafeHtml) => (recent ? body : confirmFirst)
 
-  const notice = typeof req.query.notice === "string" ? req.t(`notice.${req.query.notice}`, { count: req.query.count ?? "0" }) : undefined
+  const notice = typeof req.query.notice === "string" ? noticeText(req, req.query.notice, req.query.count) : undefined
   const problem = typeof req.query.problem === "string" ? problemText(req, req.query.problem) : undefined
   const title = req.t("title")
 
@@ -219,6 +219,17 @@ ${field("delete-confirm", req.t("delete.confirm"), html`<input id="delete-confir
   return req.page(title, html`${STYLE}<h1>${title}</h1>
 ${notice ? html`<p role="status">${notice}</p>` : ""}${problem ? html`<p class="alert" role="alert">${problem}</p>` : ""}
 ${profile}${email}${links}${passkeyList}${passwordSection}${twoFactorSection}${sessionsSection}${deleteSection}`)
+}
+
+/**
+ * A notice's sentence: a known key's only, its count only digits. The query is anyone's to
+ * write (a link in a phishing mail), so its text never reaches the page: an unknown notice
+ * shows nothing rather than `notice.<their words>` in the page's trusted status line.
+ */
+function noticeText(req: Request, code: string, count: string | undefined): string | undefined {
+  const key = `notice.${code}`
+  if (!/^[A-Za-z]{1,40}$/.test(code) || req.t(key) === key) return undefined
+  return req.t(key, { count: count !== undefined && /^\d{1,6}$/.test(count) ? count : "0" })
 }
 
 /** A problem's sentence: the code's own, else the general one. */

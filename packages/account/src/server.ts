@@ -4,7 +4,7 @@
  * Sensitive ones need a recent re-authentication (`StepUpRequired` otherwise).
  * @module
  */
-import type { AccountEnrollment, AccountPasskey, AccountSession, AccountTwoFactor, AccountUser, AccountWaysIn, ExtensionTools } from "@portcullis/core/extension"
+import { StepUpRequired, type AccountEnrollment, type AccountPasskey, type AccountSession, type AccountTwoFactor, type AccountUser, type AccountWaysIn, type ExtensionTools } from "@portcullis/core/extension"
 import type { AccountLocals } from "./options.js"
 import { requestEmailChange } from "./email.js"
 import { parseUserAgent, type Device } from "./user-agent.js"
@@ -70,7 +70,9 @@ export function accountServer(call: Call): AccountServer {
         account.twoFactor(),
         account.sessions().catch(() => null),
       ])
-      const enrollment = twoFactor.pending ? await account.pendingTwoFactor() : null
+      // The pending secret becomes the second factor once confirmed: only a session that
+      // re-authenticated recently reads it (as the page shows it), never a stolen cookie alone.
+      const enrollment = twoFactor.pending && (await steppedUp(call)) ? await account.pendingTwoFactor() : null
       const located = sessions && (await Promise.all(sessions.map(async (s) => ({ ...s, device: parseUserAgent(s.userAgent), place: await locate(call.locals, s.ipAddress) }))))
       return { user, waysIn, passkeys, password, twoFactor: { ...twoFactor, enrollment }, sessions: located }
     },
@@ -123,5 +125,16 @@ async function locate(locals: AccountLocals, ip: string | null): Promise<string 
     return null
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** Whether the call's session re-authenticated recently (`StepUpRequired` is a no, anything else an error). */
+async function steppedUp(call: Call): Promise<boolean> {
+  try {
+    await call.requireSession({ stepUp: true })
+    return true
+  } catch (error) {
+    if (error instanceof StepUpRequired) return false
+    throw error
   }
 }

@@ -69,7 +69,16 @@ export async function confirmChange(ctx: RequestContext, email: unknown, token: 
   const owner = await adapter.getUserByEmail(next)
   if (owner && owner.id !== user.id) return null
   const previous = user.email ?? null
-  await updateUser(ctx, adapter as Parameters<typeof updateUser>[1], { id: user.id, email: next, emailVerified: new Date() })
+  try {
+    await updateUser(ctx, adapter as Parameters<typeof updateUser>[1], { id: user.id, email: next, emailVerified: new Date() })
+  } catch (error) {
+    // Two confirmations for one address at once (two accounts' links, both opened): both
+    // passed the read above, the unique index let one write. The other finds the address
+    // taken, as it would have a moment later — a spent link, not an outage.
+    const winner = await Promise.resolve(adapter.getUserByEmail!(next)).catch(() => null)
+    if (winner && winner.id !== user.id) return null
+    throw error
+  }
   // The notice goes to the address the account had: whoever holds it learns of the change.
   if (previous) await notify(ctx, { id: user.id, email: previous }, "emailChanged")
   return { previous, email: next }

@@ -9,6 +9,7 @@ import { updateUser } from "../../login.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AccountUser } from "../account-api.js"
 import { signedIn, unsupported } from "./signed-in.js"
+import { hasUnwritable } from "./text.js"
 
 /** Longest name and image URL kept: a profile field, not a document. */
 export const NAME_MAX = 100
@@ -46,6 +47,7 @@ function bounded(field: string, value: unknown, max: number): string | null {
   if (value === null) return null
   if (typeof value !== "string") throw new ExtensionRequestError("invalid-input", `${field} must be text`, 422)
   const trimmed = value.trim()
+  if (hasUnwritable(trimmed)) throw new ExtensionRequestError("invalid-input", `${field} may not hold control or direction-override characters`, 422)
   if ([...trimmed].length > max) throw new ExtensionRequestError("too-long", `${field} is at most ${max} characters`, 422)
   return trimmed || null
 }

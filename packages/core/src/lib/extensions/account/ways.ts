@@ -8,6 +8,7 @@ import type { RequestContext } from "../../context.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AccountLink, AccountPasskey, AccountWaysIn } from "../account-api.js"
 import { signedIn, unsupported, withWaysLock } from "./signed-in.js"
+import { hasUnwritable } from "./text.js"
 
 /** Longest passkey name kept. */
 export const PASSKEY_NAME_MAX = 64
@@ -70,7 +71,7 @@ async function ownPasskey(adapter: Adapter, userId: string, id: string) {
 export async function renamePasskey(ctx: RequestContext, id: string, name: string): Promise<void> {
   const { user, adapter } = await signedIn(ctx)
   const trimmed = typeof name === "string" ? name.trim() : ""
-  if (!trimmed || [...trimmed].length > PASSKEY_NAME_MAX) throw new ExtensionRequestError("invalid-input", `A passkey's name is 1 to ${PASSKEY_NAME_MAX} characters`, 422)
+  if (!trimmed || [...trimmed].length > PASSKEY_NAME_MAX || hasUnwritable(trimmed)) throw new ExtensionRequestError("invalid-input", `A passkey's name is 1 to ${PASSKEY_NAME_MAX} characters, none of them a control or direction-override character`, 422)
   await ownPasskey(adapter, user.id, id)
   if (!adapter.renameAuthenticator) throw unsupported("renameAuthenticator")
   await adapter.renameAuthenticator(id, trimmed)
