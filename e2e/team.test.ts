@@ -310,12 +310,26 @@ describe.runIf(enabled)("the invitation accept page: axe-clean in four languages
     expect(response.status()).toBe(302)
   }
 
-  const STATES = [
-    { name: "signed-out", who: null, link: (l: string) => l, control: "a" },
-    { name: "invitee", who: "bob@example.com", link: (l: string) => l, control: "button" },
-    { name: "someone-else", who: "eve@example.com", link: (l: string) => l, control: "button" },
-    { name: "invalid", who: null, link: (l: string) => l.replace(/token=[^&]+/, "token=wrong"), control: null },
-  ] as const
+  /** Each state: who is signed in, the link opened, the English heading, and what happens next. */
+  const STATES: { name: string; who: string | null; link: (l: string) => string; english: string; control: boolean; then?: (page: Page) => Promise<void> }[] = [
+    { name: "signed-out", who: null, link: (l) => l, english: "Join Acme", control: true },
+    { name: "invitee", who: "bob@example.com", link: (l) => l, english: "Join Acme", control: true },
+    { name: "someone-else", who: "eve@example.com", link: (l) => l, english: "Join Acme", control: true },
+    { name: "invalid", who: null, link: (l) => l.replace(/token=[^&]+/, "token=wrong"), english: "Invitation not available", control: false },
+    {
+      // The page's own form posted with a token gone stale meanwhile: the refusal as a page.
+      name: "accept-failed",
+      who: "bob@example.com",
+      link: (l) => l,
+      english: "Could not accept the invitation",
+      control: false,
+      async then(page) {
+        await page.locator('input[name="token"]').evaluate((input: HTMLInputElement) => void (input.value = "stale"))
+        await Promise.all([page.waitForURL((url) => url.pathname.endsWith("/accept")), page.locator('form button[type="submit"]').last().click()])
+        await page.waitForLoadState()
+      },
+    },
+  ]
 
   async function open(state: (typeof STATES)[number], lang: string, scheme: (typeof SCHEMES)[number]): Promise<{ page: Page; context: BrowserContext }> {
     const server = servers.get(scheme.setting)!
@@ -323,6 +337,7 @@ describe.runIf(enabled)("the invitation accept page: axe-clean in four languages
     const page = await context.newPage()
     if (state.who) await signIn(page, server.origin, state.who)
     await page.goto(state.link(links.get(scheme.setting)!))
+    await state.then?.(page)
     return { page, context }
   }
 
@@ -333,6 +348,10 @@ describe.runIf(enabled)("the invitation accept page: axe-clean in four languages
           const { page, context } = await open(state, lang, scheme)
           try {
             expect(await page.title()).not.toBe("")
+            // The page speaks the reader's language (its lang attribute would lie otherwise).
+            const heading = await page.textContent("h1")
+            if (lang === "en") expect(heading).toBe(state.english)
+            else expect(heading).not.toBe(state.english)
             expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([lang, lang === "ar" ? "rtl" : "ltr"])
             await page.screenshot({ path: join(out, `${state.name}-${lang}-${scheme.name}.png`), fullPage: true })
             expect(await axeViolations(page)).toEqual([])
