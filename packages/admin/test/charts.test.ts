@@ -79,6 +79,15 @@ describe("active sessions", () => {
     expect(await de.text()).toContain("Nicht verfügbar")
   })
 
+  it("JWT sessions without a registry: not available, never a 500", async () => {
+    const bed = testbed({ config: { session: { strategy: "jwt" } } })
+    const ada = await bed.person("ada")
+    expect((await ada.get("api/stats?days=1")).body.activeSessions).toBeNull()
+    const page = await ada.page("charts")
+    expect(page.status).toBe(200)
+    expect(page.body).toContain('<p id="active-sessions">Not available: the session store cannot count sessions.</p>')
+  })
+
   it("an adapter without countSessions (database sessions): not available, and the other charts stay", async () => {
     const { countSessions: _, ...adapter } = MemoryAdapter()
     const bed = testbed({ strategy: "database", adapter })
