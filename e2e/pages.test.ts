@@ -6,8 +6,10 @@
  * (right-to-left for Arabic). Screenshots go to `test-results/pages/<page>-<lang>-<scheme>.png`.
  *
  * The two-factor code page needs a live challenge (a user with a TOTP secret mid-sign-in); it
- * is rendered by its renderer into the same browser instead. The organizations accept page
- * belongs to @portcullis/organizations and is not covered here.
+ * is rendered by its renderer into the same browser instead. Core has no page of its own for
+ * a signed-in password change (`POST /password/change` answers with a redirect; its form is
+ * the account center's, checked in account.test.ts). The organizations accept page is
+ * checked in team.test.ts.
  */
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
@@ -109,6 +111,12 @@ async function reachable(page: Page, limit = 60): Promise<number> {
   return count
 }
 
+/** Signed in by password through the page's own cookies (the sign-in form's post). */
+async function signIn(page: Page, origin: string): Promise<void> {
+  const { csrfToken } = (await (await page.request.get(`${origin}/auth/csrf`)).json()) as { csrfToken: string }
+  await page.request.post(`${origin}/auth/callback/password`, { form: { csrfToken, ...user }, maxRedirects: 0 })
+}
+
 const PAGES: PageCase[] = [
   { name: "signin", open: goto("/auth/signin") },
   { name: "signin-methods", open: identify },
@@ -143,10 +151,37 @@ const PAGES: PageCase[] = [
   {
     name: "reauthenticate",
     async open(page, origin) {
-      // Signed in by password through the page's own cookies, then the step-up page.
-      const { csrfToken } = (await (await page.request.get(`${origin}/auth/csrf`)).json()) as { csrfToken: string }
-      await page.request.post(`${origin}/auth/callback/password`, { form: { csrfToken, ...user }, maxRedirects: 0 })
+      await signIn(page, origin)
       await page.goto(`${origin}/auth/reauthenticate?callbackUrl=%2F`)
+    },
+  },
+  {
+    // The step-up page after a wrong password: its alert in the card.
+    name: "reauthenticate-wrong",
+    async open(page, origin) {
+      await signIn(page, origin)
+      await page.goto(`${origin}/auth/reauthenticate?callbackUrl=%2F&error=PasswordMismatch`)
+    },
+  },
+  {
+    // Signed in, the sign-out page (the same card, with a session to end).
+    name: "signout-signed-in",
+    async open(page, origin) {
+      await signIn(page, origin)
+      await page.goto(`${origin}/auth/signout`)
+    },
+  },
+  // The form pages with their alerts, and the confirmation of an account without a password.
+  { name: "password-signup-error", open: goto(`/auth/password/signup?error=PasswordTooShort&email=${encodeURIComponent(user.email)}`) },
+  { name: "password-forgot-error", open: goto("/auth/password/forgot?error=RateLimited") },
+  { name: "password-reset-error", open: goto(`/auth/password/reset?token=abc123&email=${encodeURIComponent(user.email)}&error=PasswordTooShort`) },
+  { name: "password-verified-none", open: goto("/auth/password/verified?password=none") },
+  {
+    name: "two-factor-wrong",
+    async open(page, origin, lang, setting) {
+      const theme: Theme = { colorScheme: setting, brandColor: "#4f46e5" }
+      await page.goto(`${origin}/auth/csrf`)
+      await page.setContent(renderTwoFactor({ theme, basePath: "/auth", origin, csrfToken: "x", rememberDevice: true, messages: LANGS[lang], locale: lang, wrong: { attemptsLeft: 2 } }))
     },
   },
   {

@@ -501,6 +501,35 @@ export function runAdapterConformance(name: string, factory: ConformanceFactory)
       })
     })
 
+    // A Portcullis capability (admin consoles' "active sessions"), not in Auth.js: checked when
+    // present. Other cases share the store, so each case counts what it added itself.
+    describe("countSessions", () => {
+      const withCount = (title: string, fn: () => Promise<void>) =>
+        it(title, async () => {
+          if (typeof adapter.countSessions !== "function") return void expect(adapter.countSessions).toBeUndefined()
+          await fn()
+        })
+
+      withCount("counts the unexpired sessions of every user, not the expired ones, and drops a deleted one", async () => {
+        const [ada, bob] = [await newUser(), await newUser()]
+        const before = await a().countSessions()
+        const first = await a().createSession(makeSession(ada.id))
+        await a().createSession(makeSession(bob.id))
+        // Expired already: a row or key no one can use.
+        await a().createSession({ ...makeSession(bob.id), expires: new Date(Date.now() - 60_000) })
+        expect(await a().countSessions()).toBe(before + 2)
+        await a().deleteSession(first.sessionToken)
+        expect(await a().countSessions()).toBe(before + 1)
+      })
+
+      withCount("counts 50 sessions created at once", async () => {
+        const user = await newUser()
+        const before = await a().countSessions()
+        await Promise.all(Array.from({ length: 50 }, () => a().createSession(makeSession(user.id))))
+        expect(await a().countSessions()).toBe(before + 50)
+      })
+    })
+
     describe("createVerificationToken and useVerificationToken", () => {
       it("returns the created token", async () => {
         const input = makeVerificationToken()

@@ -142,5 +142,35 @@ export function runSessionRegistryConformance(name: string, factory: RegistryFac
       expect(await r().list(userId)).toEqual([])
       expect(await r().touch(userId, added.id, new Date(), new Date(Date.now() + hour))).toBe(false)
     })
+
+    // Optional (an admin console's "active sessions"): checked when the registry has it. Other
+    // specs share the registry, so a spec counts what it added itself.
+    const withCount = (title: string, fn: (count: () => Promise<number>) => Promise<void>) =>
+      it(title, async () => {
+        const registry = r()
+        if (typeof registry.count !== "function") return void expect(registry.count).toBeUndefined()
+        await fn(async () => registry.count!())
+      })
+
+    withCount("count: the unexpired sessions of every user, an expired or removed one not", async (count) => {
+      const [ada, bob] = [user(), user()]
+      const before = await count()
+      const first = record(ada)
+      await r().add(first)
+      await r().add(record(bob))
+      await r().add(record(bob, { expires: new Date(Date.now() + 300) }))
+      expect(await count()).toBe(before + 3)
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(await count()).toBe(before + 2)
+      await r().remove(ada, [first.id])
+      expect(await count()).toBe(before + 1)
+    })
+
+    withCount("count: 50 sessions added at once", async (count) => {
+      const userId = user()
+      const before = await count()
+      await Promise.all(Array.from({ length: 50 }, () => r().add(record(userId))))
+      expect(await count()).toBe(before + 50)
+    })
   })
 }

@@ -164,7 +164,7 @@ ${organizations === null ? "" : html`<h2>${req.t("organizations")}</h2>${organiz
   return req.page(req.t("userTitle", { name }), frame(req, req.t("userTitle", { name }), body))
 }
 
-/** The charts: successful and failed sign-ins by method, lockouts — each as SVG and as a table. */
+/** The charts: successful and failed sign-ins by method, lockouts, active users — each as SVG and as a table — and active sessions now. */
 export function chartsPage(req: Request, stats: SignInStats): ExtensionResponse {
   if (!stats.supported) return req.page(req.t("charts"), frame(req, req.t("charts"), html`<p role="status">${req.t("chartsUnsupported")}</p>`))
   const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0)
@@ -179,6 +179,16 @@ export function chartsPage(req: Request, stats: SignInStats): ExtensionResponse 
   const body = html`${stats.truncated ? html`<p role="status">${req.t("chartTruncated")}</p>` : ""}
 ${section("chart-success", req.t("chartSuccess"), "success", "brand")}
 ${section("chart-failure", req.t("chartFailure"), "failure", "alert")}
-<h2>${req.t("chartLockouts")}</h2>${barChart("chart-lockouts", req.t("chartLockouts"), `${req.t("total")}: ${lockTotal}`, lockBars, "alert")}${dataTable(req.t("chartLockouts"), [req.t("day"), req.t("count")], stats.days.map((d) => [d.day, d.lockouts]))}`
+<h2>${req.t("chartLockouts")}</h2>${barChart("chart-lockouts", req.t("chartLockouts"), `${req.t("total")}: ${lockTotal}`, lockBars, "alert")}${dataTable(req.t("chartLockouts"), [req.t("day"), req.t("count")], stats.days.map((d) => [d.day, d.lockouts]))}
+${activeSection(req, stats)}`
   return req.page(req.t("charts"), frame(req, req.t("charts"), body))
+}
+
+/** Active sessions now (a number, or why there is none) and active users per day (SVG and table). */
+function activeSection(req: Request, stats: SignInStats): SafeHtml {
+  const sessions = typeof stats.activeSessions === "number" ? req.t("activeSessionsNow", { count: String(stats.activeSessions) }) : req.t("activeSessionsUnavailable")
+  const bars = stats.days.map((d) => ({ label: d.day, value: d.activeUsers }))
+  const total = bars.reduce((a, b) => a + b.value, 0)
+  return html`<h2>${req.t("activeSessions")}</h2><p id="active-sessions">${sessions}</p>
+<h2>${req.t("chartActiveUsers")}</h2>${barChart("chart-active-users", req.t("chartActiveUsers"), `${req.t("total")}: ${total}`, bars, "brand")}${dataTable(req.t("chartActiveUsers"), [req.t("day"), req.t("count")], stats.days.map((d) => [d.day, d.activeUsers]))}`
 }

@@ -1,6 +1,7 @@
 /**
  * The charts' numbers, counted from the audit trail (core's query): sign-ins by method and
- * outcome per day, and lockouts. Read newest first in pages of 100, at most
+ * outcome per day, lockouts, and active users (distinct users signing in) per day; beside
+ * them the number of active sessions now, counted by the session store (the admin facet). Read newest first in pages of 100, at most
  * {@link MAX_RECORDS} records, so a busy site's chart costs a bounded number of reads
  * (`truncated` says when the oldest days were not all counted).
  * @module
@@ -19,6 +20,8 @@ export interface DayCounts {
   /** Failed sign-ins by method (`unknown` when the record names none). */
   failure: Record<string, number>
   lockouts: number
+  /** Distinct users with a successful sign-in that day. */
+  activeUsers: number
 }
 
 export interface SignInStats {
@@ -29,6 +32,11 @@ export interface SignInStats {
   /** Every method seen, sorted. */
   methods: string[]
   truncated: boolean
+  /**
+   * Sessions that have not expired now, of every user; `null` when the session store cannot
+   * count them (an adapter without `countSessions`, a registry without `count`).
+   */
+  activeSessions?: number | null
 }
 
 const TYPES: AuditEventType[] = ["signIn", "signInFailed", "lockout"]
@@ -40,8 +48,10 @@ export async function signInStats(admin: ExtensionAdmin, days: number, now: numb
   const byDay = new Map<string, DayCounts>()
   for (let i = 0; i < days; i++) {
     const day = new Date(since.getTime() + i * 86_400_000).toISOString().slice(0, 10)
-    byDay.set(day, { day, success: {}, failure: {}, lockouts: 0 })
+    byDay.set(day, { day, success: {}, failure: {}, lockouts: 0, activeUsers: 0 })
   }
+  // Per day, the users already counted active (ids only; at most MAX_RECORDS of them).
+  const usersByDay = new Map<string, Set<string>>()
   const methods = new Set<string>()
   let read = 0
   let cursor: string | undefined
@@ -59,6 +69,14 @@ export async function signInStats(admin: ExtensionAdmin, days: number, now: numb
       methods.add(method)
       const bucket = record.type === "signIn" ? counts.success : counts.failure
       bucket[method] = (bucket[method] ?? 0) + 1
+      if (record.type === "signIn" && record.userId) {
+        let users = usersByDay.get(counts.day)
+        if (!users) usersByDay.set(counts.day, (users = new Set()))
+        if (!users.has(record.userId)) {
+          users.add(record.userId)
+          counts.activeUsers++
+        }
+      }
     }
     read += page.records.length
     cursor = page.next ?? undefined
@@ -67,5 +85,6 @@ export async function signInStats(admin: ExtensionAdmin, days: number, now: numb
       break
     }
   } while (cursor)
-  return { supported: true, days: [...byDay.values()], methods: [...methods].sort(), truncated }
+  const activeSessions = await admin.countSessions()
+  return { supported: true, days: [...byDay.values()], methods: [...methods].sort(), truncated, activeSessions }
 }

@@ -178,6 +178,17 @@ export interface Adapter {
    */
   listSessions?(userId: string): Awaitable<AdapterSession[]>
   /**
+   * Portcullis capability (not in Auth.js), for admin consoles' "active sessions": how many
+   * stored sessions have not expired, of every user. Counted by the store (one query), never
+   * by listing them.
+   *
+   * @example
+   * ```ts
+   * const active = await adapter.countSessions?.() // 42, or undefined without the capability
+   * ```
+   */
+  countSessions?(): Awaitable<number>
+  /**
    * Portcullis capability (not in Auth.js), for admin consoles (`@portcullis/admin`): users
    * ordered by id, after `cursor` (the last id of the previous page), `search` matched
    * case-insensitively as a substring of the email or the name, `verified` on whether

@@ -325,6 +325,11 @@ export interface SessionRegistry {
   remove(userId: string, ids: string[]): Awaitable<number>
   /** Removes every session of `userId`; returns how many it removed. */
   removeAll(userId: string): Awaitable<number>
+  /**
+   * Optional: how many sessions of every user have not expired (an admin console's "active
+   * sessions"). A registry that cannot count without scanning every key may leave it out.
+   */
+  count?(): Awaitable<number>
 }
 
 /**

@@ -192,6 +192,10 @@ export function MemoryAdapter(): Adapter {
       return [...sessions.keys()].map(liveSession).filter((s): s is AdapterSession => s?.userId === userId).map((s) => copy(s))
     },
 
+    async countSessions() {
+      return [...sessions.keys()].map(liveSession).filter((s) => s !== null && s !== undefined).length
+    },
+
     async createVerificationToken(verificationToken) {
       verificationTokens.set(tokenKey(verificationToken.identifier, verificationToken.token), copy(verificationToken))
       return copy(verificationToken)
@@ -383,6 +387,12 @@ export class MemorySessionRegistry implements SessionRegistry {
     const removed = this.#live(userId).size
     this.#byUser.delete(userId)
     return removed
+  }
+
+  async count(): Promise<number> {
+    let total = 0
+    for (const userId of [...this.#byUser.keys()]) total += this.#live(userId).size
+    return total
   }
 
   /** The user's sessions, expired ones dropped on the way. */

@@ -9,7 +9,7 @@ import { messages } from "@portcullis/organizations"
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
 describe("the messages", () => {
-  it.each(["de", "fr", "es"])("of %s have every English key with the same placeholders", (language) => {
+  it.each(["de", "fr", "es", "ja", "ar"])("of %s have every English key with the same placeholders", (language) => {
     const catalog = messages[language]!
     for (const [key, english] of Object.entries(messages.en!)) {
       expect(catalog[key as keyof typeof catalog], key).toBeTypeOf("string")

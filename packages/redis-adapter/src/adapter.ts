@@ -290,6 +290,14 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       const values = await client.mget(...tokens.map(k.session))
       return values.map(decodeSession).filter((s): s is AdapterSession => s !== null && s.userId === userId && s.expires.getTime() > now)
     },
+    // Session keys expire with their session (PXAT), so the keys there are the live sessions:
+    // counted by SCAN, which never blocks the server as KEYS would (and may repeat a key,
+    // hence the set).
+    async countSessions() {
+      const keys = new Set<string>()
+      for await (const batch of client.scanStream({ match: `${k.session("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) for (const key of batch as string[]) keys.add(key)
+      return keys.size
+    },
     async deleteSession(sessionToken) {
       const session = decodeSession(await client.getdel(k.session(sessionToken)))
       if (!session) return null

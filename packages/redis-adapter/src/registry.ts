@@ -112,6 +112,24 @@ export class RedisSessionRegistry implements SessionRegistry {
     return records
   }
 
+  /**
+   * The unexpired sessions of every user: a SCAN of the users' hashes, then their values a
+   * batch at a time. An admin console's occasional read, not a request's.
+   */
+  async count(): Promise<number> {
+    const keys = new Set<string>()
+    const pattern = `${this.#keys.sessionRegistry("").replace(/[*?[\]\\]/g, "\\$&")}*`
+    for await (const batch of this.client.scanStream({ match: pattern, count: 1000 })) for (const key of batch as string[]) keys.add(key)
+    const all = [...keys]
+    const now = Date.now()
+    let total = 0
+    for (let i = 0; i < all.length; i += 500) {
+      const values = await Promise.all(all.slice(i, i + 500).map((key) => this.client.hvals(key)))
+      for (const jsons of values) for (const json of jsons) if (unexpired(json, now)) total++
+    }
+    return total
+  }
+
   async remove(userId: string, ids: string[]): Promise<number> {
     if (!ids.length) return 0
     return this.client.hdel(this.#keys.sessionRegistry(userId), ...new Set(ids))
@@ -123,5 +141,14 @@ export class RedisSessionRegistry implements SessionRegistry {
     const error = replies?.find(([e]) => e)?.[0]
     if (!replies || error) throw error ?? new Error("the removeAll transaction was aborted")
     return Number(replies[0]![1])
+  }
+}
+
+/** Whether a stored record has not expired at `now` (an unreadable one counts as expired, as `list` drops it). */
+function unexpired(json: string, now: number): boolean {
+  try {
+    return (JSON.parse(json) as Stored).expires > now
+  } catch {
+    return false
   }
 }

@@ -243,6 +243,12 @@ export function SqlAdapter(db: Kysely<any>, options: SqlAdapterOptions = {}): Ad
       return rows.map(sessionFromRow)
     },
 
+    // Expired rows stay until a sign-out or cleanup deletes them: only unexpired ones count.
+    async countSessions() {
+      const row = await db.selectFrom(t.sessions).select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).where("expires", ">", new Date()).executeTakeFirst()
+      return Number(row?.n ?? 0)
+    },
+
     async createVerificationToken(verificationToken) {
       const { identifier, token, expires } = verificationToken
       await db.insertInto(t.verificationTokens).values({ identifier, token, expires }).execute()

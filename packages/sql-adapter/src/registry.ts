@@ -69,6 +69,12 @@ export class SqlSessionRegistry implements SessionRegistry {
     return rows.map(recordFromRow).filter((r) => r.expires.getTime() > now.getTime())
   }
 
+  /** The unexpired sessions of every user, counted by the database (one query). */
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom(this.#table).select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).where("expires", ">", new Date()).executeTakeFirst()
+    return Number(row?.n ?? 0)
+  }
+
   async remove(userId: string, ids: string[]): Promise<number> {
     if (!ids.length) return 0
     const result = await this.db.deleteFrom(this.#table).where("userId", "=", userId).where("id", "in", ids).executeTakeFirst()

@@ -126,7 +126,7 @@ export function wrapAdapter(adapter: Adapter, logger: LoggerInstance, timeoutMs:
  * class instance (methods on the prototype) works too.
  */
 export function wrapRegistry(registry: SessionRegistry, logger: LoggerInstance, timeoutMs: number, health: StoreHealth, telemetry?: Telemetry): SessionRegistry {
-  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll"], logger, timeoutMs, health, "session registry", telemetry) as unknown as SessionRegistry
+  return wrapMethods(registry, ["add", "touch", "list", "remove", "removeAll", "count"], logger, timeoutMs, health, "session registry", telemetry) as unknown as SessionRegistry
 }
 
 /** The adapter's audit capability: the three methods, all there (see {@link wrapAuditStore}). */

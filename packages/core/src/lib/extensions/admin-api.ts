@@ -66,6 +66,11 @@ export interface ExtensionAdmin {
   twoFactorEnabled(userId: string): Promise<boolean>
   /** Core's `resetTwoFactor`: removes the second factor, ends the sessions, audits and notifies. */
   resetTwoFactor(input: { userId: string; reason: string; actor?: string }): Promise<{ wasEnabled: boolean; sessionsRevoked: number }>
+  /**
+   * How many sessions have not expired, of every user: the adapter's `countSessions` (database
+   * sessions) or the registry's `count` (JWT sessions); `null` when neither can count.
+   */
+  countSessions(): Promise<number | null>
   /** Core's audit trail query. @throws `AuditTrailUnsupported` without the audit capability. */
   auditTrail(query?: AuditQuery): Promise<AuditPage>
 }

@@ -79,6 +79,7 @@ function lazyAdmin(ctx: RequestContext): ExtensionAdmin {
     twoFactorEnabled: call("twoFactorEnabled"),
     resetTwoFactor: call("resetTwoFactor"),
     auditTrail: call("auditTrail"),
+    countSessions: call("countSessions"),
   }
 }
 

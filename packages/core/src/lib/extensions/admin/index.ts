@@ -61,6 +61,13 @@ export function adminFacet(ctx: RequestContext): ExtensionAdmin {
       const { resetTwoFactor } = await import("../../two-factor/recovery.js")
       return resetTwoFactor(config, input)
     },
+    async countSessions() {
+      // Only the store the configuration's sessions live in: a JWT configuration's adapter may
+      // hold stale rows of no session anyone has.
+      if (config.session.strategy === "database") return adapter?.countSessions ? adapter.countSessions() : null
+      const registry = config.sessionRegistry?.store
+      return registry?.count ? registry.count() : null
+    },
     async auditTrail(query: AuditQuery = {}): Promise<AuditPage> {
       const methods = config.audit.methods
       if (!methods) throw new AuditTrailUnsupported("The adapter has no audit capability (createAuditRecord, listAuditRecords, deleteAuditRecordsBefore); see docs/adapters.md")
