@@ -68,7 +68,7 @@ export type {
   AccountUser,
   AccountWaysIn,
 } from "./lib/extensions/account-api.js"
-export type { ExtensionAdmin, AdminUser, AdminUserQuery, AdminUserPage, AdminCapabilities } from "./lib/extensions/admin-api.js"
+export type { ExtensionAdmin, AdminUser, AdminUserQuery, AdminUserPage, AdminCapabilities, AdminImpersonation, AdminImpersonationEnd, AdminWaysIn } from "./lib/extensions/admin-api.js"
 export type { AuditEvent, AuditEventType } from "./lib/audit/events.js"
 export type { AuditPage, AuditQuery } from "./lib/audit/query.js"
 export type { SessionInfo } from "./base-types.js"

@@ -171,6 +171,19 @@ export interface ExtensionSessionHooks<Locals = unknown> {
   claims?(input: { userId: string; locals: Locals }): Promise<Json | undefined> | Json | undefined
   /** Bytes of JSON the claims may take in the cookie (default 256, at most 1024). */
   budget?: number
+  /**
+   * Whether the session may go on, asked wherever `fields` are computed and wherever an
+   * extension's route or server function reads the session. `false` ends it: the session is
+   * answered as none, and its row (or registry entry) is deleted with the cookie. For limits
+   * an extension puts on a session it started (an impersonation's hard end), not in core's
+   * always-loaded session read. A store failure is an outage (503), never a valid session.
+   *
+   * @example
+   * ```ts
+   * valid: async ({ session, locals }) => !(await locals.limits.expired(session.key))
+   * ```
+   */
+  valid?(input: { session: ExtensionSession; locals: Locals; audit(event: ExtensionAuditInput): Promise<void> }): Promise<boolean> | boolean
 }
 
 /**
