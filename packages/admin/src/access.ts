@@ -20,6 +20,8 @@ export interface AdminCaller {
  */
 export async function requireAdmin(call: ExtensionTools, locals: AdminLocals, options: { stepUp?: boolean } = {}): Promise<AdminCaller> {
   const session = await call.requireSession(options.stepUp ? { stepUp: true } : undefined)
+  // An impersonated session has no admin rights, whoever it names: no console, no chains.
+  if (locals.impersonation && (await locals.impersonation.store.get(session.key))) throw new ExtensionRequestError("impersonating", "An impersonated session cannot use the admin console; end the impersonation first", 403)
   const user = await locals.getUser(session.userId)
   if (!user || !(await locals.isAdmin(user))) throw new ExtensionRequestError("not-admin", "Only administrators may use the admin console", 403)
   return { session, user }

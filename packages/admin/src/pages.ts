@@ -109,7 +109,7 @@ function actionForm(action: string, csrfToken: string, label: string, fields: Sa
 
 /** One user's page: details, ban, sessions, recovery, audit events. */
 export async function userPage(req: Request, details: UserDetails): Promise<ExtensionResponse> {
-  const { user, ban, isAdmin, twoFactor, sessions, events, organizations } = details
+  const { user, ban, isAdmin, twoFactor, sessions, events, organizations, waysIn, canImpersonate } = details
   const base = `${req.authUrl}/admin/users/${encodeURIComponent(user.id)}`
   const csrfToken = await req.csrfToken()
   const name = user.name || user.email || user.id
@@ -139,13 +139,27 @@ export async function userPage(req: Request, details: UserDetails): Promise<Exte
         : html`<table class="pc-table"><caption>${req.t("sessions")}</caption><thead><tr><th scope="col">${req.t("started")}</th><th scope="col">${req.t("lastSeen")}</th><th scope="col">${req.t("expires")}</th><th scope="col">${req.t("device")}</th></tr></thead><tbody>${sessions.map(
             (s) => html`<tr><th scope="row">${date(req, s.createdAt)}</th><td>${date(req, s.lastSeenAt)}</td><td>${date(req, s.expires)}</td><td>${s.userAgent ?? "—"}</td></tr>`,
           )}</tbody></table>${isAdmin ? "" : actionForm(`${base}/revoke`, csrfToken, req.t("revoke"))}`
-  const recovery =
+  const resetTwoFactor =
     twoFactor && !isAdmin
       ? html`<form method="post" action="${`${base}/reset-two-factor`}"><fieldset><legend>${req.t("resetTwoFactor")}</legend>
 <input type="hidden" name="csrfToken" value="${csrfToken}">
 <p><label for="reset-reason">${req.t("reason")}</label><br><input id="reset-reason" name="reason" required maxlength="500"></p>
 <button type="submit">${req.t("resetTwoFactor")}</button></fieldset></form>`
       : ""
+  const passwordReset = user.email && !isAdmin ? actionForm(`${base}/send-password-reset`, csrfToken, req.t("sendPasswordReset")) : ""
+  const recovery = resetTwoFactor || passwordReset ? html`${resetTwoFactor}${passwordReset}` : ""
+  const minutes = Math.round((req.locals.impersonation?.maxAge ?? 0) / 60)
+  const impersonation = canImpersonate
+    ? html`<h2>${req.t("impersonation")}</h2><div class="pc-actions"><p>${req.t("impersonationHint", { minutes })}</p>${actionForm(`${base}/impersonate`, csrfToken, req.t("impersonate"))}</div>`
+    : ""
+  const accounts = waysIn.accounts
+  const ways = html`<h2>${req.t("linkedAccounts")}</h2>${
+    accounts === null
+      ? html`<p>${req.t("error.unsupported")}</p>`
+      : accounts.length
+        ? html`<table class="pc-table"><caption>${req.t("linkedAccounts")}</caption><thead><tr><th scope="col">${req.t("provider")}</th><th scope="col">${req.t("accountId")}</th></tr></thead><tbody>${accounts.map((a) => html`<tr><th scope="row">${a.name}</th><td>${a.providerAccountId}</td></tr>`)}</tbody></table>`
+        : html`<p>${req.t("noLinkedAccounts")}</p>`
+  }${waysIn.passkeys === null ? "" : html`<p>${req.t("passkeys")}: ${waysIn.passkeys}</p>`}`
   const eventTable =
     events === null
       ? html`<p>${req.t("eventsUnsupported")}</p>`
@@ -156,9 +170,11 @@ export async function userPage(req: Request, details: UserDetails): Promise<Exte
           )}</tbody></table>`
   const body = html`<p><a href="${`${req.authUrl}/admin`}">${req.t("back")}</a></p>
 ${facts}
+${ways}
 <h2>${req.t("ban")}</h2><div class="pc-actions">${banForm}</div>
 <h2>${req.t("sessions")}</h2><div class="pc-actions">${sessionTable}</div>
 ${recovery && html`<h2>${req.t("recovery")}</h2><div class="pc-actions">${recovery}</div>`}
+${impersonation}
 ${organizations === null ? "" : html`<h2>${req.t("organizations")}</h2>${organizations.length ? html`<table class="pc-table"><caption>${req.t("organizations")}</caption><thead><tr><th scope="col">${req.t("name")}</th><th scope="col">${req.t("role")}</th></tr></thead><tbody>${organizations.map((o) => html`<tr><th scope="row">${o.name}</th><td>${o.role}</td></tr>`)}</tbody></table>` : html`<p>${req.t("noOrganizations")}</p>`}`}
 <h2>${req.t("events")}</h2>${eventTable}`
   return req.page(req.t("userTitle", { name }), frame(req, req.t("userTitle", { name }), body))
@@ -181,4 +197,17 @@ ${section("chart-success", req.t("chartSuccess"), "success", "brand")}
 ${section("chart-failure", req.t("chartFailure"), "failure", "alert")}
 <h2>${req.t("chartLockouts")}</h2>${barChart("chart-lockouts", req.t("chartLockouts"), `${req.t("total")}: ${lockTotal}`, lockBars, "alert")}${dataTable(req.t("chartLockouts"), [req.t("day"), req.t("count")], stats.days.map((d) => [d.day, d.lockouts]))}`
   return req.page(req.t("charts"), frame(req, req.t("charts"), body))
+}
+
+/**
+ * The impersonation banner: who is being impersonated, by whom, until when, and the one-click
+ * end (a `POST` with the CSRF token). A landmark (`role="region"`, labelled) so a screen reader
+ * finds it; shown atop the console's pages and the account center while impersonating.
+ */
+export function impersonationBanner(req: Pick<Request, "t" | "locale" | "authUrl">, field: { impersonatedBy: { id: string; email: string | null }; until: string }, user: string, csrfToken: string): SafeHtml {
+  const until = new Intl.DateTimeFormat(req.locale, { timeStyle: "short", timeZone: "UTC" }).format(new Date(field.until)) + " UTC"
+  return html`<div class="pc-impersonation" role="region" aria-label="${req.t("impersonation")}" style="border:2px solid var(--pc-alert-text);border-radius:var(--pc-radius);padding:0.5rem 0.75rem;margin:0 0 1rem">
+<p>${req.t("impersonationBanner", { user, admin: field.impersonatedBy.email ?? field.impersonatedBy.id, until })}</p>
+<form method="post" action="${`${req.authUrl}/admin/impersonation/end`}"><input type="hidden" name="csrfToken" value="${csrfToken}"><button type="submit">${req.t("endImpersonation")}</button></form>
+</div>`
 }

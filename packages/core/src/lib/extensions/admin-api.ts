@@ -10,7 +10,7 @@
  * @module
  */
 import type { AuditPage, AuditQuery } from "../audit/query.js"
-import type { SessionInfo } from "../../base-types.js"
+import type { Cookie, SessionInfo } from "../../base-types.js"
 
 /** Users as the admin facet lists them: never a password hash or a token. */
 export interface AdminUser {
@@ -69,6 +69,8 @@ export interface AdminImpersonationEnd {
   impersonator: string | null
   /** The admin whose own session was put back (it was still valid), or `null`: then the browser is signed out. */
   restored: string | null
+  /** The cookies set (also on the route's answer): a server function's caller sends them. */
+  cookies: Cookie[]
 }
 
 /** A user's ways in, for their page. */
@@ -99,12 +101,12 @@ export interface ExtensionAdmin {
   /**
    * Starts a session for another user in place of the request's own, which is kept sealed in
    * a cookie (core's JWE keys) until {@link endImpersonation}. The new session has no step-up
-   * mark. Sets the cookies on the request's answer (routes) — for a server function, the
-   * integration sets what the request context collected. Who may impersonate whom is the
+   * mark. A route's answer sets the cookies; they are also returned (`cookies`) for a server
+   * function, whose caller must send them (an integration does not). Who may impersonate whom is the
    * caller's decision; its limit is the caller's too (a session `valid` hook).
    * @throws `ExtensionRequestError` (`not-found`, 404) for an unknown user; `NotSignedIn` without a session.
    */
-  impersonate(input: AdminImpersonation): Promise<{ key: string; expires: Date }>
+  impersonate(input: AdminImpersonation): Promise<{ key: string; expires: Date; cookies: Cookie[] }>
   /** Ends the request's impersonated session and restores the admin's own when it is still valid. */
   endImpersonation(): Promise<AdminImpersonationEnd>
   /**

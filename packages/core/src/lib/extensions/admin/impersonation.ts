@@ -42,7 +42,7 @@ interface Sealed {
  * the impersonator cookie. `record(key)` runs once the new session exists and before any
  * cookie is set: if it throws, no cookie changes and the new session is held by nobody.
  */
-export async function impersonate(ctx: RequestContext, extensionId: string, input: AdminImpersonation): Promise<{ key: string; expires: Date }> {
+export async function impersonate(ctx: RequestContext, extensionId: string, input: AdminImpersonation): Promise<{ key: string; expires: Date; cookies: Cookie[] }> {
   const admin = await currentSession(ctx, { fresh: true })
   if (!admin) throw new NotSignedIn("No valid session in this request")
   const { name } = ctx.cookieOptions.sessionToken
@@ -60,8 +60,9 @@ export async function impersonate(ctx: RequestContext, extensionId: string, inpu
   const cookie = impersonatorCookie(ctx)
   const maxAge = ctx.config.session.maxAge
   const sealed = await encodeWith(ctx.config.keys, { token: { aid: admin.userId, tok: token, key } satisfies Sealed, secret: ctx.config.secrets, salt: cookie.name, maxAge })
-  ctx.setCookies.push(...cookies, ...writeChunked(ctx.cookies, cookie.name, sealed, { ...cookie.options, maxAge, expires }))
-  return { key, expires }
+  const set = [...cookies, ...writeChunked(ctx.cookies, cookie.name, sealed, { ...cookie.options, maxAge, expires })]
+  ctx.setCookies.push(...set)
+  return { key, expires, cookies: set }
 }
 
 /**
@@ -93,5 +94,5 @@ export async function endImpersonation(ctx: RequestContext, extensionId: string)
     }
   }
   ctx.setCookies.push(...out)
-  return { impersonator: sealed && bound ? sealed.aid : null, restored }
+  return { impersonator: sealed && bound ? sealed.aid : null, restored, cookies: out }
 }
