@@ -52,9 +52,15 @@ export async function impersonate(ctx: RequestContext, extensionId: string, inpu
   if (!user) throw new ExtensionRequestError("not-found", "No such user", 404)
   // The target's session, made as a sign-in makes one (the jwt/session callbacks, the registry,
   // the row) but with no step-up mark: the admin proved no factor of the target's.
-  const cookies = await sessionStrategy(ctx).create(ctx, { user, account: null })
-  const made = await sessionOfCookies(ctx, cookies, user.id)
-  const key = await sessionKey(extensionId, user.id, made?.id)
+  // Made as if the browser held no session: a sign-in ends the session it arrived with (no
+  // fixation), and this one must be kept — sealed below — for the way back.
+  const withoutSession = Object.fromEntries(Object.entries(ctx.cookies).filter(([n]) => n !== name && !n.startsWith(`${name}.`)))
+  const made = await sessionStrategy(ctx).create({ ...ctx, cookies: withoutSession } as RequestContext, { user, account: null })
+  // The admin's token may have been chunked where the target's is not: no piece of it stays.
+  const written = new Set(made.map((c) => c.name))
+  const cookies = [...made, ...clearChunked(ctx.cookies, name, ctx.cookieOptions.sessionToken.options).filter((c) => !written.has(c.name))]
+  const target = await sessionOfCookies(ctx, made, user.id)
+  const key = await sessionKey(extensionId, user.id, target?.id)
   const expires = new Date(Date.now() + ctx.config.session.maxAge * 1000)
   await input.record(key, expires)
   const cookie = impersonatorCookie(ctx)
