@@ -10,7 +10,7 @@ import type { RequestContext } from "../../context.js"
 import type { PasswordConfig } from "../../password/provider-types.js"
 import { requireTrustedOrigin } from "../../origin-trust.js"
 import { issueToken } from "../../password-flows/tokens.js"
-import { sendPasswordMail } from "../../password-flows/mail.js"
+import { mailerOf, sendPasswordMail } from "../../password-flows/mail.js"
 import { ExtensionRequestError } from "../errors.js"
 import type { AdminWaysIn } from "../admin-api.js"
 
@@ -27,6 +27,12 @@ export async function sendPasswordReset(ctx: RequestContext, user: AdapterUser):
   if (!provider) throw new ExtensionRequestError("unsupported", "No password provider is configured", 409)
   if (!user.email) throw new ExtensionRequestError("no-email", "This user has no email address to send a reset link to", 409)
   requireTrustedOrigin(ctx, "Mailing a password reset link")
+  // Asked before a token is stored: a configuration that cannot mail leaves none behind.
+  try {
+    mailerOf(ctx, provider)
+  } catch {
+    throw new ExtensionRequestError("unsupported", "The password provider has no mailer (nor is there an email provider) to send reset links", 409)
+  }
   const link = await issueToken(ctx, "reset", user.email, user, provider.resetMaxAge ?? RESET_MAX_AGE)
   const url = new URL(`${ctx.authUrl}/password/reset`)
   url.searchParams.set("token", link.token)
