@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { adminRoutes } from "@portcullis/admin/routes"
-import { memoryImpersonationStore } from "@portcullis/admin/memory"
+import { MemoryImpersonationStore, memoryImpersonationStore } from "@portcullis/admin/memory"
 import { redirectOf, testbed, type TestbedOptions } from "./support.js"
 
 const IMPERSONATOR = /impersonator/
@@ -234,3 +234,52 @@ describe("sending a password reset", () => {
     expect(bed.events()).toEqual(["passwordResetSent/failure"])
   })
 })
+
+class FlakyImpersonations extends MemoryImpersonationStore {
+  mode: "ok" | "down" | "slow" = "ok"
+  async #trouble() {
+    if (this.mode === "down") throw new Error("connect ECONNREFUSED 10.0.0.9:6379 (impersonations)")
+    if (this.mode === "slow") await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  override async put(...args: Parameters<MemoryImpersonationStore["put"]>) {
+    await this.#trouble()
+    return super.put(...args)
+  }
+  override async get(...args: Parameters<MemoryImpersonationStore["get"]>) {
+    await this.#trouble()
+    return super.get(...args)
+  }
+}
+
+for (const strategy of ["jwt", "database"] as const) {
+  describe(`the impersonation store down or slow (${strategy})`, () => {
+    it("refuses to start (503, no driver message), leaving the admin's session as it was", async () => {
+      const store = new FlakyImpersonations()
+      const bed = bedWith(strategy, { extension: { impersonation: { store } } })
+      const ada = await bed.person("ada")
+      await bed.person("bob")
+      const jar = [...ada.browser.jar].map(([n, c]) => [n, c.value])
+      store.mode = "down"
+      const refused = await ada.post("users/user-bob/impersonate")
+      expect(refused.status).toBe(503)
+      expect(JSON.stringify(refused.body)).not.toContain("ECONNREFUSED")
+      expect([...ada.browser.jar].map(([n, c]) => [n, c.value])).toEqual(jar)
+      store.mode = "ok"
+      expect((await ada.session()).user.email).toBe("ada@example.com")
+    })
+
+    it("answers an impersonated session's check with 503 while the store is down — never a plain session of the user", async () => {
+      const store = new FlakyImpersonations()
+      const bed = bedWith(strategy, { extension: { impersonation: { store } } })
+      const ada = await bed.person("ada")
+      await bed.person("bob")
+      await ada.post("users/user-bob/impersonate")
+      store.mode = "down"
+      const check = await ada.browser.request("/auth/session")
+      expect(check.status).toBe(503)
+      expect((await ada.get("api/users")).status).toBe(503)
+      store.mode = "slow"
+      expect((await ada.session()).admin.impersonatedBy.id).toBe("user-ada")
+    })
+  })
+}
