@@ -9,7 +9,7 @@ import { ExtensionRequestError, type ExtensionAuditInput, type Cookie, type Exte
 import type { AdminCaller } from "./access.js"
 import type { AdminLocals } from "./locals.js"
 import type { Impersonation } from "./store/impersonations.js"
-import { impersonationBanner } from "./pages.js"
+import { impersonationBanner } from "./banner.js"
 
 /** What the session answer carries while impersonating (`session.admin`). */
 export interface ImpersonationField {
