@@ -9,7 +9,8 @@ import { artifacts, axeViolations, browserAvailable, continueWithEmail, launchCh
  * SQL store): Ada (ADMIN_EMAILS) lists users, searches, opens Bob's page, bans him — Bob's
  * next sign-in is refused with the suspended sentence — and looks at the charts; every page
  * in English, German, Japanese and Arabic (right to left), light and dark, with zero axe
- * violations, every control reachable by keyboard, and a screenshot.
+ * violations, every control reachable by keyboard, and a screenshot. And impersonation: Ada
+ * acts as Bob, sees the banner on the account page, and ends it with one click.
  */
 const enabled = browserAvailable()
 const shots = join(artifacts, "admin")
@@ -111,6 +112,28 @@ describe.runIf(enabled)("the admin console in Chromium", () => {
     await adaPage.getByRole("button", { name: "Lift the ban" }).click()
     await adaPage.waitForURL(/done=unbanned/)
     expect(await adaPage.locator(".pc-status").textContent()).toBe("Active")
+  })
+
+  it("Ada impersonates Bob: the banner shows on the account page (zero axe violations), one click ends it and she is herself again", async () => {
+    await adaPage.goto(`${demo.url}/auth/admin?q=bob`)
+    await adaPage.locator("table.pc-table tbody tr a").first().click()
+    const userUrl = adaPage.url()
+    await adaPage.getByRole("button", { name: "Impersonate" }).click()
+    await adaPage.waitForURL(`${demo.url}/auth/account`)
+    const banner = adaPage.getByRole("region", { name: "Impersonation" })
+    expect(await banner.textContent()).toContain(`You are acting as ${bobEmail}: an impersonation by ${adaEmail}`)
+    expect(await axeViolations(adaPage), "account page with the banner").toEqual([])
+    await adaPage.screenshot({ path: join(shots, "impersonation-banner-en.png"), fullPage: true })
+    // The demo's own pages show it too, and the console is closed to the impersonated session.
+    await adaPage.goto(`${demo.url}/`)
+    expect(await adaPage.locator("#impersonation-banner").count()).toBe(1)
+    await adaPage.goto(userUrl)
+    expect(await adaPage.locator('[role="alert"]').textContent()).toContain("You are impersonating a user")
+    await adaPage.getByRole("button", { name: "End impersonation" }).click()
+    await adaPage.waitForURL(/done=impersonationEnded/)
+    expect(await adaPage.getByRole("region", { name: "Impersonation" }).count()).toBe(0)
+    await adaPage.goto(`${demo.url}/`)
+    expect(await adaPage.locator("#user-email").textContent()).toBe(adaEmail)
   })
 
   for (const locale of ["en", "de", "ja", "ar"] as const) {

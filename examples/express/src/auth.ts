@@ -6,6 +6,7 @@ import type { ExpressAuthConfig } from "@portcullis/express"
 import { account } from "@portcullis/account"
 import { organizations, type OrganizationStore } from "@portcullis/organizations"
 import { admin, type BanStore } from "@portcullis/admin"
+import { memoryImpersonationStore } from "@portcullis/admin/memory"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
 /** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
@@ -81,6 +82,9 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
               isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()),
               // A user's page lists their organizations, read through the organizations store's public API.
               ...(options.organizations && { organizationsOf: organizationsOf(options.organizations) }),
+              // Impersonation from a user's page: 30 minutes at most, landing on the account center
+              // (one instance, so the memory store; several would share redisImpersonationStore).
+              impersonation: { store: memoryImpersonationStore(), landing: "/auth/account" },
             }),
           ]
         : []),

@@ -30,6 +30,18 @@ const shell = (title: string, body: string, nav: { signedIn: boolean } = { signe
 </style></head>
 <body><nav><a href="/">Home</a><a href="/private">Private page</a>${nav.signedIn ? `<a href="/auth/account" id="nav-account">Your account</a><a href="/team" id="nav-team">Team</a><a href="/auth/admin" id="nav-admin">Admin</a>` : ""}</nav><main>${body}</main></body></html>`
 
+/**
+ * The impersonation banner for the demo's own pages (`session.admin`, which the admin console
+ * adds while an admin acts as the user): who, by whom, until when, and where to end it (the
+ * account center's banner has the one-click end button, with its CSRF token).
+ */
+function impersonationBanner(session: Session | null): string {
+  const field = (session as { admin?: { impersonatedBy?: { id: string; email: string | null }; until?: string } } | null)?.admin
+  if (!field?.impersonatedBy || !field.until) return ""
+  return `<div class="flash problem" role="region" aria-label="Impersonation" id="impersonation-banner"><p>You are acting as <strong>${escape(session?.user?.email)}</strong>: an impersonation by ${escape(field.impersonatedBy.email ?? field.impersonatedBy.id)}, until ${escape(field.until.replace("T", " ").slice(0, 16))} UTC.
+<a href="/auth/account">End it on your account page</a>.</p></div>`
+}
+
 export function homePage(session: Session | null): string {
   if (!session) {
     return shell(
@@ -51,7 +63,7 @@ links are printed in the terminal that runs the demo.</p>
     : `<p id="active-organization">No active organization. <a href="/team">Create or join one</a> on the Team page.</p>`
   return shell(
     "Portcullis demo",
-    `<h1>Portcullis demo</h1>
+    `${impersonationBanner(session)}<h1>Portcullis demo</h1>
 <p id="status">Signed in as <strong id="user-name">${escape(session.user?.name)}</strong> (<span id="user-email">${escape(session.user?.email)}</span>).</p>
 ${team}
 <h2>Your session</h2>
@@ -65,7 +77,7 @@ const when = (date: Date | null) => (date ? `<time datetime="${escape(date.toISO
 export function privatePage(session: Session): string {
   return shell(
     "Private",
-    `<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>
+    `${impersonationBanner(session)}<h1>Private page</h1><p>Only signed-in users see this, ${escape(session.user?.name)}.</p>
 <p>Your profile, email address, passkeys, password, two-factor authentication and sessions are in
 <a href="/auth/account" id="account-link">your account</a> — the account center Portcullis serves
 (<code>@portcullis/account</code>), themed and translated like the sign-in page.</p>`,

@@ -19,7 +19,11 @@ export interface AdminCaller {
  * factor recently (`StepUpRequired`, docs/step-up.md): a stolen admin cookie alone cannot.
  */
 export async function requireAdmin(call: ExtensionTools, locals: AdminLocals, options: { stepUp?: boolean } = {}): Promise<AdminCaller> {
-  const session = await call.requireSession(options.stepUp ? { stepUp: true } : undefined)
+  let session = await call.requireSession()
+  // An impersonated session has no admin rights, whoever it names: no console, no chains —
+  // said before step-up, which such a session could never pass anyway.
+  if (locals.impersonation && (await locals.impersonation.store.get(session.key))) throw new ExtensionRequestError("impersonating", "An impersonated session cannot use the admin console; end the impersonation first", 403)
+  if (options.stepUp) session = await call.requireSession({ stepUp: true })
   const user = await locals.getUser(session.userId)
   if (!user || !(await locals.isAdmin(user))) throw new ExtensionRequestError("not-admin", "Only administrators may use the admin console", 403)
   return { session, user }

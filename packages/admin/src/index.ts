@@ -24,9 +24,12 @@ import { messages } from "./messages.js"
 import { adminServer, type AdminServer } from "./operations.js"
 import { adminRoutes } from "./routes.js"
 import type { BanStore } from "./store/types.js"
+import type { ImpersonationStore } from "./store/impersonations.js"
+import { impersonationBannerOf, impersonationFields, impersonationValid } from "./impersonation.js"
 
 export type { AdminServer, BanInput, ListedUser, UserDetails, UserListInput, UserListPage } from "./operations.js"
 export type { Ban, BanStore } from "./store/types.js"
+export type { Impersonation, ImpersonationStore } from "./store/impersonations.js"
 export type { AdminUserRecord } from "./locals.js"
 export type { SignInStats, DayCounts } from "./stats.js"
 export { messages } from "./messages.js"
@@ -48,6 +51,13 @@ export interface AdminOptions {
    * Without it the page has no organizations section.
    */
   organizationsOf?: (userId: string) => Promise<ReadonlyArray<{ id: string; name: string; role: string }>>
+  /**
+   * Impersonation (docs/admin.md#impersonation): off without it. `store` keeps one record per
+   * impersonated session — shared (`redisImpersonationStore`) when more than one instance
+   * serves the app; `maxAge` is the hard limit in seconds (default 1800, 60 to 86,400);
+   * `landing` is where an admin lands once impersonating (default `"/"`, a path of the app).
+   */
+  impersonation?: { store: ImpersonationStore; maxAge?: number; landing?: string }
 }
 
 /** The admin extension. */
@@ -74,6 +84,7 @@ export function admin(options: AdminOptions): AdminExtension {
   if (!isAdmin && !roles) throw new InvalidConfig("admin: say who is an admin — an isAdmin(user) callback, a roles list, or both; without either nobody could use the console")
   if (typeof roleField !== "string" || !roleField) throw new InvalidConfig("admin: roleField must be a field name")
   if (organizationsOf !== undefined && typeof organizationsOf !== "function") throw new InvalidConfig("admin: organizationsOf must be a function of a user id")
+  const impersonation = checkImpersonation(options.impersonation)
   const roleSet = new Set(roles ?? [])
   return defineExtension({
     id: "admin",
@@ -83,6 +94,7 @@ export function admin(options: AdminOptions): AdminExtension {
         getUser: async (id) => (await host.getUser(id)) as AdminUserRecord | null,
         // Wrapped as a store: bounded, and a failure an outage (503), never a 500.
         ...(organizationsOf && { organizationsOf: host.wrapStore("admin organizations", { list: organizationsOf }).list }),
+        ...(impersonation && { impersonation: { ...impersonation, store: host.wrapStore("impersonation", impersonation.store) } }),
         async isAdmin(user) {
           if (roleSet.size && typeof user[roleField] === "string" && roleSet.has(user[roleField] as string)) return true
           return isAdmin ? (await isAdmin(user)) === true : false
@@ -91,6 +103,8 @@ export function admin(options: AdminOptions): AdminExtension {
     },
     messages,
     routes: adminRoutes,
+    // The banner's data and the hard end of an impersonated session, on every check of it.
+    ...(impersonation && { session: { fields: impersonationFields, valid: impersonationValid }, banner: impersonationBannerOf }),
     server: adminServer,
     // The ban, asked where every sign-in becomes a session (credentials, password, OAuth,
     // email link, passkey); a store that fails refuses the sign-in (503), never lets it through.
@@ -99,4 +113,17 @@ export function admin(options: AdminOptions): AdminExtension {
       return ban ? { refuse: `banned${ban.expires ? ` until ${ban.expires.toISOString()}` : ""}: ${ban.reason}` } : undefined
     },
   })
+}
+
+const IMPERSONATION_DEFAULT = 30 * 60
+const IMPERSONATION_MAX = 24 * 3600
+
+function checkImpersonation(option: AdminOptions["impersonation"]): { store: ImpersonationStore; maxAge: number; landing: string } | undefined {
+  if (option === undefined) return undefined
+  if (!option || typeof option !== "object" || !option.store || typeof option.store.get !== "function" || typeof option.store.put !== "function") throw new InvalidConfig("admin: impersonation.store is required (memoryImpersonationStore() or redisImpersonationStore(client))")
+  const { maxAge = IMPERSONATION_DEFAULT, landing = "/" } = option
+  if (!Number.isInteger(maxAge) || maxAge < 60 || maxAge > IMPERSONATION_MAX) throw new InvalidConfig("admin: impersonation.maxAge is whole seconds from 60 to 86400")
+  // A path of the app only: an absolute URL here would make the console an open redirect.
+  if (typeof landing !== "string" || !landing.startsWith("/") || landing.startsWith("//") || landing.includes("\\")) throw new InvalidConfig("admin: impersonation.landing is a path of the app, such as \"/\" or \"/account\"")
+  return { store: option.store, maxAge, landing }
 }

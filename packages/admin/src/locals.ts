@@ -4,6 +4,7 @@
  * @module
  */
 import type { BanStore } from "./store/types.js"
+import type { ImpersonationStore } from "./store/impersonations.js"
 
 /** A user as the admin check sees them: the adapter's record, with the app's own fields (a role). */
 export interface AdminUserRecord {
@@ -21,4 +22,6 @@ export interface AdminLocals {
   getUser(id: string): Promise<AdminUserRecord | null>
   /** The user's organizations (the `organizationsOf` option), when the app gave a source. */
   organizationsOf?: (userId: string) => Promise<ReadonlyArray<{ id: string; name: string; role: string }>>
+  /** Impersonation, when configured: its store (wrapped by core), its limit in seconds and where it lands. */
+  impersonation?: { store: ImpersonationStore; maxAge: number; landing: string }
 }

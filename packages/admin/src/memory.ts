@@ -12,10 +12,25 @@
  */
 import { MemoryBanStore } from "./store/memory.js"
 import type { BanStore } from "./store/types.js"
+import { MemoryImpersonationStore } from "./store/memory-impersonations.js"
+import type { ImpersonationStore } from "./store/impersonations.js"
 
-export { MemoryBanStore }
+export { MemoryBanStore, MemoryImpersonationStore }
 
 /** A ban store in memory: bans do not survive a restart and are not shared between instances. */
 export function memoryBanStore(): BanStore {
   return new MemoryBanStore()
+}
+
+/**
+ * Impersonations kept in this process: not shared between instances (an impersonation started
+ * on one would be no impersonation on another) — use `redisImpersonationStore` for more than one.
+ *
+ * @example
+ * ```ts
+ * admin({ store: memoryBanStore(), roles: ["admin"], impersonation: { store: memoryImpersonationStore() } })
+ * ```
+ */
+export function memoryImpersonationStore(): ImpersonationStore {
+  return new MemoryImpersonationStore()
 }

@@ -8,6 +8,8 @@ import { requireAdmin } from "./access.js"
 import type { AdminLocals } from "./locals.js"
 import type { Ban } from "./store/types.js"
 import { signInStats, type SignInStats } from "./stats.js"
+import { finishImpersonation, startImpersonation } from "./impersonation.js"
+import type { AdminWaysIn, Cookie } from "@portcullis/core/extension"
 
 /** A user of the list, with their ban in force. */
 export interface ListedUser extends AdminUser {
@@ -42,6 +44,10 @@ export interface UserDetails {
   events: AuditEvent[] | null
   /** The user's organizations; `null` without the `organizationsOf` option. */
   organizations: ReadonlyArray<{ id: string; name: string; role: string }> | null
+  /** Linked OAuth/OIDC accounts (provider, account id) and the passkey count. */
+  waysIn: AdminWaysIn
+  /** Whether this console may impersonate the user (configured; neither an admin nor banned). */
+  canImpersonate: boolean
 }
 
 /** What `ban` is told: why, and for how long (`duration` seconds, or `expires`; neither: until lifted). */
@@ -63,6 +69,18 @@ export interface AdminServer {
   revokeSessions(userId: string): Promise<{ revoked: number }>
   resetTwoFactor(userId: string, reason: string): Promise<{ wasEnabled: boolean; sessionsRevoked: number }>
   stats(input?: { days?: number }): Promise<SignInStats>
+  /**
+   * Starts impersonating the user (re-authentication required): the request's session becomes
+   * theirs until `until` or {@link endImpersonation}; the admin's own is kept sealed. From a
+   * server function, send the `cookies` answered on the response (an integration does not):
+   * they hold session tokens — never put them in a body or a log (docs/admin.md#impersonation).
+   * @throws `ExtensionRequestError` `target-is-admin` (403), `target-banned` (409), `cannot-impersonate-self` (409), `unsupported` (409) when not configured.
+   */
+  impersonate(userId: string): Promise<{ until: Date; cookies: Cookie[] }>
+  /** Ends the request's impersonation and restores the admin's own session when still valid (`restored`); send the `cookies`. */
+  endImpersonation(): Promise<{ userId: string | null; restored: boolean; cookies: Cookie[] }>
+  /** Mails the user a password reset link (the password provider's). @throws `unsupported`/`no-email` (409). */
+  sendPasswordReset(userId: string): Promise<{ expires: Date }>
 }
 
 const MAX_BAN_SECONDS = 10 * 365 * 24 * 3600
@@ -132,15 +150,17 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
       await requireAdmin(call, locals)
       const user = await target(userId)
       const capabilities = admin.capabilities()
-      const [ban, isAdmin, twoFactor, sessions, events, organizations] = await Promise.all([
+      const [ban, isAdmin, twoFactor, sessions, events, organizations, waysIn] = await Promise.all([
         locals.store.get(user.id),
         isAdminId(user.id),
         admin.twoFactorEnabled(user.id),
         capabilities.sessions ? admin.listSessions(user.id) : Promise.resolve(null),
         capabilities.audit ? admin.auditTrail({ userId: user.id, limit: 20 }).then((p) => p.records) : Promise.resolve(null),
         locals.organizationsOf ? locals.organizationsOf(user.id) : Promise.resolve(null),
+        admin.waysIn(user.id),
       ])
-      return { user, ban, isAdmin, twoFactor, sessions, events, organizations }
+      const canImpersonate = !!locals.impersonation && !isAdmin && !ban
+      return { user, ban, isAdmin, twoFactor, sessions, events, organizations, waysIn, canImpersonate }
     },
 
     async ban(userId, input) {
@@ -193,6 +213,34 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
       if (!admin.capabilities().twoFactor) throw new ExtensionRequestError("unsupported", "Two-factor authentication is not configured", 409)
       if (!(await admin.twoFactorEnabled(user.id))) throw new ExtensionRequestError("two-factor-off", "This user has no two-factor authentication to reset", 409)
       return admin.resetTwoFactor({ userId: user.id, reason: why, actor: caller.user.id })
+    },
+
+    async impersonate(userId) {
+      const caller = await requireAdmin(call, locals, { stepUp: true })
+      const user = await target(userId)
+      if (user.id === caller.user.id) throw new ExtensionRequestError("cannot-impersonate-self", "You cannot impersonate yourself", 409)
+      // Never another admin: their rights would be the impersonator's, unaudited.
+      if (await isAdminId(user.id)) throw new ExtensionRequestError("target-is-admin", "Another administrator cannot be impersonated", 403)
+      if (await locals.store.get(user.id)) throw new ExtensionRequestError("target-banned", "A banned user cannot be impersonated", 409)
+      return startImpersonation(call, locals, caller, user)
+    },
+
+    async endImpersonation() {
+      return finishImpersonation(call, locals)
+    },
+
+    async sendPasswordReset(userId) {
+      const caller = await requireAdmin(call, locals, { stepUp: true })
+      const user = await target(userId)
+      if (await isAdminId(user.id)) throw new ExtensionRequestError("target-is-admin", "Another administrator's recovery is theirs to start", 403)
+      try {
+        const sent = await admin.sendPasswordReset(user.id)
+        await call.audit({ type: "passwordResetSent", outcome: "success", userId: user.id, actor: caller.user.id })
+        return sent
+      } catch (error) {
+        await call.audit({ type: "passwordResetSent", outcome: "failure", userId: user.id, actor: caller.user.id })
+        throw error
+      }
     },
 
     async stats(input = {}) {

@@ -109,7 +109,7 @@ function actionForm(action: string, csrfToken: string, label: string, fields: Sa
 
 /** One user's page: details, ban, sessions, recovery, audit events. */
 export async function userPage(req: Request, details: UserDetails): Promise<ExtensionResponse> {
-  const { user, ban, isAdmin, twoFactor, sessions, events, organizations } = details
+  const { user, ban, isAdmin, twoFactor, sessions, events, organizations, waysIn, canImpersonate } = details
   const base = `${req.authUrl}/admin/users/${encodeURIComponent(user.id)}`
   const csrfToken = await req.csrfToken()
   const name = user.name || user.email || user.id
@@ -139,13 +139,27 @@ export async function userPage(req: Request, details: UserDetails): Promise<Exte
         : html`<table class="pc-table"><caption>${req.t("sessions")}</caption><thead><tr><th scope="col">${req.t("started")}</th><th scope="col">${req.t("lastSeen")}</th><th scope="col">${req.t("expires")}</th><th scope="col">${req.t("device")}</th></tr></thead><tbody>${sessions.map(
             (s) => html`<tr><th scope="row">${date(req, s.createdAt)}</th><td>${date(req, s.lastSeenAt)}</td><td>${date(req, s.expires)}</td><td>${s.userAgent ?? "—"}</td></tr>`,
           )}</tbody></table>${isAdmin ? "" : actionForm(`${base}/revoke`, csrfToken, req.t("revoke"))}`
-  const recovery =
+  const resetTwoFactor =
     twoFactor && !isAdmin
       ? html`<form method="post" action="${`${base}/reset-two-factor`}"><fieldset><legend>${req.t("resetTwoFactor")}</legend>
 <input type="hidden" name="csrfToken" value="${csrfToken}">
 <p><label for="reset-reason">${req.t("reason")}</label><br><input id="reset-reason" name="reason" required maxlength="500"></p>
 <button type="submit">${req.t("resetTwoFactor")}</button></fieldset></form>`
       : ""
+  const passwordReset = user.email && !isAdmin ? actionForm(`${base}/send-password-reset`, csrfToken, req.t("sendPasswordReset")) : ""
+  const recovery = resetTwoFactor || passwordReset ? html`${resetTwoFactor}${passwordReset}` : ""
+  const minutes = Math.round((req.locals.impersonation?.maxAge ?? 0) / 60)
+  const impersonation = canImpersonate
+    ? html`<h2>${req.t("impersonation")}</h2><div class="pc-actions"><p>${req.t("impersonationHint", { minutes })}</p>${actionForm(`${base}/impersonate`, csrfToken, req.t("impersonate"))}</div>`
+    : ""
+  const accounts = waysIn.accounts
+  const ways = html`<h2>${req.t("linkedAccounts")}</h2>${
+    accounts === null
+      ? html`<p>${req.t("error.unsupported")}</p>`
+      : accounts.length
+        ? html`<table class="pc-table"><caption>${req.t("linkedAccounts")}</caption><thead><tr><th scope="col">${req.t("provider")}</th><th scope="col">${req.t("accountId")}</th></tr></thead><tbody>${accounts.map((a) => html`<tr><th scope="row">${a.name}</th><td>${a.providerAccountId}</td></tr>`)}</tbody></table>`
+        : html`<p>${req.t("noLinkedAccounts")}</p>`
+  }${waysIn.passkeys === null ? "" : html`<p>${req.t("passkeys")}: ${waysIn.passkeys}</p>`}`
   const eventTable =
     events === null
       ? html`<p>${req.t("eventsUnsupported")}</p>`
@@ -156,9 +170,11 @@ export async function userPage(req: Request, details: UserDetails): Promise<Exte
           )}</tbody></table>`
   const body = html`<p><a href="${`${req.authUrl}/admin`}">${req.t("back")}</a></p>
 ${facts}
+${ways}
 <h2>${req.t("ban")}</h2><div class="pc-actions">${banForm}</div>
 <h2>${req.t("sessions")}</h2><div class="pc-actions">${sessionTable}</div>
 ${recovery && html`<h2>${req.t("recovery")}</h2><div class="pc-actions">${recovery}</div>`}
+${impersonation}
 ${organizations === null ? "" : html`<h2>${req.t("organizations")}</h2>${organizations.length ? html`<table class="pc-table"><caption>${req.t("organizations")}</caption><thead><tr><th scope="col">${req.t("name")}</th><th scope="col">${req.t("role")}</th></tr></thead><tbody>${organizations.map((o) => html`<tr><th scope="row">${o.name}</th><td>${o.role}</td></tr>`)}</tbody></table>` : html`<p>${req.t("noOrganizations")}</p>`}`}
 <h2>${req.t("events")}</h2>${eventTable}`
   return req.page(req.t("userTitle", { name }), frame(req, req.t("userTitle", { name }), body))

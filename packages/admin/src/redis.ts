@@ -13,6 +13,7 @@
  * @module
  */
 import type { Ban, BanStore } from "./store/types.js"
+import type { Impersonation, ImpersonationStore } from "./store/impersonations.js"
 
 /** The commands the store uses: an ioredis client (`Redis` or `Cluster`) has them. */
 export interface BanRedisClient {
@@ -64,6 +65,33 @@ export function redisBanStore(client: BanRedisClient, options: RedisBanStoreOpti
       const found = await Promise.all(userIds.map(async (id) => [id, read(id, await client.get(key(id)), now)] as const))
       for (const [id, ban] of found) if (ban) out.set(id, ban)
       return out
+    },
+  }
+}
+
+/**
+ * Impersonations on Redis: one key per impersonated session (its key for the console), the
+ * record's JSON written by one `SET … PX` with how long it must be kept, read by one `GET` at
+ * every check of that session — so every instance ends it at its limit.
+ *
+ * @example
+ * ```ts
+ * admin({ store: redisBanStore(redis), roles: ["admin"], impersonation: { store: redisImpersonationStore(redis) } })
+ * ```
+ */
+export function redisImpersonationStore(client: BanRedisClient, options: RedisBanStoreOptions = {}): ImpersonationStore {
+  const prefix = options.prefix ?? "portcullis:admin:"
+  const key = (sessionKey: string) => `${prefix}impersonation:{${sessionKey}}`
+  return {
+    async put(sessionKey, record, ttl) {
+      const stored = { ...record, startedAt: record.startedAt.getTime(), until: record.until.getTime(), endedAt: record.endedAt?.getTime() ?? null }
+      await client.set(key(sessionKey), JSON.stringify(stored), "PX", Math.max(1, Math.ceil(ttl)))
+    },
+    async get(sessionKey) {
+      const raw = await client.get(key(sessionKey))
+      if (!raw) return null
+      const s = JSON.parse(raw) as Omit<Impersonation, "startedAt" | "until" | "endedAt"> & { startedAt: number; until: number; endedAt: number | null }
+      return { userId: s.userId, by: { id: s.by.id, email: s.by.email ?? null }, startedAt: new Date(s.startedAt), until: new Date(s.until), endedAt: s.endedAt === null ? null : new Date(s.endedAt) }
     },
   }
 }

@@ -5,11 +5,12 @@
  * rate limit before any handler runs; each handler checks that the caller is an admin.
  * @module
  */
-import { ExtensionRequestError, StepUpRequired, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
+import { ExtensionRequestError, StepUpRequired, html, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
 import { requireAdmin } from "./access.js"
 import type { AdminLocals } from "./locals.js"
 import { adminOperations, type UserListInput } from "./operations.js"
 import { chartsPage, userPage, usersPage } from "./pages.js"
+import { impersonationOf } from "./impersonation.js"
 
 type Request = ExtensionRequest<AdminLocals>
 type Route = ExtensionRoute<AdminLocals>
@@ -72,43 +73,43 @@ function formAction(path: string, act: (req: Request, ops: ReturnType<typeof adm
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)
 
+/**
+ * A page route whose refusal of an impersonated session is a page of its own (403), so the
+ * impersonation banner — with its one-click end — shows atop it as on every extension page.
+ */
+function consolePage(path: string, handler: Route["handler"]): Route {
+  return {
+    method: "GET",
+    path,
+    answers: "page",
+    async handler(req) {
+      try {
+        return await handler(req)
+      } catch (error) {
+        if (!(error instanceof ExtensionRequestError) || error.code !== "impersonating") throw error
+        return req.page(req.t("error.title"), html`<h1>${req.t("error.title")}</h1><p role="alert">${req.t("error.impersonating")}</p>`, 403)
+      }
+    },
+  }
+}
+
 export const adminRoutes: readonly Route[] = [
-  {
-    method: "GET",
-    path: "",
-    answers: "page",
-    async handler(req) {
-      const input = listInput(req)
-      const page = await adminOperations(req, req.locals).listUsers(input)
-      return usersPage(req, page, { q: req.query.q ?? "", verified: req.query.verified ?? "", banned: req.query.banned ?? "" })
-    },
-  },
-  {
-    method: "GET",
-    path: "open",
-    answers: "page",
-    async handler(req) {
-      await requireAdmin(req, req.locals)
-      const id = req.query.id ?? ""
-      return { redirect: `${req.authUrl}/admin/users/${encodeURIComponent(id.trim())}` }
-    },
-  },
-  {
-    method: "GET",
-    path: "users/:userId",
-    answers: "page",
-    async handler(req) {
-      return userPage(req, await adminOperations(req, req.locals).user(req.params.userId!))
-    },
-  },
-  {
-    method: "GET",
-    path: "charts",
-    answers: "page",
-    async handler(req) {
-      return chartsPage(req, await adminOperations(req, req.locals).stats({ days: 14 }))
-    },
-  },
+  consolePage("", async (req) => {
+    const input = listInput(req)
+    const page = await adminOperations(req, req.locals).listUsers(input)
+    return usersPage(req, page, { q: req.query.q ?? "", verified: req.query.verified ?? "", banned: req.query.banned ?? "" })
+  }),
+  consolePage("open", async (req) => {
+    await requireAdmin(req, req.locals)
+    const id = req.query.id ?? ""
+    return { redirect: `${req.authUrl}/admin/users/${encodeURIComponent(id.trim())}` }
+  }),
+  consolePage("users/:userId", async (req) => {
+    return userPage(req, await adminOperations(req, req.locals).user(req.params.userId!))
+  }),
+  consolePage("charts", async (req) => {
+    return chartsPage(req, await adminOperations(req, req.locals).stats({ days: 14 }))
+  }),
   { method: "GET", path: "api/users", handler: async (req) => ({ json: await adminOperations(req, req.locals).listUsers(listInput(req)) }) },
   { method: "GET", path: "api/users/:userId", handler: async (req) => ({ json: await adminOperations(req, req.locals).user(req.params.userId!) }) },
   {
@@ -133,6 +134,39 @@ export const adminRoutes: readonly Route[] = [
     },
     "banned",
   ),
+  {
+    // Impersonate: for the console's form a redirect to the app (`impersonation.landing`) as the user.
+    method: "POST",
+    path: "users/:userId/impersonate",
+    async handler(req): Promise<ExtensionResponse> {
+      const ops = adminOperations(req, req.locals)
+      // The cookies go on the answer (core set them), never into its body: they hold session tokens.
+      if (wantsJson(req)) return { json: { until: (await ops.impersonate(req.params.userId!)).until } }
+      const back = `${req.authUrl}/admin/users/${encodeURIComponent(req.params.userId ?? "")}`
+      try {
+        await ops.impersonate(req.params.userId!)
+      } catch (error) {
+        if (error instanceof StepUpRequired) return { redirect: `${req.authUrl}/reauthenticate?callbackUrl=${encodeURIComponent(back)}` }
+        if (error instanceof ExtensionRequestError && error.status === 409) return { redirect: `${back}?error=${encodeURIComponent(error.code)}` }
+        throw error
+      }
+      return { redirect: new URL(impersonationOf(req.locals).landing, req.url).href }
+    },
+  },
+  {
+    // Ends it with one click: `access: "anyone"`, so an impersonation past its end (no session
+    // any more) still gives the admin their own session back.
+    method: "POST",
+    path: "impersonation/end",
+    access: "anyone",
+    async handler(req): Promise<ExtensionResponse> {
+      const ended = await adminOperations(req, req.locals).endImpersonation()
+      if (wantsJson(req)) return { json: { userId: ended.userId, restored: ended.restored } }
+      if (!ended.restored) return { redirect: `${req.authUrl}/signin` }
+      return { redirect: ended.userId ? `${req.authUrl}/admin/users/${encodeURIComponent(ended.userId)}?done=impersonationEnded` : `${req.authUrl}/admin` }
+    },
+  },
+  formAction("users/:userId/send-password-reset", (req, ops) => ops.sendPasswordReset(req.params.userId!), "passwordResetSent"),
   formAction("users/:userId/unban", (req, ops) => ops.unban(req.params.userId!), "unbanned"),
   formAction("users/:userId/revoke", (req, ops) => ops.revokeSessions(req.params.userId!), "revoked"),
   formAction("users/:userId/reset-two-factor", (req, ops) => ops.resetTwoFactor(req.params.userId!, text(req.body.reason) ?? ""), "twoFactorReset"),

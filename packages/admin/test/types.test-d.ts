@@ -20,8 +20,12 @@ export async function typed(headers: Headers) {
   expectTypeOf(await server.isAdmin()).toEqualTypeOf<boolean>()
   // @ts-expect-error a ban needs a reason
   await server.ban("user-1", { duration: 3600 })
+  expectTypeOf((await server.impersonate("user-1")).until).toEqualTypeOf<Date>()
+  expectTypeOf((await server.endImpersonation()).restored).toEqualTypeOf<boolean>()
+  // @ts-expect-error impersonation names a user
+  await server.impersonate()
   // @ts-expect-error no such function
-  await server.impersonate("user-1")
+  await server.impersonateAdmin("user-1")
 }
 
 // @ts-expect-error a store is required

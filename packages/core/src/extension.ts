@@ -54,6 +54,7 @@ export type {
   ExtensionTools,
   ExtensionAuditInput,
   ExtensionSignInGateInput,
+  ExtensionBannerInput,
   ExtensionSignInVerdict,
   Json,
 } from "./lib/extensions/api.js"
@@ -68,10 +69,10 @@ export type {
   AccountUser,
   AccountWaysIn,
 } from "./lib/extensions/account-api.js"
-export type { ExtensionAdmin, AdminUser, AdminUserQuery, AdminUserPage, AdminCapabilities } from "./lib/extensions/admin-api.js"
+export type { ExtensionAdmin, AdminUser, AdminUserQuery, AdminUserPage, AdminCapabilities, AdminImpersonation, AdminImpersonationEnd, AdminWaysIn } from "./lib/extensions/admin-api.js"
 export type { AuditEvent, AuditEventType } from "./lib/audit/events.js"
 export type { AuditPage, AuditQuery } from "./lib/audit/query.js"
-export type { SessionInfo } from "./base-types.js"
+export type { Cookie, SessionInfo } from "./base-types.js"
 export { html, raw, escapeHtml, SafeHtml } from "./lib/pages/html.js"
 export { ExtensionRequestError, AccountSuspended } from "./lib/extensions/errors.js"
 export { InvalidConfig, NotSignedIn, StepUpRequired, RateLimited, ServiceUnavailable } from "./errors.js"

@@ -17,6 +17,6 @@ export async function session(ctx: RequestContext): Promise<ResponseInternal> {
   }
   const result = await sessionStrategy(ctx).read(ctx, update)
   // Extensions' fields (organizations' active one): only configurations with such extensions pay for them.
-  if (result.body && ctx.config.extensions.inSession.length) await (await import("../extensions/fields.js")).addExtensionFields(ctx, result.body)
+  if (result.body && ctx.config.extensions.inSession.length) await (await import("../extensions/fields.js")).addExtensionFields(ctx, result)
   return { ...result, headers: privateJsonHeaders }
 }

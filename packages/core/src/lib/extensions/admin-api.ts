@@ -10,7 +10,7 @@
  * @module
  */
 import type { AuditPage, AuditQuery } from "../audit/query.js"
-import type { SessionInfo } from "../../base-types.js"
+import type { Cookie, SessionInfo } from "../../base-types.js"
 
 /** Users as the admin facet lists them: never a password hash or a token. */
 export interface AdminUser {
@@ -51,6 +51,36 @@ export interface AdminCapabilities {
   twoFactor: boolean
 }
 
+/** What `admin.impersonate` is told. */
+export interface AdminImpersonation {
+  /** The user to act as. */
+  userId: string
+  /**
+   * Called with the new session's key for the calling extension (its `ExtensionSession.key`)
+   * and when it lapses without activity, once it exists and before any cookie is set: store
+   * the impersonation's record (its end, who started it) here. If it throws, nothing changes.
+   */
+  record(key: string, expires: Date): Promise<void>
+}
+
+/** What `admin.endImpersonation` did. */
+export interface AdminImpersonationEnd {
+  /** The admin the impersonator cookie named, when it opened and was this session's; else `null`. */
+  impersonator: string | null
+  /** The admin whose own session was put back (it was still valid), or `null`: then the browser is signed out. */
+  restored: string | null
+  /** The cookies set (also on the route's answer): a server function's caller sends them. */
+  cookies: Cookie[]
+}
+
+/** A user's ways in, for their page. */
+export interface AdminWaysIn {
+  /** One per configured OAuth/OIDC provider the user has linked; `null` when the adapter has no `getAccountByUserId`. */
+  accounts: Array<{ provider: string; name: string; type: "oauth" | "oidc"; providerAccountId: string }> | null
+  /** How many passkeys; `null` without a passkey provider (or `listAuthenticatorsByUserId`). */
+  passkeys: number | null
+}
+
 /** The admin facet: every call acts on the user named, whoever is signed in. */
 export interface ExtensionAdmin {
   capabilities(): AdminCapabilities
@@ -73,4 +103,22 @@ export interface ExtensionAdmin {
   countSessions(): Promise<number | null>
   /** Core's audit trail query. @throws `AuditTrailUnsupported` without the audit capability. */
   auditTrail(query?: AuditQuery): Promise<AuditPage>
+  /**
+   * Starts a session for another user in place of the request's own, which is kept sealed in
+   * a cookie (core's JWE keys) until {@link endImpersonation}. The new session has no step-up
+   * mark. A route's answer sets the cookies; they are also returned (`cookies`) for a server
+   * function, whose caller must send them (an integration does not). Who may impersonate whom is the
+   * caller's decision; its limit is the caller's too (a session `valid` hook).
+   * @throws `ExtensionRequestError` (`not-found`, 404) for an unknown user; `NotSignedIn` without a session.
+   */
+  impersonate(input: AdminImpersonation): Promise<{ key: string; expires: Date; cookies: Cookie[] }>
+  /** Ends the request's impersonated session and restores the admin's own when it is still valid. */
+  endImpersonation(): Promise<AdminImpersonationEnd>
+  /**
+   * Mails the user a password reset link through the password provider's flow (awaited).
+   * @throws `ExtensionRequestError` (`unsupported`, 409) without a password provider, (`no-email`, 409) for a user without an address.
+   */
+  sendPasswordReset(userId: string): Promise<{ expires: Date }>
+  /** The user's linked accounts and passkey count. */
+  waysIn(userId: string): Promise<AdminWaysIn>
 }

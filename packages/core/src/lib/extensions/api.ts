@@ -171,6 +171,19 @@ export interface ExtensionSessionHooks<Locals = unknown> {
   claims?(input: { userId: string; locals: Locals }): Promise<Json | undefined> | Json | undefined
   /** Bytes of JSON the claims may take in the cookie (default 256, at most 1024). */
   budget?: number
+  /**
+   * Whether the session may go on, asked wherever `fields` are computed and wherever an
+   * extension's route or server function reads the session. `false` ends it: the session is
+   * answered as none, and its row (or registry entry) is deleted with the cookie. For limits
+   * an extension puts on a session it started (an impersonation's hard end), not in core's
+   * always-loaded session read. A store failure is an outage (503), never a valid session.
+   *
+   * @example
+   * ```ts
+   * valid: async ({ session, locals }) => !(await locals.limits.expired(session.key))
+   * ```
+   */
+  valid?(input: { session: ExtensionSession; locals: Locals; audit(event: ExtensionAuditInput): Promise<void> }): Promise<boolean> | boolean
 }
 
 /**
@@ -203,6 +216,30 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    * A thrown store failure refuses too (503), never allows.
    */
   signInGate?(input: ExtensionSignInGateInput<Locals>): Promise<ExtensionSignInVerdict> | ExtensionSignInVerdict
+  /**
+   * A notice shown atop every extension page (the account center, the admin console…) while
+   * signed in — the admin console's impersonation banner. Asked only for pages, with the
+   * session as this extension sees it; `undefined` for none. A failure of it is logged and
+   * the page shown without it.
+   *
+   * @example
+   * ```ts
+   * banner: async ({ session, locals }) => (await locals.notice(session.key)) ? html`<p role="status">…</p>` : undefined
+   * ```
+   */
+  banner?(input: ExtensionBannerInput<Locals>): Promise<SafeHtml | undefined> | SafeHtml | undefined
+}
+
+/** What an extension's {@link Extension.banner} is given. */
+export interface ExtensionBannerInput<Locals = unknown> {
+  session: ExtensionSession
+  locals: Locals
+  /** A sentence of this extension's catalog in the request's language. */
+  t(key: string, values?: Record<string, string | number>): string
+  locale: string
+  authUrl: string
+  /** The CSRF token, for a form in the banner. */
+  csrfToken(): Promise<string>
 }
 
 /** What an extension's {@link Extension.signInGate} is asked about. */

@@ -62,10 +62,35 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       headers: ctx.headers,
       url: ctx.url,
     }
-    return toInternal(ctx, await route.handler(request))
+    const answer = await route.handler(request)
+    return toInternal(ctx, "page" in answer ? await withBanners(ctx, answer) : answer)
   } catch (thrown) {
     return refusal(ctx, extension, thrown, answers)
   }
+}
+
+/**
+ * A page with the banners of the configuration's extensions atop it (an impersonation's),
+ * each asked with the session as that extension sees it. A banner that fails is logged and
+ * left out: a notice never costs the page.
+ */
+async function withBanners(ctx: RequestContext, answer: Extract<ExtensionResponse, { page: unknown }>): Promise<ExtensionResponse> {
+  const banners: SafeHtml[] = []
+  for (const resolved of ctx.config.extensions.byId.values()) {
+    const banner = resolved.extension.banner
+    if (!banner) continue
+    const tools = toolsFor(ctx, resolved)
+    const session = await tools.session()
+    if (!session) continue
+    try {
+      const shown = await banner({ session, locals: resolved.locals, t: tools.t, locale: tools.locale, authUrl: tools.authUrl, csrfToken: () => ensureCsrfToken(ctx) })
+      if (shown) banners.push(shown)
+    } catch (error) {
+      if (error instanceof ServiceUnavailable) throw error
+      ctx.config.logger.error(error as Error)
+    }
+  }
+  return banners.length ? { ...answer, page: { ...answer.page, body: html`${banners}${answer.page.body}` } } : answer
 }
 
 function acceptsHtml(ctx: RequestContext): boolean {

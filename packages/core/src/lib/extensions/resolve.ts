@@ -58,7 +58,7 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
     const resolved = resolveOne(candidate, host, into.byId, fail)
     if (resolved) into.byId.set(resolved.extension.id, resolved)
   }
-  into.inSession.push(...[...into.byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims))
+  into.inSession.push(...[...into.byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims || e.extension.session?.valid))
   into.toolsFor = toolsFor
   const gated = [...into.byId.values()].filter((e) => typeof e.extension.signInGate === "function")
   if (gated.length) into.gate = signInGate(gated) as ResolvedExtensions["gate"]

@@ -10,6 +10,7 @@ import type { RequestContext } from "../context.js"
 import { currentSession } from "../step-up/session.js"
 import { requireStepUp } from "../step-up/gate.js"
 import { sha256Hex } from "../crypto.js"
+import { sessionKey } from "./session-key.js"
 import { loadedMessagesOf, requestLocale } from "../i18n/index.js"
 import { fillText } from "../i18n/format.js"
 import { audit } from "../audit/index.js"
@@ -19,6 +20,8 @@ import type { EmailConfig } from "../../providers/email.js"
 import type { ExtensionAdmin } from "./admin-api.js"
 import type { ExtensionMail, ExtensionRateLimit, ExtensionSession, ExtensionTools } from "./api.js"
 import type { ResolvedExtension } from "./shapes.js"
+
+export { sessionKey }
 
 /** The tools of `extension` for the request of `ctx`. */
 export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): ExtensionTools {
@@ -53,14 +56,14 @@ export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): Ext
     rateLimit: (name, limit, subject) => limited(ctx, `${id}:${name}`, limit, subject),
     mail: (message) => sendMail(ctx, message),
     account: lazily(() => import("./account/index.js").then((m) => m.accountApi(ctx))),
-    admin: lazyAdmin(ctx),
+    admin: lazyAdmin(ctx, id),
   }
 }
 
 /** The admin facet, its code (`admin/index.ts`) loaded with `import()` on the first call. */
-function lazyAdmin(ctx: RequestContext): ExtensionAdmin {
+function lazyAdmin(ctx: RequestContext, id: string): ExtensionAdmin {
   let loaded: Promise<ExtensionAdmin> | undefined
-  const facet = () => (loaded ??= import("./admin/index.js").then((m) => m.adminFacet(ctx)))
+  const facet = () => (loaded ??= import("./admin/index.js").then((m) => m.adminFacet(ctx, id)))
   const call =
     <K extends Exclude<keyof ExtensionAdmin, "capabilities">>(name: K) =>
     ((...args: unknown[]) => facet().then((loaded) => (loaded[name] as (...a: unknown[]) => unknown)(...args))) as ExtensionAdmin[K]
@@ -80,6 +83,10 @@ function lazyAdmin(ctx: RequestContext): ExtensionAdmin {
     resetTwoFactor: call("resetTwoFactor"),
     auditTrail: call("auditTrail"),
     countSessions: call("countSessions"),
+    impersonate: call("impersonate"),
+    endImpersonation: call("endImpersonation"),
+    sendPasswordReset: call("sendPasswordReset"),
+    waysIn: call("waysIn"),
   }
 }
 
@@ -94,21 +101,20 @@ function lazily<T extends object>(load: () => Promise<T>): T {
 async function sessionOf(ctx: RequestContext, id: string): Promise<ExtensionSession | null> {
   const found = await currentSession(ctx, { fresh: true })
   if (!found) return null
+  // An extension's limit on the session (an impersonation's end) holds on its routes too.
+  if (ctx.config.extensions.inSession.some((e) => e.extension.session?.valid)) {
+    const { endSession, sessionAllowed } = await import("./fields.js")
+    if (!(await sessionAllowed(ctx, found))) {
+      ctx.setCookies.push(...(await endSession(ctx)))
+      return null
+    }
+  }
   return {
     userId: found.userId,
     ...(found.email && { email: found.email }),
     key: await sessionKey(id, found.userId, found.id),
     expires: new Date(Date.now() + ctx.config.session.maxAge * 1000),
   }
-}
-
-/**
- * A session's key for one extension: a hash of the extension, the user and the session's
- * own id (the public id of a database session, a JWT's session claim). A token issued
- * before sessions had ids has none: its key is the user's, shared by such sessions.
- */
-export async function sessionKey(id: string, userId: string, sessionId: string | undefined): Promise<string> {
-  return (await sha256Hex(`portcullis-extension\u0000${id}\u0000${userId}\u0000${sessionId ?? "user"}`)).slice(0, 40)
 }
 
 /**

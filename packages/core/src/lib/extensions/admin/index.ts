@@ -21,7 +21,7 @@ const PAGE_DEFAULT = 25
 const PAGE_MAX = 100
 
 /** The facet bound to one request's context. */
-export function adminFacet(ctx: RequestContext): ExtensionAdmin {
+export function adminFacet(ctx: RequestContext, extensionId: string): ExtensionAdmin {
   const { config } = ctx
   const adapter = config.adapter
   const capabilities = (): AdminCapabilities => ({ // the same reading as tools.ts answers synchronously
@@ -73,6 +73,25 @@ export function adminFacet(ctx: RequestContext): ExtensionAdmin {
       if (!methods) throw new AuditTrailUnsupported("The adapter has no audit capability (createAuditRecord, listAuditRecords, deleteAuditRecordsBefore); see docs/adapters.md")
       checkAuditQuery(query)
       return methods.listAuditRecords(query)
+    },
+    async impersonate(input) {
+      const { impersonate } = await import("./impersonation.js")
+      return impersonate(ctx, extensionId, input)
+    },
+    async endImpersonation() {
+      const { endImpersonation } = await import("./impersonation.js")
+      return endImpersonation(ctx, extensionId)
+    },
+    async sendPasswordReset(userId) {
+      const user = isId(userId) && adapter?.getUser ? await adapter.getUser(userId) : null
+      if (!user) throw new ExtensionRequestError("not-found", "No such user", 404)
+      const { sendPasswordReset } = await import("./recovery.js")
+      return sendPasswordReset(ctx, user)
+    },
+    async waysIn(userId) {
+      if (!isId(userId)) return { accounts: [], passkeys: null }
+      const { waysOf } = await import("./recovery.js")
+      return waysOf(ctx, userId)
     },
   }
 }

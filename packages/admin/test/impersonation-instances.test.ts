@@ -1,0 +1,81 @@
+/**
+ * Two instances, one impersonation store (Redis): an impersonation started here is shown and
+ * ended by another Node process — the banner's field there, the admin's own session back
+ * from there — and a copy of the ended session is refused here, since the record both read
+ * says it ended. (JWT sessions, shared secret; the worker runs the built packages.)
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { redisImpersonationStore } from "@portcullis/admin/redis"
+import { SECRET } from "../../core/test/helpers.js"
+import { connectRedis, deleteKeys, redis, redisGate } from "../../organizations/test/redis-harness.js"
+import { testbed } from "./support.js"
+
+const worker = fileURLToPath(new URL("./fixtures/impersonation-worker.ts", import.meta.url))
+
+function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = ""
+    let stderr = ""
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const end = buffered.indexOf("\n")
+      if (end < 0) return
+      child.stdout.off("data", onData)
+      resolve(buffered.slice(0, end))
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
+    child.once("exit", (code) => reject(new Error(`worker exited (${code}): ${stderr}`)))
+  })
+}
+
+redisGate.describe("impersonation across two instances on one Redis", () => {
+  const prefix = `portcullis-test:impersonation:${randomBytes(4).toString("hex")}:`
+  const client = connectRedis()
+  let child: ChildProcessWithoutNullStreams
+  beforeAll(async () => {
+    await client.connect()
+    // A checkout whose node_modules link elsewhere may point the worker at its own build (a resolve hook).
+    const hook = process.env.PORTCULLIS_WORKER_IMPORT ? ["--import", process.env.PORTCULLIS_WORKER_IMPORT] : []
+    child = spawn(process.execPath, ["--no-warnings", ...hook, worker, JSON.stringify({ url: redis.url, prefix, secret: SECRET })], { stdio: ["pipe", "pipe", "pipe"] })
+    expect(await nextLine(child)).toBe("ready")
+  }, 30_000)
+  afterAll(async () => {
+    child?.kill()
+    await deleteKeys(client, prefix)
+    await client.quit()
+  })
+
+  const there = async (command: "session" | "end", cookie: string) => {
+    const answer = nextLine(child)
+    child.stdin.write(`${command} ${cookie}\n`)
+    return JSON.parse(await answer) as { status: number; body: any; cookies?: string[] }
+  }
+
+  it("started here, shown and ended there: the admin's own session comes back, and the ended one is refused here", async () => {
+    const bed = testbed({ config: { session: { strategy: "jwt" } }, extension: { impersonation: { store: redisImpersonationStore(client, { prefix }) } } })
+    const ada = await bed.person("ada")
+    await bed.person("bob")
+    const adaToken = ada.browser.jar.get("authjs.session-token")!.value
+    expect((await ada.post("users/user-bob/impersonate")).status).toBe(200)
+    const impersonated = ada.browser.cookieHeader()
+
+    const seen = await there("session", impersonated)
+    expect(seen.body.user.email).toBe("bob@example.com")
+    expect(seen.body.admin.impersonatedBy).toEqual({ id: "user-ada", email: "ada@example.com" })
+
+    const ended = await there("end", impersonated)
+    expect(ended.body).toEqual({ userId: "user-bob", restored: true })
+    const restored = ended.cookies!.find((c) => c.startsWith("authjs.session-token=") && !/Max-Age=0/i.test(c))!
+    expect(restored.split(";")[0]).toBe(`authjs.session-token=${adaToken}`)
+    expect(ended.cookies!.some((c) => /^authjs\.impersonator=;/.test(c))).toBe(true)
+
+    // The impersonated cookie, replayed here after the end there: the shared record refuses it.
+    const replay = await ada.browser.request("/auth/session", { headers: { cookie: impersonated } })
+    expect(await replay.json()).toBeNull()
+    expect(bed.events()).toEqual(["impersonationStarted/success"])
+  }, 30_000)
+})
