@@ -54,7 +54,12 @@ function install(): void {
   const started = performance.now()
   // --prefer-offline: the lockfile pins every version and hash, so a cached tarball is the
   // right one and a second install (a new clone, a changed lockfile) works without the network.
-  const run = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, stdio: "inherit" })
+  // Run from `npm run build`/`npm test`, this process inherits the root's npm settings as
+  // npm_config_* variables — legacy-peer-deps among them (the root's .npmrc) — which would
+  // leave out the peers test-deps/ installs on purpose (@sveltejs/kit 2 for the consumers'
+  // type check). test-deps/ has its own settings: the root's are dropped here.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_legacy_peer_deps$/i.test(name)))
+  const run = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: project, stdio: "inherit", env })
   if (run.status !== 0) {
     console.error(
       [
