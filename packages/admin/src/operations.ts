@@ -129,6 +129,12 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     const record = await locals.getUser(userId)
     return !!record && (await locals.isAdmin(record))
   }
+  // Admins are peers: none ends another's sessions, resets their second factor, bans or
+  // impersonates them — so one stolen, stepped-up admin session cannot disarm the others.
+  // Acting on oneself stays possible where it makes sense (one's own sessions).
+  const refusePeer = async (userId: string, callerId: string, message: string) => {
+    if (userId !== callerId && (await isAdminId(userId))) throw new ExtensionRequestError("target-is-admin", message, 403)
+  }
   return {
     async isAdmin() {
       const session = await call.session()
@@ -190,7 +196,8 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     },
 
     async unban(userId) {
-      const caller = await requireAdmin(call, locals)
+      // A recent re-authentication, as for the ban: a stolen admin cookie alone lifts no ban.
+      const caller = await requireAdmin(call, locals, { stepUp: true })
       const user = await target(userId)
       const lifted = await locals.store.unban(user.id)
       if (lifted) await call.audit({ type: "userUnbanned", outcome: "success", userId: user.id, actor: caller.user.id })
@@ -200,6 +207,7 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
     async revokeSessions(userId) {
       const caller = await requireAdmin(call, locals, { stepUp: true })
       const user = await target(userId)
+      await refusePeer(user.id, caller.user.id, "Another administrator's sessions are theirs to end")
       if (!admin.capabilities().sessions) throw new ExtensionRequestError("unsupported", "Sessions cannot be revoked with this configuration (database sessions need listSessions, JWT sessions a session.registry)", 409)
       const revoked = await admin.revokeSessions(user.id)
       await call.audit({ type: "sessionsRevoked", outcome: "success", userId: user.id, actor: caller.user.id, details: { revoked } })
@@ -210,6 +218,7 @@ export function adminOperations(call: ExtensionTools, locals: AdminLocals): Admi
       const caller = await requireAdmin(call, locals, { stepUp: true })
       const why = checkReason(reason)
       const user = await target(userId)
+      await refusePeer(user.id, caller.user.id, "Another administrator's second factor is theirs to reset")
       if (!admin.capabilities().twoFactor) throw new ExtensionRequestError("unsupported", "Two-factor authentication is not configured", 409)
       if (!(await admin.twoFactorEnabled(user.id))) throw new ExtensionRequestError("two-factor-off", "This user has no two-factor authentication to reset", 409)
       return admin.resetTwoFactor({ userId: user.id, reason: why, actor: caller.user.id })
