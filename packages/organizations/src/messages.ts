@@ -82,7 +82,7 @@ const de: Catalog = {
   "error.last-owner": "Eine Organisation braucht einen Inhaber: Machen Sie zuerst jemand anderen zum Inhaber.",
   "error.slug-taken": "Dieser Kurzname ist vergeben; wählen Sie einen anderen.",
   "error.member-not-found": "Diese Person ist kein Mitglied der Organisation.",
-  "error.member-changed": "Die Rolle dieses Mitglieds hat sich inzwischen geändert; sieh nach und versuche es erneut.",
+  "error.member-changed": "Die Rolle dieses Mitglieds hat sich inzwischen geändert; sehen Sie nach und versuchen Sie es erneut.",
   "error.unknown-role": "Diese Rolle gibt es nicht.",
   "error.already-member": "Diese Person ist bereits Mitglied.",
   "error.invitation-not-found": "Keine solche offene Einladung.",
@@ -191,6 +191,52 @@ const es: Catalog = {
   "error.invalid-organization": "Elige una organización.",
 }
 
+const pt: Catalog = {
+  "error.title": "Organizações",
+  "role.owner": "Proprietário",
+  "role.admin": "Administrador",
+  "role.member": "Membro",
+  "accept.title": "Convite",
+  "accept.heading": "Participar de {organization}",
+  "accept.intro": "{inviter} convidou você para participar de {organization} como {role}.",
+  "accept.button": "Aceitar convite",
+  "accept.signedOut": "Este convite é para {email}. Entre com esse endereço para aceitá-lo.",
+  "accept.signIn": "Entrar",
+  "accept.noAccount": "Ainda não tem conta?",
+  "accept.signUp": "Criar conta com {email}",
+  "accept.mismatch": "Você entrou como {current}, mas este convite é para {email}. Saia e entre com {email} para aceitá-lo.",
+  "accept.unverified": "Seu endereço {email} ainda não foi confirmado. Confirme-o (entre com um link por e-mail ou abra o link que enviamos) e depois abra este convite de novo.",
+  "accept.signOut": "Sair",
+  "accept.invalidTitle": "Convite indisponível",
+  "accept.invalid": "Este link de convite é inválido, já foi usado ou expirou. Peça um novo a quem convidou você.",
+  "accept.failedTitle": "Não foi possível aceitar o convite",
+  "email.subject": "{inviter} convidou você para participar de {organization}",
+  "email.heading": "{inviter} convidou você para participar de {organization}",
+  "email.button": "Aceitar convite",
+  "email.expires": "O convite expira em {duration}.",
+  "email.ignore": "Se você não esperava este convite, pode ignorar este e-mail.",
+  "error.not-found": "Essa organização não existe ou você não é membro dela.",
+  "error.forbidden": "Sua função nesta organização não permite isso.",
+  "error.last-owner": "Uma organização precisa de um proprietário: torne outra pessoa proprietária primeiro.",
+  "error.slug-taken": "Este identificador já está em uso; escolha outro.",
+  "error.member-not-found": "Esta pessoa não é membro da organização.",
+  "error.member-changed": "A função deste membro mudou nesse meio-tempo; confira e tente de novo.",
+  "error.unknown-role": "Essa função não existe.",
+  "error.already-member": "Esta pessoa já é membro.",
+  "error.invitation-not-found": "Não há convite pendente assim.",
+  "error.invitation-unavailable": "Este link de convite é inválido, já foi usado ou expirou.",
+  "error.email-mismatch": "Este convite é para outro endereço de e-mail.",
+  "error.email-unverified": "Confirme seu endereço de e-mail antes de aceitar um convite.",
+  "error.untrusted-origin": "Não é possível enviar convites a partir deste endereço do site.",
+  "error.organization-limit": "Você já participa do número máximo de organizações.",
+  "error.member-limit": "Esta organização já tem o número máximo de membros.",
+  "error.invalid-name": "O nome deve ter de 1 a 100 caracteres.",
+  "error.invalid-slug": "O identificador pode conter letras minúsculas, dígitos e -.",
+  "error.invalid-metadata": "Os metadados devem ser um objeto JSON de no máximo 4 KiB.",
+  "error.invalid-email": "Digite um endereço de e-mail.",
+  "error.invalid-organization": "Escolha uma organização.",
+}
+
 const ja: Catalog = {
   "error.title": "組織",
   "role.owner": "オーナー",
@@ -235,6 +281,52 @@ const ja: Catalog = {
   "error.invalid-metadata": "メタデータは 4 KiB 以下の JSON オブジェクトにしてください。",
   "error.invalid-email": "メールアドレスを入力してください。",
   "error.invalid-organization": "組織を選んでください。",
+}
+
+const zh: Catalog = {
+  "error.title": "组织",
+  "role.owner": "所有者",
+  "role.admin": "管理员",
+  "role.member": "成员",
+  "accept.title": "邀请",
+  "accept.heading": "加入 {organization}",
+  "accept.intro": "{inviter} 邀请您以 {role} 身份加入 {organization}。",
+  "accept.button": "接受邀请",
+  "accept.signedOut": "此邀请发给 {email}。请使用该地址登录以接受邀请。",
+  "accept.signIn": "登录",
+  "accept.noAccount": "还没有帐号？",
+  "accept.signUp": "使用 {email} 创建帐号",
+  "accept.mismatch": "您当前以 {current} 登录，但此邀请发给 {email}。请退出登录，再使用 {email} 登录以接受邀请。",
+  "accept.unverified": "您的地址 {email} 尚未确认。请先确认（通过邮件链接登录，或打开我们发送给您的链接），然后再次打开此邀请。",
+  "accept.signOut": "退出登录",
+  "accept.invalidTitle": "邀请不可用",
+  "accept.invalid": "此邀请链接无效、已被使用或已过期。请向邀请您的人索取新的链接。",
+  "accept.failedTitle": "无法接受邀请",
+  "email.subject": "{inviter} 邀请您加入 {organization}",
+  "email.heading": "{inviter} 邀请您加入 {organization}",
+  "email.button": "接受邀请",
+  "email.expires": "此邀请将在 {duration} 后过期。",
+  "email.ignore": "如果您没有预料到此邀请，可以忽略这封邮件。",
+  "error.not-found": "没有该组织，或您不是其成员。",
+  "error.forbidden": "您在此组织中的角色不允许此操作。",
+  "error.last-owner": "组织必须有一位所有者：请先将其他人设为所有者。",
+  "error.slug-taken": "此标识已被占用，请另选一个。",
+  "error.member-not-found": "此人不是该组织的成员。",
+  "error.member-changed": "此成员的角色在此期间已更改，请查看后重试。",
+  "error.unknown-role": "没有该角色。",
+  "error.already-member": "此人已是成员。",
+  "error.invitation-not-found": "没有这样的待处理邀请。",
+  "error.invitation-unavailable": "此邀请链接无效、已被使用或已过期。",
+  "error.email-mismatch": "此邀请发给另一个邮箱地址。",
+  "error.email-unverified": "请先确认您的邮箱地址，再接受邀请。",
+  "error.untrusted-origin": "无法从本网站的此地址发送邀请。",
+  "error.organization-limit": "您加入的组织数量已达上限。",
+  "error.member-limit": "此组织的成员数量已达上限。",
+  "error.invalid-name": "名称必须为 1 到 100 个字符。",
+  "error.invalid-slug": "标识只能包含小写字母、数字和 -。",
+  "error.invalid-metadata": "元数据必须是不超过 4 KiB 的 JSON 对象。",
+  "error.invalid-email": "请输入邮箱地址。",
+  "error.invalid-organization": "请选择一个组织。",
 }
 
 const ar: Catalog = {
@@ -284,7 +376,7 @@ const ar: Catalog = {
 }
 
 /** The catalogs, by language tag; English is complete and the fallback. */
-export const messages: Readonly<Record<string, Catalog>> = { en, de, fr, es, ja, ar }
+export const messages: Readonly<Record<string, Catalog>> = { en, de, fr, es, pt, ja, zh, ar }
 
 /** A key of the catalogs. */
 export type MessageKey = keyof typeof en

@@ -1,6 +1,7 @@
 /**
- * The sentences of organizations: every language has every key English has, with the same
- * placeholders, and every refusal code the operations throw has its `error.<code>` sentence.
+ * The sentences of organizations: each of core's eight languages has a catalog with every key
+ * English has (and no other), with the same placeholders, and every refusal code the
+ * operations throw has its `error.<code>` sentence.
  */
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -8,13 +9,25 @@ import { messages } from "@portcullis/organizations"
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
+const languages = ["de", "fr", "es", "pt", "ja", "zh", "ar"]
+const english: Readonly<Record<string, string>> = messages.en!
+
 describe("the messages", () => {
-  it.each(["de", "fr", "es", "ja", "ar"])("of %s have every English key with the same placeholders", (language) => {
-    const catalog = messages[language]!
-    for (const [key, english] of Object.entries(messages.en!)) {
-      expect(catalog[key as keyof typeof catalog], key).toBeTypeOf("string")
-      expect(placeholders(catalog[key as keyof typeof catalog]), key).toEqual(placeholders(english))
-    }
+  it("have a catalog for each of core's eight languages", () => {
+    expect(Object.keys(messages).sort()).toEqual(["en", ...languages].sort())
+  })
+
+  it.each(languages)("of %s have every English key, and no other", (language) => {
+    const catalog: Readonly<Record<string, string>> = messages[language]!
+    const missing = Object.keys(english).filter((key) => typeof catalog[key] !== "string" || catalog[key] === "")
+    const extra = Object.keys(catalog).filter((key) => !(key in english))
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] })
+  })
+
+  it.each(languages)("of %s keep English's placeholders in every sentence", (language) => {
+    const catalog: Readonly<Record<string, string>> = messages[language]!
+    const differing = Object.entries(english).filter(([key, text]) => catalog[key] !== undefined && placeholders(catalog[key]!).join() !== placeholders(text).join())
+    expect(differing.map(([key]) => key)).toEqual([])
   })
 
   it("name every refusal code the operations and routes throw", () => {
