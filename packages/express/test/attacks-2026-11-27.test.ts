@@ -322,12 +322,25 @@ describe("account enumeration through the password pages, over a real socket", (
     }
   })
 
-  it("sign-in refusals are identical: unknown address, wrong password, unverified with the right password, 2FA user with a wrong password", async () => {
+  it("sign-in refusals are identical without the right password: unknown address, wrong password, unverified or 2FA user with a wrong password", async () => {
     const wrong = await post("/auth/callback/password", { email: "known@example.com", password: "not the password at all" })
     expect(wrong.status).toBe(302)
     expect(await post("/auth/callback/password", { email: "nobody-here@example.com", password: "not the password at all" })).toEqual(wrong)
-    expect(await post("/auth/callback/password", { email: "pending@example.com", password: PASS })).toEqual(wrong)
+    expect(await post("/auth/callback/password", { email: "pending@example.com", password: "not the password at all" })).toEqual(wrong)
     expect(await post("/auth/callback/password", { email: "guarded@example.com", password: "not the password at all" })).toEqual(wrong)
+  })
+
+  // Issue 32: an unverified account gets its own hint — but only after the right password,
+  // which tells its holder nothing they could not learn from their own inbox.
+  it("the right password of an unconfirmed address answers code=unverified, on the same page as every refusal", async () => {
+    const wrong = await post("/auth/callback/password", { email: "known@example.com", password: "not the password at all" })
+    const unverified = await post("/auth/callback/password", { email: "pending@example.com", password: PASS })
+    const where = (r: typeof wrong) => new URL(r.headers.find(([n]) => n === "location")![1])
+    expect(unverified.status).toBe(wrong.status)
+    expect(where(unverified).pathname).toBe(where(wrong).pathname)
+    expect(where(unverified).searchParams.get("error")).toBe(where(wrong).searchParams.get("error"))
+    expect(where(unverified).searchParams.get("code")).toBe("unverified")
+    expect(where(wrong).searchParams.get("code")).not.toBe("unverified")
   })
 
   it("a forged reset token is refused identically for a known and an unknown address", async () => {
