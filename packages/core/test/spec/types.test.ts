@@ -125,7 +125,9 @@ describe("§2.7–2.9 adapter session, verification token, authenticator", () =>
   })
 
   it("AdapterAuthenticator has the WebAuthn fields with userId required; Authenticator makes userId optional", () => {
-    expectTypeOf<AdapterAuthenticator>().toEqualTypeOf<{
+    // Plus Portcullis's optional `name` (the account center's passkey names, docs/account.md).
+    expectTypeOf<AdapterAuthenticator["name"]>().toEqualTypeOf<string | null | undefined>()
+    expectTypeOf<Omit<AdapterAuthenticator, "name">>().toEqualTypeOf<{
       credentialID: string
       credentialPublicKey: string
       counter: number
@@ -199,7 +201,9 @@ describe("§2.12–2.20 configuration", () => {
   })
 
   it("§2.18 theme: brandColor, buttonText, colorScheme, logo", () => {
-    expectTypeOf<Theme>().toEqualTypeOf<{ brandColor?: string; buttonText?: string; colorScheme?: "auto" | "dark" | "light"; logo?: string }>()
+    expectTypeOf<Omit<Theme, "layout">>().toEqualTypeOf<{ brandColor?: string; buttonText?: string; colorScheme?: "auto" | "dark" | "light"; logo?: string }>()
+    // Plus Portcullis's `layout` (docs/pages.md): the identifier-first page, or Auth.js's.
+    expectTypeOf<Theme["layout"]>().toEqualTypeOf<"identifier" | "authjs" | undefined>()
   })
 
   it("§2.19 logger: debug(message, metadata?), error(error), warn(code)", () => {
