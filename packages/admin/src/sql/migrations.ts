@@ -1,16 +1,20 @@
 /**
- * The ban table as a versioned migration, recorded in a migration table of its own
+ * The ban and impersonation tables as versioned migrations, recorded in a migration table of its own
  * (`<tablePrefix>admin_migrations`) so it runs beside the SQL adapter's, in any order.
  * Never edit a released migration: add a new one.
  * @module
  */
 import { sql, type Kysely } from "kysely"
 import { Migrator, type Migration } from "kysely/migration"
+import { impersonationTable } from "./impersonations.js"
 import { banDialect, banTable, type BanSqlDialect } from "./store.js"
 
 /** The migrations, by name. */
 export function adminMigrations(dialect: BanSqlDialect, tablePrefix = ""): Record<string, Migration> {
   const table = banTable(tablePrefix)
+  const impersonations = impersonationTable(tablePrefix)
+  // MySQL: binary collation, so ids and keys compare exactly, as on the other databases.
+  const exact = sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`
   return {
     "0001_admin_bans": {
       async up(db) {
@@ -21,12 +25,32 @@ export function adminMigrations(dialect: BanSqlDialect, tablePrefix = ""): Recor
           .addColumn("banned_by", "varchar(255)", (c) => c.notNull())
           .addColumn("banned_at", "bigint", (c) => c.notNull())
           .addColumn("expires", "bigint")
-        // MySQL: binary collation, so ids compare exactly, as on the other databases.
-        if (dialect === "mysql") create = create.modifyEnd(sql`engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`)
+        if (dialect === "mysql") create = create.modifyEnd(exact)
         await create.execute()
       },
       async down(db) {
         await db.schema.dropTable(table).execute()
+      },
+    },
+    "0002_admin_impersonations": {
+      async up(db) {
+        let create = db.schema
+          .createTable(impersonations)
+          .addColumn("session_key", "varchar(255)", (c) => c.primaryKey())
+          .addColumn("user_id", "varchar(255)", (c) => c.notNull())
+          .addColumn("by_id", "varchar(255)", (c) => c.notNull())
+          .addColumn("by_email", "varchar(320)")
+          .addColumn("started_at", "bigint", (c) => c.notNull())
+          .addColumn("until_at", "bigint", (c) => c.notNull())
+          .addColumn("ended_at", "bigint")
+          // When the record may be forgotten: reads ignore rows past it, writes prune them.
+          .addColumn("keep_until", "bigint", (c) => c.notNull())
+        if (dialect === "mysql") create = create.modifyEnd(exact)
+        await create.execute()
+        await db.schema.createIndex(`${impersonations}_keep_until`).on(impersonations).column("keep_until").execute()
+      },
+      async down(db) {
+        await db.schema.dropTable(impersonations).execute()
       },
     },
   }
