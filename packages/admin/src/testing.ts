@@ -165,6 +165,15 @@ export function impersonationStoreConformance(label: string, open: () => Promise
       expect((await s.get("Session-Ä'1"))?.userId).toBe("user-bob")
     })
 
+    it("answers a key made of SQL, pattern or key-space characters with no other session's record", async () => {
+      const s = await store()
+      await s.put("session-1", impersonation(), HOUR)
+      for (const probe of ["session-%", "session-_", "%", "*", "' OR '1'='1", "session-1' --", "session-1\u0000", " session-1", "session-1 ", "}session-1{"]) {
+        expect(await s.get(probe)).toBeNull()
+      }
+      expect(await s.get("session-1")).not.toBeNull()
+    })
+
     it("holds one whole record after 50 concurrent puts of one session", async () => {
       const s = await store()
       const records = Array.from({ length: 50 }, (_, i) => impersonation({ userId: `user-${i}`, by: { id: `admin-${i}`, email: `admin-${i}@example.com` } }))

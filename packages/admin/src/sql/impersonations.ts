@@ -74,6 +74,8 @@ export class SqlImpersonationStore implements ImpersonationStore {
   }
 
   async get(key: string): Promise<Impersonation | null> {
+    // PostgreSQL text cannot hold NUL (the query would fail): no record was stored under such a key.
+    if (key.includes("\u0000")) return null
     const row = (await this.#db
       .selectFrom(this.#table)
       .selectAll()

@@ -36,7 +36,9 @@ export function adminMigrations(dialect: BanSqlDialect, tablePrefix = ""): Recor
       async up(db) {
         let create = db.schema
           .createTable(impersonations)
-          .addColumn("session_key", "varchar(255)", (c) => c.primaryKey())
+          // MySQL/MariaDB compare `varchar` with trailing spaces ignored (PAD SPACE, even in
+          // utf8mb4_bin), so "k " would read and overwrite "k"'s record: bytes compare exactly.
+          .addColumn("session_key", dialect === "mysql" ? "varbinary(255)" : "varchar(255)", (c) => c.primaryKey())
           .addColumn("user_id", "varchar(255)", (c) => c.notNull())
           .addColumn("by_id", "varchar(255)", (c) => c.notNull())
           .addColumn("by_email", "varchar(320)")
@@ -61,7 +63,25 @@ export async function migrateAdmin(db: Kysely<any>, options: { tablePrefix?: str
   const dialect = banDialect(db, options.dialect)
   const name = `${options.tablePrefix ?? ""}admin_migrations`
   const migrator = new Migrator({ db, provider: { getMigrations: async () => adminMigrations(dialect, options.tablePrefix) }, migrationTableName: name, migrationLockTableName: `${name}_lock` })
-  const { error, results = [] } = await migrator.migrateToLatest()
-  if (error) throw new Error(`admin migration failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-  return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+  for (let attempt = 1; ; attempt++) {
+    const { error, results = [] } = await migrator.migrateToLatest()
+    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
+    const failed = results.find((r) => r.status === "Error")?.migrationName
+    // Kysely's migrator finds its table by listing the schema's tables, then each one's
+    // columns: a table another client drops in between (another app, a test run) fails that
+    // setup before any migration ran, so trying again is safe — as the other migrators do.
+    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+      continue
+    }
+    throw new Error(`admin migration failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+}
+
+const SETUP_ATTEMPTS = 8
+
+/** PostgreSQL's undefined_table (42P01), MySQL's ER_NO_SUCH_TABLE, SQLite's "no such table". */
+function isUndefinedTable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
 }
