@@ -5,8 +5,7 @@ import Password from "@portcullis/core/providers/password"
 import type { ExpressAuthConfig } from "@portcullis/express"
 import { account } from "@portcullis/account"
 import { organizations, type OrganizationStore } from "@portcullis/organizations"
-import { admin, type BanStore } from "@portcullis/admin"
-import { memoryImpersonationStore } from "@portcullis/admin/memory"
+import { admin, type BanStore, type ImpersonationStore } from "@portcullis/admin"
 import { demoCredentials, demoOidc, type DemoOidcClient } from "@portcullis/example-kit"
 
 /** What the demo runs beside itself: a local OpenID provider and a mail catcher. */
@@ -24,6 +23,8 @@ export interface DemoOptions extends DemoPeers {
   organizations?: OrganizationStore
   /** Where the admin console's bans live (server.ts: `sqlBanStore(db)`); without it, no console. */
   bans?: BanStore
+  /** Where the console's impersonations live (server.ts: `sqlImpersonationStore(db)`); without it, no impersonation. */
+  impersonations?: ImpersonationStore
   /** Who may use the admin console (`ADMIN_EMAILS`); default the demo user's address. */
   adminEmails?: readonly string[]
 }
@@ -82,9 +83,10 @@ export function authConfig(secret: string, adapter?: Adapter, options: DemoOptio
               isAdmin: (user) => typeof user.email === "string" && (options.adminEmails ?? ["demo@portcullis.dev"]).includes(user.email.toLowerCase()),
               // A user's page lists their organizations, read through the organizations store's public API.
               ...(options.organizations && { organizationsOf: organizationsOf(options.organizations) }),
-              // Impersonation from a user's page: 30 minutes at most, landing on the account center
-              // (one instance, so the memory store; several would share redisImpersonationStore).
-              impersonation: { store: memoryImpersonationStore(), landing: "/auth/account" },
+              // Impersonation from a user's page: 30 minutes at most, landing on the account center.
+              // The records are rows in the demo's database, as the bans are, so several
+              // instances on one database would all show and end the same impersonation.
+              ...(options.impersonations && { impersonation: { store: options.impersonations, landing: "/auth/account" } }),
             }),
           ]
         : []),

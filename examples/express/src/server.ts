@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 import { generateSecret } from "@portcullis/cli"
 import { createSqliteKysely, migrateToLatest, SqlAdapter } from "@portcullis/sql-adapter"
 import { migrateOrganizations, sqlOrganizationStore } from "@portcullis/organizations/sql"
-import { migrateAdmin, sqlBanStore } from "@portcullis/admin/sql"
+import { migrateAdmin, sqlBanStore, sqlImpersonationStore } from "@portcullis/admin/sql"
 import { createApp } from "./app.ts"
 import { startDemoOidcProvider } from "@portcullis/example-kit/oidc-server"
 import { startDemoSmtp } from "@portcullis/example-kit/smtp"
@@ -42,8 +42,9 @@ const closers: (() => Promise<unknown>)[] = []
 // An embedded SQLite database (node:sqlite): nothing to install, schema created on first start.
 mkdirSync(dataDir, { recursive: true })
 const db = createSqliteKysely(join(dataDir, "portcullis.sqlite"))
-// Core's tables, then the organizations extension's (the Team page), in the same database:
-// what `portcullis migrate --with @portcullis/organizations` applies.
+// Core's tables, then the organizations extension's (the Team page) and the admin console's
+// (bans, impersonations), in the same database:
+// what `portcullis migrate --with @portcullis/organizations --with @portcullis/admin` applies.
 const applied = [...(await migrateToLatest(db, { dialect: "sqlite" })), ...(await migrateOrganizations(db)), ...(await migrateAdmin(db))]
 if (applied.length) console.log(`Created the database schema (${applied.join(", ")}) in ${join(dataDir, "portcullis.sqlite")}`)
 
@@ -124,6 +125,7 @@ try {
       smtpUrl: smtp.url,
       organizations: sqlOrganizationStore(db),
       bans: sqlBanStore(db),
+      impersonations: sqlImpersonationStore(db),
       ...(process.env.ADMIN_EMAILS && { adminEmails: process.env.ADMIN_EMAILS.split(",").map((e) => e.trim().toLowerCase()).filter(Boolean) }),
       trustedOrigins: authUrl ? undefined : origins,
     }),

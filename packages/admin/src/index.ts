@@ -53,7 +53,7 @@ export interface AdminOptions {
   organizationsOf?: (userId: string) => Promise<ReadonlyArray<{ id: string; name: string; role: string }>>
   /**
    * Impersonation (docs/admin.md#impersonation): off without it. `store` keeps one record per
-   * impersonated session — shared (`redisImpersonationStore`) when more than one instance
+   * impersonated session — shared (`redisImpersonationStore`, `sqlImpersonationStore`) when more than one instance
    * serves the app; `maxAge` is the hard limit in seconds (default 1800, 60 to 86,400);
    * `landing` is where an admin lands once impersonating (default `"/"`, a path of the app).
    */

@@ -24,7 +24,7 @@ export function memoryBanStore(): BanStore {
 
 /**
  * Impersonations kept in this process: not shared between instances (an impersonation started
- * on one would be no impersonation on another) — use `redisImpersonationStore` for more than one.
+ * on one would be no impersonation on another) — use `redisImpersonationStore` or `sqlImpersonationStore` for more than one.
  *
  * @example
  * ```ts

@@ -13,7 +13,8 @@ function io(cwd: string, env: Record<string, string | undefined> = {}) {
   return { out, err, io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s), env, cwd } }
 }
 
-const ADAPTER_MIGRATIONS = 7
+// The SQL adapter's own migrations (0001…0008), applied before any extension's.
+const ADAPTER_MIGRATIONS = 8
 
 describe("portcullis migrate --with <extension>", () => {
   const dirs: string[] = []
@@ -42,6 +43,20 @@ describe("portcullis migrate --with <extension>", () => {
     try {
       const tables = (await db.introspection.getTables()).map((t) => t.name)
       expect(tables).toEqual(expect.arrayContaining(["users", "organizations", "organization_members", "organization_invitations", "organization_active", "portcullis_organizations_migrations"]))
+    } finally {
+      await db.destroy()
+    }
+  })
+
+  it("applies the admin console's migrations: the ban and impersonation tables", async () => {
+    const dir = await project()
+    const url = `sqlite:${join(dir, "auth.db")}`
+    const run = io(dir)
+    expect(await main(["migrate", "--url", url, "--with", "@portcullis/admin"], run.io)).toBe(0)
+    expect(run.out.slice(ADAPTER_MIGRATIONS)).toEqual([`${url}: applied @portcullis/admin 0001_admin_bans`, `${url}: applied @portcullis/admin 0002_admin_impersonations`])
+    const db = createSqliteKysely(join(dir, "auth.db"))
+    try {
+      expect((await db.introspection.getTables()).map((t) => t.name)).toEqual(expect.arrayContaining(["admin_bans", "admin_impersonations", "admin_migrations"]))
     } finally {
       await db.destroy()
     }
