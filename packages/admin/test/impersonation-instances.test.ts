@@ -16,25 +16,9 @@ import { SECRET } from "../../core/test/helpers.js"
 import { connectRedis, deleteKeys, redis, redisGate } from "../../organizations/test/redis-harness.js"
 import { postgres, postgresGate } from "../../organizations/test/sql-harness.js"
 import { testbed } from "./support.js"
+import { nextLine } from "./worker-process.js"
 
 const worker = fileURLToPath(new URL("./fixtures/impersonation-worker.ts", import.meta.url))
-
-function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffered = ""
-    let stderr = ""
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const end = buffered.indexOf("\n")
-      if (end < 0) return
-      child.stdout.off("data", onData)
-      resolve(buffered.slice(0, end))
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
-    child.once("exit", (code) => reject(new Error(`worker exited (${code}): ${stderr}`)))
-  })
-}
 
 /** The other instance, on the store `kind` at `url` under `prefix`. */
 function otherInstance(kind: "redis" | "postgres", url: string, prefix: string) {

@@ -11,25 +11,9 @@ import { redisBanStore } from "@portcullis/admin/redis"
 import { SECRET } from "../../core/test/helpers.js"
 import { connectRedis, deleteKeys, redis, redisGate } from "../../organizations/test/redis-harness.js"
 import { testbed } from "./support.js"
+import { nextLine } from "./worker-process.js"
 
 const worker = fileURLToPath(new URL("./fixtures/sign-in-worker.ts", import.meta.url))
-
-function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffered = ""
-    let stderr = ""
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const end = buffered.indexOf("\n")
-      if (end < 0) return
-      child.stdout.off("data", onData)
-      resolve(buffered.slice(0, end))
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
-    child.once("exit", (code) => reject(new Error(`worker exited (${code}): ${stderr}`)))
-  })
-}
 
 redisGate.describe("two instances on one Redis", () => {
   const prefix = `portcullis-test:bans:${randomBytes(4).toString("hex")}:`
