@@ -56,6 +56,14 @@ export type {
   ExtensionSignInGateInput,
   ExtensionBannerInput,
   ExtensionSignInVerdict,
+  ExtensionSignInRoute,
+  ExtensionSignInRouteInput,
+  ExtensionIdentity,
+  ExtensionOidc,
+  ExtensionOidcClient,
+  ExtensionOidcResult,
+  ExtensionSignIn,
+  ExtensionSignInOutcome,
   Json,
 } from "./lib/extensions/api.js"
 export type {

@@ -248,7 +248,9 @@ describe("the extensions option", () => {
     [[{ id: "signin" }], /core's actions/],
     [[{ id: "Bad Id" }], /lowercase/],
     [[{ id: "x" }, { id: "x" }], /Two extensions/],
-    [[{ id: "x", routes: [{ method: "PUT", path: "", handler() {} }] }], /method/],
+    [[{ id: "x", routes: [{ method: "TRACE", path: "", handler() {} }] }], /method/],
+    [[{ id: "x", routes: [{ method: "PUT", path: "", handler() {} }] }], /PUT routes are for machine clients/],
+    [[{ id: "x", routes: [{ method: "POST", path: "", from: "anywhere", handler() {} }] }], /must be access: "anyone"/],
     [[{ id: "x", messages: { de: {} } }], /English/],
     [[{ id: "x", session: { budget: 5000 } }], /budget/],
   ])("refuses %j as a configuration error", async (extensions, message) => {

@@ -48,12 +48,27 @@ export async function signinPage(ctx: RequestContext, identified?: string): Prom
   const invalidIdentifier = address !== undefined && (address === "" || address.length > MAX_ADDRESS || /\s/.test(address))
   const email = invalidIdentifier ? address.slice(0, MAX_ADDRESS) : typeof ctx.query.email === "string" ? ctx.query.email.slice(0, MAX_ADDRESS) : undefined
   const scripts = await ctx.config.kinds.pageScripts(providers)
-  const page = { ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts }
+  const routing = ctx.config.extensions.routing
+  const route = address !== undefined && !invalidIdentifier && routing.length ? await routeOf(ctx, address) : undefined
+  const page = { ...(await pageBase(ctx)), providers, callbackUrl, error, code, email, scripts, ...(routing.length && { routed: true }), ...(route && { route }) }
   // Loaded on first use: both layouts and their forms stay out of the startup path (the
   // error page, which startup needs, shares only the document shell with them).
   const { renderSignIn } = await import("../pages/signin.js")
   const html = renderSignIn(invalidIdentifier ? { ...page, invalidIdentifier } : address !== undefined ? { ...page, identified: address } : page)
   return { ...(invalidIdentifier ? { status: 400 } : {}), headers: pageHeaders, body: html }
+}
+
+/**
+ * The first extension's way in for `address` (`Extension.signInRoute`): an organization's SSO.
+ * Asked with the extension's sentences; a failure (its store down) fails the page (a 503).
+ */
+async function routeOf(ctx: RequestContext, address: string): Promise<{ action: string; label: string; only: boolean } | undefined> {
+  for (const resolved of ctx.config.extensions.routing) {
+    const tools = ctx.config.extensions.toolsFor!(ctx as never, resolved)
+    const route = await resolved.extension.signInRoute!({ email: address, locals: resolved.locals, authUrl: ctx.authUrl, t: tools.t })
+    if (route) return { action: String(route.action), label: String(route.label), only: route.only === true }
+  }
+  return undefined
 }
 
 /** `GET /signout`. */

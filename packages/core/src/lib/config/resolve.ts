@@ -132,7 +132,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   // Extensions' code (`extensions/resolve.ts`) is loaded with `import()` only when there are
   // any: a configuration without them pays nothing at startup. The runtime awaits `checked`
   // before any request (`configProblem`), so the maps are filled by then.
-  const extensions: ResolvedExtensions = { byId: new Map(), inSession: [], checked: Promise.resolve(undefined) }
+  const extensions: ResolvedExtensions = { byId: new Map(), inSession: [], routing: [], oidc: new Map(), checked: Promise.resolve(undefined) }
   const extended = config.extensions != null && !(Array.isArray(config.extensions) && !config.extensions.length)
   if (extended) {
     const setup = { adapter, strategy: session.strategy, logger, adapterTimeout, storeHealth, telemetry, events }

@@ -10,6 +10,9 @@ import type { AuditDetails, AuditOutcome } from "../audit/events.js"
 import type { LoggerInstance } from "../../base-types.js"
 import type { AccountApi } from "./account-api.js"
 import type { ExtensionAdmin } from "./admin-api.js"
+import type { ExtensionOidc, ExtensionSignIn } from "./sign-in-api.js"
+
+export type { ExtensionIdentity, ExtensionOidc, ExtensionOidcClient, ExtensionOidcResult, ExtensionSignIn, ExtensionSignInOutcome } from "./sign-in-api.js"
 
 /** A JSON value: what an extension may keep in a session token or send to a browser. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
@@ -30,11 +33,20 @@ export interface ExtensionRateLimit {
  * with `stepUp`, a recent re-authentication), and the answer's form on refusal.
  */
 export interface ExtensionRoute<Locals = unknown> {
-  method: "GET" | "POST"
+  /** `PUT`, `PATCH` and `DELETE` only with `from: "anywhere"`: browsers' forms never send them, machine clients (SCIM) do. */
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   /** Segments after the extension id; `:name` segments are parameters (`invitations/:id/accept`). `""` is the extension's root. */
   path: string
   /** Who may call it: `"user"` (default) needs a valid session; `"anyone"` does not (a page that then asks to sign in). */
   access?: "user" | "anyone"
+  /**
+   * Who may send a change here: `"site"` (default) — a `POST` must come from this site, with
+   * the CSRF token; `"anywhere"` — no origin or CSRF check, for requests another party makes
+   * by design: an identity provider's cross-site form post (a SAML response), a SCIM client,
+   * a token endpoint. Only with `access: "anyone"`: such a route authenticates its caller
+   * itself (a signature, a bearer token) and must never act on the browser's session.
+   */
+  from?: "site" | "anywhere"
   /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */
   stepUp?: boolean
   /** Default `{ max: 30, window: 60 }` for `POST`, none for `GET`; `false` for none. Off with `rateLimit: false`. */
@@ -46,9 +58,20 @@ export interface ExtensionRoute<Locals = unknown> {
 
 /** What a route answers. */
 export type ExtensionResponse =
-  | { json: Json | object; status?: number }
+  | {
+      json: Json | object
+      status?: number
+      /** A JSON media type of the protocol's own (`application/scim+json`). Default `application/json`. */
+      contentType?: string
+      /** Headers of the protocol (`ETag`, `Location`, `WWW-Authenticate`); never `Set-Cookie`. */
+      headers?: Record<string, string>
+    }
   | { redirect: string }
   | { page: { title: string; body: SafeHtml }; status?: number }
+  /** A document of another type (SAML metadata as `application/samlmetadata+xml`), sent as is and never cached. */
+  | { text: string; contentType: string; status?: number; headers?: Record<string, string> }
+  /** No body: `204 No Content` (a SCIM `DELETE`). */
+  | { empty: true; status?: number; headers?: Record<string, string> }
 
 /** The signed-in session of a request, as extensions see it. */
 export interface ExtensionSession {
@@ -116,16 +139,25 @@ export interface ExtensionTools {
 export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   /** The extension's per-configuration state, as its `setup` returned it. */
   locals: Locals
-  method: "GET" | "POST"
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   /** The `:name` segments of the route's path, decoded. */
   params: Record<string, string>
   query: Record<string, string>
-  /** The parsed body (form or JSON object) of a `POST`; `{}` otherwise. */
+  /** The parsed body (form, or a JSON object — `application/json` or any `+json` type) of a `POST`, `PUT` or `PATCH`; `{}` otherwise. */
   body: Record<string, unknown>
   /** The CSRF token to put in a form this route renders (a `csrfToken` hidden field). */
   csrfToken(): Promise<string>
   /** A page of the extension in the configuration's theme and the request's language. */
   page(title: string, body: SafeHtml, status?: number): ExtensionResponse
+  /**
+   * Signs the browser in as an identity the extension verified (an SSO assertion): the
+   * user is found by the account, linked or created by core's rules, the app's `signIn`
+   * callback and the sign-in gates are asked, and the session is made as every provider's
+   * is (two-factor challenge, events, audit, new-device notice). Answer with `response`.
+   */
+  signIn: ExtensionSignIn
+  /** A relying party for an OpenID Connect provider the extension names at run time (an organization's IdP), with core's checks. */
+  oidc: ExtensionOidc
   headers: Headers
   url: URL
 }
@@ -151,6 +183,25 @@ export interface ExtensionHost {
   getUserByEmail(email: string): Promise<{ id: string; email?: string | null; emailVerified?: Date | null } | null>
   /** The session strategy of the configuration. */
   strategy: "jwt" | "database"
+}
+
+/** What an extension's {@link Extension.signInRoute} is asked about: the address typed at the sign-in page's first step. */
+export interface ExtensionSignInRouteInput<Locals = unknown> {
+  email: string
+  locals: Locals
+  /** `<origin><basePath>`, for the form's action. */
+  authUrl: string
+  /** A sentence of this extension's catalog in the request's language. */
+  t(key: string, values?: Record<string, string | number>): string
+}
+
+/** Where the sign-in page sends an address: a button posting `email` (and the CSRF token and callback URL) to `action`. */
+export interface ExtensionSignInRoute {
+  /** A route of the extension (`${authUrl}/sso/start`): a `POST`, CSRF-checked by core. */
+  action: string
+  label: string
+  /** Only this way in for the address (the domain requires SSO): the page shows no other method. */
+  only: boolean
 }
 
 /** Session answers an extension adds to (`fields`), and claims it keeps in JWT sessions (`claims`). */
@@ -228,6 +279,13 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    * ```
    */
   banner?(input: ExtensionBannerInput<Locals>): Promise<SafeHtml | undefined> | SafeHtml | undefined
+  /**
+   * Asked at the identifier-first sign-in page's "Continue" with the address typed: a way in
+   * for it (the organization's SSO for `ada@acme.com`), shown above the other methods — or
+   * instead of them when `only`. Configured, it makes "Continue" a round trip (no script
+   * reveals the methods in place). A failure is a 503 page; `undefined` for no route.
+   */
+  signInRoute?(input: ExtensionSignInRouteInput<Locals>): Promise<ExtensionSignInRoute | undefined> | ExtensionSignInRoute | undefined
 }
 
 /** What an extension's {@link Extension.banner} is given. */

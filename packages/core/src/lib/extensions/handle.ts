@@ -38,7 +38,9 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
     }
     const { route: compiled, params } = match
     const { route } = compiled
-    if (route.method === "POST") {
+    // A route another party calls by design (an IdP's form post, a SCIM client) has no
+    // session to protect: it is `access: "anyone"` (resolve.ts) and checks its caller itself.
+    if (route.method === "POST" && route.from !== "anywhere") {
       // A client library sends the token as a header (a JSON body need not carry it).
       const header = ctx.headers.get("x-csrf-token")
       if (header && ctx.body?.csrfToken === undefined) ctx.body = { ...ctx.body, csrfToken: header }
@@ -59,6 +61,11 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       body,
       csrfToken: () => ensureCsrfToken(ctx),
       page: (title, content, status) => ({ page: { title, body: content }, ...(status && { status }) }),
+      signIn: (identity) => import("./sign-in.js").then((m) => m.signInAs(ctx, extension, identity)),
+      oidc: {
+        authorize: (client, options) => import("./oidc.js").then((m) => m.authorize(ctx, client, options)),
+        callback: (client) => import("./oidc.js").then((m) => m.callback(ctx, client)),
+      },
       headers: ctx.headers,
       url: ctx.url,
     }
@@ -100,8 +107,32 @@ function acceptsHtml(ctx: RequestContext): boolean {
 /** A route's answer as core's internal response. */
 export function toInternal(ctx: RequestContext, answer: ExtensionResponse): ResponseInternal {
   if ("redirect" in answer) return { redirect: answer.redirect }
-  if ("json" in answer) return { status: answer.status ?? 200, headers: privateJsonHeaders, body: answer.json as Record<string, unknown> }
+  if ("json" in answer) {
+    const headers = answer.contentType || answer.headers ? { ...privateJsonHeaders, ...protocolHeaders(answer.headers), ...(answer.contentType && { "Content-Type": mediaType(answer.contentType) }) } : privateJsonHeaders
+    return { status: answer.status ?? 200, headers, body: answer.json as Record<string, unknown> }
+  }
+  if ("text" in answer) {
+    return { status: answer.status ?? 200, headers: { ...privateJsonHeaders, ...protocolHeaders(answer.headers), "Content-Type": mediaType(answer.contentType) }, body: answer.text }
+  }
+  if ("empty" in answer) return { status: answer.status ?? 204, headers: { "Cache-Control": "no-store", ...protocolHeaders(answer.headers) } }
   return { status: answer.status ?? 200, headers: pageHeaders, body: page(ctx, answer.page.title, answer.page.body) }
+}
+
+/** An extension's protocol headers, without those core alone sets (cookies, security policy). */
+function protocolHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  if (!headers) return {}
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (/^(set-cookie|content-security-policy|x-frame-options|strict-transport-security|content-type)$/i.test(name) || /[\r\n]/.test(value)) continue
+    out[name] = value
+  }
+  return out
+}
+
+/** A media type for `Content-Type`, with the charset a text type needs; a malformed one is refused (a bug of the extension). */
+function mediaType(value: string): string {
+  if (!/^[a-z0-9.+-]+\/[a-z0-9.+-]+$/i.test(value)) throw new TypeError(`An extension answered with the malformed media type ${JSON.stringify(value.slice(0, 80))}`)
+  return /[+/](json|xml)$|^text\//i.test(value) ? `${value}; charset=utf-8` : value
 }
 
 /** A page in the configuration's theme and the request's language. */

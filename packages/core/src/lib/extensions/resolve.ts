@@ -24,6 +24,7 @@ export type { CompiledRoute, ResolvedExtension, ResolvedExtensions }
 const RESERVED = new Set(["extension", "_log"])
 
 const ID = /^[a-z][a-z0-9-]{0,31}$/
+const METHODS: ReadonlySet<unknown> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
 const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-z0-9][a-z0-9._-]*)$/
 
 /** Default limit of an extension's `POST` routes, per address and per user. */
@@ -60,6 +61,7 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
   }
   into.inSession.push(...[...into.byId.values()].filter((e) => e.extension.session?.fields || e.extension.session?.claims || e.extension.session?.valid))
   into.toolsFor = toolsFor
+  into.routing.push(...[...into.byId.values()].filter((e) => typeof e.extension.signInRoute === "function"))
   const gated = [...into.byId.values()].filter((e) => typeof e.extension.signInGate === "function")
   if (gated.length) into.gate = signInGate(gated) as ResolvedExtensions["gate"]
   withExtensionEvents(setup.events, into, setup.logger)
@@ -153,9 +155,14 @@ function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, R
 }
 
 function compileRoute(id: string, route: ExtensionRoute<unknown>, fail: (e: AuthError) => void): CompiledRoute | undefined {
-  if (!route || typeof route.handler !== "function" || (route.method !== "GET" && route.method !== "POST") || typeof route.path !== "string") {
-    return void fail(new InvalidConfig(`Extension "${id}": each route needs method "GET" or "POST", a path and a handler`))
+  if (!route || typeof route.handler !== "function" || !METHODS.has(route.method) || typeof route.path !== "string") {
+    return void fail(new InvalidConfig(`Extension "${id}": each route needs a method (GET, POST, PUT, PATCH or DELETE), a path and a handler`))
   }
+  if (route.from !== undefined && route.from !== "site" && route.from !== "anywhere") return void fail(new InvalidConfig(`Extension "${id}": route ${route.path}'s from must be "site" or "anywhere"`))
+  // Without the origin and CSRF checks a route must not read the browser's session: it
+  // would act for whoever is signed in, on another site's say-so.
+  if (route.from === "anywhere" && route.access !== "anyone") return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} takes requests from anywhere, so it must be access: "anyone" (it authenticates its caller itself)`))
+  if (route.method !== "GET" && route.method !== "POST" && route.from !== "anywhere") return void fail(new InvalidConfig(`Extension "${id}": ${route.method} routes are for machine clients: set from: "anywhere" and access: "anyone"`))
   const parts = route.path.split("/").filter(Boolean)
   if (!parts.every((p) => SEGMENT.test(p))) return void fail(new InvalidConfig(`Extension "${id}": route path "${route.path}" may hold only a-z, 0-9, . _ - and :params`))
   if (route.rateLimit && (!(route.rateLimit.max >= 1) || !(route.rateLimit.window >= 1))) return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} has a rate limit without a positive max and window`))
@@ -181,7 +188,7 @@ export function matchRoute(extension: ResolvedExtension, method: string, path: s
     if (compiled.route.method === method) return { route: compiled, params }
     allow.push(compiled.route.method)
   }
-  return allow.length ? { allow } : undefined
+  return allow.length ? { allow: [...METHODS].filter((m): m is string => allow.includes(m as string)) } : undefined
 }
 
 function matchSegments(compiled: CompiledRoute, path: string[]): Record<string, string> | undefined {

@@ -35,6 +35,10 @@ export interface ResolvedExtensions {
   byId: Map<string, ResolvedExtension>
   /** Those that add session fields or claims: a session check asks only these. */
   inSession: ResolvedExtension[]
+  /** Those with a `signInRoute`: the identifier-first page asks them at "Continue". */
+  routing: ResolvedExtension[]
+  /** The OIDC providers extensions named (`req.oidc`, `oidc.ts`), remembered for their discovered metadata. */
+  oidc: Map<string, unknown>
   /** Settles once the extensions are set up: their first problem, or `undefined`. */
   checked: Promise<AuthError | undefined>
   /**

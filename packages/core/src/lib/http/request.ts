@@ -11,7 +11,10 @@ import { originKey } from "./origin-memo.js"
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 const BODY_LIMIT = 1024 * 1024
 
-type Method = "GET" | "POST"
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+/** Methods only an extension's routes answer (`from: "anywhere"` routes: SCIM); core's actions answer GET and POST. */
+const EXTENSION_ONLY_METHODS: ReadonlySet<string> = new Set(["PUT", "PATCH", "DELETE"])
 
 /** Which methods each action answers, and whether it takes a provider id segment. */
 const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none" | "optional" | "required" }> = {
@@ -87,7 +90,7 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
   // does (the table's entry is reused, not repeated); which method, the extension's routes say.
   const route = routes[extension ? "session" : action]
   const method = request.method.toUpperCase()
-  const allowed = method === "GET" ? route.get : method === "POST" ? route.post : false
+  const allowed = method === "GET" ? route.get : method === "POST" ? route.post : !!extension && EXTENSION_ONLY_METHODS.has(method)
   const providerGetOnSignin = action === "signin" && providerId && method === "GET"
   if (!allowed || providerGetOnSignin) {
     const methods = providerGetOnSignin ? "POST" : [route.get && "GET", route.post && "POST"].filter(Boolean).join(", ")
@@ -115,8 +118,8 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     query: url.search ? Object.fromEntries(url.searchParams) : {},
     body: undefined,
   }
-  if (method !== "POST") return parsed
-  return readBody(request, parsed).then((body) => {
+  if (method === "GET" || method === "DELETE") return parsed
+  return readBody(request, parsed, !!extension).then((body) => {
     parsed.body = body
     return parsed
   })
@@ -195,7 +198,7 @@ function originOf(url: URL, forwardedHost: string | null, forwardedProto: string
 }
 
 /** The body's fields; a url-encoded body is also kept as sent, in `into.form`. */
-async function readBody(request: Request, into: { form?: URLSearchParams }): Promise<Record<string, unknown> | undefined> {
+async function readBody(request: Request, into: { form?: URLSearchParams }, extension: boolean): Promise<Record<string, unknown> | undefined> {
   const length = Number(request.headers.get("content-length"))
   if (length > BODY_LIMIT) throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
   if (!request.body) return undefined
@@ -203,7 +206,8 @@ async function readBody(request: Request, into: { form?: URLSearchParams }): Pro
   const essence = mediaTypeEssence(contentType)
   const bytes = await readCapped(request.body, BODY_LIMIT, () => new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`))
   if (!bytes.length) return undefined
-  if (essence === "application/json") {
+  // An extension's protocol may name JSON with a type of its own (`application/scim+json`).
+  if (essence === "application/json" || (extension && /^application\/[a-z0-9.-]+\+json$/.test(essence))) {
     let parsed: unknown
     try {
       parsed = JSON.parse(new TextDecoder().decode(bytes))

@@ -83,7 +83,7 @@ ${block}`))
 ${signinAlert(page, m) ?? invalid}
 ${separated.length > 0 ? separated : html`<p class="muted center">${m.signin.noProviders}</p>`}
 ${page.scripts?.map((code) => html`<script>${raw(code)}</script>`)}
-${second || addressed.length === 0 ? undefined : html`<script>${raw(IDENTIFIER_STEP_SCRIPT)}</script>`}`
+${second || addressed.length === 0 || page.routed ? undefined : html`<script>${raw(IDENTIFIER_STEP_SCRIPT)}</script>`}`
   return renderDocument({ title: m.identifier.title, theme: page.theme, body, locale: page.locale, messages: m })
 }
 
@@ -123,8 +123,11 @@ function methodsStep(addressed: PageProvider[], ctx: FormContext, email: string,
   const [before = "", after = ""] = m.identifier.signingInAs.split("{email}")
   // One email provider is "the link by email", whatever service sends it (Nodemailer, Resend…).
   const emailKinds = addressed.filter((p) => p.type === "email").length
-  const forms = addressed
-    .map((p) => methodForm(p, ctx, email, template, emailKinds === 1))
+  const route = template ? undefined : page.route
+  const forms = [
+    ...(route ? [routeForm(route, ctx, email)] : []),
+    ...(route?.only ? [] : addressed.map((p) => methodForm(p, ctx, email, template, emailKinds === 1))),
+  ]
     .filter((f): f is SafeHtml => f !== undefined)
     .map((block, i) => (i === 0 ? block : html`<p class="divider">${m.signin.or}</p>
 ${block}`))
@@ -132,6 +135,17 @@ ${block}`))
 <p class="identity">${before}<strong dir="auto" data-identifier-shown>${email}</strong>${after} · <a href="${safeUrl(authRoute(page.basePath, "signin"))}">${m.identifier.changeEmail}</a></p>
 ${forms}
 </div>`
+}
+
+/** An extension's way in for the address (its organization's SSO): the address posted to the extension's route. */
+function routeForm(route: NonNullable<SignInPageOptions["route"]>, ctx: FormContext, email: string): SafeHtml | undefined {
+  const action = safeUrl(route.action)
+  if (!action) return undefined
+  return html`<form method="post" action="${action}" data-signin-route>
+${hiddenFields(ctx.page.csrfToken, ctx.page.callbackUrl)}
+${identifiedEmail(email)}
+<button type="submit">${route.label}</button>
+</form>`
 }
 
 function methodForm(provider: PageProvider, ctx: FormContext, email: string, template: boolean, onlyEmail: boolean): SafeHtml | undefined {

@@ -62,6 +62,13 @@ export interface SignInPageOptions extends PageBase {
   /** The identifier step refused the address posted (empty, too long): the first step again, with a hint. */
   invalidIdentifier?: boolean
   /**
+   * At the second step: the way in an extension offers for the address (an organization's
+   * SSO), a button posting the address to `action`, above the other methods — or alone, `only`.
+   */
+  route?: { action: string; label: string; only: boolean }
+  /** An extension routes addresses (`Extension.signInRoute`): "Continue" is a round trip, no script reveals the methods in place. */
+  routed?: boolean
+  /**
    * Inline scripts the forms need, from the configured kinds (the passkey ceremony for
    * WebAuthn): loaded by the caller, so the page renderer carries no kind's code.
    */
