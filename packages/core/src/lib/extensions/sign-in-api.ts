@@ -43,8 +43,12 @@ export interface ExtensionSignInOutcome {
   /** The user signed in, once a session exists or a second factor is asked for; `null` when refused. */
   userId: string | null
   isNewUser: boolean
-  /** The new session as this extension sees it; `null` while a second factor is pending or when refused. */
-  session: ExtensionSession | null
+  /**
+   * The new session as this extension sees it, with its key for every configured extension
+   * (`keys.organizations`: to set the organization it lands in); `null` while a second factor
+   * is pending or when refused.
+   */
+  session: (ExtensionSession & { keys: Readonly<Record<string, string>> }) | null
   /** Why the sign-in was refused (an error type: `AccessDenied`, `OAuthAccountNotLinked`, `AccountSuspended`), else `null`. */
   refused: string | null
 }

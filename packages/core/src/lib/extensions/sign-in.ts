@@ -115,5 +115,7 @@ function answer(ctx: RequestContext, internal: ResponseInternal): { redirect: st
 async function madeSession(ctx: RequestContext, extension: ResolvedExtension, cookies: Cookie[], userId: string) {
   const made = await sessionOfCookies(ctx, cookies, userId)
   if (!made) return null
-  return { userId, key: await sessionKey(extension.extension.id, userId, made.id), expires: new Date(Date.now() + ctx.config.session.maxAge * 1000) }
+  const keys: Record<string, string> = {}
+  for (const id of ctx.config.extensions.byId.keys()) keys[id] = await sessionKey(id, userId, made.id)
+  return { userId, key: keys[extension.extension.id]!, keys, expires: new Date(Date.now() + ctx.config.session.maxAge * 1000) }
 }
