@@ -88,6 +88,13 @@ export interface ExtensionAdmin {
   listUsers(query?: AdminUserQuery): Promise<AdminUserPage>
   /** The user, or `null` for an unknown id. */
   getUser(id: string): Promise<AdminUser | null>
+  /**
+   * Creates a user through the adapter (the `createUser` event fires) — a provisioned one
+   * (SCIM): `emailVerified` only when the caller checked the address (its domain is the
+   * organization's). Lowercases the address.
+   * @throws `ExtensionRequestError` (`email-taken`, 409) when a user has the address; (`invalid-email`, 422).
+   */
+  createUser(input: { email: string; name?: string | null; emailVerified: boolean }): Promise<AdminUser>
   /** The user's live sessions (`current` is always false). `[]` when sessions cannot be listed. */
   listSessions(userId: string): Promise<SessionInfo[]>
   /** Ends every session of the user (rows deleted, registry entries removed); how many. */

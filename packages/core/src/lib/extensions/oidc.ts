@@ -1,5 +1,5 @@
 /**
- * `req.oidc` (`sign-in-api.ts`): core's OpenID Connect relying party for a provider an
+ * `req.oidc` (`api.ts`): core's OpenID Connect relying party for a provider an
  * extension names at run time — an organization's own IdP — with every protection a
  * configured OIDC provider has (`lib/oauth/`): the hardened back channel, PKCE S256, state and
  * nonce in sealed cookies bound to the browser and to the client's id, RFC 9207 `iss`, the ID
@@ -19,7 +19,7 @@ import { authorizationServer } from "../oauth/endpoints.js"
 import { signinFailure } from "../oauth/failure.js"
 import { backChannel, type OAuthRuntime } from "../oauth/provider.js"
 import { sha256Hex } from "../crypto.js"
-import type { ExtensionOidcClient, ExtensionOidcResult } from "./sign-in-api.js"
+import type { ExtensionOidcClient, ExtensionOidcResult } from "./api.js"
 
 /** Clients remembered per configuration; beyond this the oldest is forgotten (its discovery is redone). */
 const REMEMBERED = 500

@@ -1,5 +1,5 @@
 /**
- * `req.signIn` (`sign-in-api.ts`): a session for an identity an extension verified — an SSO
+ * `req.signIn` (`api.ts`): a session for an identity an extension verified — an SSO
  * assertion — made by the same last step as every provider kind's sign-in
  * (`establishSession`: the gates, the two-factor challenge, the session, events, audit, the
  * new-device notice). Loaded with `import()` on the first call.
@@ -26,7 +26,7 @@ import { audit } from "../audit/index.js"
 import { report } from "../report.js"
 import { sessionOfCookies } from "../step-up/session.js"
 import { sessionKey } from "./session-key.js"
-import type { ExtensionIdentity, ExtensionSignInOutcome } from "./sign-in-api.js"
+import type { ExtensionIdentity, ExtensionSignInOutcome } from "./api.js"
 import type { ResolvedExtension } from "./shapes.js"
 
 /** Sign-in refusals answered as the sign-in page's error, not thrown (a store failure is thrown: a 503). */

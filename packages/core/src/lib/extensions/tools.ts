@@ -77,6 +77,7 @@ function lazyAdmin(ctx: RequestContext, id: string): ExtensionAdmin {
     }),
     listUsers: call("listUsers"),
     getUser: call("getUser"),
+    createUser: call("createUser"),
     listSessions: call("listSessions"),
     revokeSessions: call("revokeSessions"),
     twoFactorEnabled: call("twoFactorEnabled"),

@@ -6,7 +6,8 @@
  * @module
  */
 import type { AdapterSession, AdapterUser } from "../../../adapters.js"
-import { AuditTrailUnsupported, InvalidConfig } from "../../../errors.js"
+import { AdapterError, AuditTrailUnsupported, InvalidConfig } from "../../../errors.js"
+import { createUser } from "../../login.js"
 import type { SessionInfo } from "../../../base-types.js"
 import type { RequestContext } from "../../context.js"
 import { store } from "../../config/stores.js"
@@ -42,6 +43,20 @@ export function adminFacet(ctx: RequestContext, extensionId: string): ExtensionA
       if (!isId(id) || !adapter?.getUser) return null
       const user = await adapter.getUser(id)
       return user ? adminUser(user) : null
+    },
+    async createUser(input) {
+      const email = typeof input?.email === "string" ? input.email.trim().toLowerCase() : ""
+      if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new ExtensionRequestError("invalid-email", "A valid email address is required", 422)
+      const users = store(config.stores, "users")
+      if (await users.getUserByEmail(email)) throw new ExtensionRequestError("email-taken", "A user has this address", 409)
+      const name = typeof input.name === "string" && input.name.trim() ? input.name.trim().slice(0, 256) : null
+      try {
+        return adminUser(await createUser(ctx, { email, name, image: null, emailVerified: input.emailVerified === true ? new Date() : null }))
+      } catch (error) {
+        // The address was taken meanwhile (a concurrent provisioning): the unique index said so.
+        if (error instanceof AdapterError && (await Promise.resolve(users.getUserByEmail(email)).catch(() => null))) throw new ExtensionRequestError("email-taken", "A user has this address", 409)
+        throw error
+      }
     },
     async listSessions(userId) {
       if (!isId(userId)) return []
