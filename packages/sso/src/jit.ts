@@ -1,0 +1,71 @@
+/**
+ * The end of every SSO sign-in, OIDC or SAML alike: the identity the IdP asserted becomes a
+ * Portcullis sign-in (core's `req.signIn`: the user found, linked or created by its rules),
+ * then a membership of the connection's organization with the role its rules map — created
+ * on the first sign-in (just in time), re-mapped on later ones when the organization has
+ * rules — and the organization made the session's active one.
+ *
+ * Only an address of a domain the organization verified is vouched for: it may create a
+ * user (verified) or link to the existing user of that address. Any other address signs in
+ * only an account already linked to this connection, never a new or someone else's user.
+ * @module
+ */
+import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
+import { emailDomain } from "./domains.js"
+import type { SsoLocals } from "./locals.js"
+import { roleFor } from "./roles.js"
+import type { Connection } from "./store/types.js"
+
+/** What a connection's IdP asserted, after the protocol's checks. */
+export interface Asserted {
+  /** Stable per user at the IdP: the OIDC `sub`, the SAML NameID. */
+  subject: string
+  email: string | null
+  name: string | null
+  /** Claims or attributes, for the role rules and the `signIn` callback's `profile`. */
+  attributes: Record<string, unknown>
+  callbackUrl?: string
+}
+
+/** The account provider of a connection's users (`Account.provider`): never a configured provider's id. */
+export const accountProvider = (connection: Connection) => `sso:${connection.id}`
+
+export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connection: Connection, asserted: Asserted): Promise<ExtensionResponse> {
+  const { store, organizations } = req.locals
+  const domain = asserted.email ? emailDomain(asserted.email) : null
+  const claim = domain ? await store.getDomain(domain) : null
+  const vouched = !!claim && claim.verifiedAt !== null && claim.organizationId === connection.organizationId
+  const outcome = await req.signIn({
+    provider: accountProvider(connection),
+    providerAccountId: asserted.subject,
+    type: connection.kind,
+    ...(asserted.email && { email: asserted.email }),
+    emailVerified: vouched,
+    name: asserted.name,
+    profile: asserted.attributes,
+    ...(asserted.callbackUrl && { callbackUrl: asserted.callbackUrl }),
+  })
+  const details = { connectionId: connection.id, organizationId: connection.organizationId, kind: connection.kind }
+  if (!outcome.userId) {
+    await req.audit({ type: "signIn", outcome: "failure", reason: outcome.refused ?? "redirected", details: { ...details, vouched } })
+    return outcome.response
+  }
+  const userId = outcome.userId
+  const role = roleFor(connection.roleRules, connection.defaultRole, asserted.attributes)
+  const added = await organizations.addMember({ organizationId: connection.organizationId, userId, role, createdAt: new Date() })
+  if (added === "already-member" && connection.roleRules.length > 0) {
+    // The IdP's groups are the truth for members it manages; an owner is never demoted by it.
+    const current = await organizations.getMembership(connection.organizationId, userId)
+    if (current && current.role !== "owner" && current.role !== role) await organizations.setRole(connection.organizationId, userId, role, current.role)
+  }
+  if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
+  if (outcome.session) {
+    await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+    const organizationsKey = outcome.session.keys.organizations
+    if (organizationsKey && (added === "added" || added === "already-member")) {
+      await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
+    }
+  }
+  await req.audit({ type: "signIn", outcome: "success", userId, details: { ...details, isNewUser: outcome.isNewUser, membership: added } })
+  return outcome.response
+}

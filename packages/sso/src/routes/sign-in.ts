@@ -1,0 +1,101 @@
+/**
+ * The sign-in routes: where the sign-in page's "Continue with SSO" posts (`start`), and each
+ * protocol's way back — the OIDC callback, the SAML service provider's metadata and its
+ * assertion consumer service (a cross-site form post from the IdP: `from: "anywhere"`, its
+ * trust being the assertion's signature and a request this app made, not a browser's token).
+ * @module
+ */
+import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
+import { emailDomain } from "../domains.js"
+import { completeSsoSignIn } from "../jit.js"
+import type { SsoLocals } from "../locals.js"
+import { oidcClient, oidcAsserted } from "../oidc.js"
+import { samlFor } from "../saml-connection.js"
+import type { Connection } from "../store/types.js"
+
+/** How long a SAML sign-in may take at the IdP before its request is forgotten (seconds). */
+export const SAML_REQUEST_MAX_AGE = 600
+
+const unavailable = () => new ExtensionRequestError("sso-unavailable", "Single sign-on is not set up for this address", 404)
+
+/** The connection named in the path, enabled and of `kind`; otherwise the same 404 (ids can't be probed). */
+export async function connectionOf(req: ExtensionRequest<SsoLocals>, kind?: Connection["kind"]): Promise<Connection> {
+  const id = req.params.connection
+  const connection = id ? await req.locals.store.getConnection(id) : null
+  if (!connection || !connection.enabled || (kind && connection.kind !== kind)) throw new ExtensionRequestError("unknown-connection", "No such SSO connection", 404)
+  return connection
+}
+
+/** The connection an address signs in with: its verified domain's routed one, else the organization's first enabled one. */
+export async function connectionForEmail(locals: SsoLocals, email: string): Promise<{ connection: Connection; requireSso: boolean } | null> {
+  const domain = emailDomain(email)
+  const claim = domain ? await locals.store.getDomain(domain) : null
+  if (!claim?.verifiedAt) return null
+  const routed = claim.connectionId ? await locals.store.getConnection(claim.connectionId) : null
+  const connection = routed?.enabled ? routed : (await locals.store.listConnections(claim.organizationId)).find((c) => c.enabled)
+  return connection ? { connection, requireSso: claim.requireSso } : null
+}
+
+async function start(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const email = typeof req.body.email === "string" ? req.body.email.trim().slice(0, 320) : ""
+  const named = typeof req.body.connection === "string" ? req.body.connection : undefined
+  let connection: Connection | undefined
+  if (named) {
+    connection = (await connectionOf({ ...req, params: { connection: named } }).catch(() => undefined)) ?? undefined
+  } else if (email) {
+    connection = (await connectionForEmail(req.locals, email))?.connection
+  }
+  if (!connection) throw unavailable()
+  const callbackUrl = typeof req.body.callbackUrl === "string" ? req.body.callbackUrl.slice(0, 2048) : undefined
+  if (connection.kind === "oidc") {
+    return { redirect: await req.oidc.authorize(oidcClient(req, connection), email ? { loginHint: email } : undefined) }
+  }
+  const sp = samlFor(req, connection)
+  const relay = crypto.randomUUID()
+  const { url, requestId } = await sp.startSignIn({ relayState: relay })
+  // The way back is a cross-site POST carrying no cookie of ours: where to land is kept with the request.
+  await req.locals.store.put("sso-landing", requestId, JSON.stringify({ callbackUrl: callbackUrl ?? null }), new Date(Date.now() + SAML_REQUEST_MAX_AGE * 1000))
+  await req.audit({ type: "signInStarted", outcome: "success", details: { connectionId: connection.id, organizationId: connection.organizationId, kind: "saml" } })
+  return { redirect: url }
+}
+
+async function oidcCallback(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const connection = await connectionOf(req, "oidc")
+  const { claims } = await req.oidc.callback(oidcClient(req, connection))
+  return completeSsoSignIn(req, connection, oidcAsserted(connection, claims))
+}
+
+async function samlMetadata(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const connection = await connectionOf(req, "saml")
+  return { text: samlFor(req, connection).metadata(), contentType: "application/samlmetadata+xml" }
+}
+
+async function samlAcs(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const connection = await connectionOf(req, "saml")
+  const result = await samlFor(req, connection).completeSignIn({ SAMLResponse: req.body.SAMLResponse, RelayState: req.body.RelayState })
+  const landing = result.requestId ? await req.locals.store.take("sso-landing", result.requestId) : null
+  const callbackUrl = landing ? (JSON.parse(landing) as { callbackUrl: string | null }).callbackUrl : null
+  const name = first(result.attributes, ["displayName", "name", "cn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name", "urn:oid:2.16.840.1.113730.3.1.241"])
+  return completeSsoSignIn(req, connection, {
+    subject: result.nameId,
+    email: result.email,
+    name,
+    attributes: result.attributes,
+    ...(callbackUrl && { callbackUrl }),
+  })
+}
+
+function first(attributes: Record<string, string[]>, names: string[]): string | null {
+  for (const name of names) {
+    const value = attributes[name]?.[0]
+    if (value) return value.slice(0, 256)
+  }
+  return null
+}
+
+export const signInRoutes: ExtensionRoute<SsoLocals>[] = [
+  { method: "POST", path: "start", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: start },
+  { method: "GET", path: "oidc/:connection/callback", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: oidcCallback },
+  { method: "GET", path: "saml/:connection", access: "anyone", rateLimit: { max: 60, window: 60 }, handler: samlMetadata },
+  { method: "POST", path: "saml/:connection/acs", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: samlAcs },
+]
