@@ -5,3 +5,14 @@
  * @module
  */
 export type { Connection, Domain, OidcConnectionSettings, RoleRule, SamlConnectionSettings, ScimGroup, ScimToken, ScimUser, SsoStore } from "./store/types.js"
+export {
+  createDomainVerifier,
+  createVerificationToken,
+  DnsUnavailable,
+  emailDomain,
+  normalizeDomain,
+  verificationRecord,
+  VERIFICATION_LABEL,
+  VERIFICATION_PREFIX,
+} from "./domains.js"
+export type { DomainVerifier, DomainVerifierOptions, VerificationRecord } from "./domains.js"
