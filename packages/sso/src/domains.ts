@@ -330,7 +330,10 @@ export function createDomainVerifier(options: DomainVerifierOptions = {}): Domai
     })
     try {
       const pending = custom ? custom(name) : lookupWithNodeDns(name, controller.signal)
-      return await Promise.race([pending, deadline])
+      const records = await Promise.race([pending, deadline])
+      // A replaced lookup is outside code: an answer that is no list of records is a failure, not "absent".
+      if (!Array.isArray(records)) throw new DnsUnavailable("failure")
+      return records
     } catch (error) {
       if (error instanceof DnsUnavailable) throw error
       const code = (error as { code?: unknown } | null)?.code

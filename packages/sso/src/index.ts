@@ -16,3 +16,5 @@ export {
   VERIFICATION_PREFIX,
 } from "./domains.js"
 export type { DomainVerifier, DomainVerifierOptions, VerificationRecord } from "./domains.js"
+export { ssoForEmail } from "./domain-routing.js"
+export type { EmailSso } from "./domain-routing.js"

@@ -54,6 +54,8 @@ describe("normalizeDomain gives the one form a domain is stored and matched in",
     expect(normalizeDomain("acme.com.evil")).toBe("acme.com.evil")
     expect(normalizeDomain("acme.com.evil")).not.toBe(normalizeDomain("acme.com"))
     expect(normalizeDomain("evilacme.com")).not.toBe("acme.com")
+    // A look-alike in another script is another domain, in its punycode form.
+    expect(normalizeDomain("аcme.com")).toMatch(/^xn--/) // Cyrillic а
   })
 
   it("accepts the longest legal name and label, and nothing longer", () => {
@@ -332,6 +334,8 @@ describe("the verifier, against a DNS server", () => {
       expect((await unavailable(hanging.check("acme.test", token))).reason).toBe("timeout")
       const absent = createDomainVerifier({ resolveTxt: () => Promise.reject(Object.assign(new Error("none"), { code: "ENOTFOUND" })) })
       await expect(absent.check("acme.test", token)).resolves.toBe("not-found")
+      const garbled = createDomainVerifier({ resolveTxt: async () => "portcullis-verification=x" as unknown as string[][] })
+      expect((await unavailable(garbled.check("acme.test", token))).reason).toBe("failure")
       const names: string[] = []
       const recording = createDomainVerifier({ resolveTxt: async (name) => (names.push(name), [[proof(token)]]) })
       await expect(recording.check("Acme.TEST", token)).resolves.toBe("verified")
