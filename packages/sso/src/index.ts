@@ -34,6 +34,19 @@ export type { Connection, Domain, OidcConnectionSettings, RoleRule, SamlConnecti
 export type { ConnectionInput, ConnectionView, DomainView, SsoServer } from "./operations.js"
 export type { DomainChecker, SsoLocals } from "./locals.js"
 export { roleFor } from "./roles.js"
+export {
+  createDomainVerifier,
+  createVerificationToken,
+  DnsUnavailable,
+  emailDomain,
+  normalizeDomain,
+  verificationRecord,
+  VERIFICATION_LABEL,
+  VERIFICATION_PREFIX,
+} from "./domains.js"
+export type { DomainVerifier, DomainVerifierOptions, VerificationRecord } from "./domains.js"
+export { ssoForEmail } from "./domain-routing.js"
+export type { EmailSso } from "./domain-routing.js"
 export { messages } from "./messages.js"
 
 /** The options of {@link sso}. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { ExtensionRequestError, type ExtensionSession, type ExtensionTools } from "@portcullis/core/extension"
-import { normalizeDomain, verificationRecord } from "./domains.js"
+import { createVerificationToken, normalizeDomain, verificationRecord } from "./domains.js"
 import type { SsoLocals } from "./locals.js"
 import { oidcRedirectUri } from "./oidc.js"
 import { assignableRole, checkRules } from "./roles.js"
@@ -265,7 +265,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
       const session = await manager(organizationId, "domainClaimed")
       const name = normalizeDomain(domain)
       if ((await store.listDomains(organizationId)).length >= MAX_DOMAINS) throw new ExtensionRequestError("domain-limit", `An organization claims at most ${MAX_DOMAINS} domains`, 409)
-      const claim: Domain = { domain: name, organizationId, token: randomId(24), verifiedAt: null, requireSso: false, connectionId: null, createdAt: new Date() }
+      const claim: Domain = { domain: name, organizationId, token: createVerificationToken(), verifiedAt: null, requireSso: false, connectionId: null, createdAt: new Date() }
       if ((await store.claimDomain(claim)) === "taken") throw new ExtensionRequestError("domain-taken", "Another organization verified this domain", 409)
       await tools.audit({ type: "domainClaimed", outcome: "success", userId: session.userId, details: { organizationId, domain: name } })
       return domainView((await store.getDomain(name, organizationId)) ?? claim)

@@ -6,7 +6,7 @@
  * @module
  */
 import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
-import { emailDomain } from "../domains.js"
+import { ssoForEmail } from "../domain-routing.js"
 import { completeSsoSignIn } from "../jit.js"
 import type { SsoLocals } from "../locals.js"
 import { oidcClient, oidcAsserted } from "../oidc.js"
@@ -26,14 +26,10 @@ export async function connectionOf(req: ExtensionRequest<SsoLocals>, kind?: Conn
   return connection
 }
 
-/** The connection an address signs in with: its verified domain's routed one, else the organization's first enabled one. */
+/** The connection an address signs in with (`ssoForEmail`), and whether its domain requires SSO. */
 export async function connectionForEmail(locals: SsoLocals, email: string): Promise<{ connection: Connection; requireSso: boolean } | null> {
-  const domain = emailDomain(email)
-  const claim = domain ? await locals.store.getDomain(domain) : null
-  if (!claim?.verifiedAt) return null
-  const routed = claim.connectionId ? await locals.store.getConnection(claim.connectionId) : null
-  const connection = routed?.enabled ? routed : (await locals.store.listConnections(claim.organizationId)).find((c) => c.enabled)
-  return connection ? { connection, requireSso: claim.requireSso } : null
+  const found = await ssoForEmail(locals.store, email)
+  return found?.connection ? { connection: found.connection, requireSso: found.domain.requireSso } : null
 }
 
 async function start(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
