@@ -5,7 +5,7 @@
  * refuse it refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SAML, type SamlConfig } from "@node-saml/node-saml"
+import { SAML, ValidateInResponseTo, type SamlConfig } from "@node-saml/node-saml"
 import { certificateBody, generateSelfSignedPair, selfSignedPair } from "./fixtures/keys.js"
 import {
   IdpAgent,
@@ -40,7 +40,7 @@ function serviceProvider(idp: SimpleSamlPhpIdp, overrides: Partial<SamlConfig> =
     signatureAlgorithm: "sha256",
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: true,
-    validateInResponseTo: "always",
+    validateInResponseTo: ValidateInResponseTo.always,
     acceptedClockSkewMs: 5_000,
     ...overrides,
   })
