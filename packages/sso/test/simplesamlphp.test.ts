@@ -306,6 +306,49 @@ gate.describe("SimpleSAMLphp as the IdP, node-saml as the SP", () => {
     })
   })
 
+  describe("two SPs at one IdP", () => {
+    const OTHER_ENTITY_ID = "https://other.portcullis.test/saml/metadata"
+    const OTHER_ACS_URL = "https://other.portcullis.test/saml/acs"
+    const TRANSIENT = "urn:oasis:names:tc:SAML:2.0:nameid-format:transient"
+    let idp: SimpleSamlPhpIdp
+    beforeAll(async () => {
+      idp = await startSimpleSamlPhp({
+        sp: [
+          { entityId: SP_ENTITY_ID, acsUrl: ACS_URL },
+          { entityId: OTHER_ENTITY_ID, acsUrl: OTHER_ACS_URL, nameIdFormat: TRANSIENT },
+        ],
+      })
+    })
+    afterAll(() => idp?.stop())
+
+    const other = () =>
+      serviceProvider(idp, { issuer: OTHER_ENTITY_ID, audience: OTHER_ENTITY_ID, callbackUrl: OTHER_ACS_URL, identifierFormat: TRANSIENT })
+
+    it("answers each at its own ACS, with the NameID format each is configured for", async () => {
+      const first = await signIn(serviceProvider(idp))
+      expect(first.action).toBe(ACS_URL)
+      const otherSp = other()
+      const posted = [await signIn(otherSp), await signIn(otherSp)]
+      expect(posted[0]!.action).toBe(OTHER_ACS_URL)
+      const profiles = await Promise.all(posted.map((form) => validate(otherSp, form)))
+      expect(profiles.map((p) => p.profile?.nameIDFormat)).toEqual([TRANSIENT, TRANSIENT])
+      // Transient: a fresh opaque NameID each time, never the email.
+      expect(profiles[0]!.profile?.nameID).not.toBe(profiles[1]!.profile?.nameID)
+      expect(profiles[0]!.profile?.nameID).not.toContain("@")
+      expect(profiles[0]!.profile?.email).toBe("alice@example.test")
+    })
+
+    it("an assertion for one SP is refused by the other (audience)", async () => {
+      const forFirst = await signIn(serviceProvider(idp))
+      expect(xmlOf(forFirst)).toContain(`<saml:Audience>${SP_ENTITY_ID}</saml:Audience>`)
+      // InResponseTo unchecked here, so the audience is the only thing that can refuse it.
+      const otherSp = serviceProvider(idp, { audience: OTHER_ENTITY_ID, validateInResponseTo: ValidateInResponseTo.never })
+      await expect(validate(otherSp, forFirst)).rejects.toThrow(/audience/i)
+      const firstSp = serviceProvider(idp, { validateInResponseTo: ValidateInResponseTo.never })
+      await expect(validate(firstSp, forFirst)).resolves.toMatchObject({ profile: { nameID: "alice@example.test" } })
+    })
+  })
+
   describe("many sign-ins at once", () => {
     let idp: SimpleSamlPhpIdp
     beforeAll(async () => {
