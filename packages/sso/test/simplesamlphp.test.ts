@@ -349,6 +349,44 @@ gate.describe("SimpleSAMLphp as the IdP, node-saml as the SP", () => {
     })
   })
 
+  describe("SPs the IdP knows, and responses nobody asked for", () => {
+    const LATE_ENTITY_ID = "https://late.portcullis.test/saml/metadata"
+    const LATE_ACS_URL = "https://late.portcullis.test/saml/acs"
+    let idp: SimpleSamlPhpIdp
+    beforeAll(async () => {
+      idp = await startSimpleSamlPhp({ sp: { entityId: SP_ENTITY_ID, acsUrl: ACS_URL } })
+    })
+    afterAll(() => idp?.stop())
+
+    const late = () => serviceProvider(idp, { issuer: LATE_ENTITY_ID, audience: LATE_ENTITY_ID, callbackUrl: LATE_ACS_URL })
+
+    it("answers no SP it does not know, and the one registered after start", async () => {
+      const unknown = await signIn(late()).catch((cause: unknown) => cause)
+      expect(unknown).toBeInstanceOf(IdpLoginError)
+      expect((unknown as IdpLoginError).code).toBe("unexpected_page")
+      expect((unknown as IdpLoginError).message).toContain(`Unable to locate metadata for '${LATE_ENTITY_ID}'`)
+
+      await idp.setServiceProviders([
+        { entityId: SP_ENTITY_ID, acsUrl: ACS_URL },
+        { entityId: LATE_ENTITY_ID, acsUrl: LATE_ACS_URL },
+      ])
+      const sp = late()
+      const posted = await signIn(sp)
+      expect(posted.action).toBe(LATE_ACS_URL)
+      await expect(validate(sp, posted)).resolves.toMatchObject({ profile: { nameID: "alice@example.test" } })
+    })
+
+    it("sends an IdP-initiated response without InResponseTo, which an SP that always checks it refuses", async () => {
+      const posted = await loginThroughIdp(idp.unsolicitedUrl(SP_ENTITY_ID, "deep-link"), "alice", "alice-password")
+      expect(posted.action).toBe(ACS_URL)
+      expect(posted.RelayState).toBe("deep-link")
+      expect(xmlOf(posted)).not.toContain("InResponseTo=")
+      await expect(validate(serviceProvider(idp), posted)).rejects.toThrow(/InResponseTo/i)
+      const lenient = serviceProvider(idp, { validateInResponseTo: ValidateInResponseTo.ifPresent })
+      await expect(validate(lenient, posted)).resolves.toMatchObject({ profile: { nameID: "alice@example.test" } })
+    })
+  })
+
   describe("many sign-ins at once", () => {
     let idp: SimpleSamlPhpIdp
     beforeAll(async () => {
