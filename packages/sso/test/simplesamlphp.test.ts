@@ -181,6 +181,9 @@ gate.describe("SimpleSAMLphp as the IdP, node-saml as the SP", () => {
       const xml = xmlOf(posted)
       expect(xml).toContain("<saml:EncryptedAssertion")
       expect(xml).toContain("http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p")
+      // SimpleSAMLphp 1.19 always pairs RSA key transport with AES-128-CBC: an SP that only
+      // accepted GCM could not talk to it.
+      expect(xml).toContain("http://www.w3.org/2001/04/xmlenc#aes128-cbc")
       expect(xml).not.toContain("alice@example.test")
       expect(xml).not.toContain("admins")
 
@@ -257,6 +260,28 @@ gate.describe("SimpleSAMLphp as the IdP, node-saml as the SP", () => {
     })
   })
 
+  describe("a rotation while sign-ins are in flight", () => {
+    let idp: SimpleSamlPhpIdp
+    let old: { privateKey: string; certificate: string }
+    let next: { privateKey: string; certificate: string }
+    beforeAll(async () => {
+      ;[old, next] = await Promise.all([selfSignedPair("idp-busy-old"), selfSignedPair("idp-busy-new")])
+      idp = await startSimpleSamlPhp({ sp: { entityId: SP_ENTITY_ID, acsUrl: ACS_URL }, signingKeys: [old] })
+    })
+    afterAll(() => idp?.stop())
+
+    it("every one of 30 concurrent responses is signed by the old key or the new one, never broken", async () => {
+      const saml = serviceProvider(idp, { idpCert: [old.certificate, next.certificate] })
+      const signIns = Array.from({ length: 30 }, () => signIn(saml))
+      await idp.rotate(next, { publishBoth: true })
+      const results = await Promise.allSettled((await Promise.all(signIns)).map((posted) => validate(saml, posted)))
+      expect(results.filter((r) => r.status === "rejected")).toEqual([])
+      // After the rotation settled, only the new key signs.
+      const onlyNew = serviceProvider(idp, { idpCert: [next.certificate] })
+      await expect(validate(onlyNew, await signIn(onlyNew))).resolves.toMatchObject({ profile: { nameID: "alice@example.test" } })
+    })
+  })
+
   describe("single logout", () => {
     let idp: SimpleSamlPhpIdp
     let sp: { privateKey: string; certificate: string }
@@ -289,6 +314,19 @@ gate.describe("SimpleSAMLphp as the IdP, node-saml as the SP", () => {
       // The IdP session is gone: the login form is back.
       const error = await signIn(saml, "alice", "unused", agent).catch((cause: unknown) => cause)
       expect((error as IdpLoginError).code).toBe("wrong_credentials")
+    })
+
+    it("refuses an unsigned AuthnRequest when the SP must sign, and accepts the signed one", async () => {
+      const unsigned = serviceProvider(idp)
+      const refused = await signIn(unsigned).catch((cause: unknown) => cause)
+      expect((refused as IdpLoginError).code).toBe("unexpected_page")
+      expect((refused as IdpLoginError).message).toContain("no signature found on message")
+      const signing = serviceProvider(idp, { privateKey: sp.privateKey })
+      const url = new URL(await signing.getAuthorizeUrlAsync("", undefined, {}))
+      expect(url.searchParams.get("SigAlg")).toBe("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256")
+      await expect(validate(signing, await loginThroughIdp(url.href, "alice", "alice-password"))).resolves.toMatchObject({
+        profile: { nameID: "alice@example.test" },
+      })
     })
 
     it("refuses an unsigned LogoutRequest when the SP must sign, and keeps the session", async () => {
