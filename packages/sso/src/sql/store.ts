@@ -6,7 +6,7 @@
  * what it returns (DELETE … RETURNING, or on MySQL a row locked before its DELETE).
  * @module
  */
-import type { InsertQueryBuilder, Kysely, Transaction } from "kysely"
+import { sql, type InsertQueryBuilder, type Kysely, type Transaction } from "kysely"
 import type { Connection, Domain, ScimGroup, ScimToken, ScimUser, SsoStore } from "../store/types.js"
 import { isDuplicate, retrying } from "./errors.js"
 import { resolveSsoDialect, ssoTables, type SsoSqlDialect } from "./tables.js"
@@ -297,7 +297,12 @@ export function sqlSsoStore(db: Kysely<any>, options: SqlSsoStoreOptions = {}): 
         if (!claim) return "missing" as const
         // The verified table's key is the domain: of two organizations verifying at once,
         // the second's insert waits for the first's commit, then finds the row.
-        await insertIfAbsent(trx.insertInto(t.verifiedDomains).values({ domain, organization_id: organizationId }), ["domain"])
+        const insert = trx.insertInto(t.verifiedDomains).values({ domain, organization_id: organizationId })
+        // On MySQL an insert that meets a duplicate takes a shared lock and then wants an
+        // exclusive one: fifty of them deadlock. ON DUPLICATE KEY UPDATE (changing nothing)
+        // asks for the exclusive lock at once, so the contenders queue instead.
+        if (dialect === "mysql") await insert.onDuplicateKeyUpdate({ organization_id: sql.ref(`${t.verifiedDomains}.organization_id`) }).execute()
+        else await insertIfAbsent(insert, ["domain"])
         // A locking read sees the latest committed row (MySQL's plain reads see the snapshot).
         const holder = await lockedIf(trx.selectFrom(t.verifiedDomains).select("organization_id").where("domain", "=", domain)).executeTakeFirst()
         if (!holder || holder.organization_id !== organizationId) return "taken" as const
