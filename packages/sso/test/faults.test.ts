@@ -77,7 +77,7 @@ describe("a failing driver", () => {
   })
 
   rejectsEverything("PostgreSQL: nothing listening on the port", async () => {
-    const db = createPostgresKysely("postgres://postgres@127.0.0.1:1/test", { pool: { connectTimeoutMs: 1_000, acquireTimeoutMs: 2_000 } })
+    const db = createPostgresKysely("postgres://postgres@127.0.0.1:1/test", { pool: { connectTimeoutMs: 1_000 } })
     return { store: sqlSsoStore(db), close: () => db.destroy() }
   })
 
