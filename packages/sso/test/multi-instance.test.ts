@@ -1,6 +1,7 @@
 // Single use across instances: two Node processes, each with its own connection to one
-// PostgreSQL or one Redis, race 25 + 25 uses of one SAML assertion ID and 25 + 25 takes of
-// one pending request; exactly one of the fifty wins each race.
+// PostgreSQL or one Redis, race 25 + 25 uses of one SAML assertion ID, 25 + 25 takes of one
+// pending request, and 25 + 25 organizations verifying one domain; exactly one of the fifty
+// wins each race.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
@@ -58,6 +59,16 @@ function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
       expect(outcomes.filter((o) => o === "relay:/dashboard")).toHaveLength(1)
       expect(outcomes.filter((o) => o === null)).toHaveLength(49)
       expect(await shared.store.take("saml-request", id)).toBeNull()
+    }, 60_000)
+
+    it("of 2 × 25 organizations claiming and verifying one domain at once, exactly one holds it", async () => {
+      const domain = `race-${randomUUID().slice(0, 8)}.example`
+      const outcomes = (await race(`verify ${domain} 25`)) as string[]
+      expect(outcomes).toHaveLength(50)
+      const verified = outcomes.filter((o) => o.startsWith("verified "))
+      expect(verified).toHaveLength(1)
+      expect(outcomes.filter((o) => o.startsWith("taken "))).toHaveLength(49)
+      expect((await shared.store.getDomain(domain))?.organizationId).toBe(verified[0]!.split(" ")[1])
     }, 60_000)
   })
 }
