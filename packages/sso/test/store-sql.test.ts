@@ -48,14 +48,28 @@ function sqlSuites(backend: SqlBackend): void {
       expect(row).toEqual({ user_name: user.userName, user_name_key: user.userName.toLowerCase() })
     })
 
+    it("keeps an id too long for its column whole (hashed), never cut into another one's", async () => {
+      const base = `${randomUUID()}${"x".repeat(300)}`
+      const expires = new Date(Date.now() + 60_000)
+      expect(await harness.store.useOnce("assertion", `${base}a`, expires)).toBe(true)
+      expect(await harness.store.useOnce("assertion", `${base}b`, expires)).toBe(true)
+      expect(await harness.store.useOnce("assertion", `${base}a`, expires)).toBe(false)
+      await harness.store.put("request", base, "kept", expires)
+      expect(await harness.store.take("request", base)).toBe("kept")
+      expect(await harness.store.take("request", base)).toBeNull()
+      await expect(harness.store.useOnce("n".repeat(65), "id", expires)).rejects.toThrow(TypeError)
+    })
+
     it("sweeps expired single-use rows as it writes", async () => {
       const t = ssoTables(harness.tablePrefix)
       const namespace = `sweep-${randomUUID().slice(0, 8)}`
       await harness.store.useOnce(namespace, "old", new Date(Date.now() - 1_000))
       // A hundred writes on one store make at least one sweep.
       for (let n = 0; n < 100; n++) await harness.store.useOnce(namespace, `live-${n}`, new Date(Date.now() + 60_000))
-      const left = await harness.db.selectFrom(t.once).select("id").where("namespace", "=", namespace).where("id", "=", "old").execute()
-      expect(left).toEqual([])
+      const rows = await harness.db.selectFrom(t.once).select("expires_at").where("namespace", "=", namespace).execute()
+      // The hundred live ones are there, the expired one is not.
+      expect(rows).toHaveLength(100)
+      expect(rows.filter((r) => new Date(r.expires_at as string | Date).getTime() <= Date.now())).toEqual([])
     })
   })
 }

@@ -6,6 +6,7 @@
  * what it returns (DELETE … RETURNING, or on MySQL a row locked before its DELETE).
  * @module
  */
+import { createHash } from "node:crypto"
 import { sql, type InsertQueryBuilder, type Kysely, type Transaction } from "kysely"
 import type { Connection, Domain, ScimGroup, ScimToken, ScimUser, SsoStore } from "../store/types.js"
 import { isDuplicate, retrying } from "./errors.js"
@@ -141,6 +142,22 @@ function groupFromRow(row: Row): ScimGroup {
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   }
+}
+
+/**
+ * The `id` column of a single-use row for `id`: the id itself behind `=`, or — when longer than
+ * the column holds — its SHA-256 behind `#`. An id is never cut to fit (MySQL outside strict
+ * mode would), which could make two ids one; and the marks keep a short id from posing as a
+ * long one's hash. Ids come from the network (a SAML assertion's `ID`, its `InResponseTo`).
+ */
+function onceId(id: string): string {
+  return id.length < 255 ? `=${id}` : `#${createHash("sha256").update(id).digest("hex")}`
+}
+
+/** Namespaces are the extension's own names; one that does not fit its column is a programming error. */
+function checkNamespace(namespace: string): string {
+  if (namespace.length > 64) throw new TypeError(`single-use namespaces are at most 64 characters (got ${namespace.length})`)
+  return namespace
 }
 
 /** How many writes of expiring rows between two sweeps of the expired ones. */
@@ -405,7 +422,9 @@ export function sqlSsoStore(db: Kysely<any>, options: SqlSsoStoreOptions = {}): 
       return numDeletedRows > 0n
     },
 
-    async useOnce(namespace, id, expires) {
+    async useOnce(namespace, given, expires) {
+      const id = onceId(given)
+      checkNamespace(namespace)
       // An expired record of the same id goes first. Of concurrent callers, at most one
       // deletes it, and the primary key lets one insert through whatever the interleaving.
       await db.deleteFrom(t.once).where("namespace", "=", namespace).where("id", "=", id).where("expires_at", "<=", new Date()).execute()
@@ -413,13 +432,17 @@ export function sqlSsoStore(db: Kysely<any>, options: SqlSsoStoreOptions = {}): 
       await maybeSweep()
       return first
     },
-    async put(namespace, id, value, expires) {
+    async put(namespace, given, value, expires) {
+      const id = onceId(given)
+      checkNamespace(namespace)
       const insert = db.insertInto(t.once).values({ namespace, id, value, expires_at: expires })
       const changes = { value, expires_at: expires }
       await (dialect === "mysql" ? insert.onDuplicateKeyUpdate(changes) : insert.onConflict((oc) => oc.columns(["namespace", "id"]).doUpdateSet(changes))).execute()
       await maybeSweep()
     },
-    async take(namespace, id) {
+    async take(namespace, given) {
+      const id = onceId(given)
+      checkNamespace(namespace)
       const row = dialect === "mysql"
         // MySQL has no DELETE … RETURNING: the row is locked, read and deleted in one
         // transaction, and a concurrent take waits for the lock, then finds no row.
