@@ -62,6 +62,25 @@ describe("portcullis migrate --with <extension>", () => {
     }
   })
 
+  it("applies enterprise SSO's migrations: connections, domains, SCIM, single-use records and sessions", async () => {
+    const dir = await project()
+    const url = `sqlite:${join(dir, "auth.db")}`
+    const run = io(dir)
+    expect(await main(["migrate", "--url", url, "--with", "@portcullis/organizations", "--with", "@portcullis/sso"], run.io)).toBe(0)
+    expect(run.out.slice(ADAPTER_MIGRATIONS)).toEqual([`${url}: applied @portcullis/organizations 0001_organizations`, `${url}: applied @portcullis/sso 0001_sso`])
+    const again = io(dir)
+    expect(await main(["migrate", "--url", url, "--with", "@portcullis/sso"], again.io)).toBe(0)
+    expect(again.out.at(-1)).toBe(`${url}: @portcullis/sso is up to date, nothing to apply`)
+    const db = createSqliteKysely(join(dir, "auth.db"))
+    try {
+      expect((await db.introspection.getTables()).map((t) => t.name)).toEqual(expect.arrayContaining([
+        "sso_connections", "sso_domains", "sso_verified_domains", "sso_scim_tokens", "sso_scim_users", "sso_scim_groups", "sso_once", "sso_sessions", "portcullis_sso_migrations",
+      ]))
+    } finally {
+      await db.destroy()
+    }
+  })
+
   it("gives the extension the table prefix, and takes --with more than once", async () => {
     const dir = await project()
     const url = `sqlite:${join(dir, "auth.db")}`

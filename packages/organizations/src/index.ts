@@ -39,7 +39,7 @@ export type {
 } from "./operations.js"
 export { BUILT_IN_PERMISSIONS, resolveRoles } from "./roles.js"
 export type { BuiltInPermission, BuiltInRole, PermissionOf, RoleDefinitions, RoleOf, RoleTable } from "./roles.js"
-export type { AcceptOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "./store/types.js"
+export type { AcceptOutcome, AddMemberOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "./store/types.js"
 export { messages } from "./messages.js"
 
 /** Default lifetime of an invitation: 7 days, in seconds. */

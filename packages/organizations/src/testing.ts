@@ -453,6 +453,62 @@ export function runOrganizationStoreTests(name: string, make: () => Promise<Orga
       })
     })
 
+    describe("adding a member directly", () => {
+      it("adds the user with the given role, once; a second add keeps the first role", async () => {
+        const { organization } = await created()
+        const membership: Membership = { organizationId: organization.id, userId: randomUUID(), role: "admin", createdAt: tick() }
+        expect(await store().addMember(membership)).toBe("added")
+        expect(await store().getMembership(organization.id, membership.userId)).toEqual(membership)
+        expect(await store().listOrganizations(membership.userId)).toEqual([{ organization, role: "admin" }])
+        expect(await store().addMember({ ...membership, role: "member", createdAt: tick() })).toBe("already-member")
+        expect(await store().getMembership(organization.id, membership.userId)).toEqual(membership)
+      })
+
+      it("answers missing for an organization that does not exist, and writes nothing", async () => {
+        const membership: Membership = { organizationId: randomUUID(), userId: randomUUID(), role: "member", createdAt: tick() }
+        expect(await store().addMember(membership)).toBe("missing")
+        expect(await store().getMembership(membership.organizationId, membership.userId)).toBeNull()
+        expect(await store().listOrganizations(membership.userId)).toEqual([])
+      })
+
+      it("counts every member, owners included, against the limit; a member already in answers already-member even when full", async () => {
+        const { organization, owner } = await created()
+        const add = (userId: string = randomUUID()) => store().addMember({ organizationId: organization.id, userId, role: "member", createdAt: tick() }, 2)
+        expect(await add()).toBe("added")
+        const refused = randomUUID()
+        expect(await add(refused)).toBe("full")
+        expect(await store().getMembership(organization.id, refused)).toBeNull()
+        expect(await add(owner.userId)).toBe("already-member")
+        expect(await store().addMember({ organizationId: organization.id, userId: randomUUID(), role: "member", createdAt: tick() }, 0)).toBe("full")
+      })
+
+      it("adds an owner who then counts for the last-owner guard", async () => {
+        const { organization, owner } = await created()
+        const second = randomUUID()
+        expect(await store().addMember({ organizationId: organization.id, userId: second, role: "owner", createdAt: tick() })).toBe("added")
+        expect(await store().setRole(organization.id, owner.userId, "member")).toBe("ok")
+        expect(await store().setRole(organization.id, second, "member")).toBe("last-owner")
+      })
+
+      it("of 50 concurrent adds of different users with a limit of 10, exactly 9 join the owner", async () => {
+        const { organization } = await created()
+        const users = Array.from({ length: 50 }, () => randomUUID())
+        const outcomes = await Promise.all(users.map((userId) => store().addMember({ organizationId: organization.id, userId, role: "member", createdAt: tick() }, 10)))
+        expect(outcomes.filter((o) => o === "added")).toHaveLength(9)
+        expect(outcomes.filter((o) => o === "full")).toHaveLength(41)
+        expect(await store().listMembers(organization.id)).toHaveLength(10)
+      })
+
+      it("of 50 concurrent adds of one user, exactly one adds and one membership exists", async () => {
+        const { organization } = await created()
+        const userId = randomUUID()
+        const outcomes = await Promise.all(Array.from({ length: 50 }, () => store().addMember({ organizationId: organization.id, userId, role: "member", createdAt: tick() })))
+        expect(outcomes.filter((o) => o === "added")).toHaveLength(1)
+        expect(outcomes.filter((o) => o === "already-member")).toHaveLength(49)
+        expect((await store().listMembers(organization.id)).filter((m) => m.userId === userId)).toHaveLength(1)
+      })
+    })
+
     describe("under concurrency", () => {
       it("of 50 concurrent accepts of one invitation by 50 users, exactly one joins", async () => {
         const { organization } = await created()

@@ -122,6 +122,20 @@ if role == "owner" then redis.call("SADD", KEYS[4], ARGV[1]) end
 return "accepted"
 `)
 
+/**
+ * KEYS: info, roles, since, owners. ARGV: user id, role, since (ms), limit ("" for none).
+ * The organization's existence, the membership and the count checked where the member is added.
+ */
+export const ADD_MEMBER = script(`
+if redis.call("EXISTS", KEYS[1]) == 0 then return "missing" end
+if redis.call("HEXISTS", KEYS[2], ARGV[1]) == 1 then return "already-member" end
+if ARGV[4] ~= "" and redis.call("HLEN", KEYS[2]) >= tonumber(ARGV[4]) then return "full" end
+redis.call("HSET", KEYS[2], ARGV[1], ARGV[2])
+redis.call("HSET", KEYS[3], ARGV[1], ARGV[3])
+if ARGV[2] == "owner" then redis.call("SADD", KEYS[4], ARGV[1]) end
+return "added"
+`)
+
 /** KEYS: slug. ARGV: the claim read, the new claim. Replaces a stale claim only if it is still the one read. */
 export const TAKE_OVER_SLUG = script(`
 if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end

@@ -23,9 +23,9 @@
  */
 import type { Cluster, Redis } from "ioredis"
 import { MissingOrganization } from "../store/errors.js"
-import type { AcceptOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "../store/types.js"
+import type { AcceptOutcome, AddMemberOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "../store/types.js"
 import { organizationRedisKeys } from "./keys.js"
-import { ACCEPT, CHANGE_MEMBER, CREATE, DELETE, INVITE, RELEASE_SLUG, REVOKE, run, TAKE_OVER_SLUG, UPDATE } from "./scripts.js"
+import { ACCEPT, ADD_MEMBER, CHANGE_MEMBER, CREATE, DELETE, INVITE, RELEASE_SLUG, REVOKE, run, TAKE_OVER_SLUG, UPDATE } from "./scripts.js"
 
 /** Options of {@link redisOrganizationStore}. */
 export interface RedisOrganizationStoreOptions {
@@ -217,6 +217,15 @@ export function redisOrganizationStore(client: Redis | Cluster, options: RedisOr
       return Object.entries(roles ?? {})
         .map(([userId, role]): Membership => ({ organizationId, userId, role, createdAt: new Date(Number(since?.[userId])) }))
         .sort(oldestFirst((m) => m.createdAt.getTime(), (m) => m.userId))
+    },
+
+    async addMember(membership, limit) {
+      const o = k.organization(membership.organizationId)
+      // Before the membership can begin (see the module's notes); harmless if the add is refused.
+      await client.sadd(k.userOrganizations(membership.userId), membership.organizationId)
+      return (await run(client, ADD_MEMBER, [o.info, o.roles, o.since, o.owners], [
+        membership.userId, membership.role, membership.createdAt.getTime(), limit ?? "",
+      ])) as AddMemberOutcome
     },
 
     setRole: (organizationId, userId, role, expectedRole) => changeMember(organizationId, userId, role, expectedRole),

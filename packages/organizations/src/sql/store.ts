@@ -6,7 +6,7 @@
  * @module
  */
 import type { Kysely, Transaction } from "kysely"
-import type { AcceptOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "../store/types.js"
+import type { AcceptOutcome, AddMemberOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "../store/types.js"
 import { isUniqueViolation, retrying } from "./errors.js"
 import { organizationTables, resolveDialect, type OrganizationSqlDialect } from "./tables.js"
 
@@ -181,6 +181,29 @@ export function sqlOrganizationStore(db: Kysely<any>, options: SqlOrganizationSt
       const rows = await db.selectFrom(t.members).selectAll().where("organization_id", "=", organizationId)
         .orderBy("created_at").orderBy("user_id").execute()
       return rows.map(membershipFromRow)
+    },
+
+    async addMember(membership, limit) {
+      try {
+        return await transaction(async (trx): Promise<AddMemberOutcome> => {
+          // The organization's row, locked, serialises adds to one organization: the members
+          // counted below cannot grow before this insert commits.
+          const organizationQuery = trx.selectFrom(t.organizations).select("id").where("id", "=", membership.organizationId)
+          if (!(await (locking ? organizationQuery.forUpdate() : organizationQuery).executeTakeFirst())) return "missing"
+          // A locking read: on MySQL a plain one would see the transaction's snapshot, not the latest rows.
+          const membersQuery = trx.selectFrom(t.members).select("user_id").where("organization_id", "=", membership.organizationId)
+          const current = await (locking ? membersQuery.forUpdate() : membersQuery).execute()
+          if (current.some((m) => m.user_id === membership.userId)) return "already-member"
+          if (limit !== undefined && current.length >= limit) return "full"
+          await trx.insertInto(t.members).values({ organization_id: membership.organizationId, user_id: membership.userId, role: membership.role, created_at: membership.createdAt }).execute()
+          return "added"
+        })
+      } catch (error) {
+        // An accepted invitation (which takes no organization lock) added the user meanwhile.
+        // (MySQL names every primary key PRIMARY.)
+        if (isUniqueViolation(error, t.members, "user_id", `${t.members}_pkey`) || isUniqueViolation(error, t.members, "user_id", "PRIMARY")) return "already-member"
+        throw error
+      }
     },
 
     setRole: (organizationId, userId, role, expectedRole) => guardedChange(organizationId, userId, role, expectedRole),

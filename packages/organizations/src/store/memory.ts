@@ -110,6 +110,15 @@ export function memoryOrganizationStore(): OrganizationStore {
       return [...(members.get(organizationId)?.values() ?? [])].sort(byCreatedThenId((m) => m.userId)).map((m) => copy(m))
     },
 
+    async addMember(membership, limit) {
+      const byUser = members.get(membership.organizationId)
+      if (!organizations.has(membership.organizationId) || !byUser) return "missing"
+      if (byUser.has(membership.userId)) return "already-member"
+      if (limit !== undefined && byUser.size >= limit) return "full"
+      byUser.set(membership.userId, copy(membership))
+      return "added"
+    },
+
     async setRole(organizationId, userId, role, expectedRole) {
       const outcome = guard(organizationId, userId, role, expectedRole)
       if (outcome === "ok") members.get(organizationId)!.get(userId)!.role = role

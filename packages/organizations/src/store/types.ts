@@ -66,6 +66,17 @@ export type AcceptOutcome =
   /** Accepted, revoked or expired before: nothing changed. */
   | "unavailable"
 
+/** Outcome of adding a member directly (just-in-time membership, SCIM provisioning). */
+export type AddMemberOutcome =
+  /** Added now, with the membership's role. */
+  | "added"
+  /** The user was a member already: nothing changed, the role is kept. */
+  | "already-member"
+  /** No such organization: nothing written. */
+  | "missing"
+  /** The organization has `limit` members already: nothing written. */
+  | "full"
+
 /**
  * The storage of organizations. Methods that change more than one record do it atomically
  * (a transaction, a Lua script, one synchronous step in memory): two instances, or fifty
@@ -99,6 +110,14 @@ export interface OrganizationStore {
    * member in that role, and a promotion since (to owner) must not be undone by it.
    */
   setRole(organizationId: string, userId: string, role: string, expectedRole?: string): Promise<OwnerGuarded>
+  /**
+   * Adds `membership.userId` to `membership.organizationId` with `membership.role`, without an
+   * invitation (an SSO sign-in's just-in-time membership, a SCIM client's provisioning). One
+   * atomic step checks that the organization exists, that the user is not a member yet and,
+   * with `limit`, that it has fewer than `limit` members (its owners included): of any number
+   * of concurrent adds, no more than `limit` members result.
+   */
+  addMember(membership: Membership, limit?: number): Promise<AddMemberOutcome>
   /** Removes a member. Atomically refuses (`"last-owner"`) to remove the only owner, and (`"changed"`) a member whose role is no longer `expectedRole`. */
   removeMember(organizationId: string, userId: string, expectedRole?: string): Promise<OwnerGuarded>
 
