@@ -123,15 +123,26 @@ export class FilterParser {
       this.pos++
       const inner = this.parseFilter(attr.def, depth + 1)
       this.expect("]")
+      const after = this.peek()
+      if (after?.t === "word" && after.v.startsWith(".")) {
+        // `emails[type eq "work"].value eq "…"` (Entra ID): an element matching the brackets whose sub-attribute compares.
+        this.pos++
+        const sub = this.attribute(after.v.slice(1), attr.def)
+        return { kind: "valuePath", attr, filter: { kind: "and", left: inner, right: this.comparison(sub, after.v) } }
+      }
       return { kind: "valuePath", attr, filter: inner }
     }
+    return this.comparison(attr, token.v)
+  }
+
+  private comparison(attr: AttributeRef, name: string): Filter {
     if (++this.comparisons > MAX_COMPARISONS) throw this.error("The filter has too many comparisons")
     const op = this.next()
-    if (op?.t !== "word") throw this.error(`Expected an operator after ${token.v}`)
-    const name = op.v.toLowerCase()
-    if (name === "pr") return { kind: "present", attr }
-    if (!OPS.has(name)) throw this.error(`Unknown operator ${JSON.stringify(op.v.slice(0, 16))}`)
-    return { kind: "compare", attr, op: name as CompareOp, value: this.compValue() }
+    if (op?.t !== "word") throw this.error(`Expected an operator after ${name.slice(0, 64)}`)
+    const lower = op.v.toLowerCase()
+    if (lower === "pr") return { kind: "present", attr }
+    if (!OPS.has(lower)) throw this.error(`Unknown operator ${JSON.stringify(op.v.slice(0, 16))}`)
+    return { kind: "compare", attr, op: lower as CompareOp, value: this.compValue() }
   }
 
   private compValue(): CompValue {
