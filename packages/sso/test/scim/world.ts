@@ -92,7 +92,7 @@ export function world(options: { store?: SsoStore } = {}): World {
     }
   }
 
-  return {
+  const api: World = {
     store,
     adapter,
     members,
@@ -113,7 +113,7 @@ export function world(options: { store?: SsoStore } = {}): World {
       for (const [k, v] of url.searchParams) query[k] = v
       const segments = url.pathname.split("/").slice(6).map(decodeURIComponent)
       const res = await handleScimRequest(
-        { store, directoryFor: (t) => directory(t.organizationId), reportError: (e) => errors.push(e) },
+        { store, directoryFor: (t) => api.directory(t.organizationId), reportError: (e) => errors.push(e) },
         {
           authorization: "authorization" in extra ? extra.authorization : `Bearer ${token}`,
           organizationId,
@@ -134,6 +134,7 @@ export function world(options: { store?: SsoStore } = {}): World {
       return key
     },
   }
+  return api
 }
 
 /** The SCIM PatchOp schema every PATCH body names. */
