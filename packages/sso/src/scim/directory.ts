@@ -44,7 +44,11 @@ export interface ScimDirectory {
   emailAllowed(email: string): Promise<boolean>
   /** Makes the user a member with `role`; a user who already is one keeps the membership and role they have. */
   addMember(userId: string, role: string): Promise<void>
-  /** Sets a member's role; nothing when the user is not a member. */
+  /**
+   * Sets a member's role; nothing when the user is not a member. SCIM calls it whenever a
+   * provisioned member's groups change, so the app decides what SCIM may not change — the
+   * organization's last owner, say — and leaves those roles as they are.
+   */
   setRole(userId: string, role: string): Promise<void>
   /** Ends the user's membership; nothing when there is none. */
   removeMember(userId: string): Promise<void>

@@ -18,13 +18,14 @@ type Json = Record<string, unknown>
 const MAX_NAME = 256
 
 /** The stored fields a resource's JSON gives, checked. */
-function userFields(json: Json): Pick<ScimUser, "userName" | "externalId" | "active" | "attributes"> {
+/** `active` is `undefined` when the body leaves it out: a create makes the user active, a replace keeps what it was. */
+function userFields(json: Json): Pick<ScimUser, "userName" | "externalId" | "attributes"> & { active: boolean | undefined } {
   const { userName, externalId, active, ...attributes } = json
   if (typeof userName !== "string" || userName.trim() === "") throw badRequest("invalidValue", "userName is required")
   if (userName.length > MAX_NAME) throw badRequest("invalidValue", `userName is longer than ${MAX_NAME} characters`)
   if (externalId !== undefined && (typeof externalId !== "string" || externalId.length > MAX_NAME)) throw badRequest("invalidValue", "externalId must be a string")
   if (active !== undefined && typeof active !== "boolean") throw badRequest("invalidValue", "active must be a boolean")
-  return { userName, externalId: (externalId as string | undefined) ?? null, active: active ?? true, attributes }
+  return { userName, externalId: (externalId as string | undefined) ?? null, active: active as boolean | undefined, attributes }
 }
 
 /** The address a user is provisioned by: the primary email, else the work one, else the first, else a userName that is an address. */
@@ -50,8 +51,9 @@ function objectBody(body: unknown): Json {
 }
 
 /**
- * Filters Okta and Entra ID send (`userName eq "…"`, `externalId eq "…"`) are answered by
- * the store's lookup; others read every user of the organization.
+ * `userName eq "…"` (what Okta and Entra ID look users up by; unique per organization) and
+ * `id eq "…"` are answered by the store's lookup; other filters read every user of the
+ * organization (`externalId` is not unique, so it is not a lookup).
  */
 async function candidates(ctx: ScimContext, filter: Filter | null): Promise<ScimUser[]> {
   const org = ctx.dir.organizationId
@@ -107,7 +109,7 @@ export async function createUser(ctx: ScimContext, body: unknown): Promise<ScimR
 
   const account = await accountFor(ctx, email, nameOf(json))
   const now = ctx.now()
-  const record: ScimUser = { id: account.id, organizationId: dir.organizationId, ...fields, version: 1, createdAt: now, updatedAt: now }
+  const record: ScimUser = { id: account.id, organizationId: dir.organizationId, ...fields, active: fields.active ?? true, version: 1, createdAt: now, updatedAt: now }
   // The store's insert is the one atomic claim of the userName (and of the account in this organization).
   if (!(await dir.store.createScimUser(record))) throw uniqueness("This userName, or this user, is already provisioned in the organization")
   if (record.active) {
@@ -176,13 +178,18 @@ async function modify(ctx: ScimContext, id: string, change: (current: ScimUser) 
 /** PUT /Users/:id */
 export function replaceUser(ctx: ScimContext, id: string, body: unknown): Promise<ScimResponse> {
   const fields = userFields(normalizeResource(USER, objectBody(body)))
-  return modify(ctx, id, (current) => ({ ...current, ...fields }))
+  // A replace that leaves `active` out must not give a deactivated user their access back.
+  return modify(ctx, id, (current) => ({ ...current, ...fields, active: fields.active ?? current.active }))
 }
 
 /** PATCH /Users/:id */
 export function patchUser(ctx: ScimContext, id: string, body: unknown): Promise<ScimResponse> {
   const operations = readOperations(body)
-  return modify(ctx, id, (current) => ({ ...current, ...userFields(applyPatch(USER, userJson(current), operations)) }))
+  return modify(ctx, id, (current) => {
+    const fields = userFields(applyPatch(USER, userJson(current), operations))
+    // Removing `active` is no way to reactivate: absent counts as unchanged.
+    return { ...current, ...fields, active: fields.active ?? current.active }
+  })
 }
 
 /** DELETE /Users/:id: the membership and sessions end, then the record goes (and with it, its group memberships). */

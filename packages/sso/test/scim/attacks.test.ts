@@ -142,3 +142,16 @@ describe("requests the server refuses", () => {
     expect((await w.call(tokenA, "org-a", "POST", "/Groups", { displayName: "G1" })).status).toBe(409)
   })
 })
+
+describe("access comes back only when asked for", () => {
+  it("keeps a deactivated user inactive through a PUT that leaves active out, or a PATCH that removes it", async () => {
+    const id = (await w.call(tokenA, "org-a", "POST", "/Users", user("ada@acme.com"))).body.id
+    await w.call(tokenA, "org-a", "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] })
+    const put = await w.call(tokenA, "org-a", "PUT", `/Users/${id}`, { schemas: [USER_SCHEMA], userName: "ada@acme.com", title: "Countess" })
+    expect(put.status).toBe(200)
+    expect(put.body.active).toBe(false)
+    const removed = await w.call(tokenA, "org-a", "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "active" }] })
+    expect(removed.body.active).toBe(false)
+    expect(w.members.has(`org-a\n${id}`)).toBe(false)
+  })
+})
