@@ -9,7 +9,7 @@ import { ScimError } from "./errors.js"
 /** A request's context. */
 export interface ScimContext {
   dir: ScimDirectory
-  /** `https://app.example/auth/sso/scim/v2/<organization>`, without a trailing slash. */
+  /** `https://app.example/auth/sso/scim/<connection id>/v2`, without a trailing slash. */
   baseUrl: string
   ifMatch: string | undefined
   now(): Date

@@ -14,19 +14,19 @@ const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
 
 /** Options of {@link scimFetchHandler}. */
 export interface ScimFetchOptions extends ScimEndpointOptions {
-  /** The path SCIM is served under, before the organization's id: `/auth/sso/scim/v2` serves `/auth/sso/scim/v2/<organization>/Users`. */
+  /** The path SCIM is served under, before the connection's id: `/auth/sso/scim` serves `/auth/sso/scim/<connection id>/v2/Users`. */
   basePath: string
   maxBodyBytes?: number
 }
 
 /**
- * A `fetch` handler serving every organization's SCIM endpoint at `<basePath>/<organization id>/…`.
+ * A `fetch` handler serving each connection's SCIM endpoint at `<basePath>/<connection id>/v2/…`.
  *
  * @example
  * ```ts
  * import { scimFetchHandler } from "@portcullis/sso"
  *
- * const scim = scimFetchHandler({ basePath: "/scim/v2", store, directoryFor: (token) => directoryOf(token) })
+ * const scim = scimFetchHandler({ basePath: "/auth/sso/scim", store, directoryFor: (token) => directoryOf(token) })
  * export default { fetch: (request: Request) => scim(request) }
  * ```
  */
@@ -42,8 +42,8 @@ export function scimFetchHandler(options: ScimFetchOptions): (request: Request) 
     } catch {
       return respond(new ScimError(404, "No such endpoint").toResponse())
     }
-    const [organizationId = "", ...path] = segments
-    if (!organizationId) return respond(new ScimError(404, "No such endpoint").toResponse())
+    const [connectionId = "", version, ...path] = segments
+    if (!connectionId || version !== "v2") return respond(new ScimError(404, "No such endpoint").toResponse())
     if (!METHODS.has(request.method)) return respond(new ScimError(405, "This endpoint does not allow that method").toResponse())
     let body: unknown
     try {
@@ -57,12 +57,12 @@ export function scimFetchHandler(options: ScimFetchOptions): (request: Request) 
     const ifMatch = request.headers.get("if-match")
     const res = await handleScimRequest(options, {
       authorization: request.headers.get("authorization"),
-      organizationId,
+      connectionId,
       method: request.method as ScimRequest["method"],
       path,
       query,
       body,
-      baseUrl: `${url.origin}${base}/${encodeURIComponent(organizationId)}`,
+      baseUrl: `${url.origin}${base}/${encodeURIComponent(connectionId)}/v2`,
       ...(ifMatch !== null ? { ifMatch } : {}),
     })
     return respond(res)

@@ -22,7 +22,7 @@ export interface ScimRequest {
   query: Record<string, string>
   /** The parsed JSON body (core caps its size); `undefined` without one. */
   body: unknown
-  /** The endpoint's absolute URL up to and including `/scim/v2` (and the organization segment, if the route has one). */
+  /** The endpoint's absolute URL up to and including `/v2`: `https://app.example/auth/sso/scim/<connection id>/v2`. */
   baseUrl: string
   /** The `If-Match` header. */
   ifMatch?: string
@@ -39,7 +39,7 @@ const methodNotAllowed = () => new ScimError(405, "This endpoint does not allow 
  *
  * @example
  * ```ts
- * const res = await scimRequest(directory, { method: "GET", path: ["Users"], query: { filter: 'userName eq "ada@acme.com"' }, body: undefined, baseUrl: "https://app.example/auth/sso/scim/v2" })
+ * const res = await scimRequest(directory, { method: "GET", path: ["Users"], query: { filter: 'userName eq "ada@acme.com"' }, body: undefined, baseUrl: "https://app.example/auth/sso/scim/conn_1/v2" })
  * // res.status 200, res.body a ListResponse, res.headers["Content-Type"] "application/scim+json"
  * ```
  */
@@ -116,26 +116,27 @@ export interface ScimEndpointOptions {
 }
 
 /**
- * Authenticates a SCIM request by its bearer token, checks the token belongs to the
- * organization the URL names (`/scim/v2/<organization>/…`), and answers it with
- * {@link scimRequest}. A missing, unknown or revoked token, or one of another
- * organization, is a 401 with `WWW-Authenticate`.
+ * Authenticates a SCIM request by its bearer token, checks the token is one of the
+ * connection the URL names (`/auth/sso/scim/<connection id>/v2/…`), and answers it with
+ * {@link scimRequest} for the token's organization. A missing, unknown or revoked token, or
+ * one of another connection, is a 401 with `WWW-Authenticate`.
  *
  * @example
  * ```ts
  * const res = await handleScimRequest(
- *   { store, directoryFor: (token) => directoryOf(token.organizationId) },
- *   { authorization: req.headers.authorization, organizationId: req.params.org, method: "GET", path: ["Users"], query, body: undefined, baseUrl },
+ *   { store, directoryFor: (token) => directoryOf(token.organizationId, token.connectionId) },
+ *   { authorization: req.headers.get("authorization"), connectionId: params.connection, method: "GET", path: ["Users"], query, body: undefined, baseUrl },
  * )
  * ```
  */
-export async function handleScimRequest(options: ScimEndpointOptions, request: ScimRequest & { authorization: string | null | undefined; organizationId: string }): Promise<ScimResponse> {
+export async function handleScimRequest(options: ScimEndpointOptions, request: ScimRequest & { authorization: string | null | undefined; connectionId: string }): Promise<ScimResponse> {
   let directory: ScimDirectory
   try {
     const token = await authenticateScim(options.store, request.authorization, options.now?.())
-    // A valid token of another organization is refused like a wrong one: it says nothing about this organization.
-    if (token.organizationId !== request.organizationId) throw new ScimError(401, "The bearer token is not valid", undefined, { "WWW-Authenticate": `Bearer realm="SCIM", error="invalid_token"` })
+    // A valid token of another connection is refused like a wrong one: it says nothing about this endpoint.
+    if (token.connectionId !== request.connectionId) throw new ScimError(401, "The bearer token is not valid", undefined, { "WWW-Authenticate": `Bearer realm="SCIM", error="invalid_token"` })
     directory = await options.directoryFor(token)
+    if (directory.organizationId !== token.organizationId) throw new Error("directoryFor returned another organization's directory")
   } catch (error) {
     return failure(error, options.reportError)
   }

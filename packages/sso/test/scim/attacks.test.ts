@@ -43,6 +43,12 @@ describe("bearer tokens", () => {
     expect((await w.call(token, "org-a", "GET", "/Users")).status).toBe(401)
   })
 
+  it("refuses one connection's token on another connection's endpoint, even of the same organization", async () => {
+    const other = newScimToken()
+    await w.store.addScimToken({ id: "t-other", connectionId: "conn-other-of-a", organizationId: "org-a", hash: hashScimToken(other), createdAt: new Date(), lastUsedAt: null })
+    expect((await w.call(other, "org-a", "GET", "/Users")).status).toBe(401)
+  })
+
   it("refuses organization A's token on organization B's endpoint", async () => {
     const res = await w.call(tokenA, "org-b", "GET", "/Users")
     expect(res.status).toBe(401)

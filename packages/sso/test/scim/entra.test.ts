@@ -132,7 +132,7 @@ describe("Entra ID's groups", () => {
     const created = await w.call(token, ORG, "POST", "/Groups", { externalId: "8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159", displayName: "Group1", meta: { resourceType: "Group" }, schemas: [GROUP_SCHEMA] })
     expect(created.status).toBe(201)
     const gid = created.body.id
-    expect(created.headers.Location).toBe(`https://app.example/auth/sso/scim/v2/${ORG}/Groups/${gid}`)
+    expect(created.headers.Location).toBe(`https://app.example/auth/sso/scim/conn-${ORG}/v2/Groups/${gid}`)
 
     const found = await w.call(token, ORG, "GET", `/Groups?excludedAttributes=members&${q('displayName eq "Group1"')}`)
     expect(found.body.totalResults).toBe(1)

@@ -17,7 +17,7 @@ let token: string
 beforeAll(async () => {
   w = world()
   token = (await w.token("org-a")).token
-  const handle = scimFetchHandler({ basePath: "/auth/sso/scim/v2", store: w.store, directoryFor: (t) => w.directory(t.organizationId), maxBodyBytes: 64 * 1024 })
+  const handle = scimFetchHandler({ basePath: "/auth/sso/scim", store: w.store, directoryFor: (t) => w.directory(t.organizationId), maxBodyBytes: 64 * 1024 })
   server = createServer(async (req, res) => {
     const hasBody = req.method !== "GET" && req.method !== "HEAD"
     const request = new Request(`http://${req.headers.host}${req.url}`, {
@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${origin}/auth/sso/scim/v2/org-a${path}`, {
+  fetch(`${origin}/auth/sso/scim/conn-org-a/v2${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json", ...headers },
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
@@ -48,7 +48,7 @@ describe("SCIM over HTTP", () => {
     expect(created.status).toBe(201)
     expect(created.headers.get("content-type")).toBe("application/scim+json")
     const body = await created.json()
-    expect(created.headers.get("location")).toBe(`${origin}/auth/sso/scim/v2/org-a/Users/${body.id}`)
+    expect(created.headers.get("location")).toBe(`${origin}/auth/sso/scim/conn-org-a/v2/Users/${body.id}`)
 
     const read = await send("GET", `/Users?filter=${encodeURIComponent('userName eq "ada@acme.com"')}`)
     expect((await read.json()).totalResults).toBe(1)
@@ -67,7 +67,7 @@ describe("SCIM over HTTP", () => {
   })
 
   it("answers 401 with WWW-Authenticate without a token", async () => {
-    const res = await fetch(`${origin}/auth/sso/scim/v2/org-a/Users`)
+    const res = await fetch(`${origin}/auth/sso/scim/conn-org-a/v2/Users`)
     expect(res.status).toBe(401)
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="SCIM"')
     expect(await res.json()).toMatchObject({ status: "401" })
@@ -84,6 +84,6 @@ describe("SCIM over HTTP", () => {
 
   it("answers 404 outside the base path and 405 for other methods", async () => {
     expect((await fetch(`${origin}/elsewhere`)).status).toBe(404)
-    expect((await fetch(`${origin}/auth/sso/scim/v2/org-a/Users`, { method: "OPTIONS", headers: { authorization: `Bearer ${token}` } })).status).toBe(405)
+    expect((await fetch(`${origin}/auth/sso/scim/conn-org-a/v2/Users`, { method: "OPTIONS", headers: { authorization: `Bearer ${token}` } })).status).toBe(405)
   })
 })

@@ -40,7 +40,7 @@ describe("Okta's user lifecycle", () => {
     const created = await w.call(token, ORG, "POST", "/Users", oktaUser())
     expect(created.status).toBe(201)
     const id = created.body.id as string
-    expect(created.headers.Location).toBe(`https://app.example/auth/sso/scim/v2/${ORG}/Users/${id}`)
+    expect(created.headers.Location).toBe(`https://app.example/auth/sso/scim/conn-${ORG}/v2/Users/${id}`)
     expect(created.headers.ETag).toBe('W/"1"')
     expect(created.body).toMatchObject({ userName: "jdoe@acme.com", active: true, externalId: "00ujl29u0le5T6Aj10h7", name: { givenName: "John", familyName: "Doe" }, meta: { resourceType: "User", version: 'W/"1"' } })
     expect(created.body).not.toHaveProperty("password")

@@ -10,7 +10,10 @@ import { handleScimRequest, hashScimToken, newScimToken, type ScimDirectory, typ
 import { memorySsoStore } from "../../src/memory.js"
 import type { SsoStore } from "../../src/store/types.js"
 
-export const BASE = "https://app.example/auth/sso/scim/v2"
+export const BASE = "https://app.example/auth/sso/scim"
+
+/** Each test organization has one connection, `conn-<organization>`, whose tokens these are. */
+export const connectionOf = (organizationId: string) => `conn-${organizationId}`
 
 export interface World {
   store: SsoStore
@@ -104,11 +107,11 @@ export function world(options: { store?: SsoStore } = {}): World {
     async token(organizationId) {
       const token = newScimToken()
       const id = randomUUID()
-      await store.addScimToken({ id, connectionId: `conn-${organizationId}`, organizationId, hash: hashScimToken(token), createdAt: new Date(), lastUsedAt: null })
+      await store.addScimToken({ id, connectionId: connectionOf(organizationId), organizationId, hash: hashScimToken(token), createdAt: new Date(), lastUsedAt: null })
       return { token, id }
     },
     async call(token, organizationId, method, path, body, extra = {}) {
-      const url = new URL(`${BASE}/${organizationId}${path}`)
+      const url = new URL(`${BASE}/${connectionOf(organizationId)}/v2${path}`)
       const query: Record<string, string> = {}
       for (const [k, v] of url.searchParams) query[k] = v
       const segments = url.pathname.split("/").slice(6).map(decodeURIComponent)
@@ -116,13 +119,13 @@ export function world(options: { store?: SsoStore } = {}): World {
         { store, directoryFor: (t) => api.directory(t.organizationId), reportError: (e) => errors.push(e) },
         {
           authorization: "authorization" in extra ? extra.authorization : `Bearer ${token}`,
-          organizationId,
+          connectionId: connectionOf(organizationId),
           method,
           path: segments,
           query,
           // The body travels as JSON, as it would over HTTP.
           body: body === undefined ? undefined : JSON.parse(JSON.stringify(body)),
-          baseUrl: `${BASE}/${organizationId}`,
+          baseUrl: `${BASE}/${connectionOf(organizationId)}/v2`,
           ...(extra.ifMatch !== undefined ? { ifMatch: extra.ifMatch } : {}),
         },
       )
