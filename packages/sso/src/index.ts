@@ -5,5 +5,3 @@
  * @module
  */
 export type { Connection, Domain, OidcConnectionSettings, RoleRule, SamlConnectionSettings, ScimGroup, ScimToken, ScimUser, SsoStore } from "./store/types.js"
-export { scimRequest, handleScimRequest, scimFetchHandler, authenticateScim, hashScimToken, newScimToken, ScimError, SCIM_CONTENT_TYPE } from "./scim/index.js"
-export type { ScimRequest, ScimEndpointOptions, ScimFetchOptions, ScimResponse, ScimType, ScimDirectory } from "./scim/index.js"

@@ -56,7 +56,12 @@ export interface ScimDirectory {
   endSessions(userId: string): Promise<void>
   /** The role for a member in these SCIM groups (by display name), from the connection's role rules (claim `groups`). */
   roleFor(groupNames: string[]): string
-  /** Records an audit event (`scim.user.deactivated`, …); details are ids and counts, never tokens. A failure here is reported, not answered. */
+  /**
+   * Records an audit event: `user.created` (details `userId`, `linked`, `active`), `user.updated`,
+   * `user.deactivated`, `user.reactivated`, `user.deleted` (`userId`), `group.created`,
+   * `group.updated` (`groupId`, `members`), `group.deleted`; the app adds its namespace
+   * (`scim.`). Details are ids and counts, never tokens. A failure here is reported, not answered.
+   */
   audit(type: string, details: Record<string, string | number | boolean>): Promise<void>
   /** Told of a failure SCIM answered with 503 (a store or the app down), for the log; the client sees no details. */
   reportError?(error: unknown): void

@@ -67,7 +67,7 @@ export async function createGroup(ctx: ScimContext, body: unknown): Promise<Scim
   const group: ScimGroup = { id: randomUUID(), organizationId: ctx.dir.organizationId, ...fields, version: 1, createdAt: now, updatedAt: now }
   if (!(await ctx.dir.store.createScimGroup(group))) throw uniqueness()
   await recomputeRoles(ctx, group.members)
-  await audit(ctx, "scim.group.created", { groupId: group.id, members: group.members.length })
+  await audit(ctx, "group.created", { groupId: group.id, members: group.members.length })
   return resourceResponse(201, renderGroup(group, ctx.baseUrl), group.version)
 }
 
@@ -99,7 +99,7 @@ async function modify(ctx: ScimContext, id: string, named: (id: string) => boole
     const renamed = stored.displayName !== current.displayName
     const touched = [...before, ...after].filter((m) => renamed || before.has(m) !== after.has(m) || named(m))
     await recomputeRoles(ctx, touched)
-    await audit(ctx, "scim.group.updated", { groupId: id, members: stored.members.length })
+    await audit(ctx, "group.updated", { groupId: id, members: stored.members.length })
     return resourceResponse(200, renderGroup(stored, ctx.baseUrl), stored.version)
   }
   throw busy()
@@ -126,6 +126,6 @@ export async function deleteGroup(ctx: ScimContext, id: string): Promise<ScimRes
   checkIfMatch(ctx.ifMatch, current.version)
   await ctx.dir.store.deleteScimGroup(ctx.dir.organizationId, id)
   await recomputeRoles(ctx, current.members)
-  await audit(ctx, "scim.group.deleted", { groupId: id })
+  await audit(ctx, "group.deleted", { groupId: id })
   return { status: 204 }
 }

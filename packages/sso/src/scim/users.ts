@@ -121,7 +121,7 @@ export async function createUser(ctx: ScimContext, body: unknown): Promise<ScimR
       throw error
     }
   }
-  await audit(ctx, "scim.user.created", { userId: record.id, linked: account.linked, active: record.active })
+  await audit(ctx, "user.created", { userId: record.id, linked: account.linked, active: record.active })
   return resourceResponse(201, renderUser(record, ctx.baseUrl, []), record.version)
 }
 
@@ -153,8 +153,8 @@ async function save(ctx: ScimContext, current: ScimUser, next: ScimUser): Promis
     if (fresh && fresh.version === current.version) throw uniqueness()
     return "conflict"
   }
-  if (current.active !== stored.active) await audit(ctx, stored.active ? "scim.user.reactivated" : "scim.user.deactivated", { userId: stored.id })
-  else await audit(ctx, "scim.user.updated", { userId: stored.id })
+  if (current.active !== stored.active) await audit(ctx, stored.active ? "user.reactivated" : "user.deactivated", { userId: stored.id })
+  else await audit(ctx, "user.updated", { userId: stored.id })
   return stored
 }
 
@@ -201,6 +201,6 @@ export async function deleteUser(ctx: ScimContext, id: string): Promise<ScimResp
   await dir.removeMember(id)
   await dir.endSessions(id)
   await dir.store.deleteScimUser(dir.organizationId, id)
-  await audit(ctx, "scim.user.deleted", { userId: id })
+  await audit(ctx, "user.deleted", { userId: id })
   return { status: 204 }
 }

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http"
 import { Readable } from "node:stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { scimFetchHandler } from "../../src/index.js"
+import { scimFetchHandler } from "../../src/scim/index.js"
 import { PATCH_OP, USER_SCHEMA, world, type World } from "./world.js"
 
 let server: Server

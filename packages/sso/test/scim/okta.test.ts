@@ -73,7 +73,7 @@ describe("Okta's user lifecycle", () => {
     // The record stays, inactive: Okta reads it back.
     const after = await w.call(token, ORG, "GET", `/Users/${id}`)
     expect(after.body.active).toBe(false)
-    expect(w.audits.map((a) => a.type)).toEqual(["scim.user.created", "scim.user.updated", "scim.user.deactivated"])
+    expect(w.audits.map((a) => a.type)).toEqual(["user.created", "user.updated", "user.deactivated"])
 
     const reactivated = await w.call(token, ORG, "PATCH", `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: true } }] })
     expect(reactivated.body.active).toBe(true)
@@ -85,7 +85,7 @@ describe("Okta's user lifecycle", () => {
     const created = await w.call(token, ORG, "POST", "/Users", oktaUser())
     expect(created.status).toBe(201)
     expect(created.body.id).toBe("existing-1")
-    expect(w.audits[0]).toMatchObject({ type: "scim.user.created", details: { userId: "existing-1", linked: true } })
+    expect(w.audits[0]).toMatchObject({ type: "user.created", details: { userId: "existing-1", linked: true } })
   })
 
   it("answers a second create of the userName with 409 uniqueness", async () => {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
-import { handleScimRequest, hashScimToken, newScimToken, type ScimDirectory, type ScimRequest } from "../../src/index.js"
+import { handleScimRequest, hashScimToken, newScimToken, type ScimDirectory, type ScimRequest } from "../../src/scim/index.js"
 import { memorySsoStore } from "../../src/memory.js"
 import type { SsoStore } from "../../src/store/types.js"
 
