@@ -4,7 +4,6 @@
  * @module
  */
 import { ScimError, SCIM_CONTENT_TYPE, type ScimResponse } from "./errors.js"
-import { MAX_OPERATIONS } from "./patch.js"
 import { MAX_PAGE_SIZE } from "./resources.js"
 import { ENTERPRISE_SCHEMA, GROUP, USER, type AttributeDef, type ResourceSchema } from "./schema.js"
 
@@ -25,7 +24,6 @@ export function serviceProviderConfig(baseUrl: string): ScimResponse {
     etag: { supported: true },
     authenticationSchemes: [{ type: "oauthbearertoken", name: "Bearer token", description: `A SCIM token of the organization's connection, as Authorization: Bearer scim_…`, primary: true }],
     meta: { resourceType: "ServiceProviderConfig", location: `${baseUrl}/ServiceProviderConfig` },
-    maxOperations: MAX_OPERATIONS,
   })
 }
 

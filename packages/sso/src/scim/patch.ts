@@ -203,10 +203,12 @@ function applyAt(resource: Json, path: PatchPath, op: Operation["op"], value: un
   }
 
   if (op === "remove") {
-    if (attr.def.multiValued && Array.isArray(value) && Array.isArray(holder[name])) {
-      // Entra ID removes members as `{"op":"Remove","path":"members","value":[{"value":"<id>"}]}`.
+    if (attr.def.multiValued && value !== undefined && value !== null) {
+      // Entra ID removes members as `{"op":"Remove","path":"members","value":[{"value":"<id>"}]}`: only those
+      // go. A value that names nothing removes nothing — never the whole list.
       const gone = (normalizeValue(attr.def, value) as unknown[] | undefined) ?? []
-      holder[name] = (holder[name] as unknown[]).filter((item) => !gone.some((g) => sameItem(item, g)))
+      const items = Array.isArray(holder[name]) ? (holder[name] as unknown[]) : []
+      holder[name] = items.filter((item) => !gone.some((g) => sameItem(item, g)))
     } else {
       delete holder[name]
     }
@@ -227,13 +229,21 @@ function applyAt(resource: Json, path: PatchPath, op: Operation["op"], value: un
   tidyExtension(resource, attr)
 }
 
-/** Later items win over earlier ones with the same `value` (a re-added member is one member). */
+/**
+ * Later items win over earlier ones with the same `value` (a re-added member is one member),
+ * and only the last item marked primary stays primary (RFC 7643 §2.4: at most one).
+ */
 function dedupe(items: unknown[]): unknown[] {
   const out: unknown[] = []
   for (const item of items) {
     const at = out.findIndex((o) => sameItem(o, item))
     if (at >= 0) out[at] = item
     else out.push(item)
+  }
+  const primaries = out.filter((o): o is Json => !!o && typeof o === "object" && (o as Json).primary === true)
+  for (const earlier of primaries.slice(0, -1)) {
+    const at = out.indexOf(earlier)
+    out[at] = { ...earlier, primary: false }
   }
   return out
 }

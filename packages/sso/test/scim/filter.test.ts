@@ -151,5 +151,13 @@ describe("PATCH paths and operations", () => {
     expect(applyPatch(GROUP, group, ops({ op: "Remove", path: "members", value: [{ value: "b" }] })).members).toEqual([{ value: "a" }])
     expect(applyPatch(GROUP, group, ops({ op: "Add", path: "members", value: [{ value: "a" }, { value: "c" }] })).members).toEqual([{ value: "a" }, { value: "b" }, { value: "c" }])
     expect(applyPatch(GROUP, group, ops({ op: "remove", path: "members" }))).toEqual({ displayName: "G" })
+    // A removal whose value names no member (a malformed value) removes nothing, never the whole list.
+    expect(applyPatch(GROUP, group, ops({ op: "Remove", path: "members", value: { value: "zzz" } })).members).toEqual(group.members)
+    expect(applyPatch(GROUP, group, ops({ op: "Remove", path: "members", value: 42 })).members).toEqual(group.members)
+  })
+
+  it("keeps one primary email when another is added as primary", () => {
+    const next = applyPatch(USER, { userName: "a", emails: [{ value: "a@acme.com", primary: true }] }, ops({ op: "add", path: "emails", value: [{ value: "b@acme.com", primary: "True" }] }))
+    expect(next.emails).toEqual([{ value: "a@acme.com", primary: false }, { value: "b@acme.com", primary: true }])
   })
 })
