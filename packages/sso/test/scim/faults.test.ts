@@ -109,6 +109,27 @@ describe("a store that is down", () => {
   })
 })
 
+describe("a store that is slow", () => {
+  it("answers 503 within the store's deadline when wrapped as core wraps extension stores (host.wrapStore)", async () => {
+    const inner = memorySsoStore()
+    // The store hangs on listing; the wrapper gives each call 100 ms, as core's adapterTimeout does.
+    const slow = new Proxy(inner, {
+      get(target, name: string) {
+        const method = (target as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!
+        return (...args: unknown[]) => {
+          const work = name === "listScimUsers" ? new Promise(() => {}) : method.apply(target, args)
+          return Promise.race([work, new Promise((_, reject) => setTimeout(() => reject(new DOMException(`${name} did not answer within 100 ms`, "TimeoutError")), 100))])
+        }
+      },
+    })
+    const w = world({ store: slow })
+    const { token } = await w.token("org-a")
+    const start = performance.now()
+    expectUnavailable(await w.call(token, "org-a", "GET", "/Users"))
+    expect(performance.now() - start).toBeLessThan(1_000)
+  })
+})
+
 describe("concurrent requests", () => {
   it("makes one user of fifty simultaneous creates of one userName: one 201, forty-nine 409", async () => {
     const w = world()
