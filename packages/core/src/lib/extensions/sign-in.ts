@@ -21,6 +21,7 @@ import type { RequestContext } from "../context.js"
 import { actionErrorResponse, errorCode } from "../errors.js"
 import { awaitRow, createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
+import { removeUser } from "../oauth/link.js"
 import { store } from "../config/stores.js"
 import { audit } from "../audit/index.js"
 import { report } from "../report.js"
@@ -85,7 +86,15 @@ async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promis
       ? { user: owner, isNewUser: false }
       : await replaceUnverifiedUser(ctx, owner, fresh)
     : await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => adapter.getUserByEmail(email))
-  await linkOnce(ctx, identity, user)
+  try {
+    await linkOnce(ctx, identity, user)
+  } catch (error) {
+    // Adapters need not have transactions: a user made here and left without its account
+    // would be half of a sign-in (and its `createUser` event a lie). A concurrent sign-in
+    // that linked the account to this user made `linkOnce` succeed, so this user is ours.
+    if (isNewUser) await removeUser(ctx, user.id)
+    throw error
+  }
   return { user, isNewUser }
 }
 

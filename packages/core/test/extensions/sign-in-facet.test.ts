@@ -1,0 +1,267 @@
+/**
+ * `req.signIn(identity)`: a session for an identity an extension verified (an SSO
+ * assertion), by the OAuth linking rules with the extension — not a provider flag — vouching
+ * for the address (sign-in.ts's module comment): a new user only for a vouched-for address,
+ * linked to a verified owner, replacing an unverified one (T67), refused otherwise; the app's
+ * `signIn` callback and the extensions' gates asked; two-factor honoured; one user for 50
+ * concurrent first sign-ins; a store outage a 503 with nothing half-written.
+ */
+import { describe, expect, it } from "vitest"
+import type { AuthConfig } from "@portcullis/core"
+import type { Adapter } from "@portcullis/core/adapters"
+import { defineExtension, type ExtensionIdentity, type ExtensionSignInOutcome } from "@portcullis/core/extension"
+import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { Browser, captureLogger, credentialsConfig, direct } from "../helpers.js"
+import { enroll } from "../two-factor/support.js"
+
+const ORIGIN = "http://localhost:3000"
+const PROVIDER = "sso:acme"
+
+/** An identity the IdP of acme asserted, vouched for unless told otherwise. */
+function identity(extra: Partial<ExtensionIdentity> = {}): ExtensionIdentity {
+  return { provider: PROVIDER, providerAccountId: "nameid-ada", type: "saml", email: "ada@acme.com", emailVerified: true, name: "Ada", profile: { department: "R&D" }, ...extra }
+}
+
+/** The extension: its ACS takes the identity as JSON (the test is the IdP) and signs it in. */
+function ssoExtension(outcomes: ExtensionSignInOutcome[]) {
+  return defineExtension({
+    id: "sso",
+    routes: [
+      {
+        method: "POST",
+        path: "acs",
+        access: "anyone",
+        from: "anywhere",
+        async handler(req) {
+          const outcome = await req.signIn(req.body as unknown as ExtensionIdentity)
+          outcomes.push(outcome)
+          return outcome.response
+        },
+      },
+      { method: "GET", path: "me", handler: async (req) => ({ json: { ...(await req.requireSession()) } }) },
+    ],
+  })
+}
+
+/** The memory adapter, with switches: every call fails while `down`, or only `linkAccount` while `linkDown`. */
+function switchable() {
+  const memory = MemoryAdapter()
+  const state = { down: false, linkDown: false, memory, adapter: {} as Adapter }
+  for (const [name, fn] of Object.entries(memory)) {
+    ;(state.adapter as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      if (state.down || (state.linkDown && name === "linkAccount")) throw new Error(`${name}: connect ECONNREFUSED 127.0.0.1:5432 password=hunter2`)
+      return (fn as (...a: unknown[]) => unknown).apply(memory, args)
+    }
+  }
+  return state
+}
+
+function app(extra: Partial<AuthConfig> = {}, strategy: "jwt" | "database" = "database") {
+  const store = switchable()
+  const outcomes: ExtensionSignInOutcome[] = []
+  const log = captureLogger()
+  const config = credentialsConfig({ adapter: store.adapter, session: { strategy }, extensions: [ssoExtension(outcomes)], logger: log.logger, adapterTimeout: 1_000, ...extra })
+  const browser = () => new Browser(direct(config), ORIGIN)
+  /** The IdP's post of `id` to the ACS, in `b`. */
+  const assert = (b: Browser, id: ExtensionIdentity) => b.request("/auth/sso/acs", { json: id, headers: { origin: "https://idp.example" } })
+  return { config, store, memory: store.memory, outcomes, log, browser, assert }
+}
+
+const accountOf = (memory: ReturnType<typeof MemoryAdapter>, id = "nameid-ada") => memory.getUserByAccount!({ provider: PROVIDER, providerAccountId: id })
+
+describe.each(["database", "jwt"] as const)("a first sign-in of a vouched-for address (%s sessions)", (strategy) => {
+  it("creates a verified user, links the account, and the session is usable", async () => {
+    const { memory, outcomes, browser, assert } = app({}, strategy)
+    const b = browser()
+    const response = await assert(b, identity())
+    expect(response.status).toBe(302)
+    expect(response.headers.get("location")).toBe(ORIGIN)
+    const [outcome] = outcomes
+    expect(outcome).toMatchObject({ isNewUser: true, refused: null, userId: expect.any(String) })
+    const user = await accountOf(memory)
+    expect(user).toMatchObject({ id: outcome!.userId, email: "ada@acme.com", name: "Ada", emailVerified: expect.any(Date) })
+    const session = await b.session()
+    expect(session.user.email).toBe("ada@acme.com")
+    // The key the sign-in reported is the one the extension sees on the next request.
+    const me = await (await b.request("/auth/sso/me")).json()
+    expect(me.userId).toBe(user!.id)
+    expect(outcome!.session).toMatchObject({ userId: user!.id, key: me.key, expires: expect.any(Date) })
+  })
+
+  it("signs the same user in again by the account, not as new", async () => {
+    const { memory, outcomes, browser, assert } = app({}, strategy)
+    await assert(browser(), identity())
+    // The address changed at the IdP: the account, not the address, finds the user.
+    await assert(browser(), identity({ email: "ada.lovelace@acme.com" }))
+    expect(outcomes.map((o) => o.isNewUser)).toEqual([true, false])
+    expect(outcomes[1]!.userId).toBe(outcomes[0]!.userId)
+    expect((await accountOf(memory))!.id).toBe(outcomes[0]!.userId)
+  })
+
+  it("lands on the identity's callbackUrl through the redirect callback", async () => {
+    const { assert, browser } = app({}, strategy)
+    expect((await assert(browser(), identity({ callbackUrl: "/dashboard" }))).headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+    expect((await assert(browser(), identity({ callbackUrl: "https://evil.example/x" }))).headers.get("location")).toBe(ORIGIN)
+  })
+})
+
+describe("an address that belongs to a user", () => {
+  it("links the account to a verified owner", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    const owner = await memory.createUser!({ id: "owner", email: "ada@acme.com", emailVerified: new Date(), name: "Ada L." })
+    const b = browser()
+    await assert(b, identity())
+    expect(outcomes[0]).toMatchObject({ userId: owner.id, isNewUser: false, refused: null })
+    expect((await accountOf(memory))!.id).toBe("owner")
+    expect((await b.session()).user.email).toBe("ada@acme.com")
+  })
+
+  it("replaces an owner whose address was never verified (T67): the old user is gone", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    await memory.createUser!({ id: "squatter", email: "ada@acme.com", emailVerified: null, name: "Squatter" })
+    await assert(browser(), identity())
+    const user = await accountOf(memory)
+    expect(user).toMatchObject({ email: "ada@acme.com", emailVerified: expect.any(Date) })
+    expect(user!.id).not.toBe("squatter")
+    expect(await memory.getUser!("squatter")).toBeNull()
+    expect(outcomes[0]).toMatchObject({ userId: user!.id, isNewUser: true })
+  })
+
+  it("is refused with OAuthAccountNotLinked when the extension does not vouch, and nothing is linked", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    await memory.createUser!({ id: "owner", email: "ada@acme.com", emailVerified: new Date() })
+    const b = browser()
+    const response = await assert(b, identity({ emailVerified: false }))
+    expect(response.status).toBe(302)
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=OAuthAccountNotLinked`)
+    expect(outcomes[0]).toMatchObject({ refused: "OAuthAccountNotLinked", userId: null, session: null })
+    expect(await accountOf(memory)).toBeNull()
+    expect(await b.session()).toBeNull()
+  })
+})
+
+describe("an address nobody vouches for, and no owner", () => {
+  it("makes no user: AccessDenied (the error page, as an OAuth AccessDenied)", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    const b = browser()
+    const response = await assert(b, identity({ emailVerified: false }))
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(outcomes[0]).toMatchObject({ refused: "AccessDenied", userId: null })
+    expect(await memory.getUserByEmail!("ada@acme.com")).toBeNull()
+    expect(await accountOf(memory)).toBeNull()
+    expect(await b.session()).toBeNull()
+  })
+
+  it("without an address at all: AccessDenied too", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    await assert(browser(), identity({ email: undefined }))
+    expect(outcomes[0]!.refused).toBe("AccessDenied")
+    expect(await accountOf(memory)).toBeNull()
+  })
+})
+
+describe("the app's signIn callback and the sign-in gates", () => {
+  it("a callback returning false refuses (AccessDenied) before any user is made", async () => {
+    const seen: unknown[] = []
+    const { memory, outcomes, browser, assert } = app({ callbacks: { signIn: ({ user, account, profile }) => (seen.push({ user, account, profile }), false) } })
+    const response = await assert(browser(), identity())
+    expect(response.headers.get("location")).toMatch(/error=AccessDenied/)
+    expect(outcomes[0]!.refused).toBe("AccessDenied")
+    expect(await memory.getUserByEmail!("ada@acme.com")).toBeNull()
+    expect(seen[0]).toMatchObject({ account: { provider: PROVIDER, providerAccountId: "nameid-ada", type: "saml" }, profile: { department: "R&D", email: "ada@acme.com" } })
+  })
+
+  it("a callback returning a URL sends the browser there, with no session", async () => {
+    const { outcomes, browser, assert } = app({ callbacks: { signIn: () => "/onboarding" } })
+    const b = browser()
+    const response = await assert(b, identity())
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/onboarding`)
+    expect(outcomes[0]).toMatchObject({ session: null, userId: null })
+    expect(await b.session()).toBeNull()
+  })
+
+  it("an extension's gate refusing is AccountSuspended", async () => {
+    const store = switchable()
+    const outcomes: ExtensionSignInOutcome[] = []
+    const suspended = defineExtension({ id: "admin", signInGate: ({ email }) => (email === "ada@acme.com" ? { refuse: "suspended by an admin" } : undefined) })
+    const config = credentialsConfig({ adapter: store.adapter, extensions: [ssoExtension(outcomes), suspended], logger: captureLogger().logger })
+    const b = new Browser(direct(config), ORIGIN)
+    const response = await b.request("/auth/sso/acs", { json: identity() })
+    expect(response.headers.get("location")).toMatch(/error=AccountSuspended/)
+    expect(outcomes[0]).toMatchObject({ refused: "AccountSuspended", session: null })
+    expect(await b.session()).toBeNull()
+  })
+})
+
+describe("an identity the extension got wrong", () => {
+  it.each([
+    ["a configured provider's id", identity({ provider: "credentials" }), /provider id "credentials"/],
+    ["no providerAccountId", identity({ providerAccountId: "" }), /malformed identity/],
+    ["another type", identity({ type: "oauth" as never }), /malformed identity/],
+  ])("%s is InvalidConfig: a 500, logged, nothing written", async (_name, bad, message) => {
+    const { memory, log, browser, assert } = app()
+    const response = await assert(browser(), bad)
+    expect(response.status).toBe(500)
+    expect(log.lines.join("\n")).toMatch(message)
+    expect(log.lines.join("\n")).toMatch(/InvalidConfig/)
+    expect(await memory.getUserByEmail!("ada@acme.com")).toBeNull()
+  })
+})
+
+describe("50 concurrent first sign-ins of one identity", () => {
+  it("make one user and one account, and every browser is signed in as that user", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    const browsers = Array.from({ length: 50 }, browser)
+    const responses = await Promise.all(browsers.map((b) => assert(b, identity())))
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(302))
+    const user = await accountOf(memory)
+    expect(user).not.toBeNull()
+    expect(new Set(outcomes.map((o) => o.userId))).toEqual(new Set([user!.id]))
+    expect(outcomes.filter((o) => o.isNewUser)).toHaveLength(1)
+    const sessions = await Promise.all(browsers.map((b) => b.session()))
+    expect(sessions.every((s) => s?.user?.email === "ada@acme.com")).toBe(true)
+  })
+})
+
+describe("two-factor on for the user", () => {
+  it("answers with the two-factor step and no session", async () => {
+    const { config, memory, outcomes, browser, assert } = app({ twoFactor: {} }, "jwt")
+    await assert(browser(), identity())
+    const userId = outcomes[0]!.userId!
+    await enroll(config, userId)
+    const b = browser()
+    const response = await assert(b, identity())
+    expect(response.status).toBe(302)
+    expect(new URL(response.headers.get("location")!).pathname).toBe("/auth/two-factor")
+    expect(outcomes[1]).toMatchObject({ userId, session: null, refused: null })
+    expect(await b.session()).toBeNull()
+    expect((await accountOf(memory))!.id).toBe(userId)
+  })
+})
+
+describe("the store failing", () => {
+  it("is a 503 without the store's message, and no session", async () => {
+    const { store, browser, assert } = app()
+    store.down = true
+    const b = browser()
+    const response = await assert(b, identity())
+    expect(response.status).toBe(503)
+    const body = await response.text()
+    expect(body).not.toMatch(/hunter2|ECONNREFUSED|\n\s+at /)
+    store.down = false
+    expect(await b.session()).toBeNull()
+  })
+
+  it("after the user was made, linking failing leaves no user without its account", async () => {
+    const { store, memory, browser, assert } = app()
+    store.linkDown = true
+    const response = await assert(browser(), identity())
+    expect(response.status).toBe(503)
+    store.linkDown = false
+    expect(await memory.getUserByEmail!("ada@acme.com")).toBeNull()
+    // And the next attempt, the store back, signs in as a new user.
+    const again = await assert(browser(), identity())
+    expect(again.status).toBe(302)
+    expect(await accountOf(memory)).toMatchObject({ email: "ada@acme.com" })
+  })
+})
