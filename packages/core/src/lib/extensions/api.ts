@@ -197,7 +197,7 @@ export interface ExtensionSignInRouteInput<Locals = unknown> {
 
 /** Where the sign-in page sends an address: a button posting `email` (and the CSRF token and callback URL) to `action`. */
 export interface ExtensionSignInRoute {
-  /** A route of the extension (`${authUrl}/sso/start`): a `POST`, CSRF-checked by core. */
+  /** A route of the extension (`${authUrl}/sso/start`): a `POST`, CSRF-checked by core. Another URL is refused (InvalidConfig): the form carries the CSRF token. */
   action: string
   label: string
   /** Only this way in for the address (the domain requires SSO): the page shows no other method. */
@@ -283,7 +283,8 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    * Asked at the identifier-first sign-in page's "Continue" with the address typed: a way in
    * for it (the organization's SSO for `ada@acme.com`), shown above the other methods — or
    * instead of them when `only`. Configured, it makes "Continue" a round trip (no script
-   * reveals the methods in place). A failure is a 503 page; `undefined` for no route.
+   * reveals the methods in place). A failure is the sign-in's outage (the error page, a
+   * 503: wrap the store with `host.wrapStore`); `undefined` for no route.
    */
   signInRoute?(input: ExtensionSignInRouteInput<Locals>): Promise<ExtensionSignInRoute | undefined> | ExtensionSignInRoute | undefined
 }
