@@ -196,6 +196,32 @@ describe("oidc.callback", () => {
   })
 })
 
+describe("two instances of one app (one secret)", () => {
+  it("a sign-in started on one finishes on the other: the checks live in the browser's sealed cookies", async () => {
+    const a = app()
+    const b = app()
+    const browser = a.browser()
+    const callback = await throughIdP(browser)
+    const other = new Browser(direct(b.config), ORIGIN)
+    for (const [name, cookie] of browser.jar) other.jar.set(name, cookie)
+    const response = await other.request(callback.pathname + callback.search)
+    expect(response.status).toBe(200)
+    expect((await response.json()).sub).toBe("demo")
+  })
+
+  it("another secret's instance refuses those cookies", async () => {
+    const a = app()
+    const b = app({ secret: "another-secret-with-at-least-32-characters!" })
+    const browser = a.browser()
+    const callback = await throughIdP(browser)
+    const other = new Browser(direct(b.config), ORIGIN)
+    for (const [name, cookie] of browser.jar) other.jar.set(name, cookie)
+    const response = await other.request(callback.pathname + callback.search)
+    expect(response.status).toBe(400)
+    expect((await response.json()).error).toBe("InvalidCheck")
+  })
+})
+
 describe("the client", () => {
   it("may not take a configured provider's id: InvalidConfig, a 500 logged as a bug", async () => {
     const { browser, log } = app()

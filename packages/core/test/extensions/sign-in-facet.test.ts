@@ -4,44 +4,30 @@
  * for the address (sign-in.ts's module comment): a new user only for a vouched-for address,
  * linked to a verified owner, replacing an unverified one (T67), refused otherwise; the app's
  * `signIn` callback and the extensions' gates asked; two-factor honoured; one user for 50
- * concurrent first sign-ins; a store outage a 503 with nothing half-written.
+ * concurrent first sign-ins (in one process, and across two processes on one PostgreSQL);
+ * a store outage a 503 with nothing half-written.
  */
-import { describe, expect, it } from "vitest"
+import { fork, type ChildProcess } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
 import type { Adapter } from "@portcullis/core/adapters"
 import { defineExtension, type ExtensionIdentity, type ExtensionSignInOutcome } from "@portcullis/core/extension"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
+import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, captureLogger, credentialsConfig, direct } from "../helpers.js"
 import { enroll } from "../two-factor/support.js"
+import { postgresGate } from "../postgres-gate.js"
+import { identity, SSO_PROVIDER, ssoExtension } from "./sso-probe.js"
+
+const { service, postgres } = await postgresGate()
 
 const ORIGIN = "http://localhost:3000"
-const PROVIDER = "sso:acme"
-
-/** An identity the IdP of acme asserted, vouched for unless told otherwise. */
-function identity(extra: Partial<ExtensionIdentity> = {}): ExtensionIdentity {
-  return { provider: PROVIDER, providerAccountId: "nameid-ada", type: "saml", email: "ada@acme.com", emailVerified: true, name: "Ada", profile: { department: "R&D" }, ...extra }
-}
-
-/** The extension: its ACS takes the identity as JSON (the test is the IdP) and signs it in. */
-function ssoExtension(outcomes: ExtensionSignInOutcome[]) {
-  return defineExtension({
-    id: "sso",
-    routes: [
-      {
-        method: "POST",
-        path: "acs",
-        access: "anyone",
-        from: "anywhere",
-        async handler(req) {
-          const outcome = await req.signIn(req.body as unknown as ExtensionIdentity)
-          outcomes.push(outcome)
-          return outcome.response
-        },
-      },
-      { method: "GET", path: "me", handler: async (req) => ({ json: { ...(await req.requireSession()) } }) },
-    ],
-  })
-}
+const PROVIDER = SSO_PROVIDER
 
 /** The memory adapter, with switches: every call fails while `down`, or only `linkAccount` while `linkDown`. */
 function switchable() {
@@ -264,4 +250,70 @@ describe("the store failing", () => {
     expect(again.status).toBe(302)
     expect(await accountOf(memory)).toMatchObject({ email: "ada@acme.com" })
   })
+})
+
+postgres.describe("two instance processes on one PostgreSQL database", () => {
+  const packages = fileURLToPath(new URL("../../../", import.meta.url))
+  let dir: string
+  let db: TestDatabase
+  let children: ChildProcess[] = []
+  let origins: string[] = []
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "portcullis-signin-processes-"))
+    const bundle = join(dir, "instance.mjs")
+    // The sources of this checkout, bundled: each child runs exactly the code under test.
+    await build({
+      entryPoints: [fileURLToPath(new URL("./sign-in-instance.ts", import.meta.url))],
+      outfile: bundle,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      logLevel: "silent",
+      alias: Object.fromEntries(["core", "sql-adapter"].map((name) => [`@portcullis/${name}`, join(packages, name, "src")])),
+      external: ["pg-native"],
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    })
+    db = await openTestDatabase("postgres", { url: service.url })
+    children = [0, 1].map(() => fork(bundle, [JSON.stringify({ url: service.url, tables: db.tables })], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] }))
+    origins = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string>((resolve, reject) => {
+            child.once("exit", (code) => reject(new Error(`instance exited with ${code}`)))
+            child.on("message", (message: { origin?: string }) => message.origin && resolve(message.origin))
+          }),
+      ),
+    )
+  }, 90_000)
+  afterAll(async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve()
+            child.removeAllListeners("exit")
+            child.once("exit", () => resolve())
+            child.kill()
+          }),
+      ),
+    )
+    await db?.close()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("50 first sign-ins of one identity, split over both, make one user and one account, and all are signed in as it", async () => {
+    const browsers = Array.from({ length: 50 }, (_, i) => new Browser((request) => fetch(request, { redirect: "manual" }), origins[i % 2]!))
+    const responses = await Promise.all(browsers.map((b) => b.request("/auth/sso/acs", { json: identity({ providerAccountId: "nameid-race" }) })))
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(302))
+    expect(responses.map((r) => new URL(r.headers.get("location")!).searchParams.get("error"))).toEqual(Array(50).fill(null))
+    const users = await db.db.selectFrom(db.tables.users).selectAll().where("email", "=", "ada@acme.com").execute()
+    expect(users).toHaveLength(1)
+    const accounts = await db.db.selectFrom(db.tables.accounts).selectAll().where("providerAccountId", "=", "nameid-race").execute()
+    expect(accounts).toHaveLength(1)
+    expect(accounts[0]!.userId).toBe(users[0]!.id)
+    const seen = await Promise.all(browsers.map(async (b) => (await (await b.request("/auth/sso/me")).json()).userId))
+    expect(new Set(seen)).toEqual(new Set([users[0]!.id]))
+  }, 60_000)
 })
