@@ -166,8 +166,8 @@ describe("text answers", () => {
     expect(response.status).toBe(200)
     expect(await response.text()).toBe("<EntityDescriptor/>")
     expect(response.headers.get("content-type")).toBe("application/samlmetadata+xml; charset=utf-8")
-    expect(response.headers.get("content-security-policy")).not.toBe("default-src *")
-    expect(response.headers.get("x-frame-options")).not.toBe("ALLOWALL")
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; sandbox")
+    expect(response.headers.get("x-frame-options")).toBeNull()
     expect(response.headers.getSetCookie()).toEqual([])
     expect(response.headers.get("x-split")).toBeNull()
     expect(response.headers.get("x-kept")).toBe("yes")
@@ -179,6 +179,32 @@ describe("text answers", () => {
     const response = await foreign(config, "/auth/sso/plain")
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8")
     expect(await response.text()).toBe("hello")
+  })
+})
+
+describe("answers of the wrong kind", () => {
+  it.each([
+    ["text as text/html", { text: "<script>alert(1)</script>", contentType: "text/html" }],
+    ["text as application/xhtml+xml", { text: "<html/>", contentType: "application/xhtml+xml" }],
+    ["JSON as text/html", { json: { name: "<script>alert(1)</script>" }, contentType: "text/html" }],
+    ["JSON as text/plain", { json: { a: 1 }, contentType: "text/plain" }],
+    ["a malformed media type", { text: "x", contentType: "text/plain\r\nSet-Cookie: a=b" }],
+  ])("%s is the extension's bug: a 500, nothing of the body sent", async (_name, answer) => {
+    const log = captureLogger()
+    const ext = defineExtension({ id: "docs", routes: [{ method: "GET", path: "doc", access: "anyone", handler: () => answer as never }] })
+    const response = await foreign(credentialsConfig({ extensions: [ext], logger: log.logger }), "/auth/docs/doc")
+    expect(response.status).toBe(500)
+    expect(response.headers.get("content-type")).toBe("application/json")
+    expect(await response.text()).not.toContain("<")
+    expect(log.lines.join("\n")).toMatch(/media type|answer pages with req\.page/)
+  })
+
+  it("a text document is never sniffed, framed or run: nosniff and a sandboxing policy", async () => {
+    const ext = defineExtension({ id: "docs", routes: [{ method: "GET", path: "logo", access: "anyone", handler: () => ({ text: "<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>", contentType: "image/svg+xml" }) }] })
+    const response = await foreign(credentialsConfig({ extensions: [ext] }), "/auth/docs/logo")
+    expect(response.status).toBe(200)
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; sandbox")
   })
 })
 

@@ -61,14 +61,14 @@ export type ExtensionResponse =
   | {
       json: Json | object
       status?: number
-      /** A JSON media type of the protocol's own (`application/scim+json`). Default `application/json`. */
+      /** A JSON media type of the protocol's own (`application/scim+json`): `application/json` or `application/<x>+json`. Default `application/json`. */
       contentType?: string
       /** Headers of the protocol (`ETag`, `Location`, `WWW-Authenticate`); never `Set-Cookie`. */
       headers?: Record<string, string>
     }
   | { redirect: string }
   | { page: { title: string; body: SafeHtml }; status?: number }
-  /** A document of another type (SAML metadata as `application/samlmetadata+xml`), sent as is and never cached. */
+  /** A document of another type (SAML metadata as `application/samlmetadata+xml`), sent as is, never cached, never HTML (use `page`), with `nosniff` and a sandboxing CSP. */
   | { text: string; contentType: string; status?: number; headers?: Record<string, string> }
   /** No body: `204 No Content` (a SCIM `DELETE`). */
   | { empty: true; status?: number; headers?: Record<string, string> }
