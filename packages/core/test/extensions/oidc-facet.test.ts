@@ -45,6 +45,8 @@ function clients(): Record<string, ExtensionOidcClient> {
   return {
     acme: { id: "sso-acme", issuer: op.issuer, clientId, clientSecret, redirectUri: redirectUri("acme") },
     impostor: { id: "sso-impostor", issuer: impostor.origin, clientId, clientSecret, redirectUri: redirectUri("impostor") },
+    // An IdP that does not answer (nothing listens on port 1).
+    down: { id: "sso-down", issuer: "http://127.0.0.1:1", clientId, clientSecret, redirectUri: redirectUri("acme") },
     // A client id that is a configured provider's: the extension's bug.
     taken: { id: "credentials", issuer: op.issuer, clientId, clientSecret, redirectUri: redirectUri("acme") },
   }
@@ -193,6 +195,19 @@ describe("oidc.callback", () => {
     expect(await response.json()).toEqual({ error: "InvalidEndpoints", message: "Something went wrong" })
     expect(b.lastSetCookies.filter((c) => checkCookies.includes(c.name) && c.value !== "")).toEqual([])
     expect(log.lines.join("\n")).toMatch(/sso-impostor.*discovery document's issuer/)
+  })
+})
+
+describe("an IdP that does not answer", () => {
+  it("fails authorize with OAuthSignInError (the extension may catch it): no redirect, no check cookies, the cause only in the log", async () => {
+    const { browser, log } = app()
+    const b = browser()
+    const response = await start(b, "down")
+    expect(response.status).toBe(500)
+    expect(response.headers.get("location")).toBeNull()
+    expect(await response.json()).toEqual({ error: "OAuthSignInError", message: "Something went wrong" })
+    expect(b.lastSetCookies.filter((c) => checkCookies.includes(c.name) && c.value !== "")).toEqual([])
+    expect(log.lines.join("\n")).toMatch(/sso-down/)
   })
 })
 
