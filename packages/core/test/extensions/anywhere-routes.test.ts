@@ -42,6 +42,10 @@ function sso(seen: Seen[]) {
         }),
       },
       { method: "GET", path: "plain", access: "anyone", handler: () => ({ text: "hello", contentType: "text/plain" }) },
+      // Both read the session: the site route sees it, the one called from anywhere never does.
+      { method: "POST", path: "who", access: "anyone", from: "anywhere", handler: async (req) => ({ json: { session: (await req.session())?.userId ?? null } }) },
+      { method: "POST", path: "who-site", access: "anyone", handler: async (req) => ({ json: { session: (await req.session())?.userId ?? null } }) },
+      { method: "POST", path: "must", access: "anyone", from: "anywhere", handler: async (req) => ({ json: { session: (await req.requireSession()).userId } }) },
     ],
   })
 }
@@ -81,6 +85,22 @@ describe("a from: \"anywhere\" POST route", () => {
     expect(response.status).toBe(403)
     expect(await response.json()).toMatchObject({ error: "MissingCSRF" })
     expect(seen).toEqual([])
+  })
+})
+
+describe("a from: \"anywhere\" route and the browser's session", () => {
+  it("never sees it, even sent along with the request: session() is null, requireSession() is 401", async () => {
+    const { browser } = setup()
+    await browser.signIn()
+    const csrfToken = await browser.csrfToken()
+    // The site route, with the token, sees the session: the cookie is there.
+    expect(await (await browser.request("/auth/sso/who-site", { form: { csrfToken } })).json()).toEqual({ session: "user-ada" })
+    const who = await browser.request("/auth/sso/who", { form: { x: "1" }, headers: { origin: "https://idp.example" } })
+    expect(await who.json()).toEqual({ session: null })
+    const must = await browser.request("/auth/sso/must", { form: { x: "1" }, headers: { origin: "https://idp.example" } })
+    expect(must.status).toBe(401)
+    // The session itself is untouched.
+    expect((await browser.session()).user.email).toBe("ada@example.com")
   })
 })
 

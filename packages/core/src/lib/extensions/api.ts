@@ -44,7 +44,8 @@ export interface ExtensionRoute<Locals = unknown> {
    * the CSRF token; `"anywhere"` — no origin or CSRF check, for requests another party makes
    * by design: an identity provider's cross-site form post (a SAML response), a SCIM client,
    * a token endpoint. Only with `access: "anyone"`: such a route authenticates its caller
-   * itself (a signature, a bearer token) and must never act on the browser's session.
+   * itself (a signature, a bearer token) and never acts on the browser's session: there
+   * `session()` is `null` and `requireSession()` a 401, whatever cookies came along.
    */
   from?: "site" | "anywhere"
   /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */

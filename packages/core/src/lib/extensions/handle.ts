@@ -46,7 +46,10 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       if (header && ctx.body?.csrfToken === undefined) ctx.body = { ...ctx.body, csrfToken: header }
       await verifyCsrf(ctx)
     }
-    const tools = toolsFor(ctx, extension)
+    // Nor may it read one: its caller is another party, never the browser's user, so the
+    // tools (the session, the account facet) see no cookies there — a browser that sends its
+    // session cookie along (a cross-site post with SameSite=None cookies) lends it nothing.
+    const tools = toolsFor(route.from === "anywhere" ? ({ ...ctx, cookies: {} } as RequestContext) : ctx, extension)
     let session: ExtensionSession | null = null
     if (route.access !== "anyone") session = await tools.requireSession(route.stepUp ? { stepUp: true } : undefined)
     const limit = route.rateLimit ?? (route.method === "POST" ? EXTENSION_POST_LIMIT : false)
