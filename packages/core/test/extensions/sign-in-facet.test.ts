@@ -138,6 +138,13 @@ describe("an address nobody vouches for, and no owner", () => {
     expect(await b.session()).toBeNull()
   })
 
+  it.each([["the string \"false\"", "false"], ["1", 1], ["the string \"true\"", "true"]])("emailVerified as %s does not vouch: AccessDenied", async (_name, value) => {
+    const { memory, outcomes, browser, assert } = app()
+    await assert(browser(), identity({ emailVerified: value as never }))
+    expect(outcomes[0]!.refused).toBe("AccessDenied")
+    expect(await memory.getUserByEmail!("ada@acme.com")).toBeNull()
+  })
+
   it("without an address at all: AccessDenied too", async () => {
     const { memory, outcomes, browser, assert } = app()
     await assert(browser(), identity({ email: undefined }))

@@ -74,7 +74,8 @@ function checked(ctx: RequestContext, id: string, identity: ExtensionIdentity): 
 async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   const adapter = store(ctx.config.stores, "oauth")
   const email = identity.email
-  if (!email || !identity.emailVerified) {
+  // Only `true` vouches: a SAML attribute passed on as the string "false" must not.
+  if (!email || identity.emailVerified !== true) {
     const owner = email ? await adapter.getUserByEmail(email) : null
     if (owner) throw new OAuthAccountNotLinked("The address belongs to a user, and the extension does not vouch for it", { providerId: identity.provider })
     throw new AccessDenied("An SSO sign-in makes a user only for an address the extension vouches for")
