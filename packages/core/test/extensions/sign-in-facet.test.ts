@@ -20,7 +20,8 @@ import { defineExtension, type ExtensionIdentity, type ExtensionSignInOutcome } 
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { openTestDatabase, type TestDatabase } from "@portcullis/sql-adapter/testing"
 import { Browser, captureLogger, credentialsConfig, direct } from "../helpers.js"
-import { enroll } from "../two-factor/support.js"
+import { totpCode } from "@portcullis/core/two-factor"
+import { enroll, secondFactor } from "../two-factor/support.js"
 import { postgresGate } from "../postgres-gate.js"
 import { identity, SSO_PROVIDER, ssoExtension } from "./sso-probe.js"
 
@@ -217,11 +218,13 @@ describe("50 concurrent first sign-ins of one identity", () => {
 })
 
 describe("two-factor on for the user", () => {
-  it("answers with the two-factor step and no session", async () => {
-    const { config, memory, outcomes, browser, assert } = app({ twoFactor: {} }, "jwt")
+  it("answers with the two-factor step and no session; the code then signs in, audited once as the SSO sign-in", async () => {
+    const audited: { type: string; provider?: string; method?: string; details?: Record<string, unknown> }[] = []
+    const { config, memory, outcomes, browser, assert } = app({ twoFactor: {}, events: { audit: (e) => void audited.push(e as never) } }, "jwt")
     await assert(browser(), identity())
     const userId = outcomes[0]!.userId!
-    await enroll(config, userId)
+    const { secret } = await enroll(config, userId)
+    audited.length = 0
     const b = browser()
     const response = await assert(b, identity())
     expect(response.status).toBe(302)
@@ -229,6 +232,28 @@ describe("two-factor on for the user", () => {
     expect(outcomes[1]).toMatchObject({ userId, session: null, refused: null })
     expect(await b.session()).toBeNull()
     expect((await accountOf(memory))!.id).toBe(userId)
+    // Only the first factor passed: no sign-in yet in the trail.
+    expect(audited.filter((e) => e.type === "signIn")).toEqual([])
+    expect((await secondFactor(b, totpCode(secret))).status).toBe(302)
+    expect((await b.session()).user.email).toBe("ada@acme.com")
+    expect(audited.filter((e) => e.type === "signIn")).toMatchObject([{ provider: PROVIDER, method: "saml", details: { secondFactor: "totp" } }])
+  })
+})
+
+describe("the audit trail", () => {
+  it("records each SSO sign-in once, by its provider and type, and a refusal as signInFailed", async () => {
+    const audited: { type: string; provider?: string; method?: string; reason?: string; details?: Record<string, unknown> }[] = []
+    const { memory, browser, assert } = app({ events: { audit: (e) => void audited.push(e as never) } })
+    await assert(browser(), identity())
+    await assert(browser(), identity())
+    expect(audited.filter((e) => e.type === "signIn")).toMatchObject([
+      { provider: PROVIDER, method: "saml", details: { isNewUser: true } },
+      { provider: PROVIDER, method: "saml", details: { isNewUser: false } },
+    ])
+    expect(audited.filter((e) => e.type === "accountLinked")).toHaveLength(1)
+    await memory.createUser!({ id: "bob", email: "bob@acme.com", emailVerified: new Date() })
+    await assert(browser(), identity({ providerAccountId: "nameid-bob", email: "bob@acme.com", emailVerified: false }))
+    expect(audited.filter((e) => e.type === "signInFailed")).toMatchObject([{ provider: PROVIDER, method: "saml", reason: "OAuthAccountNotLinked" }])
   })
 })
 

@@ -48,7 +48,7 @@ export async function signInAs(ctx: RequestContext, extension: ResolvedExtension
     const { user, isNewUser } = linked ? { user: linked, isNewUser: false } : await userFor(flow, identity)
     const before = ctx.setCookies.length
     const done = await establishSession(flow, { user, account: { ...account, userId: user.id }, profile, isNewUser })
-    await audit(ctx, { type: "signIn", outcome: "success", userId: user.id, method: identity.type, provider: identity.provider, details: { isNewUser } })
+    // Its `signIn` audit event is establishSession's, once the session exists (after a second factor, not before).
     return { response: answer(ctx, done), userId: user.id, isNewUser, session: await madeSession(ctx, extension, done.cookies ?? ctx.setCookies.slice(before), user.id), refused: null }
   } catch (error) {
     if (!(error instanceof AuthError) || !REFUSALS.has(error.type)) throw error
