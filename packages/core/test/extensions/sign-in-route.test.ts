@@ -153,7 +153,22 @@ describe("the first step", () => {
 })
 
 describe("a route's action", () => {
-  it.each(["https://evil.example/auth/sso/start", "http://localhost:3000/auth/signout", "/auth/sso/start", "javascript:alert(1)"])(
+  it("may be the extension's root route", async () => {
+    const root = defineExtension({ id: "sso", signInRoute: ({ authUrl }) => ({ action: `${authUrl}/sso`, label: "SSO", only: false }), routes: [{ method: "POST", path: "", access: "anyone", handler: () => ({ json: {} }) }] })
+    const auth = createAuth(config([root]))
+    const { body } = await identify(new Browser((r) => auth.handle(r), ORIGIN), "ada@acme.com")
+    expect(routeForm(body)).toContain(`action="${ORIGIN}/auth/sso"`)
+  })
+
+  it.each([
+    "https://evil.example/auth/sso/start",
+    "http://localhost:3000/auth/signout",
+    "http://localhost:3000/auth/ssox/start",
+    "http://localhost:3000/auth/sso/../signout",
+    "http://localhost:3000/auth/sso/%2e%2e/signout",
+    "/auth/sso/start",
+    "javascript:alert(1)",
+  ])(
     "that is not one of the extension's routes (%s) is refused as a bug: no form carries the token there",
     async (action) => {
       const log = captureLogger()

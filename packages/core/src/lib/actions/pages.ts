@@ -78,15 +78,16 @@ async function routeOf(ctx: RequestContext, address: string): Promise<{ action: 
  * posts the CSRF token and the address, which are for this site's routes only.
  */
 function ownAction(ctx: RequestContext, id: string, action: string): string {
-  const prefix = `${ctx.authUrl}/${id}/`
+  const root = `${ctx.authUrl}/${id}`
   let url: URL | undefined
   try {
     url = new URL(action)
   } catch {
     url = undefined
   }
-  if (!url || url.origin !== ctx.origin || !`${url.origin}${url.pathname}`.startsWith(prefix)) {
-    throw new InvalidConfig(`The ${id} extension's signInRoute named the action ${JSON.stringify(action.slice(0, 200))}, which is not one of its routes (${prefix}…)`)
+  const target = url && `${url.origin}${url.pathname}`
+  if (!url || url.origin !== ctx.origin || (target !== root && !target!.startsWith(`${root}/`))) {
+    throw new InvalidConfig(`The ${id} extension's signInRoute named the action ${JSON.stringify(action.slice(0, 200))}, which is not one of its routes (${root}/…)`)
   }
   return url.href
 }
