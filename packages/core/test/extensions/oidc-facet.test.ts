@@ -44,6 +44,8 @@ afterAll(async () => {
 function clients(): Record<string, ExtensionOidcClient> {
   return {
     acme: { id: "sso-acme", issuer: op.issuer, clientId, clientSecret, redirectUri: redirectUri("acme") },
+    // Another connection at the same IdP, with the same client: its checks are its own.
+    globex: { id: "sso-globex", issuer: op.issuer, clientId, clientSecret, redirectUri: redirectUri("globex") },
     impostor: { id: "sso-impostor", issuer: impostor.origin, clientId, clientSecret, redirectUri: redirectUri("impostor") },
     // An IdP that does not answer (nothing listens on port 1).
     down: { id: "sso-down", issuer: "http://127.0.0.1:1", clientId, clientSecret, redirectUri: redirectUri("acme") },
@@ -183,6 +185,15 @@ describe("oidc.callback", () => {
     const fresh = browser()
     const none = await fresh.request(callback.pathname + callback.search)
     expect(none.status).toBe(400)
+  })
+
+  it("refuses a callback of one connection delivered to another's route (the checks are bound to the client's id)", async () => {
+    const { browser } = app()
+    const b = browser()
+    const callback = await throughIdP(b, "acme")
+    const response = await b.request(`/auth/sso/oidc/globex/callback${callback.search}`)
+    expect(response.status).toBe(400)
+    expect((await response.json()).error).toBe("InvalidCheck")
   })
 
   it("refuses an issuer that is not the one discovery names: no redirect to the IdP, InvalidEndpoints logged", async () => {
