@@ -202,6 +202,18 @@ describe("an identity the extension got wrong", () => {
   })
 })
 
+describe("a configuration without an adapter", () => {
+  it("cannot keep SSO users: MissingAdapter, a 500 logged, no session", async () => {
+    const log = captureLogger()
+    const b = new Browser(direct(credentialsConfig({ extensions: [ssoExtension()], logger: log.logger })), ORIGIN)
+    const response = await b.request("/auth/sso/acs", { json: identity() })
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({ error: "MissingAdapter", message: "Something went wrong" })
+    expect(log.lines.join("\n")).toMatch(/MissingAdapter/)
+    expect(await b.session()).toBeNull()
+  })
+})
+
 describe("50 concurrent first sign-ins of one identity", () => {
   it("make one user and one account, and every browser is signed in as that user", async () => {
     const { memory, outcomes, browser, assert } = app()
