@@ -229,6 +229,22 @@ describe("50 concurrent first sign-ins of one identity", () => {
   })
 })
 
+describe("50 concurrent first sign-ins over an unverified owner (T67)", () => {
+  it("replace it once: one fresh user, one account, all signed in as it", async () => {
+    const { memory, outcomes, browser, assert } = app()
+    await memory.createUser!({ id: "squatter", email: "ada@acme.com", emailVerified: null })
+    const browsers = Array.from({ length: 50 }, browser)
+    const responses = await Promise.all(browsers.map((b) => assert(b, identity())))
+    expect(responses.map((r) => new URL(r.headers.get("location")!).searchParams.get("error"))).toEqual(Array(50).fill(null))
+    const user = await accountOf(memory)
+    expect(user!.id).not.toBe("squatter")
+    expect(await memory.getUser!("squatter")).toBeNull()
+    expect(new Set(outcomes.map((o) => o.userId))).toEqual(new Set([user!.id]))
+    const sessions = await Promise.all(browsers.map((b) => b.session()))
+    expect(sessions.every((s) => s?.user?.email === "ada@acme.com")).toBe(true)
+  })
+})
+
 describe("two-factor on for the user", () => {
   it("answers with the two-factor step and no session; the code then signs in, audited once as the SSO sign-in", async () => {
     const audited: { type: string; provider?: string; method?: string; details?: Record<string, unknown> }[] = []
