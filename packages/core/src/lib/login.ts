@@ -76,9 +76,13 @@ async function auditSignIn(ctx: RequestContext, result: SignInResult, secondFact
   const userId = result.user.id
   const providerId = secondFactor?.provider ?? result.account?.provider ?? ctx.providerId
   const provider = providerId === undefined ? undefined : ctx.config.providerById.get(providerId)
-  if (typeof userId !== "string" || !provider) return
+  // An identity an extension signed in (`req.signIn`, `sso:<connection>`) names no configured
+  // provider: its account says which, here as after its second factor.
+  const account = result.account
+  const named = provider ? { method: provider.type, provider: provider.id } : account && account.provider === providerId && ((account.type as string) === "saml" || account.type === "oidc") ? { method: account.type, provider: account.provider } : undefined
+  if (typeof userId !== "string" || !named) return
   const details = { isNewUser: !!result.isNewUser, ...(secondFactor && { secondFactor: secondFactor.used }) }
-  await audit(ctx, { type: "signIn", outcome: "success", userId, method: provider.type, provider: provider.id, details })
+  await audit(ctx, { type: "signIn", outcome: "success", userId, ...named, details })
 }
 
 /** Creates a user through the adapter and fires `createUser`. */

@@ -2,6 +2,7 @@ import type { ResponseInternal } from "../../base-types.js"
 import { providerUrls, resolveCallbackUrl, type RequestContext } from "../context.js"
 import { pageHeaders } from "../http/response.js"
 import { RETRY_AFTER_SECONDS } from "../errors.js"
+import { InvalidConfig } from "../../errors.js"
 import { pageBase } from "./page-base.js"
 import { renderError, renderSignOut, renderVerifyRequest, type PageProvider } from "../pages/index.js"
 
@@ -60,15 +61,35 @@ export async function signinPage(ctx: RequestContext, identified?: string): Prom
 
 /**
  * The first extension's way in for `address` (`Extension.signInRoute`): an organization's SSO.
- * Asked with the extension's sentences; a failure (its store down) fails the page (a 503).
+ * Asked with the extension's sentences; a failure (its store down) fails the step as any
+ * action's outage does (the error page, a 503).
  */
 async function routeOf(ctx: RequestContext, address: string): Promise<{ action: string; label: string; only: boolean } | undefined> {
   for (const resolved of ctx.config.extensions.routing) {
     const tools = ctx.config.extensions.toolsFor!(ctx as never, resolved)
     const route = await resolved.extension.signInRoute!({ email: address, locals: resolved.locals, authUrl: ctx.authUrl, t: tools.t })
-    if (route) return { action: String(route.action), label: String(route.label), only: route.only === true }
+    if (route) return { action: ownAction(ctx, resolved.extension.id, String(route.action)), label: String(route.label), only: route.only === true }
   }
   return undefined
+}
+
+/**
+ * The route's `action`, which must be one of the extension's own routes on this site: the form
+ * posts the CSRF token and the address, which are for this site's routes only.
+ */
+function ownAction(ctx: RequestContext, id: string, action: string): string {
+  const root = `${ctx.authUrl}/${id}`
+  let url: URL | undefined
+  try {
+    url = new URL(action)
+  } catch {
+    url = undefined
+  }
+  const target = url && `${url.origin}${url.pathname}`
+  if (!url || url.origin !== ctx.origin || (target !== root && !target!.startsWith(`${root}/`))) {
+    throw new InvalidConfig(`The ${id} extension's signInRoute named the action ${JSON.stringify(action.slice(0, 200))}, which is not one of its routes (${root}/…)`)
+  }
+  return url.href
 }
 
 /** `GET /signout`. */

@@ -41,7 +41,8 @@ export interface ExtensionRoute<Locals = unknown> {
    * the CSRF token; `"anywhere"` — no origin or CSRF check, for requests another party makes
    * by design: an identity provider's cross-site form post (a SAML response), a SCIM client,
    * a token endpoint. Only with `access: "anyone"`: such a route authenticates its caller
-   * itself (a signature, a bearer token) and must never act on the browser's session.
+   * itself (a signature, a bearer token) and never acts on the browser's session: there
+   * `session()` is `null` and `requireSession()` a 401, whatever cookies came along.
    */
   from?: "site" | "anywhere"
   /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */
@@ -58,14 +59,14 @@ export type ExtensionResponse =
   | {
       json: Json | object
       status?: number
-      /** A JSON media type of the protocol's own (`application/scim+json`). Default `application/json`. */
+      /** A JSON media type of the protocol's own (`application/scim+json`): `application/json` or `application/<x>+json`. Default `application/json`. */
       contentType?: string
       /** Headers of the protocol (`ETag`, `Location`, `WWW-Authenticate`); never `Set-Cookie`. */
       headers?: Record<string, string>
     }
   | { redirect: string }
   | { page: { title: string; body: SafeHtml }; status?: number }
-  /** A document of another type (SAML metadata as `application/samlmetadata+xml`), sent as is and never cached. */
+  /** A document of another type (SAML metadata as `application/samlmetadata+xml`), sent as is, never cached, never HTML (use `page`), with `nosniff` and a sandboxing CSP. */
   | { text: string; contentType: string; status?: number; headers?: Record<string, string> }
   /** No body: `204 No Content` (a SCIM `DELETE`). */
   | { empty: true; status?: number; headers?: Record<string, string> }
@@ -194,7 +195,7 @@ export interface ExtensionSignInRouteInput<Locals = unknown> {
 
 /** Where the sign-in page sends an address: a button posting `email` (and the CSRF token and callback URL) to `action`. */
 export interface ExtensionSignInRoute {
-  /** A route of the extension (`${authUrl}/sso/start`): a `POST`, CSRF-checked by core. */
+  /** A route of the extension (`${authUrl}/sso/start`): a `POST`, CSRF-checked by core. Another URL is refused (InvalidConfig): the form carries the CSRF token. */
   action: string
   label: string
   /** Only this way in for the address (the domain requires SSO): the page shows no other method. */
@@ -280,7 +281,8 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    * Asked at the identifier-first sign-in page's "Continue" with the address typed: a way in
    * for it (the organization's SSO for `ada@acme.com`), shown above the other methods — or
    * instead of them when `only`. Configured, it makes "Continue" a round trip (no script
-   * reveals the methods in place). A failure is a 503 page; `undefined` for no route.
+   * reveals the methods in place). A failure is the sign-in's outage (the error page, a
+   * 503: wrap the store with `host.wrapStore`); `undefined` for no route.
    */
   signInRoute?(input: ExtensionSignInRouteInput<Locals>): Promise<ExtensionSignInRoute | undefined> | ExtensionSignInRoute | undefined
 }

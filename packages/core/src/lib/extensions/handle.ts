@@ -46,7 +46,10 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       if (header && ctx.body?.csrfToken === undefined) ctx.body = { ...ctx.body, csrfToken: header }
       await verifyCsrf(ctx)
     }
-    const tools = toolsFor(ctx, extension)
+    // Nor may it read one: its caller is another party, never the browser's user, so the
+    // tools (the session, the account facet) see no cookies there — a browser that sends its
+    // session cookie along (a cross-site post with SameSite=None cookies) lends it nothing.
+    const tools = toolsFor(route.from === "anywhere" ? ({ ...ctx, cookies: {} } as RequestContext) : ctx, extension)
     let session: ExtensionSession | null = null
     if (route.access !== "anyone") session = await tools.requireSession(route.stepUp ? { stepUp: true } : undefined)
     const limit = route.rateLimit ?? (route.method === "POST" ? EXTENSION_POST_LIMIT : false)
@@ -108,11 +111,11 @@ function acceptsHtml(ctx: RequestContext): boolean {
 export function toInternal(ctx: RequestContext, answer: ExtensionResponse): ResponseInternal {
   if ("redirect" in answer) return { redirect: answer.redirect }
   if ("json" in answer) {
-    const headers = answer.contentType || answer.headers ? { ...privateJsonHeaders, ...protocolHeaders(answer.headers), ...(answer.contentType && { "Content-Type": mediaType(answer.contentType) }) } : privateJsonHeaders
+    const headers = answer.contentType || answer.headers ? { ...privateJsonHeaders, ...protocolHeaders(answer.headers), ...(answer.contentType && { "Content-Type": mediaType(answer.contentType, "json") }) } : privateJsonHeaders
     return { status: answer.status ?? 200, headers, body: answer.json as Record<string, unknown> }
   }
   if ("text" in answer) {
-    return { status: answer.status ?? 200, headers: { ...privateJsonHeaders, ...protocolHeaders(answer.headers), "Content-Type": mediaType(answer.contentType) }, body: answer.text }
+    return { status: answer.status ?? 200, headers: { ...privateJsonHeaders, ...protocolHeaders(answer.headers), ...documentHeaders, "Content-Type": mediaType(answer.contentType, "text") }, body: answer.text }
   }
   if ("empty" in answer) return { status: answer.status ?? 204, headers: { "Cache-Control": "no-store", ...protocolHeaders(answer.headers) } }
   return { status: answer.status ?? 200, headers: pageHeaders, body: page(ctx, answer.page.title, answer.page.body) }
@@ -129,9 +132,28 @@ function protocolHeaders(headers: Record<string, string> | undefined): Record<st
   return out
 }
 
-/** A media type for `Content-Type`, with the charset a text type needs; a malformed one is refused (a bug of the extension). */
-function mediaType(value: string): string {
+/**
+ * A `text` answer is a document of the auth origin that no page renderer escaped (metadata,
+ * a key set): never sniffed into another type, and inert if a browser opens it (an SVG's
+ * script, an XML stylesheet) — no script, no framing, a sandboxed origin.
+ */
+const documentHeaders: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; sandbox",
+}
+
+/**
+ * A media type for `Content-Type`, with the charset a text type needs. A malformed one is
+ * refused (a bug of the extension), and so is one of the wrong kind: a `json` answer is
+ * `application/json` or `application/<x>+json` (its strings would be markup as `text/html`),
+ * and a `text` answer is never HTML — pages go through `req.page`, which escapes and sets the
+ * pages' security headers.
+ */
+function mediaType(value: string, kind: "json" | "text"): string {
   if (!/^[a-z0-9.+-]+\/[a-z0-9.+-]+$/i.test(value)) throw new TypeError(`An extension answered with the malformed media type ${JSON.stringify(value.slice(0, 80))}`)
+  const type = value.toLowerCase()
+  if (kind === "json" && !/^application\/([a-z0-9.-]+\+)?json$/.test(type)) throw new TypeError(`An extension answered JSON as ${JSON.stringify(value)}, which is not a JSON media type`)
+  if (kind === "text" && (type === "text/html" || type === "application/xhtml+xml")) throw new TypeError(`An extension answered text as ${value}: answer pages with req.page`)
   return /[+/](json|xml)$|^text\//i.test(value) ? `${value}; charset=utf-8` : value
 }
 

@@ -25,7 +25,9 @@ const RESERVED = new Set(["extension", "_log"])
 
 const ID = /^[a-z][a-z0-9-]{0,31}$/
 const METHODS: ReadonlySet<unknown> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
-const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-z0-9][a-z0-9._-]*)$/
+// Literal segments may hold capitals: protocols name their endpoints so (SCIM's `/Users`,
+// `/ServiceProviderConfig`), and their clients call exactly those paths. Matching is exact.
+const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-zA-Z0-9][a-zA-Z0-9._-]*)$/
 
 /** Default limit of an extension's `POST` routes, per address and per user. */
 export const EXTENSION_POST_LIMIT: Readonly<ExtensionRateLimit> = Object.freeze({ max: 30, window: 60 })
@@ -164,7 +166,7 @@ function compileRoute(id: string, route: ExtensionRoute<unknown>, fail: (e: Auth
   if (route.from === "anywhere" && route.access !== "anyone") return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} takes requests from anywhere, so it must be access: "anyone" (it authenticates its caller itself)`))
   if (route.method !== "GET" && route.method !== "POST" && route.from !== "anywhere") return void fail(new InvalidConfig(`Extension "${id}": ${route.method} routes are for machine clients: set from: "anywhere" and access: "anyone"`))
   const parts = route.path.split("/").filter(Boolean)
-  if (!parts.every((p) => SEGMENT.test(p))) return void fail(new InvalidConfig(`Extension "${id}": route path "${route.path}" may hold only a-z, 0-9, . _ - and :params`))
+  if (!parts.every((p) => SEGMENT.test(p))) return void fail(new InvalidConfig(`Extension "${id}": route path "${route.path}" may hold only letters, digits, . _ - and :params`))
   if (route.rateLimit && (!(route.rateLimit.max >= 1) || !(route.rateLimit.window >= 1))) return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} has a rate limit without a positive max and window`))
   const segments = parts.map((p) => (p.startsWith(":") ? { param: p.slice(1) } : p))
   return { route, segments, name: `${route.method} ${parts.join("/")}` }

@@ -21,6 +21,7 @@ import type { RequestContext } from "../context.js"
 import { actionErrorResponse, errorCode } from "../errors.js"
 import { awaitRow, createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
+import { removeUser } from "../oauth/link.js"
 import { store } from "../config/stores.js"
 import { audit } from "../audit/index.js"
 import { report } from "../report.js"
@@ -47,7 +48,7 @@ export async function signInAs(ctx: RequestContext, extension: ResolvedExtension
     const { user, isNewUser } = linked ? { user: linked, isNewUser: false } : await userFor(flow, identity)
     const before = ctx.setCookies.length
     const done = await establishSession(flow, { user, account: { ...account, userId: user.id }, profile, isNewUser })
-    await audit(ctx, { type: "signIn", outcome: "success", userId: user.id, method: identity.type, provider: identity.provider, details: { isNewUser } })
+    // Its `signIn` audit event is establishSession's, once the session exists (after a second factor, not before).
     return { response: answer(ctx, done), userId: user.id, isNewUser, session: await madeSession(ctx, extension, done.cookies ?? ctx.setCookies.slice(before), user.id), refused: null }
   } catch (error) {
     if (!(error instanceof AuthError) || !REFUSALS.has(error.type)) throw error
@@ -73,7 +74,8 @@ function checked(ctx: RequestContext, id: string, identity: ExtensionIdentity): 
 async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   const adapter = store(ctx.config.stores, "oauth")
   const email = identity.email
-  if (!email || !identity.emailVerified) {
+  // Only `true` vouches: a SAML attribute passed on as the string "false" must not.
+  if (!email || identity.emailVerified !== true) {
     const owner = email ? await adapter.getUserByEmail(email) : null
     if (owner) throw new OAuthAccountNotLinked("The address belongs to a user, and the extension does not vouch for it", { providerId: identity.provider })
     throw new AccessDenied("An SSO sign-in makes a user only for an address the extension vouches for")
@@ -85,7 +87,15 @@ async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promis
       ? { user: owner, isNewUser: false }
       : await replaceUnverifiedUser(ctx, owner, fresh)
     : await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => adapter.getUserByEmail(email))
-  await linkOnce(ctx, identity, user)
+  try {
+    await linkOnce(ctx, identity, user)
+  } catch (error) {
+    // Adapters need not have transactions: a user made here and left without its account
+    // would be half of a sign-in (and its `createUser` event a lie). A concurrent sign-in
+    // that linked the account to this user made `linkOnce` succeed, so this user is ours.
+    if (isNewUser) await removeUser(ctx, user.id)
+    throw error
+  }
   return { user, isNewUser }
 }
 

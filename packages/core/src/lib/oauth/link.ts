@@ -234,8 +234,8 @@ async function storeNewTokens(ctx: RequestContext, rt: OAuthRuntime, identity: P
   await adapter.updateAccount({ provider: rt.id, providerAccountId: identity.mapped.providerAccountId }, patch)
 }
 
-/** Compensation for a failed link: best effort, logged when it fails too. */
-async function removeUser(ctx: RequestContext, userId: string): Promise<void> {
+/** Compensation for a failed link: best effort, logged when it fails too. Also `req.signIn`'s (extensions/sign-in.ts). */
+export async function removeUser(ctx: RequestContext, userId: string): Promise<void> {
   const { adapter, logger } = ctx.config
   if (!adapter?.deleteUser) {
     logger.error(new AdapterError(`The account could not be linked and the adapter has no deleteUser: remove user ${userId} by hand`))
