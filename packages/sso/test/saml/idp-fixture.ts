@@ -48,6 +48,8 @@ export interface AssertionOptions {
   /** Seconds from the clock's now. */
   notBefore?: number
   notOnOrAfter?: number
+  /** The bearer confirmation's own NotOnOrAfter (seconds from now); `notOnOrAfter` when absent. */
+  confirmationNotOnOrAfter?: number
   attributes?: Record<string, string[]>
 }
 
@@ -57,6 +59,8 @@ export interface ResponseOptions {
   destination?: string | null
   /** `undefined` copies the assertion's; `null` leaves it out. */
   inResponseTo?: string | null
+  /** The top-level StatusCode; Success when absent. */
+  status?: string
 }
 
 export interface SignOptions {
@@ -84,7 +88,7 @@ export function testIdp(entityId: string, clock: TestClock, key: SpKey = generat
         `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="${iso(t)}">` +
         `<saml:Issuer>${escapeXml(o.issuer ?? entityId)}</saml:Issuer>` +
         `<saml:Subject><saml:NameID Format="${o.nameIdFormat ?? "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"}">${nameId}</saml:NameID>` +
-        `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData${irt} NotOnOrAfter="${iso(t + (o.notOnOrAfter ?? 300) * 1000)}" Recipient="${escapeXml(o.recipient ?? acsUrl)}"/></saml:SubjectConfirmation></saml:Subject>` +
+        `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData${irt} NotOnOrAfter="${iso(t + (o.confirmationNotOnOrAfter ?? o.notOnOrAfter ?? 300) * 1000)}" Recipient="${escapeXml(o.recipient ?? acsUrl)}"/></saml:SubjectConfirmation></saml:Subject>` +
         `<saml:Conditions NotBefore="${iso(t + (o.notBefore ?? -30) * 1000)}" NotOnOrAfter="${iso(t + (o.notOnOrAfter ?? 300) * 1000)}"><saml:AudienceRestriction><saml:Audience>${escapeXml(o.audience ?? SP_ENTITY_ID)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
         `<saml:AuthnStatement AuthnInstant="${iso(t)}" SessionIndex="${o.sessionIndex ?? "_session1"}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
         `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` +
@@ -128,7 +132,7 @@ export function testIdp(entityId: string, clock: TestClock, key: SpKey = generat
         (destination === null ? "" : ` Destination="${escapeXml(destination)}"`) +
         (irt ? ` InResponseTo="${escapeXml(irt)}"` : "") +
         `><saml:Issuer>${escapeXml(o.issuer ?? entityId)}</saml:Issuer>` +
-        `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>` +
+        `<samlp:Status><samlp:StatusCode Value="${o.status ?? "urn:oasis:names:tc:SAML:2.0:status:Success"}"/></samlp:Status>` +
         inner +
         `</samlp:Response>`
       )

@@ -87,6 +87,23 @@ describe("an encrypted assertion", () => {
   })
 })
 
+describe("a response whose status is not Success", () => {
+  it("is refused without an assertion", async () => {
+    const w = world()
+    const requestId = await w.start()
+    const response = w.idp.response(w.acsUrl, "", { inResponseTo: requestId, status: "urn:oasis:names:tc:SAML:2.0:status:Responder" })
+    expect((await rejection(w.sp.completeSignIn({ SAMLResponse: encode(response), RelayState: "state-1" }))).code).toBe("saml-idp-error")
+  })
+
+  it("is refused even when it carries a validly signed assertion", async () => {
+    const w = world()
+    const requestId = await w.start()
+    const assertion = w.idp.sign(w.idp.assertion(w.acsUrl, { inResponseTo: requestId }))
+    const response = w.idp.response(w.acsUrl, assertion, { status: "urn:oasis:names:tc:SAML:2.0:status:Requester" })
+    expect((await rejection(w.sp.completeSignIn({ SAMLResponse: encode(response), RelayState: "state-1" }))).code).toBe("saml-idp-error")
+  })
+})
+
 describe("certificate rollover", () => {
   const clock = testClock()
   const oldIdp = testIdp("https://idp.acme.test", clock)
