@@ -162,10 +162,10 @@ export function samlConnection(id: string, idp: { entityId: string; certificate:
 }
 
 /** A world: a clock, a store, one IdP and a connection trusting it, and its service provider. */
-export function world(o: { store?: SsoStore; clock?: TestClock; connection?: Partial<Connection["saml"]> & { spKey?: SpKey }; sp?: Partial<SamlOptions> } = {}) {
+export function world(o: { store?: SsoStore; clock?: TestClock; idpKey?: SpKey; connection?: Partial<Connection["saml"]> & { spKey?: SpKey }; sp?: Partial<SamlOptions> } = {}) {
   const clock = o.clock ?? testClock()
   const store = o.store ?? memorySsoStore({ now: clock.ms })
-  const idp = testIdp("https://idp.acme.test", clock)
+  const idp = testIdp("https://idp.acme.test", clock, o.idpKey)
   const connection = samlConnection("acme", idp, o.connection)
   const acsUrl = acsUrlOf(connection.id)
   const sp = serviceProvider(connection, { store, spEntityId: SP_ENTITY_ID, acsUrl, now: clock.now, ...o.sp })
