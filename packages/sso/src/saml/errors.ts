@@ -23,6 +23,7 @@ export type SamlRejectionCode =
   | "saml-idp-error"
   | "saml-metadata"
   | "saml-relay-state"
+  | "saml-unencrypted"
 
 /**
  * A SAML response (or metadata) this service provider will not accept.

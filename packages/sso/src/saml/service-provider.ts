@@ -185,6 +185,8 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
       // hidden in Extensions, ds:Object or inside another assertion (signature wrapping) are refused outright.
       const assertions = [...descendants(doc, SAML_NS, "Assertion"), ...descendants(doc, SAML_NS, "EncryptedAssertion")]
       if (assertions.length !== 1 || assertions[0]!.parentNode !== root) throw new SamlRejected("saml-malformed", "The response must carry exactly one assertion")
+      // A connection that asked for encryption takes no plaintext assertion: that would be a downgrade.
+      if (settings.encryptAssertions === true && assertions[0]!.localName !== "EncryptedAssertion") throw new SamlRejected("saml-unencrypted", "The assertion must be encrypted for this connection")
       if (assertions[0]!.localName === "EncryptedAssertion") {
         if (!connection.spKey) throw new SamlRejected("saml-malformed", "The assertion is encrypted but the connection has no key")
         let decrypted: string

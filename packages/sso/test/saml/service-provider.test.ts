@@ -71,6 +71,12 @@ describe("an encrypted assertion", () => {
     expect(result).toMatchObject({ nameId: "enc@acme.test", requestId })
   })
 
+  it("is required when the connection asks for encryption: a plaintext signed assertion is refused", async () => {
+    const w = world({ connection: { spKey: generateSpKey(), encryptAssertions: true } })
+    const requestId = await w.start()
+    expect((await rejection(w.sp.completeSignIn({ SAMLResponse: w.signedResponse(requestId), RelayState: "state-1" }))).code).toBe("saml-unencrypted")
+  })
+
   it("is refused when encrypted to another key", async () => {
     const w = world({ connection: { spKey: generateSpKey() } })
     const requestId = await w.start()
