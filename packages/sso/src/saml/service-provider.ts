@@ -11,27 +11,12 @@
  * @module
  */
 import { randomBytes } from "node:crypto"
-import { SAML, SamlStatusError, ValidateInResponseTo, type Profile, type SamlConfig } from "@node-saml/node-saml"
+import type { Profile } from "@node-saml/node-saml"
 import { decryptXml } from "@node-saml/node-saml/lib/xml.js"
-import type { Connection, SsoStore } from "../store/types.js"
+import type { Connection } from "../store/types.js"
+import { nodeSaml, rejectionOf, type SamlOptions } from "./config.js"
 import { SamlRejected } from "./errors.js"
 import { SAMLP_NS, SAML_NS, checkAlgorithms, children, decodeSamlMessage, descendants, parseStrictXml } from "./xml.js"
-
-/** How the service provider of a connection is set up; the same for every connection of an app but the URLs. */
-export interface SamlOptions {
-  store: SsoStore
-  /** This SP's entity ID: the `Issuer` of its requests and the audience its assertions must name. */
-  spEntityId: string
-  /** This connection's Assertion Consumer Service URL (HTTP-POST): the `Destination` and `Recipient` responses must name. */
-  acsUrl: string
-  /** This connection's single logout URL, published in the metadata when given. */
-  sloUrl?: string
-  /** Tolerated clock difference with the IdP. Default 60. */
-  clockSkewSeconds?: number
-  /** How long a sign-in request waits for its answer. Default 600. */
-  requestMaxAge?: number
-  now?: () => Date
-}
 
 /** Who the IdP says signed in, once every check passed. */
 export interface SamlAssertionResult {
@@ -60,6 +45,8 @@ export interface SamlServiceProvider {
   completeSignIn(form: { SAMLResponse?: unknown; RelayState?: unknown }): Promise<SamlAssertionResult>
 }
 
+export type { SamlOptions }
+
 const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer"
 const SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success"
 const EMAIL_FORMAT = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"
@@ -75,18 +62,6 @@ const first = (node: unknown, name: string): Xml2Js | undefined => {
 const all = (node: unknown, name: string): Xml2Js[] => {
   const list = (node as Record<string, unknown> | undefined)?.[name]
   return Array.isArray(list) ? (list as Xml2Js[]) : []
-}
-
-/** node-saml throws plain errors; their messages are mapped to codes here and never shown. */
-function rejectionOf(error: unknown): SamlRejected {
-  if (error instanceof SamlRejected) return error
-  if (error instanceof SamlStatusError) return new SamlRejected("saml-idp-error", "The identity provider refused the sign-in")
-  const message = error instanceof Error ? error.message : ""
-  if (/audience/i.test(message)) return new SamlRejected("saml-audience", "The assertion is meant for another service provider")
-  if (/signature|signed/i.test(message)) return new SamlRejected("saml-invalid-signature", "The response's signature is missing or invalid")
-  if (/expired/i.test(message)) return new SamlRejected("saml-expired", "The assertion has expired")
-  if (/not yet valid/i.test(message)) return new SamlRejected("saml-not-yet-valid", "The assertion is not valid yet")
-  return new SamlRejected("saml-malformed", "The SAML response could not be read")
 }
 
 function parseInstant(value: string | undefined, what: string): number | undefined {
@@ -126,30 +101,7 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
   const requestMaxAgeMs = (options.requestMaxAge ?? 600) * 1000
   const allowSha1 = settings.allowSha1 === true
 
-  /** A node-saml instance per call: `generateUniqueId` hands it the ID this call chose. */
-  function saml(requestId?: string): SAML {
-    const config: SamlConfig = {
-      issuer: spEntityId,
-      callbackUrl: acsUrl,
-      entryPoint: settings!.ssoUrl,
-      idpCert: settings!.certificates,
-      audience: spEntityId,
-      wantAssertionsSigned: true,
-      wantAuthnResponseSigned: false,
-      // InResponseTo and the time window are checked below, against the store and `now`.
-      validateInResponseTo: ValidateInResponseTo.never,
-      acceptedClockSkewMs: -1,
-      identifierFormat: null,
-      disableRequestedAuthnContext: true,
-      signatureAlgorithm: "sha256",
-      digestAlgorithm: "sha256",
-      ...(connection.spKey ? { decryptionPvk: connection.spKey.privateKey, privateKey: connection.spKey.privateKey } : {}),
-      ...(settings!.sloUrl ? { logoutUrl: settings!.sloUrl } : {}),
-      ...(options.sloUrl ? { logoutCallbackUrl: options.sloUrl } : {}),
-      ...(requestId ? { generateUniqueId: () => requestId } : {}),
-    }
-    return new SAML(config)
-  }
+  const saml = (requestId?: string) => nodeSaml(connection, options, requestId)
 
   return {
     metadata() {
