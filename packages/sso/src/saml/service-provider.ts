@@ -16,6 +16,7 @@ import { decryptXml } from "@node-saml/node-saml/lib/xml.js"
 import type { Connection } from "../store/types.js"
 import { nodeSaml, rejectionOf, type SamlOptions } from "./config.js"
 import { SamlRejected } from "./errors.js"
+import { logoutFlows, type SamlLogoutResult } from "./logout.js"
 import { SAMLP_NS, SAML_NS, checkAlgorithms, children, decodeSamlMessage, descendants, parseStrictXml } from "./xml.js"
 
 /** Who the IdP says signed in, once every check passed. */
@@ -43,9 +44,20 @@ export interface SamlServiceProvider {
   startSignIn(input: { relayState: string }): Promise<{ url: string; requestId: string }>
   /** Checks the IdP's HTTP-POST answer; throws {@link SamlRejected} for every refusal. */
   completeSignIn(form: { SAMLResponse?: unknown; RelayState?: unknown }): Promise<SamlAssertionResult>
+  /**
+   * Single logout, SP-initiated: the IdP URL to redirect to with a signed LogoutRequest for the
+   * user's IdP session (from their sign-in's `nameId`, `nameIdFormat`, `sessionIndex`). Needs the
+   * connection's `saml.sloUrl` and `spKey` (a `TypeError` otherwise: a configuration fault).
+   */
+  startLogout(input: { nameId: string; nameIdFormat: string | null; sessionIndex: string | null; relayState: string }): Promise<{ url: string; requestId: string }>
+  /**
+   * Checks the IdP's HTTP-Redirect logout message at the SP's SLO URL, from the raw query string
+   * (exactly as received: its signature covers those bytes). Throws {@link SamlRejected}.
+   */
+  completeLogout(rawQuery: string): Promise<SamlLogoutResult>
 }
 
-export type { SamlOptions }
+export type { SamlOptions, SamlLogoutResult }
 
 const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer"
 const SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success"
@@ -103,7 +115,12 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
 
   const saml = (requestId?: string) => nodeSaml(connection, options, requestId)
 
+  const logout = logoutFlows(connection, options)
+
   return {
+    startLogout: logout.startLogout,
+    completeLogout: logout.completeLogout,
+
     metadata() {
       const cert = connection.spKey?.certificate ?? null
       return saml().generateServiceProviderMetadata(cert, cert)

@@ -65,6 +65,20 @@ const DIGEST_ALGORITHMS = new Set([
   "http://www.w3.org/2001/04/xmlenc#sha512",
 ])
 const SHA1_SIGNATURE = "http://www.w3.org/2000/09/xmldsig#rsa-sha1"
+
+/** The HTTP-Redirect binding signs with RSA only here (node-saml verifies redirect signatures with RSA hashes). */
+const REDIRECT_SIGNATURE_ALGORITHMS = new Set([
+  "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256",
+  "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384",
+  "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512",
+])
+
+/** The algorithm policy for an HTTP-Redirect message's `SigAlg`. */
+export function checkRedirectAlgorithm(sigAlg: string, allowSha1: boolean): void {
+  if (!(REDIRECT_SIGNATURE_ALGORITHMS.has(sigAlg) || (allowSha1 && sigAlg === SHA1_SIGNATURE))) {
+    throw new SamlRejected("saml-weak-algorithm", "The message is signed with an algorithm this service provider does not accept")
+  }
+}
 const SHA1_DIGEST = "http://www.w3.org/2000/09/xmldsig#sha1"
 /** Content and key-transport encryption: AES (CBC or GCM) and RSA-OAEP; RSA PKCS#1 v1.5 and 3DES are refused (padding oracles). */
 const ENCRYPTION_ALGORITHMS = new Set([
