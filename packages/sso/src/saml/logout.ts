@@ -64,7 +64,8 @@ function inflate(base64: string): string {
   if (!/^[A-Za-z0-9+/\r\n]*={0,2}$/.test(base64)) throw new SamlRejected("saml-malformed", "The logout message is not base64")
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(inflateRawSync(Buffer.from(base64, "base64"), { maxOutputLength: MAX_INFLATED }))
-  } catch {
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new SamlRejected("saml-too-large", "The logout message is too large")
     throw new SamlRejected("saml-malformed", "The logout message could not be inflated")
   }
 }
