@@ -123,7 +123,10 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
 
     metadata() {
       const cert = connection.spKey?.certificate ?? null
-      return saml().generateServiceProviderMetadata(cert, cert)
+      const xml = saml().generateServiceProviderMetadata(cert, cert)
+      // node-saml publishes its logout endpoint as HTTP-POST; `completeLogout` reads the
+      // HTTP-Redirect binding, so that is the binding the IdP must be told to use.
+      return xml.replace(/(<SingleLogoutService\b[^>]*Binding=")urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-POST"/, "$1urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect\"")
     },
 
     async startSignIn({ relayState }) {

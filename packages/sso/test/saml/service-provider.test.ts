@@ -236,7 +236,7 @@ describe("SP metadata", () => {
     expect(xml).toMatch(/KeyDescriptor use="signing"/)
     expect(xml).toMatch(/KeyDescriptor use="encryption"/)
     expect(xml.replace(/\s/g, "")).toContain(bare)
-    expect(xml).toContain('Location="https://app.test/auth/sso/saml/acme/slo"')
+    expect(xml).toMatch(/<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https:\/\/app.test\/auth\/sso\/saml\/acme\/slo"\/>/)
   })
 })
 
