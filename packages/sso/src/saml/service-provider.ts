@@ -221,8 +221,9 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
         const pending = await store.take("saml-request", requestId)
         const request = pending === null ? null : (JSON.parse(pending) as { connectionId?: string; relayState?: string })
         if (request?.connectionId !== connection.id) throw new SamlRejected("saml-unsolicited", "The response does not answer a sign-in request of this app")
-        relayState = request.relayState ?? null
-        if (relayState !== formRelayState) throw new SamlRejected("saml-relay-state", "The response's relay state is not the request's")
+        // An empty relay state is sent as none (node-saml leaves the parameter out), so the two are one.
+        relayState = request.relayState || null
+        if (relayState !== (formRelayState || null)) throw new SamlRejected("saml-relay-state", "The response's relay state is not the request's")
       }
       const remember = new Date(Math.max(confirmBefore, notOnOrAfter ?? 0) + skewMs)
       if (!(await store.useOnce("saml-assertion", `${issuer}\n${assertionId}`, remember))) throw new SamlRejected("saml-replayed", "The assertion was already used")

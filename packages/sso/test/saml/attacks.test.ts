@@ -425,7 +425,7 @@ describe("an assertion from another organization's IdP (cross-tenant)", () => {
     expect(await refusal(w.sp.completeSignIn({ SAMLResponse: encode(response), RelayState: "state-1" }))).toBe("saml-issuer")
   })
 
-  it("refuses Globex's IdP key claiming Acme's IdP as issuer", async () => {
+  it("refuses Globex's IdP key claiming Acme's IdP as issuer (the certificate it carries in KeyInfo is not trusted)", async () => {
     const { w, globexIdp } = await twoTenants()
     const requestId = await w.start()
     const response = globexIdp.response(w.acsUrl, globexIdp.sign(globexIdp.assertion(w.acsUrl, { inResponseTo: requestId, issuer: w.idp.entityId, nameId: "ceo@acme.test" })), { issuer: w.idp.entityId })

@@ -165,6 +165,12 @@ describe("InResponseTo is bound to a request this app made for this connection, 
     expect((await rejection(w.sp.completeSignIn({ SAMLResponse: w.signedResponse(requestId), RelayState: "state-1" }))).code).toBe("saml-unsolicited")
   })
 
+  it("takes an empty relay state and none as the same", async () => {
+    const w = world()
+    const requestId = await w.start("")
+    expect((await w.sp.completeSignIn({ SAMLResponse: w.signedResponse(requestId) })).relayState).toBeNull()
+  })
+
   it("refuses a response whose RelayState is not the request's", async () => {
     const w = world()
     const requestId = await w.start("state-1")
