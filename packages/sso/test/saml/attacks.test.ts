@@ -301,6 +301,12 @@ describe("expired or future assertions", () => {
     expect((await w.sp.completeSignIn({ SAMLResponse: w.signedResponse(requestId, { notOnOrAfter: -30 }), RelayState: "state-1" })).requestId).toBe(requestId)
   })
 
+  it("refuses an assertion whose Conditions expired, even with its bearer confirmation still valid", async () => {
+    const w = world()
+    const requestId = await w.start()
+    expect(await refusal(w.sp.completeSignIn({ SAMLResponse: w.signedResponse(requestId, { notOnOrAfter: -61, confirmationNotOnOrAfter: 300 }), RelayState: "state-1" }))).toBe("saml-expired")
+  })
+
   it("refuses an assertion whose bearer confirmation expired, even with Conditions still valid", async () => {
     const w = world()
     const requestId = await w.start()
