@@ -25,9 +25,10 @@ export interface SamlOptions {
 
 /**
  * A node-saml instance for one call; `uniqueId` is the ID this call chose for the message it
- * builds (node-saml asks `generateUniqueId` for it). Instances are cheap and hold no timers.
+ * builds (node-saml asks `generateUniqueId` for it); `responseSigned` when the Response to
+ * check carries its own signature. Instances are cheap and hold no timers.
  */
-export function nodeSaml(connection: Connection, options: SamlOptions, uniqueId?: string): SAML {
+export function nodeSaml(connection: Connection, options: SamlOptions, uniqueId?: string, check: { responseSigned?: boolean } = {}): SAML {
   const settings = connection.saml!
   const config: SamlConfig = {
     issuer: options.spEntityId,
@@ -37,7 +38,9 @@ export function nodeSaml(connection: Connection, options: SamlOptions, uniqueId?
     idpIssuer: settings.idpEntityId,
     audience: options.spEntityId,
     wantAssertionsSigned: true,
-    wantAuthnResponseSigned: false,
+    // A Response may be unsigned (its assertion must be signed), but one that carries a
+    // signature must carry a valid one: node-saml would otherwise ignore a broken one.
+    wantAuthnResponseSigned: check.responseSigned === true,
     // InResponseTo and the time window are checked by the callers, against the store and `now`.
     validateInResponseTo: ValidateInResponseTo.never,
     acceptedClockSkewMs: -1,

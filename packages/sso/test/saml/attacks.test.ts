@@ -177,6 +177,12 @@ describe("XML signature wrapping", () => {
 })
 
 describe("an unsigned or partially signed assertion", () => {
+  it("refuses a signed response whose own signature no longer verifies (a response field edited), even around a valid signed assertion", async () => {
+    const g = await genuine({ signResponse: true })
+    g.root.setAttribute("Consent", "urn:oasis:names:tc:SAML:2.0:consent:obtained")
+    expect(await refusal(g.submit(g.doc))).toBe("saml-invalid-signature")
+  })
+
   it("refuses an unsigned assertion in an unsigned response", async () => {
     const w = world()
     const requestId = await w.start()
