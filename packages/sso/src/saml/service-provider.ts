@@ -17,7 +17,7 @@ import { nodeSaml, rejectionOf, type SamlOptions } from "./config.js"
 import { SamlRejected } from "./errors.js"
 import { logoutFlows, type SamlLogoutResult } from "./logout.js"
 import { assertionResult, checkResponseXml, checkSignedAssertion, type ResponseContext } from "./response.js"
-import { decodeSamlMessage } from "./xml.js"
+import { DSIG_NS, children, decodeSamlMessage } from "./xml.js"
 
 /** Who the IdP says signed in, once every check passed. */
 export interface SamlAssertionResult {
@@ -121,7 +121,8 @@ export function serviceProvider(connection: Connection, options: SamlOptions): S
       const response = await checkResponseXml(xml, ctx)
       let profile: Profile
       try {
-        const result = await saml().validatePostResponseAsync({ SAMLResponse: form.SAMLResponse as string })
+        const responseSigned = children(response, DSIG_NS, "Signature").length > 0
+        const result = await nodeSaml(connection, options, undefined, { responseSigned }).validatePostResponseAsync({ SAMLResponse: form.SAMLResponse as string })
         if (!result.profile) throw new SamlRejected("saml-malformed", "The response carries no assertion")
         profile = result.profile
       } catch (error) {
