@@ -100,6 +100,24 @@ describe("IdP-initiated single logout", () => {
   })
 })
 
+describe("50 concurrent logout messages", () => {
+  it("one LogoutResponse completes exactly once", async () => {
+    const w = sloWorld()
+    const { requestId } = await w.sp.startLogout({ nameId: "ada@acme.test", nameIdFormat: null, sessionIndex: null, relayState: "" })
+    const query = redirect(w.idp, "SAMLResponse", logoutResponse(w.idp, requestId))
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => w.sp.completeLogout(query)))
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1)
+  })
+
+  it("one IdP LogoutRequest is acted on exactly once", async () => {
+    const w = sloWorld()
+    const query = redirect(w.idp, "SAMLRequest", logoutRequest(w.idp))
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => w.sp.completeLogout(query)))
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1)
+    for (const r of results) if (r.status === "rejected") expect((r.reason as SamlRejected).code).toBe("saml-replayed")
+  })
+})
+
 describe("attacks on logout", () => {
   it("refuses an unsigned logout request (node-saml alone would accept it)", async () => {
     const w = sloWorld()
