@@ -69,6 +69,14 @@ suite("SimpleSAMLphp as the IdP: signed assertions", { idp: { "redirect.sign": t
     await expect(sp.completeSignIn(page.fields)).rejects.toMatchObject({ code: expect.stringMatching(/saml-(unsolicited|replayed)/) })
   })
 
+  it("refuses its IdP-initiated (unsolicited) response, the connection not allowing it", async () => {
+    const { ssp, sp } = ctx()
+    const page = await browseToForm(`${ssp.baseUrl}/saml2/idp/SSOService.php?spentityid=${encodeURIComponent(SP_ENTITY_ID)}&RelayState=%2Fhome`)
+    if (!("fields" in page)) throw new Error(`expected the auto-POST form, got a redirect to ${page.redirect}`)
+    expect(page.fields.SAMLResponse).toBeTruthy()
+    await expect(sp.completeSignIn(page.fields)).rejects.toMatchObject({ code: "saml-unsolicited" })
+  })
+
   it("ends the IdP session through SP-initiated single logout, and we accept its signed LogoutResponse", async () => {
     const { sp } = ctx()
     const browser = new Map<string, string>()
@@ -83,7 +91,15 @@ suite("SimpleSAMLphp as the IdP: signed assertions", { idp: { "redirect.sign": t
   })
 })
 
-suite("SimpleSAMLphp as the IdP: encrypted assertions", { idp: { "assertion.encryption": true }, saml: { encryptAssertions: true } }, (ctx) => {
+suite("SimpleSAMLphp as the IdP: encrypted assertions, IdP-initiated allowed", { idp: { "assertion.encryption": true }, saml: { encryptAssertions: true, allowIdpInitiated: true } }, (ctx) => {
+  it("accepts its IdP-initiated response when the connection allows it", async () => {
+    const { ssp, sp } = ctx()
+    const page = await browseToForm(`${ssp.baseUrl}/saml2/idp/SSOService.php?spentityid=${encodeURIComponent(SP_ENTITY_ID)}&RelayState=%2Fhome`)
+    if (!("fields" in page)) throw new Error(`expected the auto-POST form, got a redirect to ${page.redirect}`)
+    expect(await sp.completeSignIn(page.fields)).toMatchObject({ requestId: null, relayState: "/home", email: "ada@acme.test" })
+    await expect(sp.completeSignIn(page.fields)).rejects.toMatchObject({ code: "saml-replayed" })
+  })
+
   it("encrypts to the key in our SP metadata, and we decrypt and verify it", async () => {
     const { ssp, sp } = ctx()
     const page = await signIn(sp, "enc")
