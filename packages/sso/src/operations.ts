@@ -196,7 +196,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
     }
     const saml = await samlSettings(input.saml ?? {}, previous?.saml)
     // Its own key pair: published in its metadata, for the IdP to encrypt assertions to.
-    const spKey = previous?.spKey ?? (await generateSpKey(`Portcullis SSO ${base.id}`))
+    const spKey = previous?.spKey ?? generateSpKey({ commonName: `Portcullis SSO ${base.id}` })
     return { ...base, saml, spKey }
   }
 
