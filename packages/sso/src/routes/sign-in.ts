@@ -11,6 +11,7 @@ import { completeSsoSignIn } from "../jit.js"
 import type { SsoLocals } from "../locals.js"
 import { oidcClient, oidcAsserted } from "../oidc.js"
 import { samlFor } from "../saml-connection.js"
+import { SamlRejected } from "../saml/index.js"
 import type { Connection } from "../store/types.js"
 
 /** How long a SAML sign-in may take at the IdP before its request is forgotten (seconds). */
@@ -68,7 +69,15 @@ async function samlMetadata(req: ExtensionRequest<SsoLocals>): Promise<Extension
 
 async function samlAcs(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
   const connection = await connectionOf(req, "saml")
-  const result = await samlFor(req, connection).completeSignIn({ SAMLResponse: req.body.SAMLResponse, RelayState: req.body.RelayState })
+  let result
+  try {
+    result = await samlFor(req, connection).completeSignIn({ SAMLResponse: req.body.SAMLResponse, RelayState: req.body.RelayState })
+  } catch (error) {
+    if (!(error instanceof SamlRejected)) throw error
+    // Which check refused it is for the operator (audit, log); the person gets one sentence in their language.
+    await req.audit({ type: "signIn", outcome: "failure", reason: error.code, details: { connectionId: connection.id, organizationId: connection.organizationId, kind: "saml" } })
+    throw new ExtensionRequestError("saml-rejected", "The identity provider's answer was refused", 400)
+  }
   const landing = result.requestId ? await req.locals.store.take("sso-landing", result.requestId) : null
   const callbackUrl = landing ? (JSON.parse(landing) as { callbackUrl: string | null }).callbackUrl : null
   const name = first(result.attributes, ["displayName", "name", "cn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name", "urn:oid:2.16.840.1.113730.3.1.241"])
