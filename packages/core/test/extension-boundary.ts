@@ -1,8 +1,8 @@
 /**
- * The import boundary every extension package keeps (organizations, account, admin): nothing
- * in its `src/` imports core but `@portcullis/core/extension` — a type may come from
- * `@portcullis/core` or `@portcullis/core/adapters` — and no path reaches out of the package
- * into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
+ * The import boundary every extension package keeps (organizations, account, admin, sso):
+ * nothing in its `src/` imports core but `@portcullis/core/extension` — a type may come from
+ * `@portcullis/core`, `@portcullis/core/adapters` or another extension's main entry — and no
+ * path reaches out of the package into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
@@ -35,6 +35,8 @@ function violation(src: string, file: string, specifier: string, typeOnly: boole
   if (!specifier.startsWith("@portcullis/")) return undefined
   if (specifier === "@portcullis/core/extension") return undefined
   if (typeOnly && TYPE_ONLY_ALLOWED.has(specifier)) return undefined
+  // Another extension's public types (SSO names the organizations store it is given); never its code or its internals.
+  if (typeOnly && /^@portcullis\/(?!core\b)[a-z-]+$/.test(specifier)) return undefined
   return `${specifier}${typeOnly ? " (type-only)" : ""} is not the public extension API`
 }
 

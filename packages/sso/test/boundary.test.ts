@@ -1,0 +1,8 @@
+/**
+ * Enterprise SSO (issue 33) is built on the public extension API only: nothing in `src/` imports
+ * core but `@portcullis/core/extension` (types also from `@portcullis/core` and
+ * `@portcullis/core/adapters`), and no path reaches out of the package into core's `lib/`.
+ */
+import { extensionBoundarySuite } from "../../core/test/extension-boundary.js"
+
+extensionBoundarySuite("enterprise SSO", new URL("../src/", import.meta.url), "operations.ts")
