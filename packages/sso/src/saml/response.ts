@@ -9,7 +9,6 @@ import type { Profile } from "@node-saml/node-saml"
 import { decryptXml } from "@node-saml/node-saml/lib/xml.js"
 import type { Connection } from "../store/types.js"
 import { SamlRejected } from "./errors.js"
-import type { SamlAssertionResult } from "./service-provider.js"
 import { SAMLP_NS, SAML_NS, checkAlgorithms, children, descendants, parseStrictXml } from "./xml.js"
 
 const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer"
@@ -140,6 +139,23 @@ export function checkSignedAssertion(profile: Profile, response: Element, ctx: R
 function stringValues(value: unknown): string[] {
   const list = Array.isArray(value) ? value : [value]
   return list.flatMap((v) => (typeof v === "string" ? [v] : v && typeof (v as Xml2Js)._ === "string" ? [(v as Xml2Js)._!] : []))
+}
+
+/** Who the IdP says signed in, once every check passed. */
+export interface SamlAssertionResult {
+  nameId: string
+  nameIdFormat: string | null
+  sessionIndex: string | null
+  /** The IdP's entity ID (equal to the connection's `idpEntityId`). */
+  issuer: string
+  /** Every attribute by its `Name`, values as strings (structured values are left out). */
+  attributes: Record<string, string[]>
+  /** From a mail/email/emailaddress attribute, else an `emailAddress`-format NameID; as sent, not verified further. */
+  email: string | null
+  /** The request this answers; `null` only for an IdP-initiated sign-in the connection allows. */
+  requestId: string | null
+  /** The relay state given to `startSignIn` (the request's, not the form's); the form's for IdP-initiated. */
+  relayState: string | null
 }
 
 /** Who signed in, from the checked profile: attributes as string lists, the email where the IdP put it. */

@@ -18,23 +18,9 @@ import { SamlRejected } from "./errors.js"
 import { logoutFlows, type SamlLogoutResult } from "./logout.js"
 import { assertionResult, checkResponseXml, checkSignedAssertion, type ResponseContext } from "./response.js"
 import { DSIG_NS, children, decodeSamlMessage } from "./xml.js"
+import type { SamlAssertionResult } from "./response.js"
 
-/** Who the IdP says signed in, once every check passed. */
-export interface SamlAssertionResult {
-  nameId: string
-  nameIdFormat: string | null
-  sessionIndex: string | null
-  /** The IdP's entity ID (equal to the connection's `idpEntityId`). */
-  issuer: string
-  /** Every attribute by its `Name`, values as strings (structured values are left out). */
-  attributes: Record<string, string[]>
-  /** From a mail/email/emailaddress attribute, else an `emailAddress`-format NameID; as sent, not verified further. */
-  email: string | null
-  /** The request this answers; `null` only for an IdP-initiated sign-in the connection allows. */
-  requestId: string | null
-  /** The relay state given to `startSignIn` (the request's, not the form's); the form's for IdP-initiated. */
-  relayState: string | null
-}
+export type { SamlAssertionResult }
 
 /** The service provider of one connection. */
 export interface SamlServiceProvider {

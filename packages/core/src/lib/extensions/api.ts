@@ -156,8 +156,29 @@ export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   signIn: ExtensionSignIn
   /** A relying party for an OpenID Connect provider the extension names at run time (an organization's IdP), with core's checks. */
   oidc: ExtensionOidc
+  /**
+   * A value this browser carries through a round trip to another site (an IdP) and back,
+   * sealed in core's 15-minute check cookie (`SameSite=Lax`: it comes back on the top-level
+   * `GET` that ends the trip, not on a cross-site `POST`): proof that the browser coming back
+   * is the one that left — what stops a response made for an attacker's own account from
+   * being fed into a victim's browser (login CSRF).
+   *
+   * @example
+   * ```ts
+   * await req.browser.bind("saml", requestId)         // at the start
+   * if ((await req.browser.bound("saml")) !== requestId) throw new ExtensionRequestError("not-this-browser", "…", 400)
+   * ```
+   */
+  browser: ExtensionBrowserBinding
   headers: Headers
   url: URL
+}
+
+/** `req.browser`: one bound value per flow name at a time; opening it deletes it (single use). */
+export interface ExtensionBrowserBinding {
+  bind(flow: string, value: string): Promise<void>
+  /** The value bound for `flow` in this browser, or `null` (none, expired, tampered, bound by another extension or flow). */
+  bound(flow: string): Promise<string | null>
 }
 
 /** What a server function gets: the tools, bound to the request the integration passed. */

@@ -69,6 +69,10 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
         authorize: (client, options) => import("./oidc.js").then((m) => m.authorize(ctx, client, options)),
         callback: (client) => import("./oidc.js").then((m) => m.callback(ctx, client)),
       },
+      browser: {
+        bind: (flow, value) => import("./browser-binding.js").then((m) => m.bind(ctx, id, flow, value)),
+        bound: (flow) => import("./browser-binding.js").then((m) => m.bound(ctx, id, flow)),
+      },
       headers: ctx.headers,
       url: ctx.url,
     }
