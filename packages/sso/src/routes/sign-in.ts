@@ -10,8 +10,8 @@ import { ssoForEmail } from "../domain-routing.js"
 import { completeSsoSignIn } from "../jit.js"
 import type { SsoLocals } from "../locals.js"
 import { oidcClient, oidcAsserted } from "../oidc.js"
-import { samlFor } from "../saml-connection.js"
-import { SamlRejected } from "../saml/index.js"
+import { samlEntityId, samlFor } from "../saml-connection.js"
+import { SamlRejected, type SamlAssertionResult } from "../saml/index.js"
 import type { Connection } from "../store/types.js"
 
 /** How long a SAML sign-in may take at the IdP before its request is forgotten (seconds). */
@@ -50,6 +50,8 @@ async function start(req: ExtensionRequest<SsoLocals>): Promise<ExtensionRespons
   const sp = samlFor(req, connection)
   const relay = crypto.randomUUID()
   const { url, requestId } = await sp.startSignIn({ relayState: relay })
+  // The response will be accepted only in this browser (login CSRF): `finish` opens this.
+  await req.browser.bind("saml", requestId)
   // The way back is a cross-site POST carrying no cookie of ours: where to land is kept with the request.
   await req.locals.store.put("sso-landing", requestId, JSON.stringify({ callbackUrl: callbackUrl ?? null }), new Date(Date.now() + SAML_REQUEST_MAX_AGE * 1000))
   await req.audit({ type: "signInStarted", outcome: "success", details: { connectionId: connection.id, organizationId: connection.organizationId, kind: "saml" } })
@@ -78,16 +80,42 @@ async function samlAcs(req: ExtensionRequest<SsoLocals>): Promise<ExtensionRespo
     await req.audit({ type: "signIn", outcome: "failure", reason: error.code, details: { connectionId: connection.id, organizationId: connection.organizationId, kind: "saml" } })
     throw new ExtensionRequestError("saml-rejected", "The identity provider's answer was refused", 400)
   }
-  const landing = result.requestId ? await req.locals.store.take("sso-landing", result.requestId) : null
+  if (result.requestId === null) {
+    // An unsolicited response (the connection allows IdP-initiated sign-in): there is no
+    // request to bind it to a browser, which is why it is off by default.
+    return completeSsoSignIn(req, connection, asserted(result, null))
+  }
+  // The response came in a cross-site POST, which carries none of our Lax cookies: the
+  // checked result waits in the store for the top-level GET the browser makes next, where
+  // the binding made at the start proves this is the browser that started the sign-in.
+  const ticket = randomTicket()
+  await req.locals.store.put("saml-verified", ticket, JSON.stringify({ connectionId: connection.id, result }), new Date(Date.now() + FINISH_WITHIN * 1000))
+  return { redirect: `${samlEntityId(req.authUrl, connection)}/finish?ticket=${ticket}` }
+}
+
+async function samlFinish(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const connection = await connectionOf(req, "saml")
+  const ticket = typeof req.query.ticket === "string" && /^[A-Za-z0-9_-]{16,64}$/.test(req.query.ticket) ? req.query.ticket : null
+  const kept = ticket ? await req.locals.store.take("saml-verified", ticket) : null
+  const verified = kept ? (JSON.parse(kept) as { connectionId: string; result: SamlAssertionResult }) : null
+  const bound = await req.browser.bound("saml")
+  if (!verified || verified.connectionId !== connection.id || bound === null || bound !== verified.result.requestId) {
+    await req.audit({ type: "signIn", outcome: "failure", reason: verified ? "saml-other-browser" : "saml-ticket", details: { connectionId: connection.id, organizationId: connection.organizationId, kind: "saml" } })
+    throw new ExtensionRequestError("saml-rejected", "The identity provider's answer was not for this browser", 400)
+  }
+  const landing = await req.locals.store.take("sso-landing", bound)
   const callbackUrl = landing ? (JSON.parse(landing) as { callbackUrl: string | null }).callbackUrl : null
+  return completeSsoSignIn(req, connection, asserted(verified.result, callbackUrl))
+}
+
+/** Seconds between the IdP's POST and the browser's next GET: a redirect, so a few are plenty. */
+const FINISH_WITHIN = 120
+
+const randomTicket = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")
+
+function asserted(result: SamlAssertionResult, callbackUrl: string | null) {
   const name = first(result.attributes, ["displayName", "name", "cn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name", "urn:oid:2.16.840.1.113730.3.1.241"])
-  return completeSsoSignIn(req, connection, {
-    subject: result.nameId,
-    email: result.email,
-    name,
-    attributes: result.attributes,
-    ...(callbackUrl && { callbackUrl }),
-  })
+  return { subject: result.nameId, email: result.email, name, attributes: result.attributes, ...(callbackUrl && { callbackUrl }) }
 }
 
 function first(attributes: Record<string, string[]>, names: string[]): string | null {
@@ -103,4 +131,5 @@ export const signInRoutes: ExtensionRoute<SsoLocals>[] = [
   { method: "GET", path: "oidc/:connection/callback", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: oidcCallback },
   { method: "GET", path: "saml/:connection", access: "anyone", rateLimit: { max: 60, window: 60 }, handler: samlMetadata },
   { method: "POST", path: "saml/:connection/acs", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: samlAcs },
+  { method: "GET", path: "saml/:connection/finish", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: samlFinish },
 ]
