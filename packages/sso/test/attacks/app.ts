@@ -8,6 +8,7 @@
 import { inflateRawSync } from "node:zlib"
 import type { AuditEvent, AuthConfig } from "@portcullis/core"
 import Credentials from "@portcullis/core/providers/credentials"
+import Nodemailer from "@portcullis/core/providers/nodemailer"
 import { extensionFunctions } from "@portcullis/core/integration"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { organizations } from "@portcullis/organizations"
@@ -41,6 +42,8 @@ export async function assembledApp(options: { config?: Partial<AuthConfig> } = {
   const published = new Map<string, string[]>()
   const dns: DomainChecker = { check: async (domain, token) => ((published.get(domain) ?? []).includes(token) ? "verified" : "not-found") }
   const passwords = new Map<string, string>()
+  /** Magic links "mailed", by address. */
+  const links = new Map<string, string>()
   const audit: AuditEvent[] = []
   const log = captureLogger()
   const config: AuthConfig = {
@@ -56,6 +59,15 @@ export async function assembledApp(options: { config?: Partial<AuthConfig> } = {
         async authorize({ email, password }) {
           const user = await adapter.getUserByEmail!(String(email))
           return user && passwords.get(user.id) === password ? { id: user.id, email: user.email, name: user.name ?? null } : null
+        },
+      }),
+      Nodemailer({
+        id: "email",
+        server: "smtp://127.0.0.1:1",
+        from: "Portcullis <auth@example.com>",
+        interstitial: false,
+        async sendVerificationRequest({ identifier, url }) {
+          links.set(identifier, url)
         },
       }),
     ],
@@ -168,7 +180,7 @@ export async function assembledApp(options: { config?: Partial<AuthConfig> } = {
   /** Everything logged, as one string: no secret may be in it. */
   const logged = () => log.lines.join("\n")
 
-  return { adapter, orgStore, store, published, passwords, audit, log, logged, config, server, authUrl, browser, passwordUser, signedIn, tenant, startSaml, samlResponse, acsForm, relays, postAcs, scimToken, scim, manage, serverFunctions, close: () => server.close() }
+  return { links, adapter, orgStore, store, published, passwords, audit, log, logged, config, server, authUrl, browser, passwordUser, signedIn, tenant, startSaml, samlResponse, acsForm, relays, postAcs, scimToken, scim, manage, serverFunctions, close: () => server.close() }
 }
 
 export type App = Awaited<ReturnType<typeof assembledApp>>

@@ -211,7 +211,10 @@ describe("form-encoded duplicates", () => {
 })
 
 describe("login CSRF: a valid response for the attacker's own account, posted from another site into a victim's browser", () => {
-  it("signs the victim's browser in as the attacker (finding: the ACS does not bind the request to the browser that started it)", async () => {
+  // Finding (medium): the ACS does not bind the AuthnRequest to the browser that started it, so the
+  // victim ends up signed in as the attacker. Kept as a failing spec until a binding exists
+  // (a cookie set at start, checked after the cross-site post lands on a same-site step).
+  it.fails("does not sign the victim's browser in as the attacker", async () => {
     // The attacker starts a sign-in in their own browser and gets a genuine response for their account…
     const attacker = app.browser()
     const requestId = await app.startSaml(attacker, acme.connection)
@@ -220,10 +223,8 @@ describe("login CSRF: a valid response for the attacker's own account, posted fr
     const victim = app.browser()
     const answer = await app.postAcs(victim, acme.connection.id, form)
     const session = victim.sessionCookie() ? await victim.session() : null
-    // Documented as it is today: the victim is now signed in as the attacker. When the ACS binds the
-    // request to the starting browser, this expectation flips to `toBeNull()`.
-    expect(answer.status).toBe(302)
-    expect(session?.user?.email).toBe("attacker@acme.test")
+    expect(answer.status).toBeGreaterThanOrEqual(400)
+    expect(session?.user?.email).not.toBe("attacker@acme.test")
   })
 })
 
