@@ -15,7 +15,7 @@ import { organizations } from "@portcullis/organizations"
 import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import { Browser, SECRET, captureLogger } from "../../../core/test/helpers.js"
 import { httpServer, type TestServer } from "../../../core/test/http-server.js"
-import { sso } from "../../src/index.js"
+import { sso, verificationRecord } from "../../src/index.js"
 import type { DomainChecker } from "../../src/locals.js"
 import { memorySsoStore } from "../../src/memory.js"
 import { samlAcsUrl, samlEntityId } from "../../src/saml-connection.js"
@@ -38,9 +38,9 @@ export async function assembledApp(options: { config?: Partial<AuthConfig> } = {
   const adapter = MemoryAdapter()
   const orgStore = memoryOrganizationStore()
   const store = memorySsoStore()
-  /** TXT records "published": domain → tokens. */
+  /** TXT records "published" at each domain's challenge name: domain → values. */
   const published = new Map<string, string[]>()
-  const dns: DomainChecker = { check: async (domain, token) => ((published.get(domain) ?? []).includes(token) ? "verified" : "not-found") }
+  const dns: DomainChecker = { check: async (domain, token) => ((published.get(domain) ?? []).includes(verificationRecord(domain, token).value) ? "verified" : "not-found") }
   const passwords = new Map<string, string>()
   /** Magic links "mailed", by address. */
   const links = new Map<string, string>()
