@@ -168,3 +168,36 @@ describe("the old session cookie after SCIM deprovisioning", () => {
     expect((error as Error | null)?.name).toBe("NotSignedIn")
   })
 })
+
+describe("every session of a person deprovisioned from their only organization", () => {
+  it("ends, the one started with a password before included (database sessions)", async () => {
+    const db = await assembledApp({ config: { session: { strategy: "database" }, providers: [] } })
+    try {
+      const org = await db.tenant("acme", "acme.test")
+      const token = await db.scimToken(org.connection)
+      const pat = await db.passwordUser("pat@acme.test")
+      const b = db.browser()
+      await db.adapter.createSession!({ sessionToken: "pat-session", userId: pat.id, expires: new Date(Date.now() + 3_600_000) })
+      b.jar.set("authjs.session-token", { value: "pat-session", attributes: {} })
+      expect((await b.session())?.user?.email).toBe(pat.email)
+      expect((await db.scim(token, org.connection.id, "POST", "/Users", user(pat.email))).status).toBe(201)
+      expect((await db.scim(token, org.connection.id, "DELETE", `/Users/${pat.id}`)).status).toBe(204)
+      expect(await b.session()).toBeNull()
+    } finally {
+      await db.close()
+    }
+  })
+
+  it("with JWT sessions and no session registry, other sessions cannot end: the app is told in its log", async () => {
+    const pat = await app.passwordUser("pat@acme.test")
+    const passwordBrowser = await app.signedIn(pat)
+    expect((await app.scim(acmeToken, acme.connection.id, "POST", "/Users", user(pat.email))).status).toBe(201)
+    expect((await app.scim(acmeToken, acme.connection.id, "DELETE", `/Users/${pat.id}`)).status).toBe(204)
+    expect(await app.orgStore.getMembership(acme.id, pat.id)).toBeNull()
+    // The password session outlives the deprovisioning (JWTs cannot be revoked without a registry)…
+    expect((await passwordBrowser.session())?.user?.email).toBe(pat.email)
+    // …and the app hears of it, so it can configure `sessionRegistry` or database sessions.
+    expect(app.logged()).toContain("sso-sessions-not-revocable")
+    expect(app.logged()).not.toContain(acmeToken)
+  })
+})
