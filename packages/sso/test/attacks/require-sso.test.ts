@@ -101,3 +101,22 @@ describe("the SSO connection of the domain itself", () => {
     expect((await b.session())?.user?.email).toBe("sso-staff@secure.test")
   })
 })
+
+describe("another organization's SSO connection", () => {
+  it("does not sign in an address of the domain, even for an account linked to it before the domain required SSO", async () => {
+    const other = await app.tenant("other", "other.test")
+    // Linked when secure.test was nobody's (a contractor signing in through other's IdP).
+    const moved = await app.adapter.createUser!({ id: "user-moved", email: "moved@secure.test", name: "Moved", emailVerified: null })
+    await app.adapter.linkAccount!({ userId: moved.id, type: "saml" as never, provider: `sso:${other.connection.id}`, providerAccountId: "moved-nameid" })
+    const b = app.browser()
+    const requestId = await app.startSaml(b, other.connection)
+    const answer = await app.postAcs(b, other.connection.id, app.acsForm(other.idp, other.connection, requestId, { nameId: "moved-nameid", attributes: { mail: ["moved@secure.test"] } }))
+    expect(answer.status).toBeLessThan(500)
+    expect(b.sessionCookie()).toBeUndefined()
+    // The domain's own connection is still the way in.
+    const own = app.browser()
+    const ownRequest = await app.startSaml(own, secure.connection)
+    await app.postAcs(own, secure.connection.id, app.acsForm(secure.idp, secure.connection, ownRequest, { nameId: "moved-at-secure", attributes: { mail: ["moved@secure.test"] } }))
+    expect((await own.session())?.user?.email).toBe("moved@secure.test")
+  })
+})
