@@ -20,7 +20,7 @@ import type { DomainChecker } from "../../src/locals.js"
 import { memorySsoStore } from "../../src/memory.js"
 import { samlAcsUrl, samlEntityId } from "../../src/saml-connection.js"
 import { hashScimToken, newScimToken } from "../../src/scim/auth.js"
-import type { Connection } from "../../src/store/types.js"
+import type { Connection, SsoStore } from "../../src/store/types.js"
 import { encode, samlConnection, testIdp, type AssertionOptions, type ResponseOptions, type TestClock, type TestIdp } from "../saml/idp-fixture.js"
 
 /** The wall clock, in the fixture's shape: the app's SAML checks read the real time. */
@@ -34,10 +34,13 @@ export interface Tenant {
   domain: string
 }
 
-export async function assembledApp(options: { config?: Partial<AuthConfig> } = {}) {
+export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore } = {}) {
   const adapter = MemoryAdapter()
   const orgStore = memoryOrganizationStore()
-  const store = memorySsoStore()
+  const memory = memorySsoStore()
+  /** The store the app is given (`options.store` may wrap it: a failing or slow backend); `store` is the data itself. */
+  const store = memory
+  const given = options.store ? options.store(memory) : memory
   /** TXT records "published" at each domain's challenge name: domain → values. */
   const published = new Map<string, string[]>()
   const dns: DomainChecker = { check: async (domain, token) => ((published.get(domain) ?? []).includes(verificationRecord(domain, token).value) ? "verified" : "not-found") }
@@ -71,7 +74,7 @@ export async function assembledApp(options: { config?: Partial<AuthConfig> } = {
         },
       }),
     ],
-    extensions: [organizations({ store: orgStore }), sso({ store, organizations: orgStore, dns })],
+    extensions: [organizations({ store: orgStore }), sso({ store: given, organizations: orgStore, dns })],
     events: { audit: (event) => void audit.push(event) },
     ...options.config,
   }
