@@ -34,10 +34,10 @@ export interface Tenant {
   domain: string
 }
 
-export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore } = {}) {
+export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore } = {}) {
   const adapter = MemoryAdapter()
   const orgStore = memoryOrganizationStore()
-  const memory = memorySsoStore()
+  const memory = options.backing ?? memorySsoStore()
   /** The store the app is given (`options.store` may wrap it: a failing or slow backend); `store` is the data itself. */
   const store = memory
   const given = options.store ? options.store(memory) : memory
