@@ -123,3 +123,13 @@ describe("IDN homographs", () => {
     expect((await verify(acmeOwner, acme.id, "bеta.test")).status).toBe(409)
   })
 })
+
+describe("names that are no one's to claim", () => {
+  for (const name of ["com", "co.uk", "github.io", "localhost", "127.0.0.1", "0x7f.1", "[::1]", "*.acme.test", "acme.test/evil", "ada@acme.test", "xn--zz.test", "a".repeat(300) + ".test", "example.invalid"]) {
+    it(`${JSON.stringify(name.slice(0, 40))} is refused with a 4xx`, async () => {
+      const answer = await claim(evilAdmin, evil.id, name)
+      expect(answer.status).toBeGreaterThanOrEqual(400)
+      expect(answer.status).toBeLessThan(500)
+    })
+  }
+})

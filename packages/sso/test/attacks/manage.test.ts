@@ -213,3 +213,29 @@ describe("SSRF through the URLs the server fetches", () => {
     expect(answer.text).not.toContain("internal-secret-issuer")
   })
 })
+
+describe("hostile IdP metadata given inline", () => {
+  const entity = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.x.example"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.x.example/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`
+  for (const [what, xml] of [
+    ["an external entity (XXE)", `<?xml version="1.0"?><!DOCTYPE md [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${entity.replace("https://idp.x.example/sso", "&xxe;")}`],
+    ["a billion laughs", `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>${entity.replace("idp.x.example\"", "&d;\"")}`],
+    ["not XML at all", "{\"entityID\": 1}"],
+    ["metadata without a signing certificate", entity],
+  ] as const) {
+    it(`${what} is a 4xx, no connection made`, async () => {
+      const before = (await app.store.listConnections(acme.id)).length
+      const answer = await app.manage(owner, "POST", `organizations/${acme.id}/connections`, { kind: "saml", name: "Inline", saml: { metadataXml: xml } })
+      expect(answer.status).toBeGreaterThanOrEqual(400)
+      expect(answer.status).toBeLessThan(500)
+      expect(noStack(answer.text)).toBe(true)
+      expect(answer.text).not.toContain("root:")
+      expect((await app.store.listConnections(acme.id)).length).toBe(before)
+    })
+  }
+
+  it("a 5 MB JSON body is refused with a 4xx", async () => {
+    const answer = await app.manage(owner, "POST", `organizations/${acme.id}/connections`, { kind: "saml", name: "Big", saml: { metadataXml: "x".repeat(5_000_000) } })
+    expect(answer.status).toBeGreaterThanOrEqual(400)
+    expect(answer.status).toBeLessThan(500)
+  })
+})

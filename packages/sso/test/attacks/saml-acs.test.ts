@@ -236,3 +236,18 @@ describe("what the attacks leave in the log", () => {
     expect(logged).not.toMatch(/PRIVATE KEY/)
   })
 })
+
+describe("IdP-initiated where the connection allows it", () => {
+  it("lands on the app whatever the form's RelayState names", async () => {
+    const open = { ...acme.connection, id: "conn-acme-idp-init", saml: { ...acme.connection.saml!, allowIdpInitiated: true } }
+    await app.store.createConnection(open)
+    for (const relay of ["https://evil.com/x", "//evil.com", "javascript:alert(1)"]) {
+      const b = app.browser()
+      const email = `idpinit-${Math.random().toString(36).slice(2)}@acme.test`
+      const response = await app.postAcs(b, open.id, { SAMLResponse: app.samlResponse(acme.idp, open, null, { nameId: email, attributes: { mail: [email] } }, { inResponseTo: null }), RelayState: relay })
+      // Signed in (the connection allows it), and landed at home.
+      expect(response.status).toBe(302)
+      expect(new URL(response.headers.get("location")!, app.server.origin).origin).toBe(app.server.origin)
+    }
+  })
+})
