@@ -112,10 +112,16 @@ export function sso(options: SsoOptions): SsoExtension {
     },
     // A domain that requires SSO refuses every other way in for its addresses, wherever it becomes a session.
     async signInGate({ email, provider, locals }) {
-      if (provider?.startsWith(SSO_PROVIDER) || !email) return undefined
+      if (!email) return undefined
       const domain = emailDomain(email)
       const claim = domain ? await locals.store.getDomain(domain) : null
-      return claim?.verifiedAt && claim.requireSso ? { refuse: `the domain ${domain} requires single sign-on` } : undefined
+      if (!claim?.verifiedAt || !claim.requireSso) return undefined
+      // Only the claiming organization's own connections are the way in: another organization's IdP is "another way".
+      if (provider?.startsWith(SSO_PROVIDER)) {
+        const connection = await locals.store.getConnection(provider.slice(SSO_PROVIDER.length))
+        if (connection?.organizationId === claim.organizationId) return undefined
+      }
+      return { refuse: `the domain ${domain} requires single sign-on` }
     },
     server: (call) => ssoOperations(call, call.locals),
   })

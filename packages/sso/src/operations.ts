@@ -10,6 +10,7 @@ import { ExtensionRequestError, type ExtensionSession, type ExtensionTools } fro
 import { createVerificationToken, normalizeDomain, verificationRecord } from "./domains.js"
 import type { SsoLocals } from "./locals.js"
 import { oidcRedirectUri } from "./oidc.js"
+import { fetchableHost } from "./outbound.js"
 import { assignableRole, checkRules } from "./roles.js"
 import { fetchIdpMetadata, generateSpKey, parseIdpMetadata } from "./saml/index.js"
 import { samlAcsUrl, samlEntityId } from "./saml-connection.js"
@@ -77,6 +78,13 @@ const httpsUrl = (value: unknown, what: string): string => {
   const loopback = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]"
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new ExtensionRequestError("invalid-input", `${what} must be an https URL`, 422)
   return url.href.replace(/\/$/, url.pathname === "/" ? "" : "/")
+}
+
+/** An https URL the server itself fetches (metadata, an issuer's discovery): never an internal address. */
+const fetchedUrl = (value: unknown, what: string): string => {
+  const url = httpsUrl(value, what)
+  if (!fetchableHost(new URL(url))) throw new ExtensionRequestError("invalid-input", `${what} must not name an internal or reserved address`, 422)
+  return url
 }
 
 export function viewOf(authUrl: string, connection: Connection): ConnectionView {
@@ -147,7 +155,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
   async function samlSettings(input: NonNullable<ConnectionInput["saml"]>, previous?: SamlConnectionSettings): Promise<SamlConnectionSettings> {
     let fromMetadata: Pick<SamlConnectionSettings, "idpEntityId" | "ssoUrl" | "sloUrl" | "certificates"> | undefined
     if (typeof input.metadataXml === "string") fromMetadata = parseIdpMetadata(input.metadataXml)
-    else if (typeof input.metadataUrl === "string") fromMetadata = await fetchIdpMetadata(httpsUrl(input.metadataUrl, "saml.metadataUrl"), locals.fetch)
+    else if (typeof input.metadataUrl === "string") fromMetadata = await fetchIdpMetadata(fetchedUrl(input.metadataUrl, "saml.metadataUrl"), locals.fetch)
     const certificates = fromMetadata?.certificates ?? input.certificates ?? previous?.certificates
     if (!Array.isArray(certificates) || certificates.length === 0 || certificates.length > 4 || !certificates.every((c) => typeof c === "string" && c.length < 16_384)) {
       throw new ExtensionRequestError("invalid-input", "saml needs the IdP's signing certificates (one to four; two during a rollover), or its metadata", 422)
@@ -187,7 +195,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
       return {
         ...base,
         oidc: {
-          issuer: httpsUrl(given.issuer, "oidc.issuer"),
+          issuer: fetchedUrl(given.issuer, "oidc.issuer"),
           clientId: text(given.clientId, 512, "oidc.clientId"),
           ...(secret !== undefined && { clientSecret: text(secret, 1024, "oidc.clientSecret") }),
           ...(given.scope !== undefined && { scope: text(given.scope, 512, "oidc.scope") }),
@@ -241,11 +249,13 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
       try {
         if (connection.kind === "saml") {
           const saml = connection.saml!
-          const fresh = saml.metadataUrl ? await fetchIdpMetadata(saml.metadataUrl, locals.fetch) : null
+          // Checked again: a connection stored before this check (or by another tool) is not trusted with the network either.
+          const fresh = saml.metadataUrl ? await fetchIdpMetadata(fetchedUrl(saml.metadataUrl, "saml.metadataUrl"), locals.fetch) : null
           if (fresh && fresh.idpEntityId !== saml.idpEntityId) return { ok: false, detail: `The metadata now names the IdP ${fresh.idpEntityId}, not ${saml.idpEntityId}` }
           return { ok: true, detail: `SAML IdP ${saml.idpEntityId}: ${saml.certificates.length} signing certificate(s), single sign-on at ${saml.ssoUrl}` }
         }
-        const response = await locals.fetch(`${connection.oidc!.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "manual", signal: AbortSignal.timeout(10_000) })
+        const issuer = fetchedUrl(connection.oidc!.issuer, "oidc.issuer")
+        const response = await locals.fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "manual", signal: AbortSignal.timeout(10_000) })
         if (!response.ok) return { ok: false, detail: `The IdP's discovery document answered ${response.status}` }
         const document = (await response.json()) as { issuer?: unknown; authorization_endpoint?: unknown }
         if (document.issuer !== connection.oidc!.issuer) return { ok: false, detail: `The discovery document names the issuer ${String(document.issuer)}, not ${connection.oidc!.issuer}` }

@@ -45,7 +45,10 @@ export function directoryFor(req: ExtensionRequest<SsoLocals>, connection: Conne
       const ended = await store.endSessions(userId, organizationId)
       const elsewhere = await organizations.listOrganizations(userId)
       // A member of no organization any more: every session ends, wherever it was started.
-      const revoked = elsewhere.length === 0 && req.admin.capabilities().sessions ? await req.admin.revokeSessions(userId) : 0
+      const revocable = req.admin.capabilities().sessions
+      const revoked = elsewhere.length === 0 && revocable ? await req.admin.revokeSessions(userId) : 0
+      // JWT sessions without a registry cannot be ended: the person's non-SSO sessions outlive the deprovisioning. Say so.
+      if (elsewhere.length === 0 && !revocable) req.locals.logger.warn("sso-sessions-not-revocable", "a deprovisioned user's other sessions stay valid until they expire: configure session.registry (JWT) or database sessions")
       await req.audit({ type: "sessionsEnded", outcome: "success", userId, details: { organizationId, connectionId: connection.id, sso: ended, all: revoked } })
     },
     roleFor: (groups) => roleFor(connection.roleRules, connection.defaultRole, { groups }),
