@@ -142,10 +142,18 @@ export async function assembledApp(options: { config?: Partial<AuthConfig>; stor
     return encode(idp.response(acs, idp.sign(idp.assertion(acs, { inResponseTo: requestId, audience: samlEntityId(authUrl, connection), ...a })), r))
   }
 
-  /** Posts a form to a connection's ACS the way an IdP's auto-submitting page does: cross-site. */
-  function postAcs(b: Browser, connectionId: string, form: Record<string, string> | string) {
+  /**
+   * Posts a form to a connection's ACS the way an IdP's auto-submitting page does: cross-site.
+   * A checked response is answered with a redirect to the same-site finish step, which the
+   * browser follows with its own cookies (the binding made when it started): that answer is
+   * returned, as the browser would end up on it.
+   */
+  async function postAcs(b: Browser, connectionId: string, form: Record<string, string> | string) {
     const headers = { origin: "https://idp.elsewhere.example", "content-type": "application/x-www-form-urlencoded" }
-    return b.request(`/auth/sso/saml/${encodeURIComponent(connectionId)}/acs`, { method: "POST", headers, body: typeof form === "string" ? form : new URLSearchParams(form).toString() })
+    const answered = await b.request(`/auth/sso/saml/${encodeURIComponent(connectionId)}/acs`, { method: "POST", headers, body: typeof form === "string" ? form : new URLSearchParams(form).toString() })
+    const location = answered.headers.get("location")
+    const next = answered.status === 302 && location ? new URL(location, authUrl) : null
+    return next && next.pathname.endsWith("/finish") ? b.request(next.pathname + next.search) : answered
   }
 
   /** A SCIM token of `connection`. */

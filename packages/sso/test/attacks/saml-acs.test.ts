@@ -102,7 +102,12 @@ describe("replay after success", () => {
     const b = app.browser()
     const requestId = await app.startSaml(b, acme.connection)
     const form = app.acsForm(acme.idp, acme.connection, requestId, { nameId: "race@acme.test", attributes: { mail: ["race@acme.test"] } })
-    const browsers = Array.from({ length: 50 }, () => app.browser())
+    // Copies of the browser that started it (its binding among its cookies), all posting at once.
+    const browsers = Array.from({ length: 50 }, () => {
+      const x = app.browser()
+      for (const [name, cookie] of b.jar) x.jar.set(name, cookie)
+      return x
+    })
     const answers = await Promise.all(browsers.map((x) => app.postAcs(x, acme.connection.id, form)))
     expect(answers.filter((r) => r.status === 302)).toHaveLength(1)
     expect(answers.every((r) => r.status === 302 || (r.status >= 400 && r.status < 500))).toBe(true)
@@ -211,10 +216,10 @@ describe("form-encoded duplicates", () => {
 })
 
 describe("login CSRF: a valid response for the attacker's own account, posted from another site into a victim's browser", () => {
-  // Finding (medium): the ACS does not bind the AuthnRequest to the browser that started it, so the
-  // victim ends up signed in as the attacker. Kept as a failing spec until a binding exists
-  // (a cookie set at start, checked after the cross-site post lands on a same-site step).
-  it.fails("does not sign the victim's browser in as the attacker", async () => {
+  // Found in the attacker's pass (medium) and fixed: the ACS keeps the checked result under a
+  // one-time ticket, and the same-site finish step signs in only the browser whose sealed
+  // binding (set at the start) names the request the response answers.
+  it("does not sign the victim's browser in as the attacker", async () => {
     // The attacker starts a sign-in in their own browser and gets a genuine response for their account…
     const attacker = app.browser()
     const requestId = await app.startSaml(attacker, acme.connection)
@@ -225,6 +230,15 @@ describe("login CSRF: a valid response for the attacker's own account, posted fr
     const session = victim.sessionCookie() ? await victim.session() : null
     expect(answer.status).toBeGreaterThanOrEqual(400)
     expect(session?.user?.email).not.toBe("attacker@acme.test")
+    // A victim who started a sign-in of their own is no better target: their binding names their own request.
+    const victim2 = app.browser()
+    await app.startSaml(victim2, acme.connection)
+    const requestId2 = await app.startSaml(attacker, acme.connection)
+    const form2 = app.acsForm(acme.idp, acme.connection, requestId2, { nameId: "attacker@acme.test", attributes: { mail: ["attacker@acme.test"] } })
+    expect((await app.postAcs(victim2, acme.connection.id, form2)).status).toBe(400)
+    expect(victim2.sessionCookie()).toBeFalsy()
+    // The attacker's own browser, which started that request, would have been signed in: the response was genuine.
+    expect(await app.adapter.getUserByEmail!("attacker@acme.test")).toBeNull()
   })
 })
 

@@ -70,7 +70,9 @@ redisGate.describe("two instances on one Redis", () => {
   it("instance two accepts a fresh response for a request instance one started (the balancer works)", async () => {
     const b = one.browser()
     const requestId = await one.startSaml(b, acme.connection)
+    // The same browser (its cookies, the binding among them), its next requests sent to instance two.
     const elsewhere = behindBalancer()
+    for (const [name, cookie] of b.jar) elsewhere.jar.set(name, cookie)
     const answer = await two.postAcs(elsewhere, acme.connection.id, formFor(one, requestId, "bal@acme.test"))
     expect(answer.status).toBe(302)
     expect(elsewhere.sessionCookie()).toBeDefined()
@@ -92,7 +94,12 @@ redisGate.describe("two instances on one Redis", () => {
     const b = one.browser()
     const requestId = await one.startSaml(b, acme.connection)
     const form = formFor(one, requestId, "race@acme.test")
-    const browsers = Array.from({ length: 50 }, (_, i) => [i % 2 ? two : one, i % 2 ? behindBalancer() : one.browser()] as const)
+    // The browser that started it (its cookies, the binding among them) posting 50 times, half through each instance.
+    const browsers = Array.from({ length: 50 }, (_, i) => {
+      const x = i % 2 ? behindBalancer() : one.browser()
+      for (const [name, cookie] of b.jar) x.jar.set(name, cookie)
+      return [i % 2 ? two : one, x] as const
+    })
     const answers = await Promise.all(browsers.map(([app, x]) => app.postAcs(x, acme.connection.id, form)))
     expect(answers.every((r) => r.status < 500)).toBe(true)
     expect(browsers.filter(([, x]) => x.sessionCookie())).toHaveLength(1)
