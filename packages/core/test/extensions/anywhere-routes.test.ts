@@ -137,6 +137,24 @@ describe("PUT, PATCH and DELETE routes", () => {
     expect(seen).toEqual([{ method: "DELETE", body: {} }])
   })
 
+  it("DELETE with a body sent along: it is not read (a DELETE's body has no meaning the route could rely on)", async () => {
+    const { config, seen } = setup()
+    const response = await foreign(config, "/auth/sso/scim/Users/u1", { method: "DELETE", headers: { "content-type": SCIM }, body: JSON.stringify({ userName: "smuggled" }) })
+    expect(response.status).toBe(204)
+    expect(seen).toEqual([{ method: "DELETE", body: {} }])
+  })
+
+  it.each([
+    ["a +json type with a suffix after it", "application/scim+json-seq"],
+    ["a +json type not under application/", "text/application/scim+json"],
+    ["a +json type with no subtype", "application/+json"],
+  ])("%s (%s) is not parsed as JSON", async (_what, type) => {
+    const { config, seen } = setup()
+    const response = await foreign(config, "/auth/sso/scim/Users/u1", { method: "PUT", headers: { "content-type": type }, body: JSON.stringify({ userName: "ada@acme.com" }) })
+    expect(response.status).toBe(200)
+    expect(seen).toEqual([{ method: "PUT", body: {} }])
+  })
+
   it("a malformed scim+json body is the client's 400, not a 500", async () => {
     const { config, seen, log } = setup()
     const response = await foreign(config, "/auth/sso/scim/Users/u1", { method: "PUT", headers: { "content-type": SCIM }, body: "{not json" })
