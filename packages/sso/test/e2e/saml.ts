@@ -12,11 +12,12 @@ import { selfSignedPair } from "../fixtures/keys.js"
 import { startSimpleSamlPhp, type SimpleSamlPhpIdp, type SimpleSamlPhpSp, type SimpleSamlPhpUser } from "../fixtures/simplesamlphp.js"
 import type { Owner, SsoApp } from "./app.js"
 
-/** SimpleSAMLphp's users with addresses of `domain`: alice (groups staff, admins), bob (staff). */
+/** SimpleSAMLphp's users with addresses of `domain`: alice (groups staff, admins), bob (staff), erin (none). */
 export function usersOf(domain: string): SimpleSamlPhpUser[] {
   return [
     { username: "alice", password: "alice-password", attributes: { uid: ["alice"], email: [`alice@${domain}`], displayName: ["Alice Example"], groups: ["staff", "admins"] } },
     { username: "bob", password: "bob-password", attributes: { uid: ["bob"], email: [`bob@${domain}`], displayName: ["Bob Example"], groups: ["staff"] } },
+    { username: "erin", password: "erin-password", attributes: { uid: ["erin"], email: [`erin@${domain}`], displayName: ["Erin Example"], groups: [] } },
   ]
 }
 
