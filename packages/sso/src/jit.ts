@@ -52,20 +52,39 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
   }
   const userId = outcome.userId
   const role = roleFor(connection.roleRules, connection.defaultRole, asserted.attributes)
-  const added = await organizations.addMember({ organizationId: connection.organizationId, userId, role, createdAt: new Date() })
-  if (added === "already-member" && connection.roleRules.length > 0) {
-    // The IdP's groups are the truth for members it manages; an owner is never demoted by it.
-    const current = await organizations.getMembership(connection.organizationId, userId)
-    if (current && current.role !== "owner" && current.role !== role) await organizations.setRole(connection.organizationId, userId, role, current.role)
-  }
-  if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
-  if (outcome.session) {
-    await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
-    const organizationsKey = outcome.session.keys.organizations
-    if (organizationsKey && (added === "added" || added === "already-member")) {
-      await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
+  let added: Awaited<ReturnType<typeof organizations.addMember>> | undefined
+  try {
+    added = await organizations.addMember({ organizationId: connection.organizationId, userId, role, createdAt: new Date() })
+    if (added === "already-member" && connection.roleRules.length > 0) {
+      // The IdP's groups are the truth for members it manages; an owner is never demoted by it.
+      const current = await organizations.getMembership(connection.organizationId, userId)
+      if (current && current.role !== "owner" && current.role !== role) await organizations.setRole(connection.organizationId, userId, role, current.role)
     }
+    if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
+    if (outcome.session) {
+      await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+      const organizationsKey = outcome.session.keys.organizations
+      if (organizationsKey && (added === "added" || added === "already-member")) {
+        await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
+      }
+    }
+  } catch (error) {
+    await undoSignIn(req, connection, userId, added === "added", outcome.session !== null)
+    throw error
   }
   await req.audit({ type: "signIn", outcome: "success", userId, details: { ...details, isNewUser: outcome.isNewUser, membership: added } })
   return outcome.response
+}
+
+/**
+ * Half an SSO sign-in must not stand when a store fails after core made the session: a session
+ * the SSO store has no record of is one SCIM deprovisioning could not end, and a membership
+ * made for it is one nobody signed in to. The user's sessions are revoked (the browser is
+ * signed out; they sign in again once the store is back) and the membership made is removed,
+ * each as far as the stores allow; the store's error is what the request answers (503).
+ */
+async function undoSignIn(req: ExtensionRequest<SsoLocals>, connection: Connection, userId: string, memberAdded: boolean, sessionMade: boolean): Promise<void> {
+  if (sessionMade && req.admin.capabilities().sessions) await req.admin.revokeSessions(userId).catch(() => 0)
+  if (memberAdded) await req.locals.organizations.removeMember(connection.organizationId, userId).catch(() => undefined)
+  req.locals.logger.warn("sso-sign-in-undone", { connectionId: connection.id, sessionRevoked: sessionMade, membershipRemoved: memberAdded })
 }
