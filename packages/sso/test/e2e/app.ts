@@ -32,8 +32,13 @@ export interface SsoAppOptions {
   adapter?: Adapter
   /** JWT sessions' registry (shared by instances); default a memory one. */
   registry?: MemorySessionRegistry
-  dns: DnsServer
+  /** The DNS server domain claims are checked against (only its `servers` are used). */
+  dns: Pick<DnsServer, "servers">
   port?: number
+  /** Shown on the app's pages (`#instance`), to tell instances apart behind one origin. */
+  instance?: string
+  /** Core's adapter options on top (a SQL adapter's `passwords`…). */
+  config?: Partial<AuthConfig>
 }
 
 /** What the app's logger was handed, one line per call (errors with their stack, to find them). */
@@ -55,8 +60,9 @@ export interface SsoApp {
 }
 
 /** The app's own pages: where a sign-in lands, showing the path it landed on. */
-function appPage(path: string): string {
-  return `<!doctype html><title>App</title><p id="landed">${path.replace(/[&<>"']/g, "")}</p>`
+function appPage(path: string, instance = ""): string {
+  const text = (value: string) => value.replace(/[&<>"']/g, "")
+  return `<!doctype html><title>App</title><p id="landed">${text(path)}</p><p id="instance">${text(instance)}</p>`
 }
 
 export async function startSsoApp(options: SsoAppOptions): Promise<SsoApp> {
@@ -76,12 +82,13 @@ export async function startSsoApp(options: SsoAppOptions): Promise<SsoApp> {
     rateLimit: false,
     logger: { error: write("error"), warn: write("warn"), debug: () => {} },
     extensions: [organizations({ store: orgStore }), sso({ store, organizations: orgStore, dns: { servers: options.dns.servers } })],
+    ...options.config,
   }
   const auth = authListener(config)
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith("/auth/") || req.url === "/auth") return auth(req, res)
     const path = new URL(req.url ?? "/", "http://app.invalid").pathname
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(appPage(path))
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(appPage(path, options.instance))
   })
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
