@@ -13,17 +13,25 @@ import { loginThroughIdp, simpleSamlPhpAvailable } from "../fixtures/simplesamlp
 import { ownerOf, startSsoApp, type Owner, type SsoApp } from "./app.js"
 import { samlOrganization, type SamlOrganization } from "./saml.js"
 
-/** The store, with `failing` naming the methods that reject (every one with "*"), as a database that went away. */
+/**
+ * The store, with `failing` naming the methods that reject (every one with "*"), as a database
+ * that went away, and `hanging` those that never answer, as one that stopped responding.
+ */
 function breakableStore(store: SsoStore) {
   const failing = new Set<string>()
+  const hanging = new Set<string>()
   const wrapped = new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver)
       if (typeof value !== "function") return value
-      return (...args: unknown[]) => (failing.has("*") || failing.has(String(name)) ? Promise.reject(new Error(`${String(name)}: connection refused`)) : value.apply(target, args))
+      return (...args: unknown[]) => {
+        if (failing.has("*") || failing.has(String(name))) return Promise.reject(new Error(`${String(name)}: connection refused`))
+        if (hanging.has(String(name))) return new Promise(() => {})
+        return value.apply(target, args)
+      }
     },
   })
-  return { store: wrapped, failing }
+  return { store: wrapped, failing, hanging }
 }
 
 /** What a browser's navigation accepts. */
@@ -56,7 +64,8 @@ gate.describe("the SSO store failing at the assertion consumer service", () => {
   beforeAll(async () => {
     dns = await startDnsServer()
     breakable = breakableStore(memorySsoStore())
-    app = await startSsoApp({ dns, store: breakable.store })
+    // Core bounds every call of a wrapped store by adapterTimeout: a store that hangs is an outage too.
+    app = await startSsoApp({ dns, store: breakable.store, config: { adapterTimeout: 1_000 } })
     owner = await ownerOf(app, "olivia@owner.test")
     acme = await samlOrganization(app, owner, dns, { name: "Acme", domain: "acme.test" })
   }, 60_000)
@@ -112,6 +121,38 @@ gate.describe("the SSO store failing at the assertion consumer service", () => {
     if (alice) expect(await app.orgStore.listOrganizations(alice.id)).toEqual([])
     expect(app.logs.some((line) => line.level === "warn" && line.text.includes("sso-sign-in-undone"))).toBe(true)
   }, 60_000)
+
+  it("with the store hanging at the ACS: a 503 page within the timeout, nothing written", async () => {
+    const { browser, posted } = await responseFromIdp("bob")
+    breakable.hanging.add("useOnce")
+    const started = Date.now()
+    try {
+      await expectCleanPage(await post(browser, posted), 503)
+    } finally {
+      breakable.hanging.clear()
+    }
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(await browser.session()).toBeNull()
+    expect(await app.adapter.getUserByEmail!("bob@acme.test")).toBeNull()
+  }, 60_000)
+
+  it("with the store down at the sign-in page's Continue: core's outage page, never the password form (which would skip required SSO)", async () => {
+    const browser = app.browser()
+    const csrfToken = await browser.csrfToken()
+    breakable.failing.add("*")
+    try {
+      const response = await browser.request("/auth/signin", { form: { csrfToken, email: "bob@acme.test" }, headers: { accept: HTML } })
+      expect(response.status).toBe(302)
+      const location = new URL(response.headers.get("location")!)
+      expect(location.pathname).toBe("/auth/error")
+      expect(location.searchParams.get("error")).toBe("ServiceUnavailable")
+      const page = await browser.request(location.pathname + location.search, { headers: { accept: HTML } })
+      expect(page.status).toBe(503)
+      expect(await page.text()).not.toMatch(/type="password"/)
+    } finally {
+      breakable.failing.clear()
+    }
+  })
 
   it("once the store is back, a new sign-in works", async () => {
     const { browser, posted } = await responseFromIdp("alice")
