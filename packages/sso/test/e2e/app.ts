@@ -125,6 +125,7 @@ export async function ownerOf(app: SsoApp, email: string, password = "the owner'
         setDomainPolicy(org: string, domain: string, policy: { requireSso?: boolean; connectionId?: string | null }): Promise<unknown>
         createConnection(org: string, input: ConnectionInput): Promise<ConnectionView>
         updateConnection(org: string, id: string, input: Partial<ConnectionInput>): Promise<ConnectionView>
+        deleteConnection(org: string, id: string): Promise<void>
         createScimToken(org: string, connection: string): Promise<{ token: string; scimBaseUrl: string }>
       }
     }

@@ -12,7 +12,7 @@ import { generateSelfSignedPair } from "../fixtures/keys.js"
 import { simpleSamlPhpAvailable } from "../fixtures/simplesamlphp.js"
 import { LIGHT, passwordSignIn, seedUser } from "../../../core/test/password/support.js"
 import { ownerOf, startSsoApp, type Owner, type SsoApp } from "./app.js"
-import { samlOrganization, signInThroughSaml, type SamlOrganization } from "./saml.js"
+import { samlOrganization, sessionInPage, signInThroughSaml, type SamlOrganization } from "./saml.js"
 
 const gate = simpleSamlPhpAvailable()
 
@@ -70,6 +70,87 @@ gate.describe("SAML sign-in in Chromium through SimpleSAMLphp", () => {
         expect(await app.adapter.getUserByEmail!("alice@acme.test")).toMatchObject({ id: alice!.id })
         expect(await app.adapter.getUserByAccount!({ provider: `sso:${acme.connection.id}`, providerAccountId: "alice@acme.test" })).toMatchObject({ id: alice!.id })
         expect((await app.orgStore.listOrganizations(alice!.id)).map((m) => [m.organization.id, m.role])).toEqual([[acme.organizationId, "admin"]])
+      }, 60_000)
+    })
+
+    describe("an attacker gets nothing", () => {
+      /** Alice's sign-in in Chromium, with the form her browser posted to the ACS captured on the way. */
+      async function capturedSignIn(): Promise<{ action: string; form: Record<string, string> }> {
+        const context = await browser.newContext()
+        const page = await context.newPage()
+        let captured: { action: string; form: Record<string, string> } | undefined
+        page.on("request", (request) => {
+          if (request.method() === "POST" && request.url().endsWith("/acs")) captured = { action: request.url(), form: Object.fromEntries(new URLSearchParams(request.postData() ?? "")) }
+        })
+        await signInThroughSaml(page, app, acme, "alice@acme.test", "alice", "alice-password")
+        await context.close()
+        if (!captured?.form.SAMLResponse) throw new Error("no SAMLResponse captured")
+        return captured
+      }
+
+      /** Another browser posting `form` to `action` as an auto-submitting page would; the page it gets. */
+      async function postFrom(form: Record<string, string>, action: string) {
+        const context = await browser.newContext()
+        const page = await context.newPage()
+        await page.goto(`${app.origin}/attacker`)
+        const answer = page.waitForResponse((response) => response.url() === action)
+        await page.evaluate(({ action, form }) => {
+          const element = document.createElement("form")
+          element.method = "POST"
+          element.action = action
+          for (const [name, value] of Object.entries(form)) {
+            const input = document.createElement("input")
+            input.type = "hidden"
+            input.name = name
+            input.value = value
+            element.append(input)
+          }
+          document.body.append(element)
+          element.submit()
+        }, { action, form })
+        const response = await answer
+        await page.waitForLoadState()
+        return { context, page, status: response.status(), text: (await page.locator("body").textContent()) ?? "" }
+      }
+
+      it("a captured response replayed from another browser: a refusal page, no session", async () => {
+        const { action, form } = await capturedSignIn()
+        const replay = await postFrom(form, action)
+        expect(replay.status).toBeGreaterThanOrEqual(400)
+        expect(replay.status).toBeLessThan(500)
+        // A page a person reads (not JSON), without a stack.
+        expect(replay.text.trim().startsWith("{")).toBe(false)
+        expect(replay.text).not.toMatch(/at .+\.(ts|js):\d+/)
+        expect(await sessionInPage(replay.page, app)).toBeNull()
+        await replay.context.close()
+      }, 60_000)
+
+      it("a response for Acme's connection posted to another connection's ACS: refused", async () => {
+        const { action, form } = await capturedSignIn()
+        const other = await (await owner.sso()).createConnection(acme.organizationId, { kind: "saml", name: "Acme second IdP", saml: { metadataUrl: acme.idp.metadataUrl } })
+        const replay = await postFrom(form, action.replace(acme.connection.id, other.id))
+        expect(replay.status).toBeGreaterThanOrEqual(400)
+        expect(replay.status).toBeLessThan(500)
+        expect(await sessionInPage(replay.page, app)).toBeNull()
+        await replay.context.close()
+        await (await owner.sso()).deleteConnection(acme.organizationId, other.id)
+      }, 60_000)
+
+      it("an IdP-initiated (unsolicited) response: refused while the connection does not allow it", async () => {
+        const context = await browser.newContext()
+        const page = await context.newPage()
+        await page.goto(acme.idp.unsolicitedUrl(acme.connection.saml!.spEntityId))
+        await page.locator('input[name="username"]').fill("bob")
+        await page.locator('input[name="password"]').fill("bob-password")
+        const answer = page.waitForResponse((response) => response.url() === acme.connection.saml!.acsUrl)
+        await page.locator('input[name="password"]').press("Enter")
+        const response = await answer
+        expect(response.status()).toBeGreaterThanOrEqual(400)
+        expect(response.status()).toBeLessThan(500)
+        await page.waitForURL(acme.connection.saml!.acsUrl)
+        await page.waitForLoadState()
+        expect(await sessionInPage(page, app)).toBeNull()
+        await context.close()
       }, 60_000)
     })
 
