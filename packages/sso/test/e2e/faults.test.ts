@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SsoStore } from "@portcullis/sso"
 import { memorySsoStore } from "@portcullis/sso/memory"
+import type { OrganizationStore } from "@portcullis/organizations"
+import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import type { Browser } from "../../../core/test/helpers.js"
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js"
 import { loginThroughIdp, simpleSamlPhpAvailable } from "../fixtures/simplesamlphp.js"
@@ -17,7 +19,7 @@ import { samlOrganization, type SamlOrganization } from "./saml.js"
  * The store, with `failing` naming the methods that reject (every one with "*"), as a database
  * that went away, and `hanging` those that never answer, as one that stopped responding.
  */
-function breakableStore(store: SsoStore) {
+function breakableStore<T extends object>(store: T) {
   const failing = new Set<string>()
   const hanging = new Set<string>()
   const wrapped = new Proxy(store, {
@@ -59,13 +61,15 @@ gate.describe("the SSO store failing at the assertion consumer service", () => {
   let app: SsoApp
   let owner: Owner
   let acme: SamlOrganization
-  let breakable: ReturnType<typeof breakableStore>
+  let breakable: ReturnType<typeof breakableStore<SsoStore>>
+  let breakableOrgs: ReturnType<typeof breakableStore<OrganizationStore>>
 
   beforeAll(async () => {
     dns = await startDnsServer()
     breakable = breakableStore(memorySsoStore())
+    breakableOrgs = breakableStore(memoryOrganizationStore())
     // Core bounds every call of a wrapped store by adapterTimeout: a store that hangs is an outage too.
-    app = await startSsoApp({ dns, store: breakable.store, config: { adapterTimeout: 1_000 } })
+    app = await startSsoApp({ dns, store: breakable.store, orgStore: breakableOrgs.store, config: { adapterTimeout: 1_000 } })
     owner = await ownerOf(app, "olivia@owner.test")
     acme = await samlOrganization(app, owner, dns, { name: "Acme", domain: "acme.test" })
   }, 60_000)
@@ -118,9 +122,26 @@ gate.describe("the SSO store failing at the assertion consumer service", () => {
     expect(await app.orgStore.listMembers(acme.organizationId)).toHaveLength(1)
     // Core made the user (its adapter has no transaction with ours): a user of no organization, with no session.
     const alice = await app.adapter.getUserByEmail!("alice@acme.test")
-    if (alice) expect(await app.orgStore.listOrganizations(alice.id)).toEqual([])
+    expect(alice).not.toBeNull()
+    expect(await app.orgStore.listOrganizations(alice!.id)).toEqual([])
     expect(app.logs.some((line) => line.level === "warn" && line.text.includes("sso-sign-in-undone"))).toBe(true)
   }, 60_000)
+
+  for (const failing of ["addMember", "setActiveOrganization"]) {
+    it(`with the organizations store's ${failing} rejecting: a 503 page, the session revoked, no membership`, async () => {
+      const { browser, posted } = await responseFromIdp("alice")
+      breakableOrgs.failing.add(failing)
+      try {
+        await expectCleanPage(await post(browser, posted), 503)
+      } finally {
+        breakableOrgs.failing.clear()
+      }
+      expect(await browser.session()).toBeNull()
+      const alice = await app.adapter.getUserByEmail!("alice@acme.test")
+      expect(alice).not.toBeNull()
+    expect(await app.orgStore.listOrganizations(alice!.id)).toEqual([])
+    }, 60_000)
+  }
 
   it("with the store hanging at the ACS: a 503 page within the timeout, nothing written", async () => {
     const { browser, posted } = await responseFromIdp("bob")
