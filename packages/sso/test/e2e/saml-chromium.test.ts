@@ -12,7 +12,7 @@ import { generateSelfSignedPair } from "../fixtures/keys.js"
 import { simpleSamlPhpAvailable } from "../fixtures/simplesamlphp.js"
 import { LIGHT, passwordSignIn, seedUser } from "../../../core/test/password/support.js"
 import { ownerOf, startSsoApp, type Owner, type SsoApp } from "./app.js"
-import { samlOrganization, sessionInPage, signInThroughSaml, type SamlOrganization } from "./saml.js"
+import { continueWithSso, samlOrganization, sessionInPage, signInThroughSaml, type SamlOrganization } from "./saml.js"
 
 const gate = simpleSamlPhpAvailable()
 
@@ -178,6 +178,26 @@ gate.describe("SAML sign-in in Chromium through SimpleSAMLphp", () => {
         expect((await signIn("bob@acme.test", "bob", "bob-password")).organizations.active).toMatchObject({ role: "member" })
         await acme.idp.rotate(next, { publishBoth: true })
         expect((await signIn("alice@acme.test", "alice", "alice-password")).organizations.active).toMatchObject({ role: "admin" })
+      }, 120_000)
+
+      it("refuses a key the connection was never given, until the owner refreshes it", async () => {
+        const unknown = await generateSelfSignedPair("acme-idp-unannounced")
+        await acme.idp.rotate(unknown, { publishBoth: false })
+        const context = await browser.newContext()
+        const page = await context.newPage()
+        await continueWithSso(page, app, "bob@acme.test", acme.connection.name)
+        const answer = page.waitForResponse((response) => response.url() === acme.connection.saml!.acsUrl)
+        await page.locator('input[name="username"]').fill("bob")
+        await page.locator('input[name="password"]').fill("bob-password")
+        await page.locator('input[name="password"]').press("Enter")
+        const status = (await answer).status()
+        expect(status).toBeGreaterThanOrEqual(400)
+        expect(status).toBeLessThan(500)
+        await page.waitForURL(acme.connection.saml!.acsUrl)
+        expect(await sessionInPage(page, app)).toBeNull()
+        await context.close()
+        await (await owner.sso()).updateConnection(acme.organizationId, acme.connection.id, { saml: { metadataUrl: acme.idp.metadataUrl } })
+        expect((await signIn("bob@acme.test", "bob", "bob-password")).organizations.active).toMatchObject({ role: "member" })
       }, 120_000)
     })
 
