@@ -10,7 +10,7 @@
  * only an account already linked to this connection, never a new or someone else's user.
  * @module
  */
-import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
+import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse } from "@portcullis/core/extension"
 import { emailDomain } from "./domains.js"
 import type { SsoLocals } from "./locals.js"
 import { roleFor } from "./roles.js"
@@ -35,6 +35,13 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
   const domain = asserted.email ? emailDomain(asserted.email) : null
   const claim = domain ? await store.getDomain(domain) : null
   const vouched = !!claim && claim.verifiedAt !== null && claim.organizationId === connection.organizationId
+  const details = { connectionId: connection.id, organizationId: connection.organizationId, kind: connection.kind }
+  // Asked before any session exists, by the address; again below by the user it signs in (an account linked under another address).
+  const known = asserted.email ? await req.locals.getUserByEmail(asserted.email) : null
+  if (known && (await deprovisioned(req, connection, known.id))) {
+    await req.audit({ type: "signIn", outcome: "failure", userId: known.id, reason: "deprovisioned", details })
+    throw deprovisionedError()
+  }
   const outcome = await req.signIn({
     provider: accountProvider(connection),
     providerAccountId: asserted.subject,
@@ -45,12 +52,20 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
     profile: asserted.attributes,
     ...(asserted.callbackUrl && { callbackUrl: asserted.callbackUrl }),
   })
-  const details = { connectionId: connection.id, organizationId: connection.organizationId, kind: connection.kind }
   if (!outcome.userId) {
     await req.audit({ type: "signIn", outcome: "failure", reason: outcome.refused ?? "redirected", details: { ...details, vouched } })
     return outcome.response
   }
   const userId = outcome.userId
+  if (userId !== known?.id && (await deprovisioned(req, connection, userId))) {
+    // Only the session just made ends (recorded, then ended as SCIM ends them): their other organizations' sessions stay.
+    if (outcome.session) {
+      await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+      await store.endSessions(userId, connection.organizationId)
+    }
+    await req.audit({ type: "signIn", outcome: "failure", userId, reason: "deprovisioned", details })
+    throw deprovisionedError()
+  }
   const role = roleFor(connection.roleRules, connection.defaultRole, asserted.attributes)
   let added: Awaited<ReturnType<typeof organizations.addMember>> | undefined
   try {
@@ -75,6 +90,19 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
   await req.audit({ type: "signIn", outcome: "success", userId, details: { ...details, isNewUser: outcome.isNewUser, membership: added } })
   return outcome.response
 }
+
+/**
+ * Whether the organization's SCIM client deactivated this user (`active: false`): SCIM owns the
+ * membership of the people it provisions, so an IdP that still signs them in (a session it
+ * kept, a deprovisioning not synced there yet) does not make them a member again. SCIM
+ * reactivating them lets them in again.
+ */
+async function deprovisioned(req: ExtensionRequest<SsoLocals>, connection: Connection, userId: string): Promise<boolean> {
+  const record = await req.locals.store.getScimUser(connection.organizationId, userId)
+  return record !== null && !record.active
+}
+
+const deprovisionedError = () => new ExtensionRequestError("deprovisioned", "Your access to this organization was removed by its administrator", 403)
 
 /**
  * Half an SSO sign-in must not stand when a store fails after core made the session: a session
