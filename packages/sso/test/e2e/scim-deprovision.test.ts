@@ -13,7 +13,7 @@ import { passwordSignIn, LIGHT } from "../../../core/test/password/support.js"
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js"
 import { simpleSamlPhpAvailable } from "../fixtures/simplesamlphp.js"
 import { ownerOf, startSsoApp, type Owner, type SsoApp } from "./app.js"
-import { samlOrganization, sessionInPage, signInThroughSaml, type SamlOrganization } from "./saml.js"
+import { continueWithSso, loginAtSimpleSamlPhp, samlOrganization, sessionInPage, signInThroughSaml, type SamlOrganization } from "./saml.js"
 
 const gate = simpleSamlPhpAvailable()
 const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -94,6 +94,33 @@ gate.describe("SCIM deprovisioning ends an SSO user's sessions", () => {
           expect(await sessionInPage(page, app)).toBeNull()
           expect(await elsewhere.session()).toBeNull()
           expect(await app.orgStore.getMembership(acme.organizationId, user.id)).toBeNull()
+          await context.close()
+        }, 60_000)
+      })
+
+      describe("after deprovisioning, the IdP still signing them in", () => {
+        it("does not make them a member again: SCIM owns the membership of the people it provisions", async () => {
+          // alice was deactivated above; SimpleSAMLphp (an IdP that was not told) still signs her in.
+          const context = await browser.newContext()
+          const page = await context.newPage()
+          await continueWithSso(page, app, "alice@acme.test", acme.connection.name)
+          const answer = page.waitForResponse((response) => response.url() === acme.connection.saml!.acsUrl)
+          await loginAtSimpleSamlPhp(page, acme.idp, "alice", "alice-password", app.origin)
+          expect((await answer).status()).toBe(403)
+          expect(await page.locator("[role=alert]").textContent()).toContain("access to this organization was removed")
+          const alice = (await app.adapter.getUserByEmail!("alice@acme.test"))!
+          expect(await app.orgStore.getMembership(acme.organizationId, alice.id)).toBeNull()
+          expect(await sessionInPage(page, app)).toBeNull()
+          await context.close()
+        }, 60_000)
+
+        it("lets them in again once SCIM reactivates them", async () => {
+          const alice = (await app.adapter.getUserByEmail!("alice@acme.test"))!
+          const reactivated = await scimCall("PATCH", `/Users/${alice.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: true } }] })
+          expect(reactivated.status).toBe(200)
+          const context = await browser.newContext()
+          const session = await signInThroughSaml(await context.newPage(), app, acme, "alice@acme.test", "alice", "alice-password")
+          expect(session.organizations.active).toMatchObject({ id: acme.organizationId, role: "admin" })
           await context.close()
         }, 60_000)
       })
