@@ -13,6 +13,7 @@ const en = {
   "error.idp-unavailable": "Your organization's identity provider could not be reached. Try again in a few minutes; if it keeps happening, tell your organization's administrator.",
   "error.ServiceUnavailable": "Sign-in is unavailable for a moment. Try again shortly.",
   "error.deprovisioned": "Your access to this organization was removed by its administrator. If you think this is a mistake, ask them to restore it.",
+  "error.OAuthCallbackError": "The sign-in with your identity provider could not be completed. Try signing in again from the start; if it happens again, tell your organization's administrator.",
 }
 
 export type SsoMessages = Record<keyof typeof en, string>
@@ -26,6 +27,7 @@ const de: SsoMessages = {
   "error.idp-unavailable": "Der Identitätsanbieter deiner Organisation ist nicht erreichbar. Versuche es in ein paar Minuten erneut; wenn es wieder passiert, sag dem Administrator deiner Organisation Bescheid.",
   "error.ServiceUnavailable": "Die Anmeldung ist gerade nicht verfügbar. Versuche es gleich noch einmal.",
   "error.deprovisioned": "Dein Zugang zu dieser Organisation wurde von ihrem Administrator entfernt. Wenn du das für einen Fehler hältst, bitte ihn, ihn wiederherzustellen.",
+  "error.OAuthCallbackError": "Die Anmeldung bei deinem Identitätsanbieter konnte nicht abgeschlossen werden. Melde dich noch einmal von vorn an; wenn es wieder passiert, sag dem Administrator deiner Organisation Bescheid.",
 }
 
 const fr: SsoMessages = {
@@ -37,6 +39,7 @@ const fr: SsoMessages = {
   "error.idp-unavailable": "Le fournisseur d'identité de votre organisation est injoignable. Réessayez dans quelques minutes ; si cela se reproduit, prévenez l'administrateur de votre organisation.",
   "error.ServiceUnavailable": "La connexion est momentanément indisponible. Réessayez dans un instant.",
   "error.deprovisioned": "Votre accès à cette organisation a été retiré par son administrateur. Si vous pensez que c'est une erreur, demandez-lui de le rétablir.",
+  "error.OAuthCallbackError": "La connexion auprès de votre fournisseur d'identité n'a pas pu aboutir. Recommencez la connexion depuis le début ; si cela se reproduit, prévenez l'administrateur de votre organisation.",
 }
 
 const es: SsoMessages = {
@@ -48,6 +51,7 @@ const es: SsoMessages = {
   "error.idp-unavailable": "No se pudo contactar con el proveedor de identidad de tu organización. Inténtalo de nuevo en unos minutos; si vuelve a ocurrir, avisa al administrador de tu organización.",
   "error.ServiceUnavailable": "El inicio de sesión no está disponible en este momento. Vuelve a intentarlo en breve.",
   "error.deprovisioned": "El administrador de esta organización retiró tu acceso. Si crees que es un error, pídele que lo restablezca.",
+  "error.OAuthCallbackError": "No se pudo completar el inicio de sesión con tu proveedor de identidad. Vuelve a iniciar sesión desde el principio; si vuelve a ocurrir, avisa al administrador de tu organización.",
 }
 
 const pt: SsoMessages = {
@@ -59,6 +63,7 @@ const pt: SsoMessages = {
   "error.idp-unavailable": "Não foi possível contatar o provedor de identidade da sua organização. Tente novamente em alguns minutos; se continuar acontecendo, avise o administrador da sua organização.",
   "error.ServiceUnavailable": "O login está indisponível no momento. Tente novamente em instantes.",
   "error.deprovisioned": "O administrador desta organização removeu o seu acesso. Se você acha que é um engano, peça que ele o restaure.",
+  "error.OAuthCallbackError": "Não foi possível concluir o login com o seu provedor de identidade. Faça login novamente desde o início; se acontecer de novo, avise o administrador da sua organização.",
 }
 
 const ja: SsoMessages = {
@@ -70,6 +75,7 @@ const ja: SsoMessages = {
   "error.idp-unavailable": "組織の ID プロバイダーに接続できませんでした。数分後にもう一度お試しください。繰り返し起こる場合は組織の管理者に連絡してください。",
   "error.ServiceUnavailable": "現在サインインできません。しばらくしてからもう一度お試しください。",
   "error.deprovisioned": "この組織へのアクセスは管理者によって削除されました。誤りだと思われる場合は、管理者に復元を依頼してください。",
+  "error.OAuthCallbackError": "ID プロバイダーでのサインインを完了できませんでした。最初からもう一度サインインしてください。再び起こる場合は組織の管理者に連絡してください。",
 }
 
 const zh: SsoMessages = {
@@ -81,6 +87,7 @@ const zh: SsoMessages = {
   "error.idp-unavailable": "无法连接你所在组织的身份提供方。请几分钟后重试；如果仍然出现，请告知你所在组织的管理员。",
   "error.ServiceUnavailable": "登录暂时不可用，请稍后重试。",
   "error.deprovisioned": "你对该组织的访问权限已被其管理员移除。如果你认为这是误操作，请联系管理员恢复。",
+  "error.OAuthCallbackError": "无法完成通过身份提供方的登录。请从头重新登录；如果再次出现，请告知你所在组织的管理员。",
 }
 
 const ar: SsoMessages = {
@@ -92,6 +99,7 @@ const ar: SsoMessages = {
   "error.idp-unavailable": "تعذّر الوصول إلى مزوّد الهوية لدى مؤسستك. حاول مرة أخرى بعد بضع دقائق؛ وإن تكرّر ذلك فأبلغ مسؤول مؤسستك.",
   "error.ServiceUnavailable": "تسجيل الدخول غير متاح مؤقتًا. حاول مرة أخرى بعد قليل.",
   "error.deprovisioned": "أزال مسؤول هذه المؤسسة وصولك إليها. إن كنت تظن أن ذلك خطأ فاطلب منه استعادته.",
+  "error.OAuthCallbackError": "تعذّر إكمال تسجيل الدخول عبر مزوّد الهوية. سجّل الدخول من البداية مرة أخرى؛ وإن تكرّر ذلك فأبلغ مسؤول مؤسستك.",
 }
 
 /** The catalogs, by language tag. English is the fallback for anything missing. */
