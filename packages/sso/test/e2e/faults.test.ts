@@ -12,7 +12,9 @@ import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import type { Browser } from "../../../core/test/helpers.js"
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js"
 import { loginThroughIdp, simpleSamlPhpAvailable } from "../fixtures/simplesamlphp.js"
+import { throughProvider } from "../../../core/test/oauth/real-op.js"
 import { ownerOf, startSsoApp, type Owner, type SsoApp } from "./app.js"
+import { listenOidcIdp, type OidcIdp } from "./oidc-idp.js"
 import { samlOrganization, type SamlOrganization } from "./saml.js"
 
 /**
@@ -219,5 +221,45 @@ describe("an IdP that does not answer", () => {
   it("when a SAML connection is made from a metadata URL that does not answer: a clear refusal", async () => {
     const sso = await owner.sso()
     await expect(sso.createConnection(organizationId, { kind: "saml", name: "Nowhere", saml: { metadataUrl: "http://127.0.0.1:1/metadata" } })).rejects.toMatchObject({ status: expect.any(Number) })
+  })
+})
+
+describe("an OIDC IdP that goes away between the login and the callback", () => {
+  let dns: DnsServer
+  let app: SsoApp
+  let idp: OidcIdp
+
+  beforeAll(async () => {
+    dns = await startDnsServer()
+    app = await startSsoApp({ dns })
+    // core's throughProvider types the login "demo" at the dev login page.
+    idp = await listenOidcIdp([{ login: "demo", email: "ada@beta.test", name: "Ada", groups: [] }])
+    const owner = await ownerOf(app, "olivia@owner.test")
+    const organizationId = await owner.createOrganization("Beta")
+    await owner.verifyDomain(organizationId, "beta.test", dns)
+    const connection = await (await owner.sso()).createConnection(organizationId, { kind: "oidc", name: "Beta Login", oidc: { issuer: idp.issuer, clientId: "beta", clientSecret: "beta's client secret" } })
+    await idp.register({ clientId: "beta", clientSecret: "beta's client secret", redirectUri: connection.oidc!.redirectUri })
+  }, 60_000)
+  afterAll(async () => {
+    await idp?.close()
+    await app?.close()
+    await dns?.stop()
+  })
+
+  it("the callback (its token request failing) is a clear error page, not a 500 with a stack", async () => {
+    const browser = app.browser()
+    const started = await startSso(browser, "ada@beta.test")
+    expect(started.status).toBe(302)
+    const callback = await throughProvider(new URL(started.headers.get("location")!), app.origin)
+    await idp.close()
+    const response = await browser.request(callback.pathname + callback.search, { headers: { accept: HTML } })
+    const html = await expectCleanPage(response, response.status)
+    expect(response.status).toBeGreaterThanOrEqual(400)
+    expect(response.status).not.toBe(500)
+    // The extension's sentence, not core's technical one (the client id, a link to Auth.js's error list).
+    expect(html).toContain("could not be completed")
+    expect(html).not.toContain("errors.authjs.dev")
+    expect(await browser.session()).toBeNull()
+    expect(await app.adapter.getUserByEmail!("ada@beta.test")).toBeNull()
   })
 })
