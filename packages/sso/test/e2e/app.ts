@@ -35,6 +35,12 @@ export interface SsoAppOptions {
   /** The DNS server domain claims are checked against (only its `servers` are used). */
   dns: Pick<DnsServer, "servers">
   port?: number
+  /**
+   * The app's host name: `"localhost"` makes it another *site* than the IdPs on 127.0.0.1, so
+   * the IdP's post back is a cross-site request as in production (no SameSite=Lax cookie rides
+   * along). Default `127.0.0.1`.
+   */
+  host?: "127.0.0.1" | "localhost"
   /** Shown on the app's pages (`#instance`), to tell instances apart behind one origin. */
   instance?: string
   /** Core's adapter options on top (a SQL adapter's `passwords`…). */
@@ -90,8 +96,10 @@ export async function startSsoApp(options: SsoAppOptions): Promise<SsoApp> {
     const path = new URL(req.url ?? "/", "http://app.invalid").pathname
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(appPage(path, options.instance))
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const host = options.host ?? "127.0.0.1"
+  // "localhost" may resolve to ::1 or 127.0.0.1: listen on both loopbacks then.
+  await new Promise<void>((resolve) => (host === "localhost" ? server.listen(options.port ?? 0, resolve) : server.listen(options.port ?? 0, host, resolve)))
+  const origin = `http://${host}:${(server.address() as AddressInfo).port}`
   return {
     origin,
     config,

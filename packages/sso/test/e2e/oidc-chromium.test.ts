@@ -30,7 +30,7 @@ describe.runIf(browserAvailable())("OIDC sign-in in Chromium through oidc-provid
 
     beforeAll(async () => {
       dns = await startDnsServer()
-      app = await startSsoApp({ dns, strategy })
+      app = await startSsoApp({ dns, strategy, host: "localhost" })
       idp = await listenOidcIdp([
         { login: "ada", email: "ada@beta.test", name: "Ada Lovelace", groups: ["engineering", "admins"] },
         { login: "grace", email: "grace@beta.test", name: "Grace Hopper", groups: ["engineering"] },

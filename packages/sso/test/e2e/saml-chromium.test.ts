@@ -26,7 +26,8 @@ gate.describe("SAML sign-in in Chromium through SimpleSAMLphp", () => {
 
     beforeAll(async () => {
       dns = await startDnsServer()
-      app = await startSsoApp({ dns })
+      // Another site than the IdP (127.0.0.1): its post back is cross-site, as in production.
+      app = await startSsoApp({ dns, host: "localhost" })
       owner = await ownerOf(app, "olivia@owner.test")
       acme = await samlOrganization(app, owner, dns, { name: "Acme", domain: "acme.test" })
       browser = await launchChromium()

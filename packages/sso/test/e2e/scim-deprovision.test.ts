@@ -39,7 +39,7 @@ gate.describe("SCIM deprovisioning ends an SSO user's sessions", () => {
 
       beforeAll(async () => {
         dns = await startDnsServer()
-        app = await startSsoApp({ dns, strategy })
+        app = await startSsoApp({ dns, strategy, host: "localhost" })
         owner = await ownerOf(app, "olivia@owner.test")
         acme = await samlOrganization(app, owner, dns, { name: "Acme", domain: "acme.test" })
         scim = await (await owner.sso()).createScimToken(acme.organizationId, acme.connection.id)
