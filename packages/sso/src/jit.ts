@@ -10,7 +10,7 @@
  * only an account already linked to this connection, never a new or someone else's user.
  * @module
  */
-import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
+import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse } from "@portcullis/core/extension"
 import { emailDomain } from "./domains.js"
 import type { SsoLocals } from "./locals.js"
 import { roleFor } from "./roles.js"
@@ -35,6 +35,13 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
   const domain = asserted.email ? emailDomain(asserted.email) : null
   const claim = domain ? await store.getDomain(domain) : null
   const vouched = !!claim && claim.verifiedAt !== null && claim.organizationId === connection.organizationId
+  const details = { connectionId: connection.id, organizationId: connection.organizationId, kind: connection.kind }
+  // Asked before any session exists, by the address; again below by the user it signs in (an account linked under another address).
+  const known = asserted.email ? await req.locals.getUserByEmail(asserted.email) : null
+  if (known && (await deprovisioned(req, connection, known.id))) {
+    await req.audit({ type: "signIn", outcome: "failure", userId: known.id, reason: "deprovisioned", details })
+    throw deprovisionedError()
+  }
   const outcome = await req.signIn({
     provider: accountProvider(connection),
     providerAccountId: asserted.subject,
@@ -45,27 +52,67 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
     profile: asserted.attributes,
     ...(asserted.callbackUrl && { callbackUrl: asserted.callbackUrl }),
   })
-  const details = { connectionId: connection.id, organizationId: connection.organizationId, kind: connection.kind }
   if (!outcome.userId) {
     await req.audit({ type: "signIn", outcome: "failure", reason: outcome.refused ?? "redirected", details: { ...details, vouched } })
     return outcome.response
   }
   const userId = outcome.userId
-  const role = roleFor(connection.roleRules, connection.defaultRole, asserted.attributes)
-  const added = await organizations.addMember({ organizationId: connection.organizationId, userId, role, createdAt: new Date() })
-  if (added === "already-member" && connection.roleRules.length > 0) {
-    // The IdP's groups are the truth for members it manages; an owner is never demoted by it.
-    const current = await organizations.getMembership(connection.organizationId, userId)
-    if (current && current.role !== "owner" && current.role !== role) await organizations.setRole(connection.organizationId, userId, role, current.role)
-  }
-  if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
-  if (outcome.session) {
-    await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
-    const organizationsKey = outcome.session.keys.organizations
-    if (organizationsKey && (added === "added" || added === "already-member")) {
-      await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
+  if (userId !== known?.id && (await deprovisioned(req, connection, userId))) {
+    // Only the session just made ends (recorded, then ended as SCIM ends them): their other organizations' sessions stay.
+    if (outcome.session) {
+      await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+      await store.endSessions(userId, connection.organizationId)
     }
+    await req.audit({ type: "signIn", outcome: "failure", userId, reason: "deprovisioned", details })
+    throw deprovisionedError()
+  }
+  const role = roleFor(connection.roleRules, connection.defaultRole, asserted.attributes)
+  let added: Awaited<ReturnType<typeof organizations.addMember>> | undefined
+  try {
+    added = await organizations.addMember({ organizationId: connection.organizationId, userId, role, createdAt: new Date() })
+    if (added === "already-member" && connection.roleRules.length > 0) {
+      // The IdP's groups are the truth for members it manages; an owner is never demoted by it.
+      const current = await organizations.getMembership(connection.organizationId, userId)
+      if (current && current.role !== "owner" && current.role !== role) await organizations.setRole(connection.organizationId, userId, role, current.role)
+    }
+    if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
+    if (outcome.session) {
+      await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+      const organizationsKey = outcome.session.keys.organizations
+      if (organizationsKey && (added === "added" || added === "already-member")) {
+        await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
+      }
+    }
+  } catch (error) {
+    await undoSignIn(req, connection, userId, added === "added", outcome.session !== null)
+    throw error
   }
   await req.audit({ type: "signIn", outcome: "success", userId, details: { ...details, isNewUser: outcome.isNewUser, membership: added } })
   return outcome.response
+}
+
+/**
+ * Whether the organization's SCIM client deactivated this user (`active: false`): SCIM owns the
+ * membership of the people it provisions, so an IdP that still signs them in (a session it
+ * kept, a deprovisioning not synced there yet) does not make them a member again. SCIM
+ * reactivating them lets them in again.
+ */
+async function deprovisioned(req: ExtensionRequest<SsoLocals>, connection: Connection, userId: string): Promise<boolean> {
+  const record = await req.locals.store.getScimUser(connection.organizationId, userId)
+  return record !== null && !record.active
+}
+
+const deprovisionedError = () => new ExtensionRequestError("deprovisioned", "Your access to this organization was removed by its administrator", 403)
+
+/**
+ * Half an SSO sign-in must not stand when a store fails after core made the session: a session
+ * the SSO store has no record of is one SCIM deprovisioning could not end, and a membership
+ * made for it is one nobody signed in to. The user's sessions are revoked (the browser is
+ * signed out; they sign in again once the store is back) and the membership made is removed,
+ * each as far as the stores allow; the store's error is what the request answers (503).
+ */
+async function undoSignIn(req: ExtensionRequest<SsoLocals>, connection: Connection, userId: string, memberAdded: boolean, sessionMade: boolean): Promise<void> {
+  if (sessionMade && req.admin.capabilities().sessions) await req.admin.revokeSessions(userId).catch(() => 0)
+  if (memberAdded) await req.locals.organizations.removeMember(connection.organizationId, userId).catch(() => undefined)
+  req.locals.logger.warn("sso-sign-in-undone", { connectionId: connection.id, sessionRevoked: sessionMade, membershipRemoved: memberAdded })
 }

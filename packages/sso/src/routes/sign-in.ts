@@ -5,7 +5,7 @@
  * trust being the assertion's signature and a request this app made, not a browser's token).
  * @module
  */
-import { ExtensionRequestError, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
+import { ExtensionRequestError, html, ServiceUnavailable, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
 import { ssoForEmail } from "../domain-routing.js"
 import { completeSsoSignIn } from "../jit.js"
 import type { SsoLocals } from "../locals.js"
@@ -126,10 +126,53 @@ function first(attributes: Record<string, string[]>, names: string[]): string | 
   return null
 }
 
+/** Core's errors for an OIDC IdP that cannot be used: it does not answer, or its discovery document is unusable. */
+const IDP_FAILURES = new Set(["OAuthSignInError", "InvalidEndpoints"])
+
+type Handler = (req: ExtensionRequest<SsoLocals>) => Promise<ExtensionResponse>
+
+/**
+ * A step of the sign-in a person's browser navigates to (the sign-in page's form, the IdP's
+ * auto-POST, its redirect back): what stops it is a page they can read. An IdP that does not
+ * answer is no bug of ours (a warning, a 502 page, never a 500 with a stack); and core renders
+ * a refusal as a page for GET routes only, so the POST steps render theirs here, in the same
+ * words (`error.<code>`) and with the same status.
+ */
+function asPage(handler: Handler): Handler {
+  return async (req) => {
+    try {
+      return await handler(req)
+    } catch (error) {
+      const type = (error as { type?: unknown } | null)?.type
+      const title = req.t("error.title")
+      const page = (shown: string, status: number) => req.page(title, html`<h1>${title}</h1><p role="alert">${shown}</p>`, status)
+      if (typeof type === "string" && IDP_FAILURES.has(type)) {
+        // Which connection and what kind of failure; the error's message may carry the IdP's answer.
+        req.locals.logger.warn("sso-idp-unavailable", { connectionId: req.params.connection ?? null, error: type })
+        return page(req.t("error.idp-unavailable"), 502)
+      }
+      if (req.method !== "POST") throw error
+      // A store that failed (core's AdapterError from a wrapped store): the outage core would answer 503 for.
+      if (error instanceof ServiceUnavailable || type === "AdapterError") {
+        req.locals.logger.warn("sso-unavailable", { connectionId: req.params.connection ?? null })
+        return page(req.t("error.ServiceUnavailable"), 503)
+      }
+      if (error instanceof ExtensionRequestError) {
+        req.locals.logger.warn("sso-sign-in-refused", { code: error.code, status: error.status })
+        // Its sentence in the catalog, else its own message (written for the person, never a secret).
+        const key = `error.${error.code}`
+        const sentence = req.t(key)
+        return page(sentence === key ? error.message : sentence, error.status)
+      }
+      throw error
+    }
+  }
+}
+
 export const signInRoutes: ExtensionRoute<SsoLocals>[] = [
-  { method: "POST", path: "start", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: start },
-  { method: "GET", path: "oidc/:connection/callback", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: oidcCallback },
+  { method: "POST", path: "start", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(start) },
+  { method: "GET", path: "oidc/:connection/callback", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(oidcCallback) },
   { method: "GET", path: "saml/:connection", access: "anyone", rateLimit: { max: 60, window: 60 }, handler: samlMetadata },
-  { method: "POST", path: "saml/:connection/acs", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: samlAcs },
-  { method: "GET", path: "saml/:connection/finish", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: samlFinish },
+  { method: "POST", path: "saml/:connection/acs", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(samlAcs) },
+  { method: "GET", path: "saml/:connection/finish", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(samlFinish) },
 ]
