@@ -90,8 +90,11 @@ gate.describe("the SSO store failing at the assertion consumer service", () => {
     return { browser, posted }
   }
 
+  /** The IdP's post to the ACS, then — as the browser does — its redirect to the same-site finish step. */
   async function post(browser: Browser, posted: { SAMLResponse: string; RelayState: string | null; action: string }) {
-    return browser.request(new URL(posted.action).pathname, { headers: { accept: HTML }, form: { SAMLResponse: posted.SAMLResponse, ...(posted.RelayState !== null && { RelayState: posted.RelayState }) } })
+    const answered = await browser.request(new URL(posted.action).pathname, { headers: { accept: HTML }, form: { SAMLResponse: posted.SAMLResponse, ...(posted.RelayState !== null && { RelayState: posted.RelayState }) } })
+    const next = answered.status === 302 ? new URL(answered.headers.get("location")!, app.origin) : null
+    return next?.pathname.endsWith("/finish") ? browser.request(next.pathname + next.search, { headers: { accept: HTML } }) : answered
   }
 
   // Failing before core makes the session: nothing is written at all.

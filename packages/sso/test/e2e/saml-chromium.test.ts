@@ -114,6 +114,33 @@ gate.describe("SAML sign-in in Chromium through SimpleSAMLphp", () => {
         return { context, page, status: response.status(), text: (await page.locator("body").textContent()) ?? "" }
       }
 
+      it("login CSRF: the attacker's own, never-used response posted from another site into a victim's browser signs the victim in as no one", async () => {
+        // The attacker signs in at the IdP as bob in their own browser, and stops the post to the ACS.
+        const attacker = await browser.newContext()
+        const page = await attacker.newPage()
+        let held: { action: string; form: Record<string, string> } | undefined
+        await page.route("**/acs", async (route) => {
+          held = { action: route.request().url(), form: Object.fromEntries(new URLSearchParams(route.request().postData() ?? "")) }
+          await route.abort()
+        })
+        await continueWithSso(page, app, "bob@acme.test", acme.connection.name)
+        await page.waitForURL((url) => url.href.startsWith(acme.idp.origin))
+        await page.locator('input[name="username"]').fill("bob")
+        await page.locator('input[name="password"]').fill("bob-password")
+        await page.locator('input[name="password"]').press("Enter")
+        await expect.poll(() => held?.form.SAMLResponse, { timeout: 20_000 }).toBeTruthy()
+        await attacker.close()
+        // A victim's browser (signed in to nothing) visits the attacker's page, which posts the genuine, unused response.
+        const victim = await postFrom(held!.form, held!.action)
+        // The response itself is genuine and unused: the ACS takes it, and the victim's browser is sent
+        // to the same-site finish step, which finds no binding of this sign-in in it.
+        expect(victim.status).toBe(302)
+        expect(new URL(victim.page.url()).pathname).toBe(`/auth/sso/saml/${acme.connection.id}/finish`)
+        expect(victim.text).toContain("could not be accepted")
+        expect(await sessionInPage(victim.page, app)).toBeNull()
+        await victim.context.close()
+      }, 60_000)
+
       it("a captured response replayed from another browser: a refusal page, no session", async () => {
         const { action, form } = await capturedSignIn()
         const replay = await postFrom(form, action)
