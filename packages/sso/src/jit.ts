@@ -25,7 +25,12 @@ export interface Asserted {
   /** Claims or attributes, for the role rules and the `signIn` callback's `profile`. */
   attributes: Record<string, unknown>
   callbackUrl?: string
+  /** SAML only: what a single logout names the IdP's session by. */
+  logout?: { nameIdFormat: string | null; sessionIndex: string | null }
 }
+
+/** How long the single-logout records of a session are kept at most (a session's own end comes first). */
+const LOGOUT_RECORD_MAX = 30 * 24 * 3600 * 1000
 
 /** The account provider of a connection's users (`Account.provider`): never a configured provider's id. */
 export const accountProvider = (connection: Connection) => `sso:${connection.id}`
@@ -78,6 +83,7 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
     if (added === "added") await req.audit({ type: "memberProvisioned", outcome: "success", userId, details: { ...details, role } })
     if (outcome.session) {
       await store.recordSession(outcome.session.key, userId, connection.organizationId, outcome.session.expires)
+      if (asserted.logout) await rememberForLogout(req, connection, userId, asserted, outcome.session)
       const organizationsKey = outcome.session.keys.organizations
       if (organizationsKey && (added === "added" || added === "already-member")) {
         await organizations.setActiveOrganization(organizationsKey, connection.organizationId, outcome.session.expires)
@@ -89,6 +95,18 @@ export async function completeSsoSignIn(req: ExtensionRequest<SsoLocals>, connec
   }
   await req.audit({ type: "signIn", outcome: "success", userId, details: { ...details, isNewUser: outcome.isNewUser, membership: added } })
   return outcome.response
+}
+
+/**
+ * What single logout needs later: by the session (this app's sign-out asks the IdP to end its
+ * session: `saml-logout-of`), and by the IdP's subject (the IdP asks this app to end the
+ * person's sessions: `saml-subject`). Kept in the shared store, as single-use records.
+ */
+async function rememberForLogout(req: ExtensionRequest<SsoLocals>, connection: Connection, userId: string, asserted: Asserted, session: { key: string; expires: Date }): Promise<void> {
+  const expires = new Date(Math.min(session.expires.getTime(), Date.now() + LOGOUT_RECORD_MAX))
+  const record = { connectionId: connection.id, nameId: asserted.subject, ...asserted.logout }
+  await req.locals.store.put("saml-logout-of", session.key, JSON.stringify(record), expires)
+  await req.locals.store.put("saml-subject", `${connection.id}\n${asserted.subject}`, JSON.stringify({ userId }), expires)
 }
 
 /**

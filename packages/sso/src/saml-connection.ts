@@ -19,6 +19,8 @@ export function samlFor(call: Pick<ExtensionTools, "authUrl"> & { locals: SsoLoc
     store: call.locals.store,
     spEntityId: samlEntityId(call.authUrl, connection),
     acsUrl: samlAcsUrl(call.authUrl, connection),
+    // Published in the SP metadata only when the IdP has single logout too.
+    ...(connection.saml?.sloUrl && { sloUrl: `${samlEntityId(call.authUrl, connection)}/slo` }),
     clockSkewSeconds: call.locals.clockSkew,
   })
 }

@@ -108,6 +108,54 @@ async function samlFinish(req: ExtensionRequest<SsoLocals>): Promise<ExtensionRe
   return completeSsoSignIn(req, connection, asserted(verified.result, callbackUrl))
 }
 
+/**
+ * This app's sign-out of an SSO session, for a link or button of the app: the session's SSO
+ * mark ends at once (the browser is signed out on its next request), and when the session came
+ * through a SAML connection with single logout, the browser goes on to the IdP to end its
+ * session there too, then back to `callbackUrl` (through the `redirect` callback's rules: a path
+ * of this site).
+ */
+async function logout(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const session = await req.requireSession()
+  const back = sitePath(req.body.callbackUrl)
+  const kept = await req.locals.store.take("saml-logout-of", session.key)
+  const record = kept ? (JSON.parse(kept) as { connectionId: string; nameId: string; nameIdFormat: string | null; sessionIndex: string | null }) : null
+  const connection = record ? await req.locals.store.getConnection(record.connectionId) : null
+  if (connection) await req.locals.store.endSessions(session.userId, connection.organizationId)
+  await req.audit({ type: "signOut", outcome: "success", userId: session.userId, details: { connectionId: connection?.id ?? null, idp: !!connection?.saml?.sloUrl } })
+  if (!record || !connection?.enabled || !connection.saml?.sloUrl) return { redirect: new URL(back, req.url).href }
+  const { url } = await samlFor(req, connection).startLogout({ nameId: record.nameId, nameIdFormat: record.nameIdFormat, sessionIndex: record.sessionIndex, relayState: back })
+  return { redirect: url }
+}
+
+/**
+ * The IdP's single-logout messages (HTTP-Redirect, signed): its answer to this app's logout
+ * (back to where the person was going), or its request to end the person's sessions of this
+ * organization (answered with a signed LogoutResponse).
+ */
+async function samlSlo(req: ExtensionRequest<SsoLocals>): Promise<ExtensionResponse> {
+  const connection = await connectionOf(req, "saml")
+  let result
+  try {
+    result = await samlFor(req, connection).completeLogout(req.url.search.replace(/^\?/, ""))
+  } catch (error) {
+    if (!(error instanceof SamlRejected)) throw error
+    await req.audit({ type: "logout", outcome: "failure", reason: error.code, details: { connectionId: connection.id } })
+    throw new ExtensionRequestError("saml-rejected", "The identity provider's logout message was refused", 400)
+  }
+  if (result.kind === "response") return { redirect: new URL(sitePath(result.relayState), req.url).href }
+  const kept = await req.locals.store.take("saml-subject", `${connection.id}\n${result.nameId}`)
+  const userId = kept ? (JSON.parse(kept) as { userId: string }).userId : null
+  const ended = userId ? await req.locals.store.endSessions(userId, connection.organizationId) : 0
+  await req.audit({ type: "logout", outcome: "success", ...(userId && { userId }), details: { connectionId: connection.id, ended } })
+  return { redirect: await result.responseUrl(true) }
+}
+
+/** A path of this site to land on (never another origin: no open redirect); `/` otherwise. */
+function sitePath(value: unknown): string {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") && value.length <= 2048 ? value : "/"
+}
+
 /** Seconds between the IdP's POST and the browser's next GET: a redirect, so a few are plenty. */
 const FINISH_WITHIN = 120
 
@@ -115,7 +163,7 @@ const randomTicket = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24)
 
 function asserted(result: SamlAssertionResult, callbackUrl: string | null) {
   const name = first(result.attributes, ["displayName", "name", "cn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name", "urn:oid:2.16.840.1.113730.3.1.241"])
-  return { subject: result.nameId, email: result.email, name, attributes: result.attributes, ...(callbackUrl && { callbackUrl }) }
+  return { subject: result.nameId, email: result.email, name, attributes: result.attributes, logout: { nameIdFormat: result.nameIdFormat, sessionIndex: result.sessionIndex }, ...(callbackUrl && { callbackUrl }) }
 }
 
 function first(attributes: Record<string, string[]>, names: string[]): string | null {
@@ -175,4 +223,6 @@ export const signInRoutes: ExtensionRoute<SsoLocals>[] = [
   { method: "GET", path: "saml/:connection", access: "anyone", rateLimit: { max: 60, window: 60 }, handler: samlMetadata },
   { method: "POST", path: "saml/:connection/acs", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(samlAcs) },
   { method: "GET", path: "saml/:connection/finish", access: "anyone", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(samlFinish) },
+  { method: "GET", path: "saml/:connection/slo", access: "anyone", from: "anywhere", answers: "page", rateLimit: { max: 20, window: 60 }, handler: asPage(samlSlo) },
+  { method: "POST", path: "logout", answers: "page", handler: asPage(logout) },
 ]
