@@ -27,11 +27,15 @@ export {
   mysqlService,
   redisService,
   redisAvailable,
+  postgresAvailable,
+  mysqlAvailable,
   describeAddress,
   isCI,
 } from "./services.js"
 export type { BackingService, ServiceGate } from "./services.js"
 export { pingRedis } from "./redis-ping.js"
+export { askAll, nextLine, startWorkers } from "./worker-lines.js"
+export type { LineWorker } from "./worker-lines.js"
 export {
   daysFromNow,
   makeAccount,

@@ -167,3 +167,42 @@ export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Se
   const service = redisService(env)
   return serviceAvailable(service, () => pingRedis(service.url), { env })
 }
+
+/**
+ * The gate for suites that need the test PostgreSQL ({@link postgresService}): one connection
+ * opened and closed. `pg` is loaded only here, so suites without PostgreSQL never need it.
+ *
+ * @example
+ * ```ts
+ * const postgresGate = await postgresAvailable()
+ * postgresGate.describe("store on PostgreSQL", () => { … })
+ * ```
+ */
+export function postgresAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = postgresService(env)
+  return serviceAvailable(service, async () => {
+    const pg = (await import("pg")).default
+    const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
+    await client.connect()
+    await client.end()
+  }, { env })
+}
+
+/**
+ * The gate for suites that need the test MariaDB/MySQL ({@link mysqlService}): one connection
+ * opened and closed. `mysql2` is loaded only here.
+ *
+ * @example
+ * ```ts
+ * const mariadbGate = await mysqlAvailable()
+ * mariadbGate.describe("store on MariaDB", () => { … })
+ * ```
+ */
+export function mysqlAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = mysqlService(env)
+  return serviceAvailable(service, async () => {
+    const mysql = (await import("mysql2/promise")).default
+    const connection = await mysql.createConnection({ uri: service.url, connectTimeout: 3_000 })
+    await connection.end()
+  }, { env })
+}

@@ -2,12 +2,11 @@
 // PostgreSQL or one Redis, race 25 + 25 uses of one SAML assertion ID, 25 + 25 takes of one
 // pending request, and 25 + 25 organizations verifying one domain; exactly one of the fifty
 // wins each race.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { askAll, startWorkers, type LineWorker } from "@portcullis/adapter-test"
 import type { SsoStore } from "@portcullis/sso"
-import { nextLine } from "../../admin/test/worker-process.js"
 import { openRedisStore, redis, redisGate } from "./redis-harness.js"
 import { openSqlStore, postgres, postgresBackend, postgresGate } from "./sql-harness.js"
 
@@ -22,23 +21,20 @@ interface Shared {
 function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
   describe(`two instances on one ${label}`, () => {
     let shared: Shared
-    let children: ChildProcessWithoutNullStreams[] = []
+    let workers: LineWorker[] = []
     beforeAll(async () => {
       shared = await open()
-      children = ["a", "b"].map(() => spawn(process.execPath, ["--no-warnings", worker, JSON.stringify(shared.options)], { stdio: ["pipe", "pipe", "pipe"] }))
       // Both connected before either starts, so the calls overlap.
-      expect(await Promise.all(children.map(nextLine))).toEqual(["ready", "ready"])
+      workers = await startWorkers(worker, [shared.options, shared.options])
     }, 60_000)
     afterAll(async () => {
-      for (const child of children) if (child.exitCode === null) child.kill()
+      for (const w of workers) w.stop()
       await shared?.cleanup()
     })
 
     /** Sends `command` to both workers at once; the fifty outcomes together. */
     async function race(command: string): Promise<unknown[]> {
-      const answers = children.map(nextLine)
-      for (const child of children) child.stdin.write(`${command}\n`)
-      return (await Promise.all(answers)).flatMap((line) => JSON.parse(line) as unknown[])
+      return (await askAll(workers, command)).flatMap((line) => JSON.parse(line) as unknown[])
     }
 
     it("of 2 × 25 concurrent uses of one assertion ID, exactly one is first", async () => {
