@@ -42,7 +42,7 @@ describe("the two-process line protocol", () => {
 
   it("fails with the worker's stderr when one never comes up, and stops the others", async () => {
     const pidFile = join(tmpdir(), `portcullis-line-worker-${randomBytes(4).toString("hex")}.pid`)
-    const started = startWorkers(worker, [{ name: "a", pidFile }, { name: "b", failStart: true }])
+    const started = startWorkers(worker, [{ name: "a", pidFile }, { name: "b", failStart: true, failAfter: pidFile }])
     await expect(started).rejects.toThrow(/worker exited \(2\) before answering: b cannot reach its store/)
     const pid = Number(await readFile(pidFile, "utf8"))
     await rm(pidFile)
