@@ -34,8 +34,8 @@ export {
 } from "./services.js"
 export type { BackingService, ServiceGate } from "./services.js"
 export { pingRedis } from "./redis-ping.js"
-export { askAll, nextLine, startWorkers } from "./worker-lines.js"
-export type { LineWorker } from "./worker-lines.js"
+export { askAll, describeSharedStores, nextLine, startWorkers } from "./worker-lines.js"
+export type { LineWorker, SharedStoreOptions } from "./worker-lines.js"
 export {
   daysFromNow,
   makeAccount,

@@ -2,12 +2,16 @@
  * The line protocol of two-process tests, worker side: what a worker script run by Node
  * itself (type stripping, no build) needs to reach a store's TypeScript sources and one
  * shared PostgreSQL or Redis, and to answer command lines. Import it by its `.ts` path.
- * It imports only Node's own modules statically: before {@link resolveTsSources} ran,
- * nothing else here would resolve.
+ * It imports only Node's own modules (and types) statically: before
+ * {@link resolveTsSources} ran, nothing else here would resolve.
  * @module
  */
 import { registerHooks } from "node:module"
 import { createInterface } from "node:readline"
+// Type only: erased under type stripping, so nothing resolves before resolveTsSources().
+import type { SharedStoreOptions } from "./worker-lines.js"
+
+export type { SharedStoreOptions }
 
 /**
  * Lets `import("./x.js")` load `./x.ts` when there is no `x.js`: package sources import each
@@ -31,14 +35,6 @@ export function resolveTsSources(): void {
       }
     },
   })
-}
-
-/** Where the shared store lives: PostgreSQL under a table prefix, or Redis under a key prefix. */
-export interface SharedStoreOptions {
-  backend: "postgres" | "redis"
-  url: string
-  /** Table prefix (PostgreSQL) or key prefix (Redis). */
-  prefix: string
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
+import { postgresService, redisService, type ServiceGate } from "./services.js"
 
 /**
  * Resolves with the next line `child` prints; rejects with its stderr if it exits first.
@@ -99,4 +100,42 @@ export async function startWorkers(script: string, options: readonly unknown[], 
  */
 export function askAll(workers: readonly LineWorker[], command: string): Promise<string[]> {
   return Promise.all(workers.map((w) => w.ask(command)))
+}
+
+/** What a worker needs to reach the store the test process opened (see `worker-host.ts`). */
+export interface SharedStoreOptions {
+  backend: "postgres" | "redis"
+  url: string
+  /** Table prefix (PostgreSQL) or key prefix (Redis). */
+  prefix: string
+}
+
+/**
+ * Registers `spec` once per store that several processes can share, each behind its gate:
+ * on the test PostgreSQL (a harness with a `tablePrefix`) and on the test Redis (one with a
+ * key `prefix`). The harness `spec` opens comes with the `options` to hand its workers.
+ *
+ * @example
+ * ```ts
+ * describeSharedStores({ postgres: postgresGate, redis: redisGate },
+ *   { postgres: () => openSqlStore(postgresBackend()), redis: openRedisStore }, multiInstanceSpec)
+ * ```
+ */
+export function describeSharedStores<Sql extends { tablePrefix: string }, Kv extends { prefix: string }>(
+  gates: { postgres: ServiceGate; redis: ServiceGate },
+  open: { postgres(): Promise<Sql>; redis(): Promise<Kv> },
+  spec: (label: string, open: () => Promise<(Sql | Kv) & { options: SharedStoreOptions }>) => void,
+): void {
+  gates.postgres.describe("PostgreSQL", () => {
+    spec("PostgreSQL", async () => {
+      const harness = await open.postgres()
+      return { ...harness, options: { backend: "postgres", url: postgresService().url, prefix: harness.tablePrefix } }
+    })
+  })
+  gates.redis.describe("Redis", () => {
+    spec("Redis", async () => {
+      const harness = await open.redis()
+      return { ...harness, options: { backend: "redis", url: redisService().url, prefix: harness.prefix } }
+    })
+  })
 }

@@ -6,13 +6,13 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OrganizationStore } from "../src/store/types.js"
 import { makeInvitation, makeOrganization } from "@portcullis/organizations/testing"
-import { askAll, startWorkers } from "@portcullis/adapter-test"
-import { openRedisStore, redis, redisGate } from "./redis-harness.js"
-import { openSqlStore, postgres, postgresBackend, postgresGate } from "./sql-harness.js"
+import { askAll, describeSharedStores, startWorkers, type SharedStoreOptions } from "@portcullis/adapter-test"
+import { openRedisStore, redisGate } from "./redis-harness.js"
+import { openSqlStore, postgresBackend, postgresGate } from "./sql-harness.js"
 
 const worker = fileURLToPath(new URL("./fixtures/accept-worker.ts", import.meta.url))
 
-async function acceptFromTwoProcesses(store: OrganizationStore, options: { backend: "postgres" | "redis"; url: string; prefix: string }) {
+async function acceptFromTwoProcesses(store: OrganizationStore, options: SharedStoreOptions) {
   const organization = makeOrganization()
   await store.createOrganization(organization, { organizationId: organization.id, userId: randomUUID(), role: "owner", createdAt: new Date() })
   const invitation = makeInvitation(organization)
@@ -29,7 +29,7 @@ async function acceptFromTwoProcesses(store: OrganizationStore, options: { backe
   }
 }
 
-function multiInstanceSpec(label: string, open: () => Promise<{ store: OrganizationStore; close(): Promise<void>; options: { backend: "postgres" | "redis"; url: string; prefix: string } }>) {
+function multiInstanceSpec(label: string, open: () => Promise<{ store: OrganizationStore; close(): Promise<void>; options: SharedStoreOptions }>) {
   describe(`two instances on one ${label}`, () => {
     let harness: Awaited<ReturnType<typeof open>>
     beforeAll(async () => {
@@ -50,16 +50,4 @@ function multiInstanceSpec(label: string, open: () => Promise<{ store: Organizat
   })
 }
 
-postgresGate.describe("PostgreSQL", () => {
-  multiInstanceSpec("PostgreSQL", async () => {
-    const harness = await openSqlStore(postgresBackend())
-    return { ...harness, options: { backend: "postgres" as const, url: postgres.url, prefix: harness.tablePrefix } }
-  })
-})
-
-redisGate.describe("Redis", () => {
-  multiInstanceSpec("Redis", async () => {
-    const harness = await openRedisStore()
-    return { ...harness, options: { backend: "redis" as const, url: redis.url, prefix: harness.prefix } }
-  })
-})
+describeSharedStores({ postgres: postgresGate, redis: redisGate }, { postgres: () => openSqlStore(postgresBackend()), redis: openRedisStore }, multiInstanceSpec)

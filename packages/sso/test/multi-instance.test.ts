@@ -5,17 +5,17 @@
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { askAll, startWorkers, type LineWorker } from "@portcullis/adapter-test"
+import { askAll, describeSharedStores, startWorkers, type LineWorker, type SharedStoreOptions } from "@portcullis/adapter-test"
 import type { SsoStore } from "@portcullis/sso"
-import { openRedisStore, redis, redisGate } from "./redis-harness.js"
-import { openSqlStore, postgres, postgresBackend, postgresGate } from "./sql-harness.js"
+import { openRedisStore, redisGate } from "./redis-harness.js"
+import { openSqlStore, postgresBackend, postgresGate } from "./sql-harness.js"
 
 const worker = fileURLToPath(new URL("./fixtures/sso-worker.ts", import.meta.url))
 
 interface Shared {
   store: SsoStore
   cleanup(): Promise<void>
-  options: { backend: "postgres" | "redis"; url: string; prefix: string }
+  options: SharedStoreOptions
 }
 
 function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
@@ -69,16 +69,4 @@ function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
   })
 }
 
-postgresGate.describe("PostgreSQL", () => {
-  multiInstanceSpec("PostgreSQL", async () => {
-    const harness = await openSqlStore(postgresBackend())
-    return { ...harness, options: { backend: "postgres" as const, url: postgres.url, prefix: harness.tablePrefix } }
-  })
-})
-
-redisGate.describe("Redis", () => {
-  multiInstanceSpec("Redis", async () => {
-    const harness = await openRedisStore()
-    return { ...harness, options: { backend: "redis" as const, url: redis.url, prefix: harness.prefix } }
-  })
-})
+describeSharedStores({ postgres: postgresGate, redis: redisGate }, { postgres: () => openSqlStore(postgresBackend()), redis: openRedisStore }, multiInstanceSpec)
