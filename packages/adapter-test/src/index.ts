@@ -29,6 +29,7 @@ export {
   redisAvailable,
   postgresAvailable,
   mysqlAvailable,
+  sqlServices,
   describeAddress,
   isCI,
 } from "./services.js"

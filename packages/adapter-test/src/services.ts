@@ -206,3 +206,23 @@ export function mysqlAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Se
     await connection.end()
   }, { env })
 }
+
+/**
+ * The test PostgreSQL and MariaDB/MySQL with their gates, probed one after the other (so
+ * the "skipping" lines come in a fixed order). Call it with top-level `await`.
+ *
+ * @example
+ * ```ts
+ * export const { postgres, mariadb, postgresGate, mariadbGate } = await sqlServices()
+ * ```
+ */
+export async function sqlServices(env: NodeJS.ProcessEnv = process.env): Promise<{
+  postgres: BackingService
+  mariadb: BackingService
+  postgresGate: ServiceGate
+  mariadbGate: ServiceGate
+}> {
+  const postgresGate = await postgresAvailable(env)
+  const mariadbGate = await mysqlAvailable(env)
+  return { postgres: postgresService(env), mariadb: mysqlService(env), postgresGate, mariadbGate }
+}

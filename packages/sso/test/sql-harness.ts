@@ -4,17 +4,14 @@
  * backends, gates and prefixes are `@portcullis/adapter-test`'s; this file knows the SSO schema.
  */
 import type { Kysely } from "kysely"
-import { mysqlAvailable, mysqlService, postgresAvailable, postgresService } from "@portcullis/adapter-test"
+import { sqlServices } from "@portcullis/adapter-test"
 import { dropTables, openPrefixedSchema, sqliteBackend as sqliteFileBackend, type SqlBackend } from "@portcullis/adapter-test/sql"
 import { migrateSso, sqlSsoStore, ssoTables } from "@portcullis/sso/sql"
 import type { SsoStoreHarness } from "@portcullis/sso/testing"
 
 export { mariadbBackend, postgresBackend, type SqlBackend } from "@portcullis/adapter-test/sql"
 
-export const postgres = postgresService()
-export const mariadb = mysqlService()
-export const postgresGate = await postgresAvailable()
-export const mariadbGate = await mysqlAvailable()
+export const { postgres, mariadb, postgresGate, mariadbGate } = await sqlServices()
 
 export const sqliteBackend = (): SqlBackend => sqliteFileBackend("sso")
 
