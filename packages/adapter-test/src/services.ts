@@ -168,9 +168,23 @@ export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Se
   return serviceAvailable(service, () => pingRedis(service.url), { env })
 }
 
+// The drivers are loaded only when probed, so suites without a SQL server never need them.
+async function connectPostgres(url: string): Promise<void> {
+  const pg = (await import("pg")).default
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
+  await client.connect()
+  await client.end()
+}
+
+async function connectMysql(url: string): Promise<void> {
+  const mysql = (await import("mysql2/promise")).default
+  const connection = await mysql.createConnection({ uri: url, connectTimeout: 3_000 })
+  await connection.end()
+}
+
 /**
- * The gate for suites that need the test PostgreSQL ({@link postgresService}): one connection
- * opened and closed. `pg` is loaded only here, so suites without PostgreSQL never need it.
+ * The gate for suites that need the test PostgreSQL ({@link postgresService}): one
+ * connection opened and closed.
  *
  * @example
  * ```ts
@@ -180,31 +194,13 @@ export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Se
  */
 export function postgresAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
   const service = postgresService(env)
-  return serviceAvailable(service, async () => {
-    const pg = (await import("pg")).default
-    const client = new pg.Client({ connectionString: service.url, connectionTimeoutMillis: 3_000 })
-    await client.connect()
-    await client.end()
-  }, { env })
+  return serviceAvailable(service, () => connectPostgres(service.url), { env })
 }
 
-/**
- * The gate for suites that need the test MariaDB/MySQL ({@link mysqlService}): one connection
- * opened and closed. `mysql2` is loaded only here.
- *
- * @example
- * ```ts
- * const mariadbGate = await mysqlAvailable()
- * mariadbGate.describe("store on MariaDB", () => { … })
- * ```
- */
+/** The gate for the test MariaDB/MySQL ({@link mysqlService}), as {@link postgresAvailable}. */
 export function mysqlAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
   const service = mysqlService(env)
-  return serviceAvailable(service, async () => {
-    const mysql = (await import("mysql2/promise")).default
-    const connection = await mysql.createConnection({ uri: service.url, connectTimeout: 3_000 })
-    await connection.end()
-  }, { env })
+  return serviceAvailable(service, () => connectMysql(service.url), { env })
 }
 
 /**

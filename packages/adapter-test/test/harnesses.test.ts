@@ -12,18 +12,10 @@ import type { Kysely } from "kysely"
 import { describe, expect, it } from "vitest"
 import { askAll, mysqlAvailable, postgresAvailable, redisAvailable, startWorkers, type LineWorker } from "@portcullis/adapter-test"
 import { dropTables, openPrefixedSchema, randomTablePrefix, sqliteBackend } from "@portcullis/adapter-test/sql"
+import { alive } from "@portcullis/adapter-test/throwaway"
 import { connectRedis, deleteKeys, openRedisPrefix, randomKeyPrefix } from "@portcullis/adapter-test/redis"
 
 const worker = fileURLToPath(new URL("./fixtures/line-worker.ts", import.meta.url))
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function exited(w: LineWorker): Promise<void> {
   if (w.child.exitCode === null && w.child.signalCode === null) await once(w.child, "exit")
@@ -47,7 +39,7 @@ describe("the two-process line protocol", () => {
     const pid = Number(await readFile(pidFile, "utf8"))
     await rm(pidFile)
     // The healthy one was killed, not left running after the suite.
-    await expect.poll(() => isRunning(pid)).toBe(false)
+    await expect.poll(() => alive(pid)).toBe(false)
   })
 
   it("fails, rather than hangs, when a worker dies before answering", async () => {
