@@ -85,23 +85,39 @@ export function randomTablePrefix(tag: string): string {
   return `${tag}${randomBytes(4).toString("hex")}_`
 }
 
+/** How a package's schema is migrated and which tables it leaves, children first. */
+export interface SchemaRecipe {
+  /** Starts every table prefix, e.g. `pcs` for SSO. */
+  tag: string
+  migrate(db: Kysely<any>, tablePrefix: string): Promise<unknown>
+  /** The tables a migration under `tablePrefix` creates, children before their parents. */
+  tables(tablePrefix: string): string[]
+}
+
 /**
- * A new connection to `backend` with a schema migrated under a fresh prefix.
+ * Opens schemas after `recipe`, each on a new connection under a fresh prefix, and drops
+ * them again.
  *
  * @example
  * ```ts
- * const { db, tablePrefix } = await openPrefixedSchema(backend, "pcs", (db, tablePrefix) => migrateSso(db, { tablePrefix }))
+ * const schemas = prefixedSchemas({ tag: "pcs", migrate: (db, tablePrefix) => migrateSso(db, { tablePrefix }), tables })
+ * const { db, tablePrefix, drop } = await schemas.open(postgresBackend())
  * ```
  */
-export async function openPrefixedSchema(
-  backend: SqlBackend,
-  tag: string,
-  migrate: (db: Kysely<any>, tablePrefix: string) => Promise<unknown>,
-): Promise<{ db: Kysely<any>; tablePrefix: string }> {
-  const tablePrefix = randomTablePrefix(tag)
-  const db = backend.connect()
-  await migrate(db, tablePrefix)
-  return { db, tablePrefix }
+export function prefixedSchemas(recipe: SchemaRecipe): {
+  open(backend: SqlBackend): Promise<{ db: Kysely<any>; tablePrefix: string; drop(): Promise<void> }>
+  drop(db: Kysely<any>, tablePrefix: string): Promise<void>
+} {
+  const drop = (db: Kysely<any>, tablePrefix: string) => dropTables(db, recipe.tables(tablePrefix))
+  return {
+    async open(backend) {
+      const tablePrefix = randomTablePrefix(recipe.tag)
+      const db = backend.connect()
+      await recipe.migrate(db, tablePrefix)
+      return { db, tablePrefix, drop: () => drop(db, tablePrefix) }
+    },
+    drop,
+  }
 }
 
 /**

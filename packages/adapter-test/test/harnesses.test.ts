@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import type { Kysely } from "kysely"
 import { describe, expect, it } from "vitest"
 import { askAll, mysqlAvailable, postgresAvailable, redisAvailable, startWorkers, type LineWorker } from "@portcullis/adapter-test"
-import { dropTables, openPrefixedSchema, randomTablePrefix, sqliteBackend } from "@portcullis/adapter-test/sql"
+import { dropTables, prefixedSchemas, randomTablePrefix, sqliteBackend } from "@portcullis/adapter-test/sql"
 import { alive } from "@portcullis/adapter-test/throwaway"
 import { connectRedis, deleteKeys, openRedisPrefix, randomKeyPrefix } from "@portcullis/adapter-test/redis"
 
@@ -67,20 +67,30 @@ describe("SQL backends", () => {
     for (const prefix of prefixes) expect(prefix).toMatch(/^pct[0-9a-f]{8}_$/)
   })
 
-  it("migrates under a fresh prefix, drops exactly the tables named, and deletes the SQLite file", async () => {
+  it("migrates each schema under a prefix of its own, drops exactly its tables, and deletes the SQLite file", async () => {
     const tag = `adapter-test-${randomBytes(4).toString("hex")}`
     const files = async () => (await readdir(tmpdir())).filter((name) => name.startsWith(`portcullis-${tag}-`))
     const backend = sqliteBackend(tag)
-    const { db, tablePrefix } = await openPrefixedSchema(backend, "pct", async (db, prefix) => {
-      await db.schema.createTable(`${prefix}parent`).addColumn("id", "integer", (c) => c.primaryKey()).execute()
-      await db.schema.createTable(`${prefix}child`).addColumn("id", "integer", (c) => c.primaryKey()).execute()
+    const schemas = prefixedSchemas({
+      tag: "pct",
+      async migrate(db, prefix) {
+        await db.schema.createTable(`${prefix}parent`).addColumn("id", "integer", (c) => c.primaryKey()).execute()
+        await db.schema.createTable(`${prefix}child`).addColumn("id", "integer", (c) => c.primaryKey()).execute()
+      },
+      tables: (prefix) => [`${prefix}child`, `${prefix}parent`],
     })
+    const first = await schemas.open(backend)
+    const second = await schemas.open(backend)
+    expect(first.tablePrefix).not.toBe(second.tablePrefix)
     const other = backend.connect()
     try {
       await other.schema.createTable("unrelated").addColumn("id", "integer").execute()
-      await dropTables(db, [`${tablePrefix}child`, `${tablePrefix}parent`])
-      const names = (await other.introspection.getTables()).map((t) => t.name)
-      expect(names).toEqual(["unrelated"])
+      await first.drop()
+      const names = (await other.introspection.getTables()).map((t) => t.name).sort()
+      // The other schema on the same database, and the table no schema owns, are untouched.
+      expect(names).toEqual([`${second.tablePrefix}child`, `${second.tablePrefix}parent`, "unrelated"].sort())
+      await schemas.drop(second.db, second.tablePrefix)
+      expect((await other.introspection.getTables()).map((t) => t.name)).toEqual(["unrelated"])
     } finally {
       await other.destroy()
     }

@@ -5,24 +5,28 @@
  */
 import type { Kysely } from "kysely"
 import { sqlServices } from "@portcullis/adapter-test"
-import { dropTables, openPrefixedSchema, sqliteBackend as sqliteFileBackend, type SqlBackend } from "@portcullis/adapter-test/sql"
+import { prefixedSchemas, sqliteBackend as sqliteFileBackend, type SqlBackend } from "@portcullis/adapter-test/sql"
 import { migrateSso, sqlSsoStore, ssoTables } from "@portcullis/sso/sql"
 import type { SsoStoreHarness } from "@portcullis/sso/testing"
 
 export { mariadbBackend, postgresBackend, type SqlBackend } from "@portcullis/adapter-test/sql"
-
 export const { postgres, mariadb, postgresGate, mariadbGate } = await sqlServices()
-
 export const sqliteBackend = (): SqlBackend => sqliteFileBackend("sso")
+
+const schemas = prefixedSchemas({
+  tag: "pcs",
+  migrate: (db, tablePrefix) => migrateSso(db, { tablePrefix }),
+  tables(tablePrefix) {
+    const t = ssoTables(tablePrefix)
+    return [t.sessions, t.once, t.scimGroups, t.scimUsers, t.scimTokens, t.verifiedDomains, t.domains, t.connections, t.migrations, `${t.migrations}_lock`]
+  },
+})
 
 /** A migrated schema under a fresh prefix, and the store on it. */
 export async function openSqlStore(backend: SqlBackend): Promise<SsoStoreHarness & { db: Kysely<any>; tablePrefix: string }> {
-  const { db, tablePrefix } = await openPrefixedSchema(backend, "pcs", (db, tablePrefix) => migrateSso(db, { tablePrefix }))
-  return { db, tablePrefix, store: sqlSsoStore(db, { tablePrefix }), cleanup: () => dropSchema(db, tablePrefix) }
+  const { db, tablePrefix, drop } = await schemas.open(backend)
+  return { db, tablePrefix, store: sqlSsoStore(db, { tablePrefix }), cleanup: drop }
 }
 
 /** Drops the prefix's tables and closes `db`. */
-export function dropSchema(db: Kysely<any>, tablePrefix: string): Promise<void> {
-  const t = ssoTables(tablePrefix)
-  return dropTables(db, [t.sessions, t.once, t.scimGroups, t.scimUsers, t.scimTokens, t.verifiedDomains, t.domains, t.connections, t.migrations, `${t.migrations}_lock`])
-}
+export const dropSchema = schemas.drop
