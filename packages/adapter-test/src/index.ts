@@ -27,11 +27,16 @@ export {
   mysqlService,
   redisService,
   redisAvailable,
+  postgresAvailable,
+  mysqlAvailable,
+  sqlServices,
   describeAddress,
   isCI,
 } from "./services.js"
 export type { BackingService, ServiceGate } from "./services.js"
 export { pingRedis } from "./redis-ping.js"
+export { askAll, describeSharedStores, nextLine, startWorkers } from "./worker-lines.js"
+export type { LineWorker, SharedStoreOptions } from "./worker-lines.js"
 export {
   daysFromNow,
   makeAccount,

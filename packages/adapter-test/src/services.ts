@@ -167,3 +167,58 @@ export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<Se
   const service = redisService(env)
   return serviceAvailable(service, () => pingRedis(service.url), { env })
 }
+
+// The drivers are loaded only when probed, so suites without a SQL server never need them.
+async function connectPostgres(url: string): Promise<void> {
+  const pg = (await import("pg")).default
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
+  await client.connect()
+  await client.end()
+}
+
+async function connectMysql(url: string): Promise<void> {
+  const mysql = (await import("mysql2/promise")).default
+  const connection = await mysql.createConnection({ uri: url, connectTimeout: 3_000 })
+  await connection.end()
+}
+
+/**
+ * The gate for suites that need the test PostgreSQL ({@link postgresService}): one
+ * connection opened and closed.
+ *
+ * @example
+ * ```ts
+ * const postgresGate = await postgresAvailable()
+ * postgresGate.describe("store on PostgreSQL", () => { … })
+ * ```
+ */
+export function postgresAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = postgresService(env)
+  return serviceAvailable(service, () => connectPostgres(service.url), { env })
+}
+
+/** The gate for the test MariaDB/MySQL ({@link mysqlService}), as {@link postgresAvailable}. */
+export function mysqlAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = mysqlService(env)
+  return serviceAvailable(service, () => connectMysql(service.url), { env })
+}
+
+/**
+ * The test PostgreSQL and MariaDB/MySQL with their gates, probed one after the other (so
+ * the "skipping" lines come in a fixed order). Call it with top-level `await`.
+ *
+ * @example
+ * ```ts
+ * export const { postgres, mariadb, postgresGate, mariadbGate } = await sqlServices()
+ * ```
+ */
+export async function sqlServices(env: NodeJS.ProcessEnv = process.env): Promise<{
+  postgres: BackingService
+  mariadb: BackingService
+  postgresGate: ServiceGate
+  mariadbGate: ServiceGate
+}> {
+  const postgresGate = await postgresAvailable(env)
+  const mariadbGate = await mysqlAvailable(env)
+  return { postgres: postgresService(env), mariadb: mysqlService(env), postgresGate, mariadbGate }
+}

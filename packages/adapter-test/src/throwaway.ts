@@ -119,7 +119,15 @@ function signal(pids: number[], sig: NodeJS.Signals): void {
   }
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether process `pid` still runs (signal 0 checks without sending anything).
+ *
+ * @example
+ * ```ts
+ * await waitUntil("the worker to exit", async () => { if (alive(pid)) throw new Error("still running") })
+ * ```
+ */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,59 +1,35 @@
 // Single use across instances (STYLE.md §20): two Node processes, each with its own
 // connection to one PostgreSQL or one Redis, accept the same invitation 25 times each at
 // once; exactly one membership results.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OrganizationStore } from "../src/store/types.js"
 import { makeInvitation, makeOrganization } from "@portcullis/organizations/testing"
-import { openRedisStore, redis, redisGate } from "./redis-harness.js"
-import { openSqlStore, postgres, postgresBackend, postgresGate } from "./sql-harness.js"
+import { askAll, describeSharedStores, startWorkers, type SharedStoreOptions } from "@portcullis/adapter-test"
+import { openRedisStore, redisGate } from "./redis-harness.js"
+import { openSqlStore, postgresBackend, postgresGate } from "./sql-harness.js"
 
 const worker = fileURLToPath(new URL("./fixtures/accept-worker.ts", import.meta.url))
 
-/** Resolves with the next line the process prints; rejects if it exits first. */
-function nextLine(child: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffered = ""
-    let stderr = ""
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const end = buffered.indexOf("\n")
-      if (end < 0) return
-      child.stdout.off("data", onData)
-      child.off("exit", onExit)
-      resolve(buffered.slice(0, end))
-    }
-    const onErr = (chunk: Buffer) => void (stderr += chunk.toString())
-    const onExit = (code: number | null) => reject(new Error(`worker exited (${code}) before answering: ${stderr}`))
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onErr)
-    child.once("exit", onExit)
-  })
-}
-
-async function acceptFromTwoProcesses(store: OrganizationStore, options: { backend: "postgres" | "redis"; url: string; prefix: string }) {
+async function acceptFromTwoProcesses(store: OrganizationStore, options: SharedStoreOptions) {
   const organization = makeOrganization()
   await store.createOrganization(organization, { organizationId: organization.id, userId: randomUUID(), role: "owner", createdAt: new Date() })
   const invitation = makeInvitation(organization)
   await store.createInvitation(invitation)
-  const children = ["a", "b"].map((name) => spawn(process.execPath, ["--no-warnings", worker, JSON.stringify({
+  // Both connected before either starts, so the 50 accepts overlap.
+  const workers = await startWorkers(worker, ["a", "b"].map((name) => ({
     ...options, invitationId: invitation.id, count: 25, userPrefix: `${name}-${randomUUID()}-`,
-  })], { stdio: ["pipe", "pipe", "pipe"] }))
+  })))
   try {
-    // Both connected before either starts, so the 50 accepts overlap.
-    expect(await Promise.all(children.map(nextLine))).toEqual(["ready", "ready"])
-    const answers = children.map(nextLine)
-    for (const child of children) child.stdin.write("go\n")
-    const outcomes = (await Promise.all(answers)).flatMap((line) => JSON.parse(line) as string[])
+    const outcomes = (await askAll(workers, "go")).flatMap((line) => JSON.parse(line) as string[])
     return { organization, invitation, outcomes }
   } finally {
-    for (const child of children) if (child.exitCode === null) child.kill()
+    for (const w of workers) w.stop()
   }
 }
 
-function multiInstanceSpec(label: string, open: () => Promise<{ store: OrganizationStore; close(): Promise<void>; options: { backend: "postgres" | "redis"; url: string; prefix: string } }>) {
+function multiInstanceSpec(label: string, open: () => Promise<{ store: OrganizationStore; close(): Promise<void>; options: SharedStoreOptions }>) {
   describe(`two instances on one ${label}`, () => {
     let harness: Awaited<ReturnType<typeof open>>
     beforeAll(async () => {
@@ -74,16 +50,4 @@ function multiInstanceSpec(label: string, open: () => Promise<{ store: Organizat
   })
 }
 
-postgresGate.describe("PostgreSQL", () => {
-  multiInstanceSpec("PostgreSQL", async () => {
-    const harness = await openSqlStore(postgresBackend())
-    return { ...harness, options: { backend: "postgres" as const, url: postgres.url, prefix: harness.tablePrefix } }
-  })
-})
-
-redisGate.describe("Redis", () => {
-  multiInstanceSpec("Redis", async () => {
-    const harness = await openRedisStore()
-    return { ...harness, options: { backend: "redis" as const, url: redis.url, prefix: harness.prefix } }
-  })
-})
+describeSharedStores({ postgres: postgresGate, redis: redisGate }, { postgres: () => openSqlStore(postgresBackend()), redis: openRedisStore }, multiInstanceSpec)

@@ -2,43 +2,39 @@
 // PostgreSQL or one Redis, race 25 + 25 uses of one SAML assertion ID, 25 + 25 takes of one
 // pending request, and 25 + 25 organizations verifying one domain; exactly one of the fifty
 // wins each race.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { askAll, describeSharedStores, startWorkers, type LineWorker, type SharedStoreOptions } from "@portcullis/adapter-test"
 import type { SsoStore } from "@portcullis/sso"
-import { nextLine } from "../../admin/test/worker-process.js"
-import { openRedisStore, redis, redisGate } from "./redis-harness.js"
-import { openSqlStore, postgres, postgresBackend, postgresGate } from "./sql-harness.js"
+import { openRedisStore, redisGate } from "./redis-harness.js"
+import { openSqlStore, postgresBackend, postgresGate } from "./sql-harness.js"
 
 const worker = fileURLToPath(new URL("./fixtures/sso-worker.ts", import.meta.url))
 
 interface Shared {
   store: SsoStore
   cleanup(): Promise<void>
-  options: { backend: "postgres" | "redis"; url: string; prefix: string }
+  options: SharedStoreOptions
 }
 
 function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
   describe(`two instances on one ${label}`, () => {
     let shared: Shared
-    let children: ChildProcessWithoutNullStreams[] = []
+    let workers: LineWorker[] = []
     beforeAll(async () => {
       shared = await open()
-      children = ["a", "b"].map(() => spawn(process.execPath, ["--no-warnings", worker, JSON.stringify(shared.options)], { stdio: ["pipe", "pipe", "pipe"] }))
       // Both connected before either starts, so the calls overlap.
-      expect(await Promise.all(children.map(nextLine))).toEqual(["ready", "ready"])
+      workers = await startWorkers(worker, [shared.options, shared.options])
     }, 60_000)
     afterAll(async () => {
-      for (const child of children) if (child.exitCode === null) child.kill()
+      for (const w of workers) w.stop()
       await shared?.cleanup()
     })
 
     /** Sends `command` to both workers at once; the fifty outcomes together. */
     async function race(command: string): Promise<unknown[]> {
-      const answers = children.map(nextLine)
-      for (const child of children) child.stdin.write(`${command}\n`)
-      return (await Promise.all(answers)).flatMap((line) => JSON.parse(line) as unknown[])
+      return (await askAll(workers, command)).flatMap((line) => JSON.parse(line) as unknown[])
     }
 
     it("of 2 × 25 concurrent uses of one assertion ID, exactly one is first", async () => {
@@ -73,16 +69,4 @@ function multiInstanceSpec(label: string, open: () => Promise<Shared>) {
   })
 }
 
-postgresGate.describe("PostgreSQL", () => {
-  multiInstanceSpec("PostgreSQL", async () => {
-    const harness = await openSqlStore(postgresBackend())
-    return { ...harness, options: { backend: "postgres" as const, url: postgres.url, prefix: harness.tablePrefix } }
-  })
-})
-
-redisGate.describe("Redis", () => {
-  multiInstanceSpec("Redis", async () => {
-    const harness = await openRedisStore()
-    return { ...harness, options: { backend: "redis" as const, url: redis.url, prefix: harness.prefix } }
-  })
-})
+describeSharedStores({ postgres: postgresGate, redis: redisGate }, { postgres: () => openSqlStore(postgresBackend()), redis: openRedisStore }, multiInstanceSpec)
