@@ -34,9 +34,13 @@ const V6: Array<[string, number]> = [
   ["ff00::", 8],
 ]
 
-const internal = new BlockList()
-for (const [network, prefix] of V4) internal.addSubnet(network, prefix, "ipv4")
-for (const [network, prefix] of V6) internal.addSubnet(network, prefix, "ipv6")
+/** The internal ranges, built per call (a few dozen subnets, for an admin's save or test): nothing runs on import. */
+function internalRanges(): BlockList {
+  const list = new BlockList()
+  for (const [network, prefix] of V4) list.addSubnet(network, prefix, "ipv4")
+  for (const [network, prefix] of V6) list.addSubnet(network, prefix, "ipv6")
+  return list
+}
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"])
 
@@ -67,6 +71,6 @@ export function fetchableHost(url: URL, allowLoopback = process.env.NODE_ENV !==
   const kind = isIP(host)
   if (kind === 0) return !/^localhost\.?$|\.localhost\.?$/i.test(host)
   const v4 = kind === 4 ? host : mappedV4(host)
-  if (v4) return !internal.check(v4, "ipv4")
-  return !internal.check(host, "ipv6")
+  if (v4) return !internalRanges().check(v4, "ipv4")
+  return !internalRanges().check(host, "ipv6")
 }

@@ -50,7 +50,8 @@ export function makeConnection(overrides: Partial<Connection> = {}): Connection 
       certificates: ["MIIC-first", "MIIC-second"],
       allowIdpInitiated: false,
     },
-    spKey: { privateKey: "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----", certificate: "-----BEGIN CERTIFICATE-----\ny\n-----END CERTIFICATE-----" },
+    // Stand-ins (a store keeps them as text): not PEM, so nothing here reads as a shipped key.
+    spKey: { privateKey: "sp-private-key-placeholder", certificate: "sp-certificate-placeholder" },
     roleRules: [{ claim: "groups", value: "admins", role: "admin" }],
     defaultRole: "member",
     createdAt: tick(),
