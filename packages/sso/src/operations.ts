@@ -128,6 +128,28 @@ export function domainView(domain: Domain): DomainView {
   }
 }
 
+/** A discovery document is a few kilobytes; an IdP streaming more is broken or hostile. */
+const DISCOVERY_MAX_BYTES = 256 * 1024
+
+/** The body as text, refused (thrown) past `max` bytes without reading the rest. */
+async function cappedText(response: Response, max: number): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ""
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel()
+      throw new Error(`The document is over ${max} bytes`)
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
 const randomId = (bytes = 16) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url")
 
 /** The operations of one call, bound to its tools (session, audit) and the configuration's locals. */
@@ -257,7 +279,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
         const issuer = fetchedUrl(connection.oidc!.issuer, "oidc.issuer")
         const response = await locals.fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "manual", signal: AbortSignal.timeout(10_000) })
         if (!response.ok) return { ok: false, detail: `The IdP's discovery document answered ${response.status}` }
-        const document = (await response.json()) as { issuer?: unknown; authorization_endpoint?: unknown }
+        const document = JSON.parse(await cappedText(response, DISCOVERY_MAX_BYTES)) as { issuer?: unknown; authorization_endpoint?: unknown }
         if (document.issuer !== connection.oidc!.issuer) return { ok: false, detail: `The discovery document names the issuer ${String(document.issuer)}, not ${connection.oidc!.issuer}` }
         return { ok: true, detail: `OpenID provider ${connection.oidc!.issuer}: authorization at ${String(document.authorization_endpoint)}` }
       } catch (error) {

@@ -25,6 +25,12 @@ beforeAll(async () => {
     const url = new URL(input instanceof Request ? input.url : String(input))
     if (app && url.origin === app.server.origin) return realFetch(input, init)
     outbound.push(url.href)
+    // An IdP that streams without end: 64 KiB chunks, forever (until the reader gives up).
+    if (url.hostname === "endless.idp.example") {
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({ pull: (c) => void (sent++ < 100_000 ? c.enqueue(new Uint8Array(65_536).fill(32)) : c.close()) })
+      return new Response(body, { status: 200, headers: { "content-type": "application/json" } })
+    }
     // Nothing leaves the machine: an internal address answers as an internal service would.
     return new Response(JSON.stringify({ issuer: "internal-secret-issuer", internal: "metadata-token-AKIA" }), { status: 200, headers: { "content-type": "application/json" } })
   }) as typeof fetch
@@ -211,6 +217,19 @@ describe("SSRF through the URLs the server fetches", () => {
     expect(answer.status).toBeLessThan(500)
     expect(outbound).toEqual([])
     expect(answer.text).not.toContain("internal-secret-issuer")
+  })
+})
+
+describe("an IdP answering testConnection without end", () => {
+  it("is read no further than a discovery document can be: ok false, at once, nothing of it shown", async () => {
+    const endless = { ...globex.connection, id: "conn-acme-endless", organizationId: acme.id, kind: "oidc" as const, oidc: { issuer: "https://endless.idp.example", clientId: "x" } }
+    delete (endless as { saml?: unknown }).saml
+    await app.store.createConnection(endless)
+    const started = Date.now()
+    const answer = await app.manage(owner, "POST", `organizations/${acme.id}/connections/${endless.id}/test`)
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({ ok: false })
+    expect(Date.now() - started).toBeLessThan(5_000)
   })
 })
 
