@@ -92,6 +92,7 @@ const en = {
   "error.token-limit": "This connection has as many SCIM tokens as it may have. Revoke one first.",
   "error.unknown-domain": "This organization has not claimed that domain.",
   "error.unknown-token": "That SCIM token does not exist.",
+  "error.invalid-metadata": "The identity provider's metadata could not be read: check that it is the IdP's SAML metadata, with a signing certificate.",
 }
 
 export type SsoMessages = Record<keyof typeof en, string>
@@ -184,6 +185,7 @@ const de: SsoMessages = {
   "error.token-limit": "Diese Verbindung hat bereits so viele SCIM-Token wie erlaubt. Widerrufe zuerst eines.",
   "error.unknown-domain": "Diese Organisation hat diese Domäne nicht beansprucht.",
   "error.unknown-token": "Dieses SCIM-Token gibt es nicht.",
+  "error.invalid-metadata": "Die Metadaten des Identitätsanbieters konnten nicht gelesen werden: Prüfe, ob es die SAML-Metadaten des IdP mit einem Signaturzertifikat sind.",
 }
 
 const fr: SsoMessages = {
@@ -274,6 +276,7 @@ const fr: SsoMessages = {
   "error.token-limit": "Cette connexion a déjà autant de jetons SCIM que permis. Révoquez-en un d’abord.",
   "error.unknown-domain": "Cette organisation n’a pas revendiqué ce domaine.",
   "error.unknown-token": "Ce jeton SCIM n’existe pas.",
+  "error.invalid-metadata": "Les métadonnées du fournisseur d’identité n’ont pas pu être lues : vérifiez qu’il s’agit bien des métadonnées SAML de l’IdP, avec un certificat de signature.",
 }
 
 const es: SsoMessages = {
@@ -364,6 +367,7 @@ const es: SsoMessages = {
   "error.token-limit": "Esta conexión ya tiene tantos tokens SCIM como se permite. Revoca uno primero.",
   "error.unknown-domain": "Esta organización no ha reclamado ese dominio.",
   "error.unknown-token": "Ese token SCIM no existe.",
+  "error.invalid-metadata": "No se pudieron leer los metadatos del proveedor de identidad: comprueba que sean los metadatos SAML del IdP, con un certificado de firma.",
 }
 
 const pt: SsoMessages = {
@@ -454,6 +458,7 @@ const pt: SsoMessages = {
   "error.token-limit": "Esta ligação já tem tantos tokens SCIM quanto é permitido. Revogue um primeiro.",
   "error.unknown-domain": "Esta organização não reivindicou esse domínio.",
   "error.unknown-token": "Esse token SCIM não existe.",
+  "error.invalid-metadata": "Não foi possível ler os metadados do fornecedor de identidade: confirme que são os metadados SAML do IdP, com um certificado de assinatura.",
 }
 
 const ja: SsoMessages = {
@@ -544,6 +549,7 @@ const ja: SsoMessages = {
   "error.token-limit": "この接続の SCIM トークン数は上限に達しています。先に一つ取り消してください。",
   "error.unknown-domain": "この組織はそのドメインを申請していません。",
   "error.unknown-token": "その SCIM トークンは存在しません。",
+  "error.invalid-metadata": "ID プロバイダーのメタデータを読み取れませんでした。署名証明書を含む IdP の SAML メタデータであることを確認してください。",
 }
 
 const zh: SsoMessages = {
@@ -634,6 +640,7 @@ const zh: SsoMessages = {
   "error.token-limit": "该连接的 SCIM 令牌数已达上限。请先撤销一个。",
   "error.unknown-domain": "该组织未认领此域名。",
   "error.unknown-token": "该 SCIM 令牌不存在。",
+  "error.invalid-metadata": "无法读取身份提供方的元数据：请确认这是身份提供方的 SAML 元数据，并包含签名证书。",
 }
 
 const ar: SsoMessages = {
@@ -724,6 +731,7 @@ const ar: SsoMessages = {
   "error.token-limit": "بلغ هذا الاتصال الحد الأقصى لرموز SCIM. أبطل واحدًا أولًا.",
   "error.unknown-domain": "لم تطالب هذه المؤسسة بهذا النطاق.",
   "error.unknown-token": "رمز SCIM هذا غير موجود.",
+  "error.invalid-metadata": "تعذّرت قراءة البيانات الوصفية لمزوّد الهوية: تأكّد أنها بيانات SAML الوصفية لمزوّد الهوية وتتضمن شهادة توقيع.",
 }
 
 /** The catalogs, by language tag. English is the fallback for anything missing. */

@@ -9,6 +9,7 @@
 import { ExtensionRequestError, StepUpRequired, type ExtensionRequest, type ExtensionResponse, type ExtensionRoute } from "@portcullis/core/extension"
 import type { SsoLocals } from "../locals.js"
 import { ssoOperations, type ConnectionInput } from "../operations.js"
+import { SamlRejected } from "../saml/errors.js"
 import { settingsPage, settingsUrl, type SettingsData, type SettingsNotice } from "../pages.js"
 
 type Request = ExtensionRequest<SsoLocals>
@@ -35,8 +36,11 @@ async function settingsData(ops: Operations, organizationId: string): Promise<Se
 function refused(req: Request, error: unknown): ExtensionResponse {
   const back = settingsUrl(req.authUrl, req.params.organization ?? "")
   if (error instanceof StepUpRequired) return { redirect: `${req.authUrl}/reauthenticate?callbackUrl=${encodeURIComponent(back)}` }
-  if (error instanceof ExtensionRequestError && error.code !== "not-found" && error.status !== 403) return { redirect: `${back}?error=${encodeURIComponent(error.code)}` }
-  throw error
+  if (!(error instanceof ExtensionRequestError) || error.code === "not-found" || error.status === 403) throw error
+  // Metadata the SAML checks refused has a dozen codes; its owner needs one sentence. A code
+  // without a sentence becomes the general one, never a page without a notice.
+  const code = error instanceof SamlRejected ? "invalid-metadata" : req.t(`error.${error.code}`) === `error.${error.code}` ? "invalid-input" : error.code
+  return { redirect: `${back}?error=${encodeURIComponent(code)}` }
 }
 
 /** A form that changes something, then sends the browser back to the page with `?done=<done>`. */
