@@ -34,6 +34,7 @@ const STYLE = raw(`<style>
 .pc-sso .pc-table { width: 100%; border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
 .pc-sso .pc-table caption { text-align: start; font-weight: 600; padding: 0.25rem 0; }
 .pc-sso .pc-table th, .pc-sso .pc-table td { text-align: start; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--pc-border); vertical-align: top; overflow-wrap: anywhere; }
+.pc-sso .pc-table th[scope="col"] { overflow-wrap: normal; }
 .pc-sso .pc-row-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
 .pc-sso .pc-row-actions form { margin: 0; }
 .pc-sso fieldset { border: 1px solid var(--pc-border); border-radius: var(--pc-radius); padding: 0.75rem 1rem; margin: 0 0 1rem; }
@@ -123,7 +124,7 @@ function scimSection(req: Request, data: SettingsData, base: string, csrfToken: 
     const caption = req.t("settings.scimTokensOf", { name: c.name })
     const table = tokens.length
       ? html`<table class="pc-table"><caption>${caption}</caption><thead><tr><th scope="col">${req.t("settings.created")}</th><th scope="col">${req.t("settings.lastUsed")}</th><th scope="col">${req.t("settings.actions")}</th></tr></thead><tbody>${tokens.map(
-          (t) => html`<tr><th scope="row">${date(req, t.createdAt)}</th><td>${date(req, t.lastUsedAt)}</td><td>${button(`${at}/${encodeURIComponent(t.id)}/revoke`, csrfToken, req.t("settings.revoke"), `${req.t("settings.revoke")}: ${c.name}, ${date(req, t.createdAt)}`)}</td></tr>`,
+          (t) => html`<tr><th scope="row">${date(req, t.createdAt)}</th><td>${date(req, t.lastUsedAt)}</td><td><div class="pc-row-actions">${button(`${at}/${encodeURIComponent(t.id)}/revoke`, csrfToken, req.t("settings.revoke"), `${req.t("settings.revoke")}: ${c.name}, ${date(req, t.createdAt)}`)}</div></td></tr>`,
         )}</tbody></table>`
       : html`<p>${caption}: ${req.t("settings.noScimTokens")}</p>`
     return html`${table}<div class="pc-row-actions">${button(at, csrfToken, req.t("settings.createScimToken"), `${req.t("settings.createScimToken")}: ${c.name}`)}</div>`
