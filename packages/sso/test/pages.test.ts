@@ -77,7 +77,7 @@ async function submit(b: Browser, suffix: string, fields: Record<string, string>
   const { text } = await page(b)
   const { action, csrfToken } = formOf(text, suffix)
   const response = await b.request(new URL(action).pathname, { form: { csrfToken, ...fields } })
-  return { status: response.status, location: response.headers.get("location"), text: await response.text() }
+  return { status: response.status, location: response.headers.get("location"), cacheControl: response.headers.get("cache-control"), text: await response.text() }
 }
 
 /** A form posted straight at a route (what someone without the page would try), with their own CSRF token. */
@@ -242,6 +242,7 @@ describe("SCIM tokens", () => {
     expect(made.status).toBe(200)
     const token = /id="new-scim-token" readonly value="([^"]+)"/.exec(made.text)?.[1]
     expect(token).toMatch(/^\S{40,}$/)
+    expect(made.cacheControl).toContain("no-store")
     const stored = await app.store.listScimTokens(acme.connection.id)
     expect(stored).toHaveLength(1)
     expect(JSON.stringify(stored)).not.toContain(token!)
@@ -255,6 +256,23 @@ describe("SCIM tokens", () => {
     expect(await submit(owner, `${at}/${stored[0]!.id}/revoke`)).toMatchObject({ status: 302, location: back("done", "scimTokenRevoked") })
     expect(await app.store.listScimTokens(acme.connection.id)).toHaveLength(0)
     expect((await app.scim(token!, acme.connection.id, "GET", "/Users")).status).toBe(401)
+  })
+})
+
+describe("a SCIM token revoked 50 times at once", () => {
+  it("is revoked once: every answer a redirect to the page, none a 500, the token refused after", async () => {
+    const token = await app.scimToken(acme.connection)
+    const [stored] = await app.store.listScimTokens(acme.connection.id)
+    const at = `/forms/connections/${acme.connection.id}/scim-tokens/${stored!.id}/revoke`
+    const { text } = await page(owner)
+    const { action, csrfToken } = formOf(text, at)
+    const answers = await Promise.all(Array.from({ length: 50 }, () => owner.request(new URL(action).pathname, { form: { csrfToken } })))
+    const locations = answers.map((a) => a.headers.get("location"))
+    expect(answers.map((a) => a.status).filter((s) => s !== 302)).toEqual([])
+    expect(locations.filter((l) => l !== back("done", "scimTokenRevoked") && l !== back("error", "unknown-token"))).toEqual([])
+    expect(locations).toContain(back("done", "scimTokenRevoked"))
+    expect(await app.store.listScimTokens(acme.connection.id)).toHaveLength(0)
+    expect((await app.scim(token, acme.connection.id, "GET", "/Users")).status).toBe(401)
   })
 })
 
