@@ -311,6 +311,15 @@ describe("anyone but an owner or admin", () => {
     })
   }
 
+  it("a form without the CSRF token, or posted from another site, is refused and changes nothing", async () => {
+    const before = JSON.stringify(await app.store.listDomains(acme.id))
+    const bare = await owner.request(`${pagePath()}/forms/domains`, { form: { domain: "csrf.test" } })
+    const crossSite = await owner.request(`${pagePath()}/forms/domains`, { form: { csrfToken: await owner.csrfToken(), domain: "csrf.test" }, headers: { origin: "https://evil.example" } })
+    expect(bare.status).toBe(403)
+    expect(crossSite.status).toBe(403)
+    expect(JSON.stringify(await app.store.listDomains(acme.id))).toBe(before)
+  })
+
   it("signed out, is refused and changes nothing", async () => {
     const anonymous = app.browser()
     const answer = await anonymous.request(pagePath(), { headers: { accept: "text/html" } })
