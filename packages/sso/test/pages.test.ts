@@ -7,6 +7,7 @@
  * store down is a clear 503.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { memoryRateLimitStore } from "@portcullis/core/rate-limit"
 import type { Browser } from "../../core/test/helpers.js"
 import { messages } from "../src/messages.js"
 import { oidcRedirectUri } from "../src/oidc.js"
@@ -273,6 +274,45 @@ describe("a SCIM token revoked 50 times at once", () => {
     expect(locations).toContain(back("done", "scimTokenRevoked"))
     expect(await app.store.listScimTokens(acme.connection.id)).toHaveLength(0)
     expect((await app.scim(token, acme.connection.id, "GET", "/Users")).status).toBe(401)
+  })
+})
+
+describe("two instances of the app, one store", () => {
+  it("a token made on one instance's page is listed (never shown) and revoked on the other's, and refused by both", async () => {
+    // What instances of one deployment share: the user adapter, the organizations and SSO stores, the step-up marks.
+    const stepUp = { store: memoryRateLimitStore() }
+    const one = await assembledApp({ config: { stepUp } })
+    const two = await assembledApp({ peer: one, config: { stepUp } })
+    try {
+      const org = await one.tenant("pair", "pair.test")
+      const here = await one.signedIn({ email: org.owner.email, password })
+      const there = two.browser()
+      for (const [name, cookie] of here.jar) there.jar.set(name, cookie)
+      const path = `/auth/sso/organizations/${org.id}`
+      const form = async (b: Browser, suffix: string) => {
+        const { action, csrfToken } = formOf(await (await b.request(path, { headers: { accept: "text/html" } })).text(), suffix)
+        return b.request(new URL(action).pathname, { form: { csrfToken } })
+      }
+
+      const made = await (await form(here, `/forms/connections/${org.connection.id}/scim-tokens`)).text()
+      const token = /id="new-scim-token" readonly value="([^"]+)"/.exec(made)![1]!
+      const [stored] = await one.store.listScimTokens(org.connection.id)
+      expect((await two.scim(token, org.connection.id, "GET", "/Users")).status).toBe(200)
+
+      const seen = await there.request(path, { headers: { accept: "text/html" } })
+      const seenText = await seen.text()
+      expect(seen.status).toBe(200)
+      expect(seenText).toContain(`/scim-tokens/${stored!.id}/revoke`)
+      expect(seenText).not.toContain(token)
+
+      const revoked = await form(there, `/scim-tokens/${stored!.id}/revoke`)
+      expect(revoked.headers.get("location")).toBe(`${two.authUrl}/sso/organizations/${org.id}?done=scimTokenRevoked`)
+      expect((await one.scim(token, org.connection.id, "GET", "/Users")).status).toBe(401)
+      expect((await two.scim(token, org.connection.id, "GET", "/Users")).status).toBe(401)
+    } finally {
+      await two.close()
+      await one.close()
+    }
   })
 })
 

@@ -36,12 +36,13 @@ export interface Tenant {
 
 /**
  * `dns`: the SSO extension's `dns` option (a real resolver, e.g. `{ servers }` of the local DNS
- * server fixture) instead of the in-memory table `published`.
+ * server fixture) instead of the in-memory table `published`. `peer`: a second instance of the
+ * same deployment — this one shares `peer`'s user adapter, organizations store and SSO store.
  */
-export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore; dns?: SsoOptions["dns"] } = {}) {
-  const adapter = MemoryAdapter()
-  const orgStore = memoryOrganizationStore()
-  const memory = options.backing ?? memorySsoStore()
+export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore; dns?: SsoOptions["dns"]; peer?: Pick<App, "adapter" | "orgStore" | "store"> } = {}) {
+  const adapter = options.peer?.adapter ?? MemoryAdapter()
+  const orgStore = options.peer?.orgStore ?? memoryOrganizationStore()
+  const memory = options.peer?.store ?? options.backing ?? memorySsoStore()
   /** The store the app is given (`options.store` may wrap it: a failing or slow backend); `store` is the data itself. */
   const store = memory
   const given = options.store ? options.store(memory) : memory
