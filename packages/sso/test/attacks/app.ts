@@ -39,7 +39,7 @@ export interface Tenant {
  * server fixture) instead of the in-memory table `published`. `peer`: a second instance of the
  * same deployment — this one shares `peer`'s user adapter, organizations store and SSO store.
  */
-export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore; dns?: SsoOptions["dns"]; peer?: Pick<App, "adapter" | "orgStore" | "store"> } = {}) {
+export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore; dns?: SsoOptions["dns"]; peer?: { adapter: ReturnType<typeof MemoryAdapter>; orgStore: ReturnType<typeof memoryOrganizationStore>; store: SsoStore } } = {}) {
   const adapter = options.peer?.adapter ?? MemoryAdapter()
   const orgStore = options.peer?.orgStore ?? memoryOrganizationStore()
   const memory = options.peer?.store ?? options.backing ?? memorySsoStore()
