@@ -26,6 +26,7 @@ import type { DomainChecker, SsoLocals } from "./locals.js"
 import { messages } from "./messages.js"
 import { ssoOperations, type SsoServer } from "./operations.js"
 import { manageRoutes } from "./routes/manage.js"
+import { pageRoutes } from "./routes/pages.js"
 import { scimRoutes } from "./routes/scim.js"
 import { connectionForEmail, signInRoutes } from "./routes/sign-in.js"
 import type { SsoStore } from "./store/types.js"
@@ -33,6 +34,7 @@ import type { SsoStore } from "./store/types.js"
 export type { Connection, Domain, OidcConnectionSettings, RoleRule, SamlConnectionSettings, ScimGroup, ScimToken, ScimUser, SsoStore } from "./store/types.js"
 export type { ConnectionInput, ConnectionView, DomainView, SsoServer } from "./operations.js"
 export type { DomainChecker, SsoLocals } from "./locals.js"
+export type { SettingsData, SettingsNotice } from "./pages.js"
 export { roleFor } from "./roles.js"
 export {
   createDomainVerifier,
@@ -103,7 +105,7 @@ export function sso(options: SsoOptions): SsoExtension {
       }
     },
     messages,
-    routes: [...signInRoutes, ...scimRoutes, ...manageRoutes],
+    routes: [...signInRoutes, ...scimRoutes, ...manageRoutes, ...pageRoutes],
     // Ended by SCIM deprovisioning (or a removal) — asked on every check of a session, one store read.
     session: { valid: async ({ session, locals }) => !(await locals.store.sessionEnded(session.key)) },
     async signInRoute({ email, locals, authUrl, t }) {

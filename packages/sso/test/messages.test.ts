@@ -34,7 +34,7 @@ describe.each(languages)("the %s catalog", (language) => {
 })
 
 describe("the keys the extension uses", () => {
-  const sources = ["index.ts", "routes/sign-in.ts"].map((f) => readFileSync(new URL(`../src/${f}`, import.meta.url), "utf8")).join("\n")
+  const sources = ["index.ts", "routes/sign-in.ts", "pages.ts", "routes/pages.ts"].map((f) => readFileSync(new URL(`../src/${f}`, import.meta.url), "utf8")).join("\n")
 
   it("are all in English: t(…) keys, and the codes page routes refuse with", () => {
     const keys = new Set([...sources.matchAll(/\bt\("([\w.-]+)"/g)].map((m) => m[1]!))
@@ -42,5 +42,12 @@ describe("the keys the extension uses", () => {
     expect(keys.size).toBeGreaterThan(0)
     expect(codes.length).toBeGreaterThan(1)
     expect([...keys, ...codes].filter((key) => !(key in english))).toEqual([])
+  })
+
+  it("have a sentence for every notice the settings page's forms redirect with (done.<key>)", () => {
+    const forms = readFileSync(new URL("../src/routes/pages.ts", import.meta.url), "utf8")
+    const done = [...forms.matchAll(/^\s*form\(.*, "(\w+)"\),$/gm)].map((m) => `done.${m[1]!}`)
+    expect(done.length).toBeGreaterThan(5)
+    expect(done.filter((key) => !(key in english))).toEqual([])
   })
 })

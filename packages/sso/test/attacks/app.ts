@@ -15,7 +15,7 @@ import { organizations } from "@portcullis/organizations"
 import { memoryOrganizationStore } from "@portcullis/organizations/memory"
 import { Browser, SECRET, captureLogger } from "../../../core/test/helpers.js"
 import { httpServer, type TestServer } from "../../../core/test/http-server.js"
-import { sso, verificationRecord } from "../../src/index.js"
+import { sso, verificationRecord, type SsoOptions } from "../../src/index.js"
 import type { DomainChecker } from "../../src/locals.js"
 import { memorySsoStore } from "../../src/memory.js"
 import { samlAcsUrl, samlEntityId } from "../../src/saml-connection.js"
@@ -34,10 +34,15 @@ export interface Tenant {
   domain: string
 }
 
-export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore } = {}) {
-  const adapter = MemoryAdapter()
-  const orgStore = memoryOrganizationStore()
-  const memory = options.backing ?? memorySsoStore()
+/**
+ * `dns`: the SSO extension's `dns` option (a real resolver, e.g. `{ servers }` of the local DNS
+ * server fixture) instead of the in-memory table `published`. `peer`: a second instance of the
+ * same deployment — this one shares `peer`'s user adapter, organizations store and SSO store.
+ */
+export async function assembledApp(options: { config?: Partial<AuthConfig>; store?: (store: SsoStore) => SsoStore; backing?: SsoStore; dns?: SsoOptions["dns"]; peer?: { adapter: ReturnType<typeof MemoryAdapter>; orgStore: ReturnType<typeof memoryOrganizationStore>; store: SsoStore } } = {}) {
+  const adapter = options.peer?.adapter ?? MemoryAdapter()
+  const orgStore = options.peer?.orgStore ?? memoryOrganizationStore()
+  const memory = options.peer?.store ?? options.backing ?? memorySsoStore()
   /** The store the app is given (`options.store` may wrap it: a failing or slow backend); `store` is the data itself. */
   const store = memory
   const given = options.store ? options.store(memory) : memory
@@ -74,7 +79,7 @@ export async function assembledApp(options: { config?: Partial<AuthConfig>; stor
         },
       }),
     ],
-    extensions: [organizations({ store: orgStore }), sso({ store: given, organizations: orgStore, dns })],
+    extensions: [organizations({ store: orgStore }), sso({ store: given, organizations: orgStore, dns: options.dns ?? dns })],
     events: { audit: (event) => void audit.push(event) },
     ...options.config,
   }
@@ -109,7 +114,7 @@ export async function assembledApp(options: { config?: Partial<AuthConfig>; stor
     const idp = testIdp(`https://idp.${name}.example`, wallClock)
     const connection: Connection = { ...samlConnection(`conn-${name}`, idp, o.saml), organizationId: id, ...o.connection }
     await store.createConnection(connection)
-    await store.claimDomain({ domain, organizationId: id, token: `portcullis-verification=${name}`, verifiedAt: null, requireSso: false, connectionId: null, createdAt: new Date() })
+    await store.claimDomain({ domain, organizationId: id, token: `${name}-verification-token`, verifiedAt: null, requireSso: false, connectionId: null, createdAt: new Date() })
     if (o.verified !== false) await store.verifyDomain(domain, id, new Date())
     if (o.requireSso) await store.updateDomain(domain, id, { requireSso: true })
     return { id, owner: { id: owner.id, email: owner.email }, idp, connection, domain, ...{ ownerPassword: owner.password } } as Tenant & { ownerPassword: string }
