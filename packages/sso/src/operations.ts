@@ -10,6 +10,7 @@ import { ExtensionRequestError, type ExtensionSession, type ExtensionTools } fro
 import { createVerificationToken, normalizeDomain, verificationRecord } from "./domains.js"
 import type { SsoLocals } from "./locals.js"
 import { oidcRedirectUri } from "./oidc.js"
+import { readCapped } from "./capped.js"
 import { fetchableHost } from "./outbound.js"
 import { assignableRole, checkRules } from "./roles.js"
 import { fetchIdpMetadata, generateSpKey, parseIdpMetadata } from "./saml/index.js"
@@ -130,25 +131,6 @@ export function domainView(domain: Domain): DomainView {
 
 /** A discovery document is a few kilobytes; an IdP streaming more is broken or hostile. */
 const DISCOVERY_MAX_BYTES = 256 * 1024
-
-/** The body as text, refused (thrown) past `max` bytes without reading the rest. */
-async function cappedText(response: Response, max: number): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ""
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      throw new Error(`The document is over ${max} bytes`)
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
-}
 
 const randomId = (bytes = 16) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url")
 
@@ -279,7 +261,7 @@ export function ssoOperations(tools: ExtensionTools, locals: SsoLocals) {
         const issuer = fetchedUrl(connection.oidc!.issuer, "oidc.issuer")
         const response = await locals.fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "manual", signal: AbortSignal.timeout(10_000) })
         if (!response.ok) return { ok: false, detail: `The IdP's discovery document answered ${response.status}` }
-        const document = JSON.parse(await cappedText(response, DISCOVERY_MAX_BYTES)) as { issuer?: unknown; authorization_endpoint?: unknown }
+        const document = JSON.parse((await readCapped(response.body, DISCOVERY_MAX_BYTES, () => new Error(`The discovery document is over ${DISCOVERY_MAX_BYTES} bytes`))).toString("utf8")) as { issuer?: unknown; authorization_endpoint?: unknown }
         if (document.issuer !== connection.oidc!.issuer) return { ok: false, detail: `The discovery document names the issuer ${String(document.issuer)}, not ${connection.oidc!.issuer}` }
         return { ok: true, detail: `OpenID provider ${connection.oidc!.issuer}: authorization at ${String(document.authorization_endpoint)}` }
       } catch (error) {

@@ -7,6 +7,7 @@
  */
 import { badRequest, ScimError, SCIM_CONTENT_TYPE, type ScimResponse } from "./errors.js"
 import { handleScimRequest, type ScimEndpointOptions, type ScimRequest } from "./handler.js"
+import { readCapped } from "../capped.js"
 
 /** Bodies above this are refused with 413 unless `maxBodyBytes` says otherwise: a group of 10,000 members fits. */
 const DEFAULT_MAX_BODY = 1024 * 1024
@@ -74,21 +75,9 @@ async function readBody(request: Request, limit: number): Promise<unknown> {
   if (request.method === "GET" || request.method === "DELETE" || !request.body) return undefined
   const declared = Number(request.headers.get("content-length") ?? "0")
   if (declared > limit) throw new ScimError(413, "The request body is too large")
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel()
-      throw new ScimError(413, "The request body is too large")
-    }
-    chunks.push(value)
-  }
-  if (size === 0) return undefined
-  const text = Buffer.concat(chunks).toString("utf8")
+  const bytes = await readCapped(request.body, limit, () => new ScimError(413, "The request body is too large"))
+  if (bytes.length === 0) return undefined
+  const text = bytes.toString("utf8")
   try {
     return JSON.parse(text)
   } catch {
