@@ -133,6 +133,17 @@ describe("a section that fails", () => {
     expect((await sectionsOf(browser)).sections.map((s) => s.id)).toEqual(["flaky", "steady"])
   })
 
+  it("is answered unavailable when it never answers (not only through its store), the others shown", async () => {
+    const hung = sectioned("hung", { answer: () => new Promise<never>(() => {}) })
+    const steady = sectioned("steady")
+    const { browser, log } = setup([hung.extension, steady.extension, center], { adapterTimeout: 100 })
+    await browser.signIn()
+    const { status, sections } = await sectionsOf(browser)
+    expect(status).toBe(200)
+    expect(sections).toEqual([{ id: "hung", unavailable: true }, expect.objectContaining({ id: "steady", heading: "steady heading" })])
+    expect(log.lines.some((l) => l.includes("The hung extension's accountSection did not answer within 200 ms"))).toBe(true)
+  })
+
   it("logs a bug in it with its stack, and shows the rest", async () => {
     const broken = sectioned("broken", { answer: async () => { throw new RangeError("the extension's own bug") } })
     const steady = sectioned("steady")

@@ -30,7 +30,8 @@ async function sectionOf(ctx: RequestContext, resolved: ResolvedExtension, csrfT
   const session = await tools.session()
   if (!session) return undefined
   try {
-    const shown = await resolved.extension.accountSection!({ session, locals: resolved.locals, t: tools.t, locale: tools.locale, authUrl: tools.authUrl, csrfToken })
+    const asked = Promise.resolve().then(() => resolved.extension.accountSection!({ session, locals: resolved.locals, t: tools.t, locale: tools.locale, authUrl: tools.authUrl, csrfToken }))
+    const shown = await bounded(asked, 2 * ctx.config.adapterTimeout, id)
     if (shown === undefined) return undefined
     // Checked here, so a section built from a string (unescaped) is the extension's bug, named in the log.
     if (typeof shown?.heading !== "string" || !shown.heading || !(shown.body instanceof SafeHtml)) {
@@ -42,4 +43,17 @@ async function sectionOf(ctx: RequestContext, resolved: ResolvedExtension, csrfT
     report(ctx.config, asOutage(error))
     return { id, unavailable: true }
   }
+}
+
+/**
+ * `answer`, or a failure once `ms` passed (`0`: unbounded, as `adapterTimeout: false`). A
+ * wrapped store's calls are bounded already; this bounds the rest (a fetch without a
+ * timeout), so a section that never answers costs its place, not the page. Two store calls'
+ * bound: room for a section that reads twice.
+ */
+function bounded<T>(answer: Promise<T>, ms: number, id: string): Promise<T> {
+  if (!ms) return answer
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`The ${id} extension's accountSection did not answer within ${ms} ms`)), ms)))
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
 }

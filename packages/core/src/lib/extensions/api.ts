@@ -315,8 +315,9 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    * own sections): a heading and a body whose forms post to this extension's own routes
    * (core checks the origin and the CSRF token there; put `csrfToken()` in a hidden
    * `csrfToken` field). Asked only while signed in, with the session as this extension sees
-   * it; `undefined` for none. A failure of it (its store down) is logged and the section
-   * shown as unavailable: it never costs the account page.
+   * it; `undefined` for none. A failure of it (its store down, no answer within twice
+   * `adapterTimeout`) is logged and the section shown as unavailable: it never costs the
+   * account page.
    *
    * @example
    * ```ts
