@@ -7,56 +7,8 @@
  */
 import { describe, expect, it } from "vitest"
 import { account } from "@portcullis/account"
-import { defineExtension, ExtensionRequestError, html } from "@portcullis/core/extension"
+import { grantsExtension } from "./fixtures/grants.js"
 import { testbed, type Actor } from "./support.js"
-
-/** A stand-in for the OpenID Provider: apps each user allowed, revocable from the account page. */
-function grantsExtension() {
-  const state = { down: false }
-  // The extension's store, one per call of this function (a test's own); the test seeds it as the OP would at consent.
-  const byUser = new Map<string, Set<string>>()
-  const grant = (userId: string, client: string) => void byUser.set(userId, (byUser.get(userId) ?? new Set()).add(client))
-  const raw = {
-    async list(userId: string) {
-      if (state.down) throw new Error("connect ECONNREFUSED 10.0.0.8:5432 grants table")
-      return [...(byUser.get(userId) ?? [])].sort()
-    },
-    async revoke(userId: string, client: string) {
-      if (state.down) throw new Error("connect ECONNREFUSED 10.0.0.8:5432 grants table")
-      return byUser.get(userId)?.delete(client) ?? false
-    },
-  }
-  const extension = defineExtension({
-    id: "grants",
-    setup: (host) => ({ store: host.wrapStore("grants", raw) }),
-    messages: {
-      en: { heading: "Apps you allowed", none: "No apps.", revoke: "Revoke {client}" },
-      de: { heading: "Erlaubte Apps", none: "Keine Apps.", revoke: "{client} widerrufen" },
-    },
-    routes: [
-      {
-        method: "POST",
-        path: "revoke/:client",
-        async handler(req) {
-          const session = await req.requireSession()
-          if (!(await req.locals.store.revoke(session.userId, req.params.client!))) throw new ExtensionRequestError("not-found", "No such grant", 404)
-          return { redirect: `${req.authUrl}/account#ext-grants` }
-        },
-      },
-    ],
-    async accountSection({ session, locals, t, authUrl, csrfToken }) {
-      const clients = await locals.store.list(session.userId)
-      const token = await csrfToken()
-      return {
-        heading: t("heading"),
-        body: clients.length
-          ? html`<ul>${clients.map((c) => html`<li>${c}<form method="post" action="${`${authUrl}/grants/revoke/${encodeURIComponent(c)}`}"><input type="hidden" name="csrfToken" value="${token}"><button type="submit">${t("revoke", { client: c })}</button></form></li>`)}</ul>`
-          : html`<p>${t("none")}</p>`,
-      }
-    },
-  })
-  return { extension, state, grant, granted: (userId: string) => [...(byUser.get(userId) ?? [])].sort() }
-}
 
 function setup() {
   const grants = grantsExtension()
