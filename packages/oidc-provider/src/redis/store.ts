@@ -44,6 +44,11 @@ function unpack<T>(json: string): T {
 
 /** A TTL for `expires`: at least 1 ms, since Redis refuses 0 and a past instant is due now. */
 const ttlUntil = (expires: Date) => Math.max(1, expires.getTime() - Date.now())
+/**
+ * Whether a record is already past its end: then it is not written at all, since even a 1 ms
+ * TTL would let a step running within that millisecond find it.
+ */
+const over = (expires: Date) => expires.getTime() <= Date.now()
 const ms = (date: Date | undefined) => (date === undefined ? "" : String(date.getTime()))
 const dateOr = (value: string | undefined) => (value ? new Date(Number(value)) : undefined)
 const byCreated = <T extends { createdAt: Date }>(a: T, b: T) => a.createdAt.getTime() - b.createdAt.getTime()
@@ -106,6 +111,7 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
     },
 
     async createGrant(grant) {
+      if (over(grant.expiresAt)) return
       await run(client, CREATE_GRANT, [k.grant(grant.id), k.userGrants(grant.userId ?? ""), k.sessionGrants(grant.sessionKey ?? "")], [
         pack(grant), grant.clientId, grant.userId ?? "", grant.sessionKey ?? "", ttlUntil(grant.expiresAt),
       ])
@@ -131,6 +137,7 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
     },
 
     async saveCode(code) {
+      if (over(code.expiresAt)) return
       const key = k.code(code.codeHash)
       await client.multi().hset(key, { json: pack(code), grantKey: k.grant(code.grantId), used: "0" }).pexpire(key, ttlUntil(code.expiresAt)).exec()
         .then(failed)
@@ -145,6 +152,7 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
     },
 
     async saveRefreshToken(token) {
+      if (over(token.expiresAt)) return
       const key = k.refreshToken(token.tokenHash)
       await client.multi().hset(key, { json: pack(token), grantKey: k.grant(token.grantId), rotated: "0" }).pexpire(key, ttlUntil(token.expiresAt)).exec()
         .then(failed)
@@ -165,7 +173,7 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
 
     async revokeAccessToken(jti, expiresAt) {
       // A token already past its expiry cannot be presented: nothing to remember.
-      if (expiresAt.getTime() <= Date.now()) return
+      if (over(expiresAt)) return
       await client.set(k.revokedAccessToken(jti), "1", "PX", ttlUntil(expiresAt))
     },
     async accessTokenRevoked(jti) {
@@ -196,6 +204,7 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
     },
 
     async createDevice(device) {
+      if (over(device.expiresAt)) return
       const { deviceCodeHash, userCode, clientId, scope, resources } = device
       await run(client, CREATE_DEVICE, [k.device(deviceCodeHash), k.userCode(userCode)], [
         JSON.stringify({ deviceCodeHash, userCode, clientId, scope, resources }),
@@ -221,6 +230,8 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
     },
 
     async putInteraction(id, value, expiresAt) {
+      // Parked again with an end already past: what was parked under the id ends now.
+      if (over(expiresAt)) return void (await client.del(k.interaction(id)))
       await client.set(k.interaction(id), value, "PX", ttlUntil(expiresAt))
     },
     async takeInteraction(id) {
