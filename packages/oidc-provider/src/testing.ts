@@ -73,7 +73,17 @@ export function makeClient(overrides: Partial<OAuthClient> = {}): OAuthClient {
   }
 }
 
-/** An active grant of a fresh user for a fresh client unless `overrides` says otherwise. */
+/**
+ * An active grant of a fresh user for a fresh client unless `overrides` says otherwise; the
+ * other `make*` helpers build records under a grant the same way.
+ *
+ * @example
+ * ```ts
+ * const grant = makeGrant({ userId: "u1" })
+ * await store.createGrant(grant)
+ * await store.saveCode(makeCode(grant))
+ * ```
+ */
 export function makeGrant(overrides: Partial<Grant> = {}): Grant {
   return {
     id: randomUUID(),
@@ -489,6 +499,16 @@ export function oidcProviderStoreConformance(name: string, makeStore: () => Prom
         expect(await eventually(() => store().findDeviceByUserCode(short.userCode), (d) => d === null)).toBeNull()
         expect(await store().decideDevice(device.userCode, { status: "denied" })).toBe(true)
         expect(await store().findDeviceByUserCode(device.userCode)).toBeNull()
+      })
+
+      it("lets a new request take the user code of an expired one", async () => {
+        const old = makeDevice({ expiresAt: later(SHORT_MS) })
+        await store().createDevice(old)
+        await eventually(() => store().findDeviceByUserCode(old.userCode), (d) => d === null)
+        const fresh = makeDevice({ userCode: old.userCode })
+        await store().createDevice(fresh)
+        expect(await store().findDeviceByUserCode(old.userCode)).toEqual(fresh)
+        expect(await store().pollDevice(old.deviceCodeHash, new Date())).toEqual({ status: "missing" })
       })
 
       it("decides a request once; not an expired or unknown one", async () => {

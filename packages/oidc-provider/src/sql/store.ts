@@ -340,6 +340,8 @@ export function sqlOidcProviderStore(db: Kysely<any>, options: SqlOidcProviderSt
     },
 
     async createDevice(device) {
+      // An expired request may still hold the user code (until a sweep): it gives the code up.
+      await db.deleteFrom(t.devices).where("user_code", "=", device.userCode).where("expires_at", "<=", new Date()).execute()
       await db.insertInto(t.devices).values({
         device_code_hash: device.deviceCodeHash,
         user_code: device.userCode,
