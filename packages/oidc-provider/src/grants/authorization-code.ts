@@ -6,7 +6,7 @@
  */
 import { OAuthError } from "../errors.js"
 import { sha256B64, sha256Hex } from "../random.js"
-import type { GrantHandler } from "./index.js"
+import type { GrantHandler } from "./types.js"
 import { refreshAllowed, tokenResponse } from "./issue.js"
 
 export const authorizationCode: GrantHandler = async ({ req, locals, client, body, issuer }) => {

@@ -3,10 +3,10 @@
  * token only (no ID token, no refresh token), under a grant of its own so it can be revoked.
  * @module
  */
-import { resourcesOf } from "../routes/authorize.js"
+import { resourcesOf } from "../resources.js"
 import { OAuthError } from "../errors.js"
 import { randomToken } from "../random.js"
-import type { GrantHandler } from "./index.js"
+import type { GrantHandler } from "./types.js"
 import { tokenResponse } from "./issue.js"
 
 export const clientCredentials: GrantHandler = async ({ locals, client, body, issuer }) => {
@@ -17,12 +17,7 @@ export const clientCredentials: GrantHandler = async ({ locals, client, body, is
   const userScopes = new Set(["openid", "profile", "email", "offline_access", "organization"])
   const asked = [...new Set((body.scope ?? "").split(" ").filter(Boolean))]
   for (const s of asked) if (!allowed.has(s) || userScopes.has(s)) throw new OAuthError("invalid_scope", `scope ${s} is not allowed for this client`)
-  let resources: string[]
-  try {
-    resources = resourcesOf(body.resource !== undefined ? [body.resource] : [], client, locals)
-  } catch {
-    throw new OAuthError("invalid_target", "resource is not allowed for this client")
-  }
+  const resources = resourcesOf(body.resource !== undefined ? [body.resource] : [], client, locals)
   const now = Date.now()
   const grantId = randomToken(16)
   await locals.store.createGrant({ id: grantId, clientId: client.clientId, scope: asked.join(" "), resources, createdAt: new Date(now), expiresAt: new Date(now + locals.options.ttl.accessToken * 1000) })

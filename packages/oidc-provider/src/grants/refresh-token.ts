@@ -5,10 +5,10 @@
  * `resource` may narrow the audience to one of the grant's resources.
  * @module
  */
-import { resourcesOf } from "../routes/authorize.js"
+import { resourcesOf } from "../resources.js"
 import { OAuthError } from "../errors.js"
 import { randomToken, sha256Hex } from "../random.js"
-import type { GrantHandler } from "./index.js"
+import type { GrantHandler } from "./types.js"
 import { tokenResponse } from "./issue.js"
 
 export const refreshToken: GrantHandler = async ({ req, locals, client, body, issuer }) => {
@@ -48,11 +48,7 @@ export const refreshToken: GrantHandler = async ({ req, locals, client, body, is
   if (previous.clientId !== client.clientId) throw new OAuthError("invalid_grant", "The refresh token was issued to another client")
   let resources = previous.resources
   if (body.resource !== undefined) {
-    try {
-      resources = resourcesOf([body.resource], client, locals)
-    } catch {
-      throw new OAuthError("invalid_target", "resource is not allowed for this client")
-    }
+    resources = resourcesOf([body.resource], client, locals)
     if (!previous.resources.includes(body.resource)) throw new OAuthError("invalid_target", "resource was not granted")
   }
   return tokenResponse({

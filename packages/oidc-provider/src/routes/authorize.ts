@@ -12,19 +12,11 @@ import { allowsGrant, findClient, redirectUriAllowed, type Client } from "../cli
 import { readInteraction, saveInteraction, takeInteraction, type Interaction } from "../interaction.js"
 import { issuerOf, routesBase, type Locals } from "../locals.js"
 import { consentPage, errorPage } from "../pages.js"
+import { OAuthError } from "../errors.js"
+import { resourcesOf } from "../resources.js"
 import { randomToken, sha256Hex } from "../random.js"
 
 type Req = ExtensionRequest<Locals>
-
-/** A refusal sent back to the client's (checked) redirect URI. */
-class RedirectError extends Error {
-  constructor(
-    readonly code: string,
-    readonly description: string,
-  ) {
-    super(description)
-  }
-}
 
 /** `uri` with `params` added to its query (its own query kept, RFC 6749 §3.1.2). */
 export function withParams(uri: string, params: Record<string, string | undefined>): string {
@@ -52,25 +44,11 @@ function scopesOf(asked: string | undefined, client: Client, locals: Locals): st
   const allowed = new Set(client.scope.split(" ").filter(Boolean))
   if (asked === undefined || !asked.trim()) {
     if (allowed.has("openid")) return ["openid"]
-    throw new RedirectError("invalid_scope", "scope is required")
+    throw new OAuthError("invalid_scope", "scope is required")
   }
   const scopes = [...new Set(asked.split(" ").filter(Boolean))]
-  for (const s of scopes) if (!locals.options.scopes.includes(s) || !allowed.has(s)) throw new RedirectError("invalid_scope", `scope ${s} is not allowed for this client`)
+  for (const s of scopes) if (!locals.options.scopes.includes(s) || !allowed.has(s)) throw new OAuthError("invalid_scope", `scope ${s} is not allowed for this client`)
   return scopes
-}
-
-/** The RFC 8707 resources asked, each allowed for the client. */
-export function resourcesOf(asked: string[], client: Client, locals: Locals): string[] {
-  const allowed = client.resources ?? locals.options.resources
-  for (const r of asked) {
-    let url: URL | undefined
-    try {
-      url = new URL(r)
-    } catch {}
-    if (!url || url.hash) throw new RedirectError("invalid_target", "resource must be an absolute URI without a fragment")
-    if (!allowed.includes(r)) throw new RedirectError("invalid_target", `resource ${r} is not allowed for this client`)
-  }
-  return [...new Set(asked)]
 }
 
 /** GET or POST `authorize`. */
@@ -92,36 +70,36 @@ export async function authorize(req: Req): Promise<ExtensionResponse> {
     if (req.method !== "GET") return { redirect: `${routesBase(req)}/authorize/resume?id=${encodeURIComponent(id)}` }
     return await resume(req, id, interaction, client)
   } catch (error) {
-    if (error instanceof RedirectError) return errorRedirect(req, redirectUri, state, error.code, error.description)
+    if (error instanceof OAuthError) return errorRedirect(req, redirectUri, state, error.code, error.description)
     throw error
   }
 }
 
 function checkRequest(params: ReturnType<typeof parametersOf>, client: Client, redirectUri: string, locals: Locals): Interaction {
-  if (params.get("request") !== undefined) throw new RedirectError("request_not_supported", "Request objects are not supported")
-  if (params.get("request_uri") !== undefined) throw new RedirectError("request_uri_not_supported", "request_uri is not supported")
+  if (params.get("request") !== undefined) throw new OAuthError("request_not_supported", "Request objects are not supported")
+  if (params.get("request_uri") !== undefined) throw new OAuthError("request_uri_not_supported", "request_uri is not supported")
   const responseType = params.get("response_type")
-  if (responseType !== "code") throw new RedirectError("unsupported_response_type", "Only response_type=code is supported")
+  if (responseType !== "code") throw new OAuthError("unsupported_response_type", "Only response_type=code is supported")
   const mode = params.get("response_mode")
-  if (mode !== undefined && mode !== "query") throw new RedirectError("invalid_request", "Only response_mode=query is supported")
-  if (!allowsGrant(client, "authorization_code")) throw new RedirectError("unauthorized_client", "This client may not use the authorization code grant")
+  if (mode !== undefined && mode !== "query") throw new OAuthError("invalid_request", "Only response_mode=query is supported")
+  if (!allowsGrant(client, "authorization_code")) throw new OAuthError("unauthorized_client", "This client may not use the authorization code grant")
   const scopes = scopesOf(params.get("scope"), client, locals)
   const challenge = params.get("code_challenge")
   const method = params.get("code_challenge_method")
   if (challenge !== undefined) {
     // `plain` would let whoever sees the authorization request redeem the code.
-    if (method !== "S256") throw new RedirectError("invalid_request", "code_challenge_method must be S256")
-    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new RedirectError("invalid_request", "code_challenge must be a base64url SHA-256 (43 characters)")
+    if (method !== "S256") throw new OAuthError("invalid_request", "code_challenge_method must be S256")
+    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new OAuthError("invalid_request", "code_challenge must be a base64url SHA-256 (43 characters)")
   } else {
-    if (method !== undefined) throw new RedirectError("invalid_request", "code_challenge_method without code_challenge")
-    if (client.tokenEndpointAuthMethod === "none") throw new RedirectError("invalid_request", "PKCE (code_challenge with S256) is required for public clients")
+    if (method !== undefined) throw new OAuthError("invalid_request", "code_challenge_method without code_challenge")
+    if (client.tokenEndpointAuthMethod === "none") throw new OAuthError("invalid_request", "PKCE (code_challenge with S256) is required for public clients")
   }
   const prompt = [...new Set((params.get("prompt") ?? "").split(" ").filter(Boolean))]
-  if (prompt.includes("none") && prompt.length > 1) throw new RedirectError("invalid_request", "prompt=none cannot be combined with other values")
+  if (prompt.includes("none") && prompt.length > 1) throw new OAuthError("invalid_request", "prompt=none cannot be combined with other values")
   let maxAge: number | undefined
   const rawMaxAge = params.get("max_age")
   if (rawMaxAge !== undefined) {
-    if (!/^\d{1,9}$/.test(rawMaxAge)) throw new RedirectError("invalid_request", "max_age must be a whole number of seconds")
+    if (!/^\d{1,9}$/.test(rawMaxAge)) throw new OAuthError("invalid_request", "max_age must be a whole number of seconds")
     maxAge = Number(rawMaxAge)
   }
   const resources = resourcesOf(params.all("resource"), client, locals)
@@ -129,7 +107,7 @@ function checkRequest(params: ReturnType<typeof parametersOf>, client: Client, r
   const state = params.get("state")
   const loginHint = params.get("login_hint")
   for (const [name, value] of [["state", state], ["nonce", nonce], ["login_hint", loginHint]] as const) {
-    if (value !== undefined && value.length > 512) throw new RedirectError("invalid_request", `${name} is too long`)
+    if (value !== undefined && value.length > 512) throw new OAuthError("invalid_request", `${name} is too long`)
   }
   return {
     clientId: client.clientId,
