@@ -172,7 +172,7 @@ async function sha256HexOf(value: string): Promise<string> {
 function staticClient(c: StaticClientOptions, index: number, scopes: string[], resources: string[], algs: SigningAlg[]): OAuthClient & { idTokenAlg?: SigningAlg; plainSecret?: string } {
   if (!c || typeof c !== "object") return fail(`clients[${index}] must be an object`)
   const name = typeof c.clientId === "string" && c.clientId ? `client "${c.clientId}"` : fail(`clients[${index}].clientId is required`)
-  if (!/^[\x21-\x7e]{1,200}$/.test(c.clientId)) fail(`${name}: clientId must be printable ASCII without spaces`)
+  if (!/^[\x20-\x7e]{1,200}$/.test(c.clientId)) fail(`${name}: clientId must be printable ASCII (RFC 6749 VSCHAR), at most 200 characters`)
   if (c.clientSecret !== undefined && (typeof c.clientSecret !== "string" || c.clientSecret.length < 32)) fail(`${name}: clientSecret must be at least 32 characters (a high-entropy random value)`)
   if (c.clientSecretHash !== undefined && !/^[0-9a-f]{64}$/.test(c.clientSecretHash)) fail(`${name}: clientSecretHash must be a SHA-256 hex digest`)
   if (c.clientSecret && c.clientSecretHash) fail(`${name}: give clientSecret or clientSecretHash, not both`)
