@@ -47,6 +47,7 @@ export interface KeyRingOptions {
 export class KeyRing {
   #loaded: Loaded | undefined
   #loading: Promise<Loaded> | undefined
+  #forcedAt = 0
   constructor(readonly options: KeyRingOptions) {}
 
   /** The key that signs with `alg` now. */
@@ -65,7 +66,10 @@ export class KeyRing {
   async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey } | null> {
     let loaded = await this.#current()
     let found = loaded.publicKeys.get(kid)
-    if (!found && Date.now() - loaded.at > 1000) {
+    // A kid we do not know may be a key another instance just added: read the store again,
+    // at most once a second (made-up kids cannot turn every request into a store read).
+    if (!found && Date.now() - this.#forcedAt > 1000) {
+      this.#forcedAt = Date.now()
       loaded = await this.#current(true)
       found = loaded.publicKeys.get(kid)
     }
