@@ -7,6 +7,7 @@
 
 const en = {
   "error.title": "Sign in to an app",
+  "error.invalid-request": "This app sent a malformed sign-in request. Go back to the app and try again; if it happens again, tell the app's developer.",
   "error.unknown-client": "This app is not known here. Go back to the app and try again; if it happens again, tell the app's developer.",
   "error.invalid-redirect-uri": "This app asked to return to an address it did not register. For your safety you were not sent there; tell the app's developer.",
   "error.interaction-expired": "This sign-in request expired or was already used. Go back to the app and start again.",
@@ -43,6 +44,7 @@ export type OidcMessages = Record<keyof typeof en, string>
 
 const de: OidcMessages = {
   "error.title": "Bei einer App anmelden",
+  "error.invalid-request": "Diese App hat eine fehlerhafte Anmeldeanfrage gesendet. Gehen Sie zurück zur App und versuchen Sie es erneut; wenn es wieder passiert, informieren Sie den Entwickler der App.",
   "error.unknown-client": "Diese App ist hier nicht bekannt. Gehen Sie zurück zur App und versuchen Sie es erneut; wenn es wieder passiert, informieren Sie den Entwickler der App.",
   "error.invalid-redirect-uri": "Diese App wollte zu einer Adresse zurückkehren, die sie nicht registriert hat. Zu Ihrer Sicherheit wurden Sie nicht dorthin geleitet; informieren Sie den Entwickler der App.",
   "error.interaction-expired": "Diese Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Gehen Sie zurück zur App und beginnen Sie erneut.",
@@ -76,6 +78,7 @@ const de: OidcMessages = {
 
 const fr: OidcMessages = {
   "error.title": "Se connecter à une application",
+  "error.invalid-request": "Cette application a envoyé une demande de connexion mal formée. Revenez à l’application et réessayez ; si cela se reproduit, prévenez son développeur.",
   "error.unknown-client": "Cette application n’est pas connue ici. Revenez à l’application et réessayez ; si cela se reproduit, prévenez son développeur.",
   "error.invalid-redirect-uri": "Cette application a demandé à revenir vers une adresse qu’elle n’a pas enregistrée. Pour votre sécurité, vous n’y avez pas été envoyé ; prévenez son développeur.",
   "error.interaction-expired": "Cette demande de connexion a expiré ou a déjà été utilisée. Revenez à l’application et recommencez.",
@@ -109,6 +112,7 @@ const fr: OidcMessages = {
 
 const es: OidcMessages = {
   "error.title": "Iniciar sesión en una aplicación",
+  "error.invalid-request": "Esta aplicación envió una solicitud de inicio de sesión mal formada. Vuelve a la aplicación e inténtalo de nuevo; si vuelve a ocurrir, avisa a su desarrollador.",
   "error.unknown-client": "Esta aplicación no se conoce aquí. Vuelve a la aplicación e inténtalo de nuevo; si vuelve a ocurrir, avisa a su desarrollador.",
   "error.invalid-redirect-uri": "Esta aplicación pidió volver a una dirección que no registró. Por tu seguridad no se te envió allí; avisa a su desarrollador.",
   "error.interaction-expired": "Esta solicitud de inicio de sesión caducó o ya se usó. Vuelve a la aplicación y empieza de nuevo.",
@@ -142,6 +146,7 @@ const es: OidcMessages = {
 
 const pt: OidcMessages = {
   "error.title": "Entrar em um aplicativo",
+  "error.invalid-request": "Este aplicativo enviou um pedido de entrada malformado. Volte ao aplicativo e tente novamente; se acontecer de novo, avise o desenvolvedor.",
   "error.unknown-client": "Este aplicativo não é conhecido aqui. Volte ao aplicativo e tente novamente; se acontecer de novo, avise o desenvolvedor.",
   "error.invalid-redirect-uri": "Este aplicativo pediu para voltar a um endereço que não registrou. Para sua segurança, você não foi enviado para lá; avise o desenvolvedor.",
   "error.interaction-expired": "Este pedido de entrada expirou ou já foi usado. Volte ao aplicativo e comece de novo.",
@@ -175,6 +180,7 @@ const pt: OidcMessages = {
 
 const ja: OidcMessages = {
   "error.title": "アプリにサインイン",
+  "error.invalid-request": "このアプリは不正な形式のサインイン要求を送信しました。アプリに戻ってもう一度お試しください。再び起きる場合はアプリの開発者にお知らせください。",
   "error.unknown-client": "このアプリはここでは登録されていません。アプリに戻ってもう一度お試しください。再び起きる場合はアプリの開発者にお知らせください。",
   "error.invalid-redirect-uri": "このアプリは登録されていないアドレスへの戻りを求めました。安全のため移動していません。アプリの開発者にお知らせください。",
   "error.interaction-expired": "このサインイン要求は期限切れか、すでに使用されています。アプリに戻ってやり直してください。",
@@ -208,6 +214,7 @@ const ja: OidcMessages = {
 
 const zh: OidcMessages = {
   "error.title": "登录应用",
+  "error.invalid-request": "该应用发送了格式错误的登录请求。请返回应用重试；如果再次出现，请告知应用的开发者。",
   "error.unknown-client": "此处不认识该应用。请返回应用重试；如果再次出现，请告知应用的开发者。",
   "error.invalid-redirect-uri": "该应用要求返回到一个未登记的地址。为了您的安全，没有将您跳转过去；请告知应用的开发者。",
   "error.interaction-expired": "此登录请求已过期或已被使用。请返回应用重新开始。",
@@ -241,6 +248,7 @@ const zh: OidcMessages = {
 
 const ar: OidcMessages = {
   "error.title": "تسجيل الدخول إلى تطبيق",
+  "error.invalid-request": "أرسل هذا التطبيق طلب تسجيل دخول غير صالح الصياغة. ارجع إلى التطبيق وحاول مرة أخرى؛ وإن تكرر ذلك فأبلغ مطوّر التطبيق.",
   "error.unknown-client": "هذا التطبيق غير معروف هنا. ارجع إلى التطبيق وحاول مرة أخرى؛ وإن تكرر ذلك فأبلغ مطوّر التطبيق.",
   "error.invalid-redirect-uri": "طلب هذا التطبيق العودة إلى عنوان لم يسجّله. حفاظًا على أمانك لم يتم توجيهك إليه؛ أبلغ مطوّر التطبيق.",
   "error.interaction-expired": "انتهت صلاحية طلب تسجيل الدخول هذا أو استُخدم من قبل. ارجع إلى التطبيق وابدأ من جديد.",

@@ -186,3 +186,24 @@ describe("authorize by POST", () => {
     expect(new URL(done.headers.get("location")!).searchParams.get("state")).toBe("p")
   })
 })
+
+describe("authorize: each parameter once", () => {
+  it("shows an error page for a repeated redirect_uri or client_id, never a redirect", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    for (const extra of [{ redirect_uri: [RP, "https://evil.example/cb"] }, { client_id: ["web", "first"] }, { state: ["a", "b"] }]) {
+      const response = await ada.browser.request(authorizeUrl(extra))
+      expect(response.status).toBe(400)
+      expect(response.headers.get("location")).toBeNull()
+    }
+  })
+
+  it("accepts several resource parameters (RFC 8707) and audiences the token to all", async () => {
+    const bed = testbed({ provider: { resources: ["https://api.example/mcp", "https://api.example/files"], clients: [{ clientId: "web", clientSecret: "web-client-secret-with-plenty-of-entropy-0123456789", redirectUris: [RP], firstParty: true }] } })
+    const ada = await bed.person("ada")
+    const { code } = await codeFor(ada, { resource: ["https://api.example/mcp", "https://api.example/files"] })
+    const answer = await bed.call("/auth/oidc/token", { form: { grant_type: "authorization_code", code, redirect_uri: RP }, headers: { authorization: `Basic ${Buffer.from("web:web-client-secret-with-plenty-of-entropy-0123456789").toString("base64")}` } })
+    const payload = JSON.parse(Buffer.from(answer.body.access_token.split(".")[1], "base64url").toString())
+    expect(payload.aud).toEqual(["https://api.example/mcp", "https://api.example/files"])
+  })
+})

@@ -39,6 +39,16 @@ function parametersOf(req: Req): { get(name: string): string | undefined; all(na
   return { get: str, all: (n) => (Array.isArray(req.body[n]) ? (req.body[n] as unknown[]).filter((v): v is string => typeof v === "string") : str(n) !== undefined ? [str(n)!] : []) }
 }
 
+function repeated(req: Req): boolean {
+  if (req.method !== "GET") return Object.entries(req.body).some(([name, value]) => name !== "resource" && typeof value !== "string")
+  const seen = new Set<string>()
+  for (const name of req.url.searchParams.keys()) {
+    if (name !== "resource" && seen.has(name)) return true
+    seen.add(name)
+  }
+  return false
+}
+
 /** The scopes asked, checked against the configuration and the client: anything else is `invalid_scope` (never silently dropped). */
 function scopesOf(asked: string | undefined, client: Client, locals: Locals): string[] {
   const allowed = new Set(client.scope.split(" ").filter(Boolean))
@@ -55,6 +65,9 @@ function scopesOf(asked: string | undefined, client: Client, locals: Locals): st
 export async function authorize(req: Req): Promise<ExtensionResponse> {
   const { locals } = req
   const params = parametersOf(req)
+  // Each parameter once (RFC 6749 §3.1), `resource` excepted (RFC 8707): two `redirect_uri`s
+  // read differently by two checks are how redirect tricks start.
+  if (repeated(req)) return errorPage(req, "invalid-request")
   const client = await findClient(locals.clients, locals.store, params.get("client_id") ?? "")
   if (!client) return errorPage(req, "unknown-client")
   const redirectUri = params.get("redirect_uri")
