@@ -173,3 +173,20 @@ describe("configuration", () => {
     expect(JSON.stringify(forged.body)).not.toContain("evil.example/auth/oidc")
   })
 })
+
+describe("audiences", () => {
+  it("a token asked for a resource is refused at userinfo (a resource server cannot replay it there)", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const tokens = await tokensFor(bed, ada, { resource: "https://api.example/mcp" })
+    const answer = await bed.call("/auth/oidc/userinfo", { headers: bearer(tokens.access_token) })
+    expect(answer.status).toBe(401)
+    expect(answer.body.error).toBe("invalid_token")
+  })
+
+  it("the token endpoint takes form bodies only", async () => {
+    const bed = testbed()
+    const response = await bed.call("/auth/oidc/token", { headers: { ...basic("service", SECRET_WEB), "content-type": "application/json" }, method: "POST" })
+    expect(response.body.error).toBe("invalid_request")
+  })
+})

@@ -11,6 +11,8 @@ import { issuerOf, routesBase, type Locals } from "../locals.js"
 
 /** The form's parameters as strings; a repeated parameter is `invalid_request` (RFC 6749 §3.2). */
 export function formOf(req: ExtensionRequest<Locals>): Record<string, string | undefined> {
+  // RFC 6749 §3.2: the parameters come form-encoded (core would parse a JSON body too).
+  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers.get("content-type") ?? "")) throw new OAuthError("invalid_request", "The body must be application/x-www-form-urlencoded")
   const out: Record<string, string | undefined> = {}
   for (const [name, value] of Object.entries(req.body)) {
     if (typeof value === "string") out[name] = value

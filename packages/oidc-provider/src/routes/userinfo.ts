@@ -38,6 +38,10 @@ export async function userinfo(req: ExtensionRequest<Locals>): Promise<Extension
     const issuer = issuerOf(locals, req)
     const claims = await liveAccessToken(locals, issuer, bearerOf(req))
     if (!claims) throw invalidToken("The access token is invalid, expired or revoked")
+    // A token asked for a resource (RFC 8707) is that resource's alone: the resource server
+    // holding it cannot replay it here. Userinfo takes tokens whose audience is the provider.
+    const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
+    if (!audience.includes(issuer) && !(locals.options.defaultAudience && audience.includes(locals.options.defaultAudience))) throw invalidToken("The access token was issued for another audience")
     const scopes = claims.scope.split(" ")
     // A client_credentials token never has openid: it is about no user.
     if (!scopes.includes("openid")) throw new OAuthError("insufficient_scope", "The token was not granted openid", 403, 'Bearer error="insufficient_scope", scope="openid"')
