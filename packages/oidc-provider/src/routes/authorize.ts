@@ -169,7 +169,8 @@ async function resume(req: Req, id: string, interaction: Interaction, client: Cl
     return { redirect: `${req.authUrl}/reauthenticate?callbackUrl=${encodeURIComponent(back)}` }
   }
   const scopes = interaction.scope.split(" ")
-  if (!client.firstParty) {
+  // First-party is a static client's trait: a registered one never skips consent.
+  if (!client.firstParty || client.dynamic) {
     const consent = await locals.store.getConsent(session.userId, client.clientId)
     const granted = new Set(consent?.scope.split(" ") ?? [])
     const needed = !consent || interaction.prompt.includes("consent") || scopes.some((s) => !granted.has(s)) || interaction.resources.some((r) => !consent.resources.includes(r))
