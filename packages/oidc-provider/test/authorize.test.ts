@@ -207,3 +207,15 @@ describe("authorize: each parameter once", () => {
     expect(payload.aud).toEqual(["https://api.example/mcp", "https://api.example/files"])
   })
 })
+
+describe("clients registered in the store", () => {
+  it("are found by authorize, and never skip consent even when their record claims first party", async () => {
+    const bed = testbed()
+    await bed.store.createClient({ clientId: "dyn-1", tokenEndpointAuthMethod: "none", redirectUris: ["https://dyn.example/cb"], postLogoutRedirectUris: [], grantTypes: ["authorization_code"], scope: "openid", firstParty: true, dynamic: true, createdAt: new Date() })
+    const ada = await bed.person("ada")
+    const { challenge } = pkce()
+    const response = await ada.browser.request(authorizeUrl({ client_id: "dyn-1", redirect_uri: "https://dyn.example/cb", scope: "openid", code_challenge: challenge, code_challenge_method: "S256" }))
+    expect(response.status).toBe(200)
+    expect(await response.text()).toContain('name="interaction"')
+  })
+})
