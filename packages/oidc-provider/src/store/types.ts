@@ -227,6 +227,13 @@ export interface OidcProviderStore {
   /** A poll of the device code at `now`: too soon after the last one → `slow_down` (and the interval grows by 5 s); approved → handed out once. */
   pollDevice(deviceCodeHash: string, now: Date): Promise<DevicePoll>
 
+  /**
+   * Marks `key` used until `expiresAt`, once: `true` for the first call, `false` for every
+   * later one until then (a `private_key_jwt` assertion's `jti`, RFC 7523 §3). One atomic
+   * insert-if-absent (a unique key, `SET NX`).
+   */
+  useOnce(key: string, expiresAt: Date): Promise<boolean>
+
   /** Parks an authorization request while the user signs in or consents; taken once. */
   putInteraction(id: string, value: string, expiresAt: Date): Promise<void>
   takeInteraction(id: string): Promise<string | null>

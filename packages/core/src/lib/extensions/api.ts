@@ -111,6 +111,14 @@ export interface ExtensionMail {
 export interface ExtensionTools {
   /** The signed-in session, or `null`: read fresh (a revoked session is none). */
   session(): Promise<ExtensionSession | null>
+  /**
+   * When the signed-in user last proved a first factor in this session (signed in or
+   * re-authenticated) — from the session's step-up mark, so known only within
+   * `stepUp.maxAge` of that proof; `null` when signed out or longer ago. What an OpenID
+   * Provider needs for `auth_time`, `max_age` and `prompt=login`.
+   * @throws ServiceUnavailable when the step-up store fails.
+   */
+  authTime(): Promise<Date | null>
   /** The signed-in session; otherwise throws `NotSignedIn` (401). With `stepUp`, `StepUpRequired` unless re-authenticated recently. */
   requireSession(options?: { stepUp?: boolean }): Promise<ExtensionSession>
   /** The request's language (negotiated from `Accept-Language` and the `i18n` option). */
@@ -214,6 +222,18 @@ export interface ExtensionHost {
   getUserByEmail(email: string): Promise<{ id: string; email?: string | null; emailVerified?: Date | null } | null>
   /** The session strategy of the configuration. */
   strategy: "jwt" | "database"
+  /**
+   * 32 bytes derived (HKDF-SHA256) from the configuration's secret for this extension and
+   * `purpose`: a key to seal what the extension stores (a signing key's private part), without
+   * ever holding the secret. Stable across instances sharing the secret; another extension or
+   * purpose gets another key. Rotating the secret changes it (what was sealed must be resealed).
+   *
+   * @example
+   * ```ts
+   * const key = await host.deriveKey("signing-keys")
+   * ```
+   */
+  deriveKey(purpose: string): Promise<Uint8Array>
 }
 
 /** What an extension's {@link Extension.signInRoute} is asked about: the address typed at the sign-in page's first step. */

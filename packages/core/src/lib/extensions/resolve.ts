@@ -27,7 +27,8 @@ const ID = /^[a-z][a-z0-9-]{0,31}$/
 const METHODS: ReadonlySet<unknown> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
 // Literal segments may hold capitals: protocols name their endpoints so (SCIM's `/Users`,
 // `/ServiceProviderConfig`), and their clients call exactly those paths. Matching is exact.
-const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-zA-Z0-9][a-zA-Z0-9._-]*)$/
+// `.well-known` too (RFC 8615): an OpenID Provider's discovery document lives under it.
+const SEGMENT = /^(?::[a-zA-Z][a-zA-Z0-9]*|[a-zA-Z0-9][a-zA-Z0-9._-]*|\.well-known)$/
 
 /** Default limit of an extension's `POST` routes, per address and per user. */
 export const EXTENSION_POST_LIMIT: Readonly<ExtensionRateLimit> = Object.freeze({ max: 30, window: 60 })
@@ -45,6 +46,8 @@ export interface ExtensionSetup {
   telemetry: Telemetry
   /** The configuration's wrapped events: extensions' handlers are chained onto them. */
   events: EventCallbacks
+  /** The configuration's newest secret: extensions get keys derived from it (`host.deriveKey`), never the secret. */
+  secret: string
 }
 
 /**
@@ -71,8 +74,10 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
 }
 
 /** What core gives each extension once (`ExtensionHost`). */
-function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry }: ExtensionSetup): ExtensionHost {
+function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry, secret }: ExtensionSetup): ExtensionHost {
   return {
+    // Bound to the extension's id in `resolveOne`: two extensions asking for one purpose get different keys.
+    deriveKey: (purpose) => deriveKey(secret, "", purpose),
     logger,
     strategy,
     wrapStore: (name, store) => wrapExtensionStore(store, name, { logger, adapterTimeout, storeHealth, telemetry }),
@@ -123,6 +128,15 @@ function wrapExtensionStore<T extends object>(store: T, name: string, { logger, 
 }
 
 
+/** 32 bytes of HKDF-SHA256 from the configuration's secret, for `extension` and `purpose`. */
+async function deriveKey(secret: string, extension: string, purpose: string): Promise<Uint8Array> {
+  if (typeof purpose !== "string" || !purpose) throw new TypeError("deriveKey needs a purpose")
+  const encoder = new TextEncoder()
+  const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveBits"])
+  const bits = await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: encoder.encode("portcullis-extension-key"), info: encoder.encode(`${extension}\u0000${purpose}`) }, material, 256)
+  return new Uint8Array(bits)
+}
+
 function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, ResolvedExtension>, fail: (e: AuthError) => void): ResolvedExtension | undefined {
   const extension = candidate as Extension<string, unknown, unknown>
   if (!extension || typeof extension !== "object" || typeof extension.id !== "string") {
@@ -149,7 +163,7 @@ function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, R
   }
   let locals: unknown
   try {
-    locals = extension.setup?.(host)
+    locals = extension.setup?.({ ...host, deriveKey: (purpose) => host.deriveKey(`${id}\u0000${purpose}`) })
   } catch (error) {
     return void fail(error instanceof InvalidConfig ? error : new InvalidConfig(`Extension "${id}" could not be set up`, error as Error))
   }

@@ -9,6 +9,7 @@ import { InvalidConfig, NotSignedIn, RateLimited, ServiceUnavailable } from "../
 import type { RequestContext } from "../context.js"
 import { currentSession } from "../step-up/session.js"
 import { requireStepUp } from "../step-up/gate.js"
+import { readMark } from "../step-up/marks.js"
 import { sha256Hex } from "../crypto.js"
 import { sessionKey } from "./session-key.js"
 import { loadedMessagesOf, requestLocale } from "../i18n/index.js"
@@ -42,6 +43,13 @@ export function toolsFor(ctx: RequestContext, extension: ResolvedExtension): Ext
       const found = await readSession()
       if (!found) throw new NotSignedIn("No valid session in this request")
       return found
+    },
+    async authTime() {
+      const found = await currentSession(ctx, { fresh: true })
+      if (!found) return null
+      const mark = await readMark(ctx.config, found)
+      // The mark ends `stepUp.maxAge` after the proof that set it.
+      return mark ? new Date(mark.until.getTime() - ctx.config.stepUp.maxAge * 1000) : null
     },
     locale,
     t(key, values) {

@@ -1,0 +1,38 @@
+/**
+ * Random values and hashes for codes, tokens and ids (WebCrypto: runs on every runtime).
+ * @module
+ */
+const encoder = new TextEncoder()
+
+/** `bytes` random bytes as base64url: codes, refresh tokens, ids. */
+export function randomToken(bytes = 32): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)))
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let s = ""
+  for (const b of bytes) s += String.fromCharCode(b)
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+/** Lowercase hex SHA-256: how codes, tokens and secrets are kept and looked up. */
+export async function sha256Hex(value: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value)))
+  let out = ""
+  for (const b of digest) out += b.toString(16).padStart(2, "0")
+  return out
+}
+
+/** base64url SHA-256 (PKCE S256, RFC 7636 §4.2). */
+export async function sha256B64(value: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))))
+}
+
+/** Compares without an early exit (secrets' hashes). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a)
+  const y = encoder.encode(b)
+  let diff = x.length ^ y.length
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0)
+  return diff === 0
+}

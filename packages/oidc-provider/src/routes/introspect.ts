@@ -1,0 +1,43 @@
+/**
+ * `introspect` (RFC 7662), for confidential clients only (a public client has nothing to
+ * prove who asks). A client sees only tokens issued to it, or access tokens naming it (or a
+ * resource it may use) in their audience; anything else is `{ active: false }`, the same as an
+ * unknown token.
+ * @module
+ */
+import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
+import { authenticateClient } from "../client-auth.js"
+import { OAuthError, oauthEndpoint } from "../errors.js"
+import { issuerOf, routesBase, type Locals } from "../locals.js"
+import { sha256Hex } from "../random.js"
+import { clientAuthAudit, formOf } from "./token.js"
+import { liveAccessToken } from "./userinfo.js"
+
+export async function introspect(req: ExtensionRequest<Locals>): Promise<ExtensionResponse> {
+  return oauthEndpoint(async () => {
+    const { locals } = req
+    await locals.ready
+    const issuer = issuerOf(locals, req)
+    const body = formOf(req)
+    const client = await authenticateClient(locals, issuer, `${routesBase(req)}/introspect`, req.headers, req.body, clientAuthAudit(req))
+    if (client.tokenEndpointAuthMethod === "none") throw new OAuthError("invalid_client", "Introspection is for confidential clients", 401, 'Basic realm="oidc"')
+    if (!body.token) throw new OAuthError("invalid_request", "token is required")
+    const inactive = { json: { active: false }, headers: { "Cache-Control": "no-store" } }
+    const claims = body.token.split(".").length === 3 ? await liveAccessToken(locals, issuer, body.token) : null
+    if (claims) {
+      const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
+      const mayUse = client.resources ?? locals.options.resources
+      if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => mayUse.includes(a))) return inactive
+      return {
+        json: { active: true, token_type: "Bearer", scope: claims.scope, client_id: claims.client_id, sub: claims.sub, aud: claims.aud, iss: claims.iss, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.auth_time !== undefined && { auth_time: claims.auth_time }) },
+        headers: { "Cache-Control": "no-store" },
+      }
+    }
+    const refresh = await locals.store.getRefreshToken(await sha256Hex(body.token))
+    if (!refresh || refresh.clientId !== client.clientId) return inactive
+    return {
+      json: { active: true, token_type: "refresh_token", scope: refresh.scope, client_id: refresh.clientId, ...(refresh.userId && { sub: refresh.userId }), iss: issuer, exp: Math.floor(refresh.expiresAt.getTime() / 1000) },
+      headers: { "Cache-Control": "no-store" },
+    }
+  })
+}

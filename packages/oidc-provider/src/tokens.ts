@@ -1,0 +1,113 @@
+/**
+ * The tokens the provider signs: ID tokens (OpenID Connect Core §2) and JWT access tokens
+ * (RFC 9068: `typ: at+jwt`, `jti`, `client_id`, `scope`, and `gid` — the grant, so revoking
+ * it ends the token), and the check of our own access tokens (userinfo, introspection).
+ * @module
+ */
+import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose"
+import type { Client } from "./clients.js"
+import type { Locals } from "./locals.js"
+import type { SigningAlg } from "./options.js"
+import { base64url, randomToken } from "./random.js"
+
+/** The claims of an access token this provider issued. */
+export interface AccessTokenClaims extends JWTPayload {
+  iss: string
+  sub: string
+  aud: string | string[]
+  exp: number
+  iat: number
+  jti: string
+  client_id: string
+  scope: string
+  /** The grant the token was issued under. */
+  gid: string
+  auth_time?: number
+}
+
+/** The algorithm access tokens are signed with: the first configured. */
+export function accessTokenAlg(locals: Locals): SigningAlg {
+  return locals.options.signingAlgs[0]!
+}
+
+/** Signs an access token for `aud` (the resources asked for, else the default audience). */
+export async function signAccessToken(locals: Locals, issuer: string, input: { sub: string; clientId: string; scope: string; audience: string[]; grantId: string; authTime?: number }): Promise<{ token: string; claims: AccessTokenClaims }> {
+  const key = await locals.keys.signingKey(accessTokenAlg(locals))
+  const now = Math.floor(Date.now() / 1000)
+  const claims: AccessTokenClaims = {
+    iss: issuer,
+    sub: input.sub,
+    aud: input.audience.length === 1 ? input.audience[0]! : input.audience,
+    exp: now + locals.options.ttl.accessToken,
+    iat: now,
+    jti: randomToken(16),
+    client_id: input.clientId,
+    scope: input.scope,
+    gid: input.grantId,
+    ...(input.authTime !== undefined && { auth_time: input.authTime }),
+  }
+  const token = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "at+jwt" }).sign(key.privateKey)
+  return { token, claims }
+}
+
+/** `at_hash`: the left half of the access token's hash (OpenID Connect Core §3.1.3.6). */
+async function halfHash(value: string, alg: SigningAlg): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest(alg === "EdDSA" ? "SHA-512" : "SHA-256", new TextEncoder().encode(value)))
+  return base64url(digest.slice(0, digest.length / 2))
+}
+
+/** Signs an ID token for `client`, with the algorithm it registered. */
+export async function signIdToken(
+  locals: Locals,
+  issuer: string,
+  client: Client,
+  input: { sub: string; nonce?: string; authTime?: number; accessToken?: string; claims?: Record<string, unknown>; sid?: string },
+): Promise<string> {
+  const alg = client.idTokenAlg ?? locals.options.signingAlgs[0]!
+  const key = await locals.keys.signingKey(alg)
+  const now = Math.floor(Date.now() / 1000)
+  const payload: JWTPayload = {
+    ...input.claims,
+    iss: issuer,
+    sub: input.sub,
+    aud: client.clientId,
+    // One audience: azp is optional then, but harmless and what some RPs check.
+    azp: client.clientId,
+    exp: now + locals.options.ttl.idToken,
+    iat: now,
+    ...(input.authTime !== undefined && { auth_time: input.authTime }),
+    ...(input.nonce !== undefined && { nonce: input.nonce }),
+    ...(input.accessToken !== undefined && { at_hash: await halfHash(input.accessToken, alg) }),
+    ...(input.sid !== undefined && { sid: input.sid }),
+  }
+  return new SignJWT(payload).setProtectedHeader({ alg, kid: key.kid, typ: "JWT" }).sign(key.privateKey)
+}
+
+/** Our own access token's claims when its signature, type, issuer and expiry hold; else `null` (revocation is the caller's check). */
+export async function verifyOwnAccessToken(locals: Locals, issuer: string, token: string): Promise<AccessTokenClaims | null> {
+  try {
+    const header = decodeProtectedHeader(token)
+    if (header.typ !== "at+jwt" || typeof header.kid !== "string") return null
+    const key = await locals.keys.publicKey(header.kid)
+    if (!key) return null
+    const { payload } = await jwtVerify(token, key.key, { issuer, typ: "at+jwt", algorithms: [key.alg], requiredClaims: ["jti", "exp", "sub", "client_id"] })
+    return typeof payload.gid === "string" ? (payload as AccessTokenClaims) : null
+  } catch {
+    return null
+  }
+}
+
+/** Verifies an ID token we issued (RP-initiated logout's `id_token_hint`; it may have expired). */
+export async function verifyOwnIdToken(locals: Locals, issuer: string, token: string): Promise<JWTPayload | null> {
+  try {
+    const header = decodeProtectedHeader(token)
+    if (typeof header.kid !== "string" || header.typ === "at+jwt") return null
+    const key = await locals.keys.publicKey(header.kid)
+    if (!key) return null
+    // An expired hint still names the session (OpenID RP-Initiated Logout §2): the clock is set before any expiry.
+    const { payload } = await jwtVerify(token, key.key, { issuer, algorithms: [key.alg], currentDate: new Date(0) })
+    return payload
+  } catch {
+    return null
+  }
+}
