@@ -17,6 +17,7 @@ describe("the memory store's single-use steps", () => {
 
   it("takeCode: taken once, then replayed; missing when unknown or expired", async () => {
     const store = memoryOidcProviderStore()
+    await store.createGrant(grant("g1"))
     await store.saveCode({ codeHash: "c", grantId: "g1", clientId: "web", userId: "u1", redirectUri: "https://rp/cb", scope: "openid", resources: [], expiresAt: hour() })
     const takes = await Promise.all(Array.from({ length: 50 }, () => store.takeCode("c")))
     expect(takes.filter((t) => t.status === "taken")).toHaveLength(1)

@@ -38,6 +38,8 @@ export class MemoryOidcProviderStore implements OidcProviderStore {
   }
 
   async createClient(client: OAuthClient): Promise<void> {
+    // As a primary key would: a second client with the same id is refused, the first kept.
+    if (this.#clients.has(client.clientId)) throw new Error(`a client with id ${client.clientId} exists`)
     this.#clients.set(client.clientId, copy(client))
   }
   async getClient(clientId: string): Promise<OAuthClient | null> {
@@ -94,6 +96,8 @@ export class MemoryOidcProviderStore implements OidcProviderStore {
   async takeCode(codeHash: string): Promise<CodeTake> {
     const record = this.#codes.get(codeHash)
     if (!record || record.code.expiresAt.getTime() <= Date.now()) return { status: "missing" }
+    // A revoked grant's code is gone, taken before or not: nothing can be done with it.
+    if (!this.#grantActive(record.code.grantId)) return { status: "missing" }
     if (record.taken) return { status: "replayed", code: copy(record.code) }
     record.taken = true
     return { status: "taken", code: copy(record.code) }
@@ -143,7 +147,10 @@ export class MemoryOidcProviderStore implements OidcProviderStore {
     return found ? copy(found) : null
   }
   async listConsents(userId: string): Promise<Consent[]> {
-    return [...this.#consents.values()].filter((c) => c.userId === userId).map(copy)
+    return [...this.#consents.values()]
+      .filter((c) => c.userId === userId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .map(copy)
   }
   async revokeConsent(userId: string, clientId: string): Promise<boolean> {
     const existed = this.#consents.delete(`${userId}\u0000${clientId}`)
