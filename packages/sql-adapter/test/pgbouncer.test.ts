@@ -3,12 +3,13 @@
 // consecutive statements of one Kysely connection may land on different server
 // connections, so anything that leans on session state (named prepared statements, SET,
 // session advisory locks, temporary tables, LISTEN) would fail here.
+import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { afterAll, expect, it } from "vitest"
-import { pgbouncerAvailable, pgbouncerService, postgresService } from "@portcullis/adapter-test"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { askAll, pgbouncerAvailable, pgbouncerService, postgresService, startWorkers } from "@portcullis/adapter-test"
 import { dropTables, randomTablePrefix } from "@portcullis/adapter-test/sql"
 import { createPostgresKysely, migrateToLatest, prefixedTables } from "@portcullis/sql-adapter"
-import { runSqlSuites } from "./harness.js"
+import { runSqlSuites, SqlTestDatabase } from "./harness.js"
 
 const service = pgbouncerService()
 const gate = await pgbouncerAvailable()
@@ -48,5 +49,31 @@ gate.describe("migrateToLatest behind PgBouncer: 12 instances starting at once",
     }
     // And a later run through the pooler is not held off by anything.
     expect(await migrateToLatest(dbs[3]!, { dialect: "postgres", tables, migrationTableName })).toEqual([])
+  }, 60_000)
+})
+
+gate.describe("two processes behind PgBouncer", () => {
+  const worker = fileURLToPath(new URL("./fixtures/take-worker.ts", import.meta.url))
+  const database = new SqlTestDatabase("postgres", (config) => createPostgresKysely(service.url, config))
+  beforeAll(async () => {
+    database.open(false)
+    await database.migrate()
+  })
+  afterAll(() => database.close())
+
+  it("of 2 × 25 concurrent takes of one verification token, exactly one wins", async () => {
+    const identifier = `two-${crypto.randomUUID()}@example.com`
+    const token = crypto.randomUUID()
+    await database.adapter().createVerificationToken!({ identifier, token, expires: new Date(Date.now() + 600_000) })
+    const workers = await startWorkers(worker, [1, 2].map(() => ({ url: service.url, prefix: database.prefix, identifier, token, count: 25 })))
+    try {
+      const outcomes = (await askAll(workers, "go")).flatMap((line) => JSON.parse(line) as string[])
+      expect(outcomes).toHaveLength(50)
+      expect(outcomes.filter((o) => o.startsWith("error"))).toEqual([])
+      expect(outcomes.filter((o) => o === "won")).toHaveLength(1)
+      expect(await database.raw().verificationToken!(identifier, token)).toBeUndefined()
+    } finally {
+      for (const w of workers) w.stop()
+    }
   }, 60_000)
 })
