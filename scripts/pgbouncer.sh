@@ -16,6 +16,9 @@ port=${PGBOUNCER_PORT:-6432}
 dir=${PGBOUNCER_DIR:-/tmp/portcullis-pgbouncer}
 pg_host=${PGBOUNCER_PG_HOST:-127.0.0.1}
 pg_port=${PGBOUNCER_PG_PORT:-5432}
+# What PgBouncer ignores instead of refusing the connection (see the config below); a test
+# sets it to less, to meet a pooler that refuses statement_timeout.
+ignore=${PGBOUNCER_IGNORE_STARTUP_PARAMETERS-extra_float_digits, statement_timeout}
 bin=${PGBOUNCER_BIN:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}
 pidfile="$dir/pgbouncer.pid"
 
@@ -56,10 +59,10 @@ pool_mode = transaction
 ; production, so clients queue in PgBouncer rather than in PostgreSQL.
 max_client_conn = 1000
 default_pool_size = 20
-; pg sends statement_timeout (the adapter's per-statement limit) and extra_float_digits as
-; startup parameters; PgBouncer refuses unknown ones unless told to ignore them. The
+; pg sends statement_timeout (the adapter's per-statement limit) as a startup parameter,
+; other clients extra_float_digits; PgBouncer refuses unknown ones unless told to ignore them. The
 ; server-side limit then comes from the role or database (docs/deploy.md).
-ignore_startup_parameters = extra_float_digits, statement_timeout
+ignore_startup_parameters = $ignore
 ; PgBouncer 1.18 (Debian 12) has no max_prepared_statements: the adapter sends only
 ; unnamed statements, which transaction pooling handles.
 logfile = $dir/pgbouncer.log

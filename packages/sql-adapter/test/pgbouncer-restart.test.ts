@@ -3,34 +3,13 @@
 // verification token and race three takes of it. The process survives, a check answers 200
 // with the user or a clean 503 (never a 500, never "signed out"), checks succeed again once
 // PgBouncer is back, and no token is ever handed out twice, also counting the takes after.
-import { execFile } from "node:child_process"
-import { existsSync } from "node:fs"
-import { rm } from "node:fs/promises"
-import { createServer } from "node:net"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
-import { postgresService, serviceAvailable } from "@portcullis/adapter-test"
 import { createPostgresKysely, type StoreLogger } from "@portcullis/sql-adapter"
 import { SqlTestDatabase } from "./harness.js"
+import { pgbouncerBinaryGate, startOwnPgBouncer, type OwnPgBouncer } from "./pgbouncer-harness.js"
 
-const run = promisify(execFile)
-const script = fileURLToPath(new URL("../../../scripts/pgbouncer.sh", import.meta.url))
-const binary = process.env.PGBOUNCER_BIN ?? "/usr/sbin/pgbouncer"
-
-const gate = await serviceAvailable({ name: "PgBouncer binary", url: "tcp://127.0.0.1:0", start: "apt-get install pgbouncer, or set PGBOUNCER_BIN" }, async () => {
-  if (!existsSync(binary)) throw new Error(`not installed: ${binary}`)
-})
-
-/** A port nothing listens on right now, from the kernel. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+const gate = await pgbouncerBinaryGate()
 
 const quiet: StoreLogger = { error: () => {}, warn: () => {} }
 
@@ -38,18 +17,15 @@ interface Check { start: number; status: number; email?: string; body?: string }
 interface Take { start: number; created: boolean; identifier: string; token: string; winners: number; errors: number }
 
 gate.describe("PgBouncer restarted under load", () => {
-  const env = { ...process.env, PGBOUNCER_DIR: `/tmp/portcullis-pgbouncer-restart-${process.pid}`, PGBOUNCER_PORT: "", PGBOUNCER_BIN: binary }
-  const pgbouncer = (command: string) => run(script, [command], { env })
+  let bouncer: OwnPgBouncer
   let database: SqlTestDatabase
   let config: AuthConfig
   let email: string
   let sessionToken: string
 
   beforeAll(async () => {
-    env.PGBOUNCER_PORT = String(await freePort())
-    await pgbouncer("start")
-    const url = postgresService().url.replace(/:\d+\//, `:${env.PGBOUNCER_PORT}/`)
-    database = new SqlTestDatabase("postgres", (kysely) => createPostgresKysely(url, { ...kysely, pool: { max: 10, connectTimeoutMs: 1_000, queryTimeoutMs: 2_000, logger: quiet } }))
+    bouncer = await startOwnPgBouncer("restart")
+    database = new SqlTestDatabase("postgres", (kysely) => createPostgresKysely(bouncer.url, { ...kysely, pool: { max: 10, connectTimeoutMs: 1_000, queryTimeoutMs: 2_000, logger: quiet } }))
     database.open(false)
     await database.migrate()
     const adapter = database.adapter()
@@ -71,8 +47,7 @@ gate.describe("PgBouncer restarted under load", () => {
   }, 60_000)
   afterAll(async () => {
     await database?.close()
-    await pgbouncer("stop")
-    await rm(env.PGBOUNCER_DIR, { recursive: true, force: true })
+    await bouncer?.close()
   })
 
   const check = async (): Promise<Check> => {
@@ -122,7 +97,7 @@ gate.describe("PgBouncer restarted under load", () => {
     try {
       await expect.poll(() => checks.length + takes.length, { timeout: 30_000 }).toBeGreaterThan(100)
       // SIGTERM: PgBouncer drops every client and server connection at once, then starts again.
-      await pgbouncer("restart")
+      await bouncer.run("restart")
       const back = Date.now()
       // Recovered: a check started after the restart answered with the user...
       await expect.poll(() => checks.some((c) => c.start > back && c.email === email), { timeout: 30_000, interval: 100 }).toBe(true)
