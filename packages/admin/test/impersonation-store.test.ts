@@ -17,6 +17,11 @@ import { redisImpersonationStore } from "@portcullis/admin/redis"
 import { impersonationStoreConformance } from "@portcullis/admin/testing"
 import { connectRedis, deleteKeys, redisGate } from "../../organizations/test/redis-harness.js"
 import { mariadb, mariadbGate, postgres, postgresGate } from "../../organizations/test/sql-harness.js"
+import { pgbouncerAvailable, pgbouncerService } from "@portcullis/adapter-test"
+
+// The same specs through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh): no
+// statement may rely on the server connection of the one before it.
+const pgbouncerGate = await pgbouncerAvailable()
 
 impersonationStoreConformance("memory", async () => ({ store: memoryImpersonationStore(), close: async () => {} }))
 
@@ -58,6 +63,7 @@ impersonationStoreConformance("SQLite", async () => {
 })
 postgresGate.describe("PostgreSQL", () => impersonationStoreConformance("PostgreSQL", sqlHarness(() => createPostgresKysely(postgres.url))))
 mariadbGate.describe("MariaDB", () => impersonationStoreConformance("MariaDB", sqlHarness(() => createMysqlKysely(mariadb.url))))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => impersonationStoreConformance("PostgreSQL behind PgBouncer", sqlHarness(() => createPostgresKysely(pgbouncerService().url))))
 redisGate.describe("Redis", () =>
   impersonationStoreConformance("Redis", async () => {
     const client = connectRedis()

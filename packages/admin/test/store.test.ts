@@ -15,6 +15,11 @@ import { redisBanStore } from "@portcullis/admin/redis"
 import { banStoreConformance } from "@portcullis/admin/testing"
 import { connectRedis, deleteKeys, redisGate } from "../../organizations/test/redis-harness.js"
 import { mariadb, mariadbGate, postgres, postgresGate } from "../../organizations/test/sql-harness.js"
+import { pgbouncerAvailable, pgbouncerService } from "@portcullis/adapter-test"
+
+// The same specs through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh): no
+// statement may rely on the server connection of the one before it.
+const pgbouncerGate = await pgbouncerAvailable()
 
 banStoreConformance("memory", async () => ({ store: memoryBanStore(), close: async () => {} }))
 
@@ -45,6 +50,7 @@ banStoreConformance("SQLite", async () => {
 })
 postgresGate.describe("PostgreSQL", () => banStoreConformance("PostgreSQL", sqlHarness(() => createPostgresKysely(postgres.url))))
 mariadbGate.describe("MariaDB", () => banStoreConformance("MariaDB", sqlHarness(() => createMysqlKysely(mariadb.url))))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => banStoreConformance("PostgreSQL behind PgBouncer", sqlHarness(() => createPostgresKysely(pgbouncerService().url))))
 redisGate.describe("Redis", () => banStoreConformance(
   "Redis",
   async () => {

@@ -4,6 +4,11 @@ import type { Kysely } from "kysely"
 import { detectSsoDialect, migrate, migrateSso, sqlSsoStore, ssoTables } from "@portcullis/sso/sql"
 import { makeScimUser, ssoStoreConformance } from "@portcullis/sso/testing"
 import { mariadbBackend, mariadbGate, openSqlStore, postgresBackend, postgresGate, sqliteBackend, type SqlBackend } from "./sql-harness.js"
+import { pgbouncerAvailable, pgbouncerService } from "@portcullis/adapter-test"
+
+// The same specs through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh): no
+// statement may rely on the server connection of the one before it.
+const pgbouncerGate = await pgbouncerAvailable()
 
 /** The conformance suite and the SQL-only specs, on one backend. */
 function sqlSuites(backend: SqlBackend): void {
@@ -77,3 +82,4 @@ function sqlSuites(backend: SqlBackend): void {
 sqlSuites(sqliteBackend())
 postgresGate.describe("PostgreSQL", () => sqlSuites(postgresBackend()))
 mariadbGate.describe("MariaDB/MySQL", () => sqlSuites(mariadbBackend()))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => sqlSuites({ ...postgresBackend(pgbouncerService().url), label: "PostgreSQL behind PgBouncer" }))
