@@ -57,10 +57,15 @@ const LOCK_CLASS = 0x50_43_4d_47 // "PCMG"
 export async function migrateUnderLock(db: Kysely<any>, dialect: SqlDialect, props: Omit<MigratorProps, "db">): Promise<MigrationResultSet> {
   if (dialect !== "postgres") return new Migrator({ ...props, db }).migrateToLatest()
   const table = props.migrationTableName ?? "kysely_migration"
+  const run = async (trx: Transaction<any>): Promise<MigrationResultSet> => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(LOCK_CLASS)}, hashtext(${table}))`.execute(trx)
+    return new Migrator({ ...props, db: inside(trx) }).migrateToLatest()
+  }
+  // The app's own transaction: the lock lasts until the app commits or rolls it back.
+  if (db.isTransaction) return run(db as Transaction<any>)
   try {
     return await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${sql.lit(LOCK_CLASS)}, hashtext(${table}))`.execute(trx)
-      const result = await new Migrator({ ...props, db: inside(trx) }).migrateToLatest()
+      const result = await run(trx)
       // Thrown so the transaction rolls back: every migration of the run, or none.
       if (result.error !== undefined) throw new RunFailed(result)
       return result

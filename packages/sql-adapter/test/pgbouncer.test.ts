@@ -77,3 +77,21 @@ gate.describe("two processes behind PgBouncer", () => {
     }
   }, 60_000)
 })
+
+gate.describe("migrateToLatest inside the app's own transaction, behind PgBouncer", () => {
+  const prefix = randomTablePrefix("pcb")
+  const tables = prefixedTables(prefix)
+  const migrationTableName = `${prefix}migrations`
+  const db = createPostgresKysely(service.url)
+  afterAll(() => dropTables(db, [tables.auditRecords, tables.passwords, tables.twoFactor, tables.locks, tables.sessionRegistry, tables.rateLimits,
+    tables.authenticators, tables.verificationTokens, tables.sessions, tables.accounts, tables.users, migrationTableName, `${migrationTableName}_lock`]))
+
+  it("migrates in it, and a rollback leaves no table behind", async () => {
+    const rolledBack = new Error("rolled back on purpose")
+    await expect(db.transaction().execute(async (trx) => {
+      expect(await migrateToLatest(trx, { dialect: "postgres", tables, migrationTableName })).toHaveLength(8)
+      throw rolledBack
+    })).rejects.toBe(rolledBack)
+    expect(await migrateToLatest(db, { dialect: "postgres", tables, migrationTableName })).toHaveLength(8)
+  })
+})
