@@ -25,7 +25,8 @@ gate.describe("PgBouncer restarted under load", () => {
 
   beforeAll(async () => {
     bouncer = await startOwnPgBouncer("restart")
-    database = new SqlTestDatabase("postgres", (kysely) => createPostgresKysely(bouncer.url, { ...kysely, pool: { max: 10, connectTimeoutMs: 1_000, queryTimeoutMs: 2_000, logger: quiet } }))
+    // The pool's limits are wide for the same reason as adapterTimeout below.
+    database = new SqlTestDatabase("postgres", (kysely) => createPostgresKysely(bouncer.url, { ...kysely, pool: { max: 10, connectTimeoutMs: 5_000, queryTimeoutMs: 5_000, logger: quiet } }))
     database.open(false)
     await database.migrate()
     const adapter = database.adapter()
@@ -39,7 +40,9 @@ gate.describe("PgBouncer restarted under load", () => {
       trustHost: true,
       basePath: "/auth",
       adapter,
-      adapterTimeout: 3_000,
+      // Generous: 50 loops share 10 connections on a busy machine; what fails here must be
+      // the restart, not a wait for a free connection.
+      adapterTimeout: 10_000,
       session: { strategy: "database" },
       logger: { error: () => {}, warn: () => {} },
       providers: [],
