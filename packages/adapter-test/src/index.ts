@@ -24,6 +24,8 @@ export type { ConformanceFactory, RawStorage } from "./conformance.js"
 export {
   serviceAvailable,
   postgresService,
+  pgbouncerService,
+  pgbouncerAvailable,
   mysqlService,
   redisService,
   redisAvailable,

@@ -34,6 +34,23 @@ export function postgresService(env: NodeJS.ProcessEnv = process.env): BackingSe
   }
 }
 
+/**
+ * The test PostgreSQL behind PgBouncer in transaction pooling mode (`scripts/pgbouncer.sh
+ * start`): `PORTCULLIS_PGBOUNCER_URL`, default `postgres://postgres@127.0.0.1:6432/test`.
+ *
+ * @example
+ * ```ts
+ * const db = createPostgresKysely(pgbouncerService().url)
+ * ```
+ */
+export function pgbouncerService(env: NodeJS.ProcessEnv = process.env): BackingService {
+  return {
+    name: "PgBouncer",
+    url: env.PORTCULLIS_PGBOUNCER_URL || "postgres://postgres@127.0.0.1:6432/test",
+    start: "scripts/pgbouncer.sh start, or set PORTCULLIS_PGBOUNCER_URL",
+  }
+}
+
 /** MySQL/MariaDB for tests: `PORTCULLIS_MYSQL_URL`, default `mysql://root@127.0.0.1:3306/test`. */
 export function mysqlService(env: NodeJS.ProcessEnv = process.env): BackingService {
   return {
@@ -194,6 +211,21 @@ async function connectMysql(url: string): Promise<void> {
  */
 export function postgresAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
   const service = postgresService(env)
+  return serviceAvailable(service, () => connectPostgres(service.url), { env })
+}
+
+/**
+ * The gate for suites that run through PgBouncer ({@link pgbouncerService}): one
+ * connection through it opened and closed. Skipped locally, failing in CI, when it is not up.
+ *
+ * @example
+ * ```ts
+ * const gate = await pgbouncerAvailable()
+ * gate.describe("store behind PgBouncer", () => storeSpec(postgresBackend(pgbouncerService().url)))
+ * ```
+ */
+export function pgbouncerAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = pgbouncerService(env)
   return serviceAvailable(service, () => connectPostgres(service.url), { env })
 }
 

@@ -12,7 +12,7 @@ import { join } from "node:path"
 import type { Kysely } from "kysely"
 import { createMysqlKysely, createPostgresKysely, createSqliteKysely } from "@portcullis/sql-adapter"
 // The gates for these servers are postgresAvailable() and mysqlAvailable() in services.ts.
-import { mysqlService, postgresService } from "./services.js"
+import { mysqlService, pgbouncerService, postgresService } from "./services.js"
 
 /** A database a store suite runs on. */
 export interface SqlBackend {
@@ -20,6 +20,11 @@ export interface SqlBackend {
   dialect: "postgres" | "mysql" | "sqlite"
   /** A new Kysely instance on the backend's database. */
   connect(): Kysely<any>
+  /**
+   * A new Kysely instance for migrations, when they must not take `connect`'s road: behind
+   * a transaction pooler, Kysely's migration lock (session-level) needs a direct connection.
+   */
+  connectForMigrations?(): Kysely<any>
   /** After the last harness closed (e.g. delete a SQLite file). */
   cleanup?(): Promise<void>
 }
@@ -38,6 +43,25 @@ const pool = { connectTimeoutMs: 30_000, acquireTimeoutMs: 30_000, queryTimeoutM
  */
 export function postgresBackend(url = postgresService().url): SqlBackend {
   return { label: "PostgreSQL", dialect: "postgres", connect: () => createPostgresKysely(url, { pool }) }
+}
+
+/**
+ * The test PostgreSQL through PgBouncer in transaction pooling mode ({@link pgbouncerService}),
+ * migrated on a direct connection (docs/deploy.md: extensions' migrations use Kysely's
+ * session-level lock, which a transaction pooler breaks).
+ *
+ * @example
+ * ```ts
+ * pgbouncerGate.describe("behind PgBouncer", () => storeSpec(pgbouncerBackend()))
+ * ```
+ */
+export function pgbouncerBackend(url = pgbouncerService().url, directUrl = postgresService().url): SqlBackend {
+  return {
+    label: "PostgreSQL behind PgBouncer",
+    dialect: "postgres",
+    connect: () => createPostgresKysely(url, { pool }),
+    connectForMigrations: () => createPostgresKysely(directUrl, { pool }),
+  }
 }
 
 /**
@@ -113,7 +137,12 @@ export function prefixedSchemas(recipe: SchemaRecipe): {
     async open(backend) {
       const tablePrefix = randomTablePrefix(recipe.tag)
       const db = backend.connect()
-      await recipe.migrate(db, tablePrefix)
+      const migrator = backend.connectForMigrations?.()
+      try {
+        await recipe.migrate(migrator ?? db, tablePrefix)
+      } finally {
+        await migrator?.destroy()
+      }
       return { db, tablePrefix, drop: () => drop(db, tablePrefix) }
     },
     drop,

@@ -17,12 +17,24 @@ import { redisImpersonationStore } from "@portcullis/admin/redis"
 import { impersonationStoreConformance } from "@portcullis/admin/testing"
 import { connectRedis, deleteKeys, redisGate } from "../../organizations/test/redis-harness.js"
 import { mariadb, mariadbGate, postgres, postgresGate } from "../../organizations/test/sql-harness.js"
+import { pgbouncerAvailable, pgbouncerService } from "@portcullis/adapter-test"
+
+// The same specs through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh): no
+// statement may rely on the server connection of the one before it. Migrated on a direct
+// connection, as docs/deploy.md advises for extensions' migrations.
+const pgbouncerGate = await pgbouncerAvailable()
 
 impersonationStoreConformance("memory", async () => ({ store: memoryImpersonationStore(), close: async () => {} }))
 
-async function migrated(db: Kysely<any>) {
+/** Migrates on `migrateOn` when given (a direct connection, behind a pooler), else on `db`. */
+async function migrated(db: Kysely<any>, migrateOn?: () => Kysely<any>) {
   const tablePrefix = `t${randomBytes(4).toString("hex")}_`
-  await migrateAdmin(db, { tablePrefix })
+  const migrator = migrateOn?.()
+  try {
+    await migrateAdmin(migrator ?? db, { tablePrefix })
+  } finally {
+    await migrator?.destroy()
+  }
   return {
     tablePrefix,
     async drop() {
@@ -33,10 +45,10 @@ async function migrated(db: Kysely<any>) {
   }
 }
 
-function sqlHarness(connect: () => Kysely<any>, cleanup?: () => Promise<void>) {
+function sqlHarness(connect: () => Kysely<any>, cleanup?: () => Promise<void>, migrateOn?: () => Kysely<any>) {
   return async () => {
     const db = connect()
-    const { tablePrefix, drop } = await migrated(db)
+    const { tablePrefix, drop } = await migrated(db, migrateOn)
     return {
       store: sqlImpersonationStore(db, { tablePrefix }),
       async close() {
@@ -58,6 +70,7 @@ impersonationStoreConformance("SQLite", async () => {
 })
 postgresGate.describe("PostgreSQL", () => impersonationStoreConformance("PostgreSQL", sqlHarness(() => createPostgresKysely(postgres.url))))
 mariadbGate.describe("MariaDB", () => impersonationStoreConformance("MariaDB", sqlHarness(() => createMysqlKysely(mariadb.url))))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => impersonationStoreConformance("PostgreSQL behind PgBouncer", sqlHarness(() => createPostgresKysely(pgbouncerService().url), undefined, () => createPostgresKysely(postgres.url))))
 redisGate.describe("Redis", () =>
   impersonationStoreConformance("Redis", async () => {
     const client = connectRedis()

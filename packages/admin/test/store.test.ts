@@ -15,14 +15,26 @@ import { redisBanStore } from "@portcullis/admin/redis"
 import { banStoreConformance } from "@portcullis/admin/testing"
 import { connectRedis, deleteKeys, redisGate } from "../../organizations/test/redis-harness.js"
 import { mariadb, mariadbGate, postgres, postgresGate } from "../../organizations/test/sql-harness.js"
+import { pgbouncerAvailable, pgbouncerService } from "@portcullis/adapter-test"
+
+// The same specs through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh): no
+// statement may rely on the server connection of the one before it. Migrated on a direct
+// connection, as docs/deploy.md advises for extensions' migrations.
+const pgbouncerGate = await pgbouncerAvailable()
 
 banStoreConformance("memory", async () => ({ store: memoryBanStore(), close: async () => {} }))
 
-function sqlHarness(connect: () => Kysely<any>, cleanup?: () => Promise<void>) {
+/** `migrateOn`: a connection of its own for the migrations (a direct one, behind a pooler). */
+function sqlHarness(connect: () => Kysely<any>, cleanup?: () => Promise<void>, migrateOn?: () => Kysely<any>) {
   return async () => {
     const db = connect()
     const tablePrefix = `t${randomBytes(4).toString("hex")}_`
-    await migrateAdmin(db, { tablePrefix })
+    const migrator = migrateOn?.()
+    try {
+      await migrateAdmin(migrator ?? db, { tablePrefix })
+    } finally {
+      await migrator?.destroy()
+    }
     return {
       store: sqlBanStore(db, { tablePrefix }),
       async close() {
@@ -45,6 +57,7 @@ banStoreConformance("SQLite", async () => {
 })
 postgresGate.describe("PostgreSQL", () => banStoreConformance("PostgreSQL", sqlHarness(() => createPostgresKysely(postgres.url))))
 mariadbGate.describe("MariaDB", () => banStoreConformance("MariaDB", sqlHarness(() => createMysqlKysely(mariadb.url))))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => banStoreConformance("PostgreSQL behind PgBouncer", sqlHarness(() => createPostgresKysely(pgbouncerService().url), undefined, () => createPostgresKysely(postgres.url))))
 redisGate.describe("Redis", () => banStoreConformance(
   "Redis",
   async () => {

@@ -5,6 +5,13 @@ import { migrateToLatest, prefixedTables } from "@portcullis/sql-adapter"
 import { detectDialect, migrate, migrateOrganizations, organizationTables, sqlOrganizationStore } from "@portcullis/organizations/sql"
 import { makeInvitation, makeOrganization, runOrganizationStoreTests } from "@portcullis/organizations/testing"
 import { mariadbBackend, mariadbGate, openSqlStore, postgresBackend, postgresGate, sqliteBackend, type SqlBackend } from "./sql-harness.js"
+import { pgbouncerAvailable } from "@portcullis/adapter-test"
+import { pgbouncerBackend } from "@portcullis/adapter-test/sql"
+
+// The store's conformance suite through PgBouncer in transaction pooling mode
+// (scripts/pgbouncer.sh): no statement may rely on the server connection of the one before
+// it. Migrated on a direct connection, as docs/deploy.md advises for extensions' migrations.
+const pgbouncerGate = await pgbouncerAvailable()
 
 /** The conformance suite and the SQL-only specs, on one backend. */
 function sqlSuites(backend: SqlBackend): void {
@@ -104,3 +111,4 @@ function sqlSuites(backend: SqlBackend): void {
 sqlSuites(sqliteBackend())
 postgresGate.describe("PostgreSQL", () => sqlSuites(postgresBackend()))
 mariadbGate.describe("MariaDB/MySQL", () => sqlSuites(mariadbBackend()))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => runOrganizationStoreTests(`sqlOrganizationStore on PostgreSQL behind PgBouncer`, () => openSqlStore(pgbouncerBackend())))

@@ -5,7 +5,8 @@
  * @module
  */
 import { sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely } from "kysely"
-import { Migrator, type Migration } from "kysely/migration"
+import type { Migration, MigratorProps } from "kysely/migration"
+import { migrateUnderLock } from "./migration-lock.js"
 import { DEFAULT_MIGRATION_TABLE, resolveTables, type SqlDialect, type TableNames } from "./tables.js"
 
 type DataType = ColumnDataType | Expression<unknown>
@@ -280,15 +281,14 @@ export interface MigrateOptions {
   migrationTableName?: string
 }
 
-function migratorFor(db: Kysely<any>, options: MigrateOptions): Migrator {
+function migratorProps(options: MigrateOptions): Omit<MigratorProps, "db"> {
   const tables = resolveTables(options.tables)
   const migrationTableName = options.migrationTableName ?? DEFAULT_MIGRATION_TABLE
-  return new Migrator({
-    db,
+  return {
     provider: { getMigrations: async () => schemaMigrations(options.dialect, tables) },
     migrationTableName,
     migrationLockTableName: `${migrationTableName}_lock`,
-  })
+  }
 }
 
 /**
@@ -305,7 +305,9 @@ function passkeyNamesSchema(t: TableNames): Migration {
 
 /**
  * Creates or upgrades the Portcullis tables. Safe to run on every start: migrations that
- * already ran are skipped, and concurrent runs wait on Kysely's migration lock.
+ * already ran are skipped, and concurrent runs wait on a migration lock. On PostgreSQL the run
+ * is one transaction under `pg_advisory_xact_lock`, so it also holds behind PgBouncer in
+ * transaction pooling mode ({@link migrateUnderLock}).
  *
  * @returns The names of the migrations applied by this call (empty when up to date).
  * @throws The first migration error; that migration and later ones are not recorded.
@@ -318,7 +320,7 @@ function passkeyNamesSchema(t: TableNames): Migration {
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
-    const { error, results = [] } = await migratorFor(db, options).migrateToLatest()
+    const { error, results = [] } = await migrateUnderLock(db, options.dialect, migratorProps(options))
     if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
     const failed = results.find((r) => r.status === "Error")?.migrationName
     // Kysely's migrator finds its own table by listing every table of the schema, then

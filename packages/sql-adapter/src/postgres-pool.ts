@@ -22,6 +22,16 @@ export interface PostgresPoolOptions {
    * second later and closes that connection. Default 5000.
    */
   queryTimeoutMs?: number
+  /**
+   * Whether the server-side limit (`statement_timeout`, from `queryTimeoutMs`) is sent as a
+   * startup parameter of each connection. Default true. Set false behind a pooler that
+   * refuses startup parameters it does not know — PgBouncer answers "unsupported startup
+   * parameter: statement_timeout" unless its `ignore_startup_parameters` lists it — and put
+   * the limit on the role instead (`ALTER ROLE app SET statement_timeout = '5s'`). A
+   * pooler that ignores the parameter drops it silently, so the same advice holds there.
+   * The client-side limit (`queryTimeoutMs` + 1 s) applies either way.
+   */
+  sendStatementTimeout?: boolean
   /** An idle connection is closed after this long. Default 30000. */
   idleTimeoutMs?: number
   /** Where connection errors go. Default: one line on stderr per run of failures. */
@@ -62,7 +72,7 @@ export function postgresPoolConfig(url: string, options: PostgresPoolOptions = {
     // pg-pool applies this both to opening a connection and to waiting for a free one.
     connectionTimeoutMillis: o.connectTimeoutMs,
     idleTimeoutMillis: o.idleTimeoutMs,
-    statement_timeout: o.queryTimeoutMs,
+    ...(options.sendStatementTimeout !== false && { statement_timeout: o.queryTimeoutMs }),
     // The client-side limit is the backstop for a server that answers nothing; it comes a
     // little after the server's own, so normally the server cancels cleanly first.
     query_timeout: o.queryTimeoutMs + 1_000,

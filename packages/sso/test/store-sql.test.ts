@@ -4,6 +4,13 @@ import type { Kysely } from "kysely"
 import { detectSsoDialect, migrate, migrateSso, sqlSsoStore, ssoTables } from "@portcullis/sso/sql"
 import { makeScimUser, ssoStoreConformance } from "@portcullis/sso/testing"
 import { mariadbBackend, mariadbGate, openSqlStore, postgresBackend, postgresGate, sqliteBackend, type SqlBackend } from "./sql-harness.js"
+import { pgbouncerAvailable } from "@portcullis/adapter-test"
+import { pgbouncerBackend } from "@portcullis/adapter-test/sql"
+
+// The store's conformance suite through PgBouncer in transaction pooling mode
+// (scripts/pgbouncer.sh): no statement may rely on the server connection of the one before
+// it. Migrated on a direct connection, as docs/deploy.md advises for extensions' migrations.
+const pgbouncerGate = await pgbouncerAvailable()
 
 /** The conformance suite and the SQL-only specs, on one backend. */
 function sqlSuites(backend: SqlBackend): void {
@@ -77,3 +84,4 @@ function sqlSuites(backend: SqlBackend): void {
 sqlSuites(sqliteBackend())
 postgresGate.describe("PostgreSQL", () => sqlSuites(postgresBackend()))
 mariadbGate.describe("MariaDB/MySQL", () => sqlSuites(mariadbBackend()))
+pgbouncerGate.describe("PostgreSQL behind PgBouncer", () => ssoStoreConformance(`sqlSsoStore on PostgreSQL behind PgBouncer`, () => openSqlStore(pgbouncerBackend())))
