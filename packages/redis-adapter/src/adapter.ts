@@ -3,7 +3,6 @@
  * expiry for sessions and verification tokens.
  * @module
  */
-import type { Redis } from "ioredis"
 import type {
   Adapter,
   AdapterAccount,
@@ -14,15 +13,18 @@ import type {
 } from "@portcullis/core/adapters"
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
 import { redisKeys } from "./keys.js"
-import { redisClientProblems } from "./client.js"
+import { isCluster, redisClientProblems, type RedisClient } from "./client.js"
+import { globLiteral, scanKeys } from "./scan.js"
 import { redisAuditTrail } from "./audit.js"
 import { consoleStoreLogger, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
   /**
-   * Prefix of every key. Default `portcullis:`. On Redis Cluster, use a hash tag such as
-   * `{portcullis}:` so all keys share a slot (transactions and the session script need it).
+   * Prefix of every key. Default `portcullis:`, and `{portcullis}:` on a Redis Cluster.
+   * On a cluster it must hold a hash tag (`{...}`): the adapter's transactions and scripts
+   * join keys of one user, session or account with keys of another kind, so every key
+   * shares one slot (docs/deploy.md, "Scaling out: Redis Cluster").
    */
   prefix?: string
   /**
@@ -133,8 +135,8 @@ return 1
  * With a client you construct yourself, add its `error` listener before calling this:
  * the adapter warns once when the client has none, or no `commandTimeout`.
  */
-export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): Adapter {
-  const k = redisKeys(options.prefix ?? "portcullis:")
+export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions = {}): Adapter {
+  const k = redisKeys(adapterPrefix(client, options.prefix))
   const problems = redisClientProblems(client)
   if (problems.length) {
     ;(options.logger ?? consoleStoreLogger).warn(
@@ -266,7 +268,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // occasional read; a site with millions of users should list them from its own database.
     async listUsers({ search, verified, cursor, limit }) {
       const keys: string[] = []
-      for await (const batch of client.scanStream({ match: `${k.user("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) keys.push(...(batch as string[]))
+      for await (const batch of scanKeys(client, `${globLiteral(k.user(""))}*`)) keys.push(...new Set(batch))
       const users: AdapterUser[] = []
       for (let i = 0; i < keys.length; i += 500) {
         const values = await Promise.all(keys.slice(i, i + 500).map((key) => client.get(key)))
@@ -295,7 +297,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // hence the set).
     async countSessions() {
       const keys = new Set<string>()
-      for await (const batch of client.scanStream({ match: `${k.session("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) for (const key of batch as string[]) keys.add(key)
+      for await (const batch of scanKeys(client, `${globLiteral(k.session(""))}*`)) for (const key of batch) keys.add(key)
       return keys.size
     },
     async deleteSession(sessionToken) {
@@ -430,4 +432,28 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // Audit capability: records and their sorted-set indexes (`audit.ts`).
     ...redisAuditTrail(client, k),
   }
+}
+
+/**
+ * The key prefix of an adapter on `client`. On a cluster every key must hash to one slot
+ * (MULTI and scripts refuse keys of two slots with CROSSSLOT), which a hash tag in the
+ * prefix — the client's `keyPrefix` or the adapter's — ensures.
+ */
+function adapterPrefix(client: RedisClient, prefix: string | undefined): string {
+  if (!isCluster(client)) return prefix ?? "portcullis:"
+  if (prefix === undefined) return "{portcullis}:"
+  if (!hasHashTag((client.options.keyPrefix ?? "") + prefix)) {
+    throw new TypeError(
+      `RedisAdapter: on a Redis Cluster the key prefix needs a hash tag, e.g. "{${prefix.replace(/[{}]/g, "")}}" in place of ${JSON.stringify(prefix)}, so that every key of the adapter lands in one slot`,
+    )
+  }
+  return prefix
+}
+
+/** Whether Redis Cluster hashes `key` by a tag: a `{` followed later by a `}` with something between. */
+function hasHashTag(key: string): boolean {
+  const open = key.indexOf("{")
+  if (open < 0) return false
+  const close = key.indexOf("}", open + 1)
+  return close > open + 1
 }
