@@ -32,6 +32,30 @@ export interface RedisAdapterOptions {
    * to survive an outage (an `error` listener, a `commandTimeout`). Default: stderr.
    */
   logger?: StoreLogger
+  /**
+   * After each single-use take (a verification token, a TOTP step, a backup code) and each
+   * session deletion, wait until this many replicas have the write (`WAIT`), and fail the
+   * call with {@link RedisReplicationError} when they do not within `timeoutMs`. Off by
+   * default: Redis replicates asynchronously, so a master that dies right after a write
+   * can take it with it, and its promoted replica accepts the same token once more (or
+   * knows a signed-out session again). With `{ replicas: 1 }` on a cluster of one replica
+   * per master, a take the caller was told about survives the failover; a take that failed
+   * may or may not have happened, and the token stays usable if it did not. Costs one
+   * replication round trip per take (docs/deploy.md, "Scaling out: Redis Cluster").
+   */
+  waitForReplicas?: { replicas: number; timeoutMs: number }
+}
+
+/**
+ * A write the adapter made was not confirmed by `waitForReplicas` replicas in time: it
+ * may be lost in a failover, so the caller is not told it succeeded.
+ */
+export class RedisReplicationError extends Error {
+  readonly code = "redis-replication-timeout"
+  constructor(readonly acknowledged: number, readonly wanted: number) {
+    super(`Redis: the write reached ${acknowledged} of ${wanted} replicas in time`)
+    this.name = "RedisReplicationError"
+  }
 }
 
 /**
@@ -136,6 +160,11 @@ return 1
  * the adapter warns once when the client has none, or no `commandTimeout`.
  */
 export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions = {}): Adapter {
+  const wait = options.waitForReplicas
+  if (wait && !(Number.isInteger(wait.replicas) && wait.replicas >= 1 && Number.isInteger(wait.timeoutMs) && wait.timeoutMs >= 1)) {
+    // WAIT with a timeout of 0 blocks forever: a dead replica would hang every take.
+    throw new TypeError("RedisAdapter: waitForReplicas needs replicas ≥ 1 and timeoutMs ≥ 1 (whole numbers)")
+  }
   const k = redisKeys(adapterPrefix(client, options.prefix))
   const problems = redisClientProblems(client)
   if (problems.length) {
@@ -147,6 +176,24 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
   // ioredis adds its own `keyPrefix` to KEYS but not to script arguments; the script
   // builds a key from ARGV, so it must be given the client's prefix too.
   const userKeyPrefix = (client.options.keyPrefix ?? "") + k.user("")
+  const replicated = options.waitForReplicas
+
+  /**
+   * Runs one keyed command, then (with `waitForReplicas`) WAIT in the same pipeline, so it
+   * reaches the node that took the write (on a cluster, the key's master).
+   */
+  async function durably<T>(command: (pipeline: ReturnType<RedisClient["pipeline"]>) => unknown): Promise<T> {
+    const pipeline = client.pipeline()
+    command(pipeline)
+    if (replicated) pipeline.wait(replicated.replicas, replicated.timeoutMs)
+    const replies = (await pipeline.exec()) ?? []
+    for (const [error] of replies) if (error) throw error
+    if (replicated) {
+      const acknowledged = Number(replies[1]![1])
+      if (acknowledged < replicated.replicas) throw new RedisReplicationError(acknowledged, replicated.replicas)
+    }
+    return replies[0]![1] as T
+  }
 
   async function getUser(id: string): Promise<AdapterUser | null> {
     return decodeUser(await client.get(k.user(id)))
@@ -301,7 +348,7 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
       return keys.size
     },
     async deleteSession(sessionToken) {
-      const session = decodeSession(await client.getdel(k.session(sessionToken)))
+      const session = decodeSession(await durably<string | null>((p) => p.getdel(k.session(sessionToken))))
       if (!session) return null
       await client.zrem(k.userSessions(session.userId), sessionToken)
       return session
@@ -314,7 +361,7 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
     },
     async useVerificationToken({ identifier, token }) {
       // GETDEL is one command, so of concurrent callers exactly one receives the value.
-      return decodeVerificationToken(await client.getdel(k.verificationToken(identifier, token)))
+      return decodeVerificationToken(await durably<string | null>((p) => p.getdel(k.verificationToken(identifier, token))))
     },
 
     async createAuthenticator(authenticator) {
@@ -398,10 +445,10 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
       await client.del(k.twoFactor(userId), k.twoFactorCodes(userId))
     },
     async useTwoFactorStep(userId, step) {
-      return (await client.eval(USE_TWO_FACTOR_STEP_SCRIPT, 1, k.twoFactor(userId), String(step))) === 1
+      return (await durably<number>((p) => p.eval(USE_TWO_FACTOR_STEP_SCRIPT, 1, k.twoFactor(userId), String(step)))) === 1
     },
     async useTwoFactorBackupCode(userId, hash) {
-      return (await client.lrem(k.twoFactorCodes(userId), 1, hash)) === 1
+      return (await durably<number>((p) => p.lrem(k.twoFactorCodes(userId), 1, hash))) === 1
     },
     async setUserPassword(userId, hash) {
       // Only for a user that exists, checked and written in one script: a hash cannot

@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-export { RedisAdapter } from "./adapter.js"
+export { RedisAdapter, RedisReplicationError } from "./adapter.js"
 export type { RedisAdapterOptions } from "./adapter.js"
 export { RedisSessionRegistry } from "./registry.js"
 export type { RedisSessionRegistryOptions } from "./registry.js"
