@@ -41,7 +41,8 @@ export interface RedisAdapterOptions {
    * knows a signed-out session again). With `{ replicas: 1 }` on a cluster of one replica
    * per master, a take the caller was told about survives the failover; a take that failed
    * may or may not have happened, and the token stays usable if it did not. Costs one
-   * replication round trip per take (docs/deploy.md, "Scaling out: Redis Cluster").
+   * replication round trip per take, and one more connection (per node) that WAIT may hold
+   * without stalling other commands (docs/deploy.md, "Scaling out: Redis Cluster").
    */
   waitForReplicas?: { replicas: number; timeoutMs: number }
 }
@@ -177,16 +178,25 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
   // builds a key from ARGV, so it must be given the client's prefix too.
   const userKeyPrefix = (client.options.keyPrefix ?? "") + k.user("")
   const replicated = options.waitForReplicas
+  const durableClient = replicated ? companion(client) : client
 
   /**
    * Runs one keyed command, then (with `waitForReplicas`) WAIT in the same pipeline, so it
    * reaches the node that took the write (on a cluster, the key's master).
    */
-  async function durably<T>(command: (pipeline: ReturnType<RedisClient["pipeline"]>) => unknown): Promise<T> {
-    const pipeline = client.pipeline()
+  async function durably<T>(command: (pipeline: ReturnType<RedisClient["pipeline"]>) => unknown, retried = false): Promise<T> {
+    const pipeline = durableClient.pipeline()
     command(pipeline)
     if (replicated) pipeline.wait(replicated.replicas, replicated.timeoutMs)
     const replies = (await pipeline.exec()) ?? []
+    const moved = replies[0]?.[0]
+    if (moved && /^(MOVED|ASK) /.test(moved.message) && isCluster(durableClient) && !retried) {
+      // ioredis follows a redirection itself only when every command of a pipeline got
+      // one; here WAIT answered, so the slot map is refreshed by hand. A redirected
+      // command did not run: sending it again takes nothing twice.
+      await new Promise<void>((resolve) => durableClient.refreshSlotsCache(() => resolve()))
+      return durably(command, true)
+    }
     for (const [error] of replies) if (error) throw error
     if (replicated) {
       const acknowledged = Number(replies[1]![1])
@@ -479,6 +489,20 @@ export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions =
     // Audit capability: records and their sorted-set indexes (`audit.ts`).
     ...redisAuditTrail(client, k),
   }
+}
+
+/**
+ * A second connection (per node, on a cluster) for the writes that WAIT for replicas. WAIT
+ * holds its connection until the replicas answer or the timeout passes — every time, while
+ * a master has lost its replica — and commands queue behind it: on the app's own connection
+ * that would stall every session check on that master. It reports errors through the app's
+ * client and closes when that client ends.
+ */
+function companion(client: RedisClient): RedisClient {
+  const second: RedisClient = isCluster(client) ? client.duplicate() : client.duplicate()
+  second.on("error", (error: Error) => client.emit("error", error))
+  client.once("end", () => second.disconnect())
+  return second
 }
 
 /**

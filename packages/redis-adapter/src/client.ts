@@ -103,6 +103,9 @@ export function redisClusterOptions(options: RedisClientOptions = {}): ClusterOp
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: o.connectTimeoutMs,
+    // ioredis refreshes its slot map on a redirection it follows; this also catches the
+    // ones it does not (a pipeline half redirected) and failovers nobody has hit yet.
+    slotsRefreshInterval: 5_000,
     redisOptions: node,
     ...options.clusterOptions,
   }

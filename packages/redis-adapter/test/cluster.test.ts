@@ -5,10 +5,10 @@
 import { once } from "node:events"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Cluster } from "ioredis"
-import { clusterNodes, makeSession, makeUser, redisClusterAvailable, redisClusterService } from "@portcullis/adapter-test"
+import { clusterNodes, makeSession, makeUser, makeVerificationToken, redisClusterAvailable, redisClusterService } from "@portcullis/adapter-test"
 import { runRateLimitStoreContract } from "@portcullis/adapter-test/rate-limit"
 import { connectRedisCluster, deleteKeys, randomKeyPrefix, randomTaggedPrefix } from "@portcullis/adapter-test/redis"
-import { createRedisClient, RedisAdapter, redisKeys, redisRefreshLock, RedisSessionRegistry, redisClientProblems } from "@portcullis/redis-adapter"
+import { createRedisClient, RedisAdapter, redisClientProblems, redisKeys, redisRefreshLock, RedisReplicationError, RedisSessionRegistry } from "@portcullis/redis-adapter"
 import { redisRateLimitStore } from "@portcullis/redis-adapter/rate-limit"
 import { runRedisSuites } from "./suites.js"
 
@@ -108,6 +108,35 @@ gate.describe("Redis Cluster", () => {
       } finally {
         await deleteKeys(client(), tagged)
       }
+    })
+  })
+
+  describe("RedisAdapter waitForReplicas on a cluster", () => {
+    const prefix = randomTaggedPrefix("cluster-wait")
+    const client = clusterClient(prefix)
+
+    it("of 50 concurrent takes of one token exactly one wins, confirmed by the replica", async () => {
+      const adapter = RedisAdapter(client(), { prefix, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } }) as Required<ReturnType<typeof RedisAdapter>>
+      // Its second connection (the one WAIT may hold) is ready once a take goes through.
+      const warmup = makeVerificationToken()
+      await adapter.createVerificationToken(warmup)
+      await expect.poll(() => adapter.useVerificationToken(warmup).then(() => true, () => false), { timeout: 10_000, interval: 50 }).toBe(true)
+      const token = makeVerificationToken()
+      await adapter.createVerificationToken(token)
+      const results = await Promise.all(Array.from({ length: 50 }, () => adapter.useVerificationToken({ identifier: token.identifier, token: token.token })))
+      expect(results.filter((r) => r !== null)).toHaveLength(1)
+    })
+
+    it("fails a take as RedisReplicationError when fewer replicas than asked confirm it", async () => {
+      const adapter = RedisAdapter(client(), { prefix, waitForReplicas: { replicas: 2, timeoutMs: 50 } }) as Required<ReturnType<typeof RedisAdapter>>
+      const token = makeVerificationToken()
+      await adapter.createVerificationToken(token)
+      await expect.poll(() => adapter.useVerificationToken(token).then(() => "answered", (error: unknown) => error), { timeout: 10_000, interval: 50 }).toBeInstanceOf(RedisReplicationError)
+    })
+
+    it("refuses a zero timeout (WAIT 0 blocks forever) or zero replicas", () => {
+      expect(() => RedisAdapter(client(), { prefix, waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(/timeoutMs/)
+      expect(() => RedisAdapter(client(), { prefix, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(/replicas/)
     })
   })
 
