@@ -123,3 +123,28 @@ export async function openRedisPrefix(tag: string): Promise<{ client: Redis; pre
     },
   }
 }
+
+/**
+ * {@link openRedisPrefix} on the test Redis Cluster: a connected fail-fast cluster client and
+ * a fresh prefix (no hash tag: a store's own tags decide its slots); `close` deletes the
+ * prefix's keys on every master and disconnects.
+ *
+ * @example
+ * ```ts
+ * const { client, prefix, close } = await openRedisClusterPrefix("sso")
+ * const store = redisSsoStore(client, { prefix })
+ * ```
+ */
+export async function openRedisClusterPrefix(tag: string): Promise<{ client: Cluster; prefix: string; close(): Promise<void> }> {
+  const prefix = randomKeyPrefix(tag)
+  const client = connectRedisCluster()
+  await client.connect()
+  return {
+    client,
+    prefix,
+    async close() {
+      await deleteKeys(client, prefix)
+      await client.quit()
+    },
+  }
+}
