@@ -34,10 +34,10 @@ const gate = await serviceAvailable({ name: "redis-server and redis-cli", url: "
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const quiet = { error: () => {}, warn: () => {} }
 
-/** `host:port` of the master serving `key`'s slot, and the node ids of the cluster's masters, asked of the cluster. */
+/** The port of the master serving `key`'s slot, asked of the cluster. */
 async function ownerOf(client: Cluster, key: string): Promise<number> {
   const slot = (await client.cluster("KEYSLOT", key)) as number
-  const ranges = (await client.cluster("SLOTS")) as [number, number, [string, number]][]
+  const ranges = (await client.cluster("SLOTS")) as unknown as [number, number, [string, number]][]
   return ranges.find(([from, to]) => slot >= from && slot <= to)![2][1]
 }
 
