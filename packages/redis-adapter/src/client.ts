@@ -160,12 +160,13 @@ function isClusterUrl(url: string): boolean {
 
 /** A `Cluster` on the nodes of a `redis+cluster://` URL; credentials and TLS apply to every node. */
 function clusterFromUrl(url: string, options: RedisClientOptions): Cluster {
-  const match = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/i.exec(url)
-  if (!match) throw new TypeError("createRedisClient: a cluster URL reads redis+cluster://[user:password@]host:port[,host:port...]")
+  const shape = "createRedisClient: a cluster URL reads redis+cluster://[user:password@]host:port[,host:port...]"
+  const match = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/i.exec(url)
+  if (!match) throw new TypeError(shape)
   const [, scheme, auth, hosts] = match
   const nodes = hosts!.split(",").map((address) => {
-    const parsed = new URL(`redis://${address.trim()}`)
-    if (!parsed.hostname) throw new TypeError("createRedisClient: a cluster URL lists host:port pairs")
+    const parsed = URL.parse(`redis://${address.trim()}`)
+    if (!parsed?.hostname) throw new TypeError(shape)
     return { host: parsed.hostname.replace(/^\[|\]$/g, ""), port: parsed.port ? Number(parsed.port) : 6379 }
   })
   const credentials: RedisOptions = {}

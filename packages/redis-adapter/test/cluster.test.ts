@@ -70,6 +70,33 @@ gate.describe("Redis Cluster", () => {
     })
   })
 
+  describe("attacker-chosen braces in ids and emails", () => {
+    const prefix = randomTaggedPrefix("cluster-braces")
+    const client = clusterClient(prefix)
+
+    it("cannot move a key out of the adapter's slot: Redis hashes the first tag, the prefix's", async () => {
+      // A user who picks "{x}" in an email or id would, if it decided the slot, split a
+      // user's keys over slots and make every script and MULTI on them fail (CROSSSLOT).
+      const adapter = RedisAdapter(client(), { prefix }) as Required<ReturnType<typeof RedisAdapter>>
+      const user = await adapter.createUser(makeUser({ id: `}{evil}-${crypto.randomUUID()}`, email: `{other}${crypto.randomUUID()}@example.com` }))
+      const session = await adapter.createSession(makeSession(user.id))
+      const k = redisKeys(prefix)
+      expect((await slots(client(), [k.user(user.id), k.userByEmail(user.email), k.session(session.sessionToken), k.userSessions(user.id)])).size).toBe(1)
+      expect((await adapter.getSessionAndUser(session.sessionToken))?.user.id).toBe(user.id)
+      expect((await adapter.deleteUser(user.id))?.id).toBe(user.id)
+      expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+    })
+
+    it("leaves the registry working for a user id with braces (its key is alone in its slot)", async () => {
+      const registry = new RedisSessionRegistry(client(), { prefix: randomKeyPrefix("cluster-braces") })
+      const userId = `{${crypto.randomUUID()}}}{`
+      const id = crypto.randomUUID()
+      await registry.add({ id, userId, createdAt: new Date(), lastSeenAt: new Date(), expires: new Date(Date.now() + 60_000) })
+      expect(await registry.touch(userId, id, new Date(), new Date(Date.now() + 60_000))).toBe(true)
+      expect(await registry.removeAll(userId)).toBe(1)
+    })
+  })
+
   describe("SCANs reach every master", () => {
     const prefix = randomKeyPrefix("cluster-scan")
     const client = clusterClient(prefix)
@@ -194,5 +221,25 @@ gate.describe("Redis Cluster", () => {
       expect(() => createRedisClient(service.url, { logger })).toThrow(/\{ cluster: url \}/)
       expect(() => createRedisClient({ cluster: "redis+cluster://" }, { logger })).toThrow(/cluster URL/)
     })
+  })
+})
+
+describe("createRedisClient's cluster URL", () => {
+  it("reads every host, the credentials and rediss (TLS), without connecting", () => {
+    const client = createRedisClient(
+      { cluster: "rediss+cluster://app:p%40ss@10.0.0.1:6380,10.0.0.2,[::1]:7000" },
+      { logger: { error: () => {}, warn: () => {} }, clusterOptions: { lazyConnect: true } },
+    )
+    try {
+      expect(Reflect.get(client, "startupNodes")).toEqual([{ host: "10.0.0.1", port: 6380 }, { host: "10.0.0.2", port: 6379 }, { host: "::1", port: 7000 }])
+      expect(client.options.redisOptions).toMatchObject({ username: "app", password: "p@ss", tls: {}, commandTimeout: 2_000 })
+      expect(client.options.enableOfflineQueue).toBe(false)
+    } finally {
+      client.disconnect()
+    }
+  })
+
+  it("refuses a URL that lists no host", () => {
+    expect(() => createRedisClient({ cluster: "redis+cluster://user@" }, { logger: { error: () => {}, warn: () => {} } })).toThrow(/cluster URL/)
   })
 })
