@@ -221,7 +221,14 @@ function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
-/** Whether `client` is an ioredis `Cluster` (its own flag: no `instanceof` across copies of ioredis). */
+/**
+ * Whether `client` is an ioredis `Cluster` (its own flag: no `instanceof` across copies of ioredis).
+ *
+ * @example
+ * ```ts
+ * const masters = isCluster(redis) ? redis.nodes("master") : [redis]
+ * ```
+ */
 export function isCluster(client: RedisClient): client is Cluster {
   return client.isCluster
 }

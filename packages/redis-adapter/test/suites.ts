@@ -102,8 +102,8 @@ export function runRedisSuites(target: RedisTarget): void {
     it("lets expired sessions vanish on their own: the key expires at the session's end, in Redis's clock", async () => {
       const user = await adapter().createUser(makeUser())
       // What the adapter computes is the absolute expiry (PXAT); Redis does the rest. A
-      // session that ends in 50 ms gets exactly that end, not a relative TTL that drifts.
-      const soon = await adapter().createSession(makeSession(user.id, { expires: new Date(Date.now() + 50) }))
+      // session that ends in 5 s gets exactly that end, not a relative TTL that drifts.
+      const soon = await adapter().createSession(makeSession(user.id, { expires: new Date(Date.now() + 5_000) }))
       expect(await redis.client().pexpiretime(redis.keys.session(soon.sessionToken))).toBe(soon.expires.getTime())
       // And an end already past is an expired key at once: nothing to read, nothing stored.
       const ended = await adapter().createSession(makeSession(user.id, { expires: new Date(Date.now() - 1_000) }))
