@@ -5,8 +5,8 @@
  * @module
  */
 import { randomBytes } from "node:crypto"
-import { Redis } from "ioredis"
-import { redisService } from "./services.js"
+import { Cluster, Redis } from "ioredis"
+import { clusterNodes, redisClusterService, redisService } from "./services.js"
 
 /**
  * A client on the test Redis ({@link redisService}), or the one at `url`, that fails fast
@@ -26,6 +26,26 @@ export function connectRedis(url = redisService().url): Redis {
 }
 
 /**
+ * A client on the test Redis Cluster ({@link redisClusterService}), or the one at `url`,
+ * failing fast as {@link connectRedis}'s does. Not connected yet (`lazyConnect`).
+ *
+ * @example
+ * ```ts
+ * const cluster = connectRedisCluster()
+ * await cluster.connect()
+ * ```
+ */
+export function connectRedisCluster(url = redisClusterService().url): Cluster {
+  const client = new Cluster(clusterNodes(url), {
+    lazyConnect: true,
+    clusterRetryStrategy: () => null,
+    redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 3_000, commandTimeout: 10_000 },
+  })
+  client.on("error", () => {})
+  return client
+}
+
+/**
  * A key prefix no other run uses: `portcullis-test:<tag>:<8 random hex digits>:`.
  *
  * @example
@@ -38,17 +58,46 @@ export function randomKeyPrefix(tag: string): string {
 }
 
 /**
- * Deletes every key under `prefix`.
+ * The same prefix with a Redis Cluster hash tag around it, `{portcullis-test:<tag>:<hex>}:`,
+ * so that a store's multi-key scripts and transactions stay in one slot.
+ *
+ * @example
+ * ```ts
+ * randomTaggedPrefix("sso") // "{portcullis-test:sso:3f9a0c1d}:"
+ * ```
+ */
+export function randomTaggedPrefix(tag: string): string {
+  return `{${randomKeyPrefix(tag).slice(0, -1)}}:`
+}
+
+/**
+ * The keys under `prefix`, from every master on a cluster (SCAN on a cluster reaches one node).
+ *
+ * @example
+ * ```ts
+ * expect(await listKeys(client, prefix)).toEqual([])
+ * ```
+ */
+export async function listKeys(client: Redis | Cluster, prefix: string): Promise<string[]> {
+  const keys = new Set<string>()
+  const nodes = client instanceof Cluster ? client.nodes("master") : [client]
+  const match = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`
+  for (const node of nodes) for await (const batch of node.scanStream({ match, count: 500 })) for (const key of batch as string[]) keys.add(key)
+  return [...keys]
+}
+
+/**
+ * Deletes every key under `prefix` (one key per DEL: keys of two cluster slots cannot share one).
  *
  * @example
  * ```ts
  * await deleteKeys(client, prefix)
  * ```
  */
-export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
-  for await (const batch of client.scanStream({ match: `${prefix}*`, count: 500 })) {
-    if ((batch as string[]).length) await client.del(...(batch as string[]))
-  }
+export async function deleteKeys(client: Redis | Cluster, prefix: string): Promise<void> {
+  const keys = await listKeys(client, prefix)
+  if (client instanceof Cluster) await Promise.all(keys.map((key) => client.del(key)))
+  else if (keys.length) await client.del(...keys)
 }
 
 /**
@@ -64,6 +113,31 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
 export async function openRedisPrefix(tag: string): Promise<{ client: Redis; prefix: string; close(): Promise<void> }> {
   const prefix = randomKeyPrefix(tag)
   const client = connectRedis()
+  await client.connect()
+  return {
+    client,
+    prefix,
+    async close() {
+      await deleteKeys(client, prefix)
+      await client.quit()
+    },
+  }
+}
+
+/**
+ * {@link openRedisPrefix} on the test Redis Cluster: a connected fail-fast cluster client and
+ * a fresh prefix (no hash tag: a store's own tags decide its slots); `close` deletes the
+ * prefix's keys on every master and disconnects.
+ *
+ * @example
+ * ```ts
+ * const { client, prefix, close } = await openRedisClusterPrefix("sso")
+ * const store = redisSsoStore(client, { prefix })
+ * ```
+ */
+export async function openRedisClusterPrefix(tag: string): Promise<{ client: Cluster; prefix: string; close(): Promise<void> }> {
+  const prefix = randomKeyPrefix(tag)
+  const client = connectRedisCluster()
   await client.connect()
   return {
     client,

@@ -69,9 +69,41 @@ export function redisService(env: NodeJS.ProcessEnv = process.env): BackingServi
   }
 }
 
+/**
+ * Redis Cluster for tests: `PORTCULLIS_REDIS_CLUSTER_URL`, default the seed nodes of
+ * `scripts/redis-cluster.sh` (`redis+cluster://127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103`).
+ */
+export function redisClusterService(env: NodeJS.ProcessEnv = process.env): BackingService {
+  return {
+    name: "Redis Cluster",
+    url: env.PORTCULLIS_REDIS_CLUSTER_URL || "redis+cluster://127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103",
+    start: "scripts/redis-cluster.sh start, or set PORTCULLIS_REDIS_CLUSTER_URL",
+  }
+}
+
+/**
+ * The seed nodes of a `redis+cluster://host:port,host:port` URL (no credentials: test
+ * clusters have none).
+ *
+ * @example
+ * ```ts
+ * clusterNodes("redis+cluster://127.0.0.1:7101,127.0.0.1:7102") // [{ host: "127.0.0.1", port: 7101 }, …]
+ * ```
+ */
+export function clusterNodes(url: string): { host: string; port: number }[] {
+  const match = /^redis\+cluster:\/\/([^/@]+)\/?$/i.exec(url)
+  if (!match) throw new Error(`not a redis+cluster://host:port,… URL: ${describeAddress(url)}`)
+  return match[1]!.split(",").map((address) => {
+    const at = address.lastIndexOf(":")
+    return { host: address.slice(0, at), port: Number(address.slice(at + 1)) }
+  })
+}
+
 /** `host:port` of a URL, leaving out credentials: messages end up in CI logs. */
 export function describeAddress(url: string): string {
   try {
+    // A cluster URL lists several hosts, which URL cannot parse: its part after any `@`.
+    if (/^rediss?\+cluster:/i.test(url)) return url.replace(/^[^/]*\/\/(?:[^@/]*@)?/, "").replace(/\/$/, "")
     return new URL(url).host
   } catch {
     return "(unparseable URL)"
@@ -183,6 +215,35 @@ export async function serviceAvailable(
 export function redisAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
   const service = redisService(env)
   return serviceAvailable(service, () => pingRedis(service.url), { env })
+}
+
+/**
+ * The gate for suites that need the test Redis Cluster ({@link redisClusterService}): a
+ * cluster client connects and `CLUSTER INFO` says `cluster_state:ok`. Skipped locally, and
+ * failing in CI, when it does not.
+ *
+ * @example
+ * ```ts
+ * const cluster = await redisClusterAvailable()
+ * cluster.describe("RedisAdapter on Redis Cluster", () => { … })
+ * ```
+ */
+export function redisClusterAvailable(env: NodeJS.ProcessEnv = process.env): Promise<ServiceGate> {
+  const service = redisClusterService(env)
+  return serviceAvailable(service, () => probeRedisCluster(service.url), { env, timeoutMs: 10_000 })
+}
+
+async function probeRedisCluster(url: string): Promise<void> {
+  const { Cluster } = await import("ioredis")
+  const client = new Cluster(clusterNodes(url), { lazyConnect: true, clusterRetryStrategy: () => null, redisOptions: { connectTimeout: 3_000, maxRetriesPerRequest: 1 } })
+  client.on("error", () => {})
+  try {
+    await client.connect()
+    const info = String(await client.cluster("INFO"))
+    if (!/^cluster_state:ok/m.test(info)) throw new Error(`the cluster is not ok: ${info.split("\r\n")[0]}`)
+  } finally {
+    client.disconnect()
+  }
 }
 
 // The drivers are loaded only when probed, so suites without a SQL server never need them.

@@ -18,7 +18,10 @@ import type { Impersonation, ImpersonationStore } from "./store/impersonations.j
 /** The commands the store uses: an ioredis client (`Redis` or `Cluster`) has them. */
 export interface BanRedisClient {
   get(key: string): Promise<string | null>
-  set(key: string, value: string, ...args: Array<string | number>): Promise<unknown>
+  // Two overloads, not a rest parameter: ioredis types every SET form apart, and a rest of
+  // strings and numbers matches none of them (the client would not type-check as this).
+  set(key: string, value: string): Promise<unknown>
+  set(key: string, value: string, millisecondsToken: "PX", milliseconds: number): Promise<unknown>
   del(...keys: string[]): Promise<number>
 }
 

@@ -3,7 +3,6 @@
  * expiry for sessions and verification tokens.
  * @module
  */
-import type { Redis } from "ioredis"
 import type {
   Adapter,
   AdapterAccount,
@@ -14,15 +13,18 @@ import type {
 } from "@portcullis/core/adapters"
 import { decode, decodeSession, decodeUser, decodeVerificationToken, encode } from "./json.js"
 import { redisKeys } from "./keys.js"
-import { redisClientProblems } from "./client.js"
+import { isCluster, redisClientProblems, type RedisClient } from "./client.js"
+import { globLiteral, scanKeys } from "./scan.js"
 import { redisAuditTrail } from "./audit.js"
 import { consoleStoreLogger, type StoreLogger } from "@portcullis/core/store-log"
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
   /**
-   * Prefix of every key. Default `portcullis:`. On Redis Cluster, use a hash tag such as
-   * `{portcullis}:` so all keys share a slot (transactions and the session script need it).
+   * Prefix of every key. Default `portcullis:`, and `{portcullis}:` on a Redis Cluster.
+   * On a cluster it must hold a hash tag (`{...}`): the adapter's transactions and scripts
+   * join keys of one user, session or account with keys of another kind, so every key
+   * shares one slot (docs/deploy.md, "Scaling out: Redis Cluster").
    */
   prefix?: string
   /**
@@ -30,6 +32,31 @@ export interface RedisAdapterOptions {
    * to survive an outage (an `error` listener, a `commandTimeout`). Default: stderr.
    */
   logger?: StoreLogger
+  /**
+   * After each single-use take (a verification token, a TOTP step, a backup code) and each
+   * session deletion, wait until this many replicas have the write (`WAIT`), and fail the
+   * call with {@link RedisReplicationError} when they do not within `timeoutMs`. Off by
+   * default: Redis replicates asynchronously, so a master that dies right after a write
+   * can take it with it, and its promoted replica accepts the same token once more (or
+   * knows a signed-out session again). With `{ replicas: 1 }` on a cluster of one replica
+   * per master, a take the caller was told about survives the failover; a take that failed
+   * may or may not have happened, and the token stays usable if it did not. Costs one
+   * replication round trip per take, and one more connection (per node) that WAIT may hold
+   * without stalling other commands (docs/deploy.md, "Scaling out: Redis Cluster").
+   */
+  waitForReplicas?: { replicas: number; timeoutMs: number }
+}
+
+/**
+ * A write the adapter made was not confirmed by `waitForReplicas` replicas in time: it
+ * may be lost in a failover, so the caller is not told it succeeded.
+ */
+export class RedisReplicationError extends Error {
+  readonly code = "redis-replication-timeout"
+  constructor(readonly acknowledged: number, readonly wanted: number) {
+    super(`Redis: the write reached ${acknowledged} of ${wanted} replicas in time`)
+    this.name = "RedisReplicationError"
+  }
 }
 
 /**
@@ -133,8 +160,13 @@ return 1
  * With a client you construct yourself, add its `error` listener before calling this:
  * the adapter warns once when the client has none, or no `commandTimeout`.
  */
-export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): Adapter {
-  const k = redisKeys(options.prefix ?? "portcullis:")
+export function RedisAdapter(client: RedisClient, options: RedisAdapterOptions = {}): Adapter {
+  const wait = options.waitForReplicas
+  if (wait && !(Number.isInteger(wait.replicas) && wait.replicas >= 1 && Number.isInteger(wait.timeoutMs) && wait.timeoutMs >= 1)) {
+    // WAIT with a timeout of 0 blocks forever: a dead replica would hang every take.
+    throw new TypeError("RedisAdapter: waitForReplicas needs replicas ≥ 1 and timeoutMs ≥ 1 (whole numbers)")
+  }
+  const k = redisKeys(adapterPrefix(client, options.prefix))
   const problems = redisClientProblems(client)
   if (problems.length) {
     ;(options.logger ?? consoleStoreLogger).warn(
@@ -145,6 +177,33 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
   // ioredis adds its own `keyPrefix` to KEYS but not to script arguments; the script
   // builds a key from ARGV, so it must be given the client's prefix too.
   const userKeyPrefix = (client.options.keyPrefix ?? "") + k.user("")
+  const replicated = options.waitForReplicas
+  const durableClient = replicated ? companion(client) : client
+
+  /**
+   * Runs one keyed command, then (with `waitForReplicas`) WAIT in the same pipeline, so it
+   * reaches the node that took the write (on a cluster, the key's master).
+   */
+  async function durably<T>(command: (pipeline: ReturnType<RedisClient["pipeline"]>) => unknown, retried = false): Promise<T> {
+    const pipeline = durableClient.pipeline()
+    command(pipeline)
+    if (replicated) pipeline.wait(replicated.replicas, replicated.timeoutMs)
+    const replies = (await pipeline.exec()) ?? []
+    const moved = replies[0]?.[0]
+    if (moved && /^(MOVED|ASK) /.test(moved.message) && isCluster(durableClient) && !retried) {
+      // ioredis follows a redirection itself only when every command of a pipeline got
+      // one; here WAIT answered, so the slot map is refreshed by hand. A redirected
+      // command did not run: sending it again takes nothing twice.
+      await new Promise<void>((resolve) => durableClient.refreshSlotsCache(() => resolve()))
+      return durably(command, true)
+    }
+    for (const [error] of replies) if (error) throw error
+    if (replicated) {
+      const acknowledged = Number(replies[1]![1])
+      if (acknowledged < replicated.replicas) throw new RedisReplicationError(acknowledged, replicated.replicas)
+    }
+    return replies[0]![1] as T
+  }
 
   async function getUser(id: string): Promise<AdapterUser | null> {
     return decodeUser(await client.get(k.user(id)))
@@ -266,7 +325,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // occasional read; a site with millions of users should list them from its own database.
     async listUsers({ search, verified, cursor, limit }) {
       const keys: string[] = []
-      for await (const batch of client.scanStream({ match: `${k.user("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) keys.push(...(batch as string[]))
+      for await (const batch of scanKeys(client, `${globLiteral(k.user(""))}*`)) keys.push(...new Set(batch))
       const users: AdapterUser[] = []
       for (let i = 0; i < keys.length; i += 500) {
         const values = await Promise.all(keys.slice(i, i + 500).map((key) => client.get(key)))
@@ -295,11 +354,11 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // hence the set).
     async countSessions() {
       const keys = new Set<string>()
-      for await (const batch of client.scanStream({ match: `${k.session("").replace(/[*?[\]\\]/g, "\\$&")}*`, count: 1000 })) for (const key of batch as string[]) keys.add(key)
+      for await (const batch of scanKeys(client, `${globLiteral(k.session(""))}*`)) for (const key of batch) keys.add(key)
       return keys.size
     },
     async deleteSession(sessionToken) {
-      const session = decodeSession(await client.getdel(k.session(sessionToken)))
+      const session = decodeSession(await durably<string | null>((p) => p.getdel(k.session(sessionToken))))
       if (!session) return null
       await client.zrem(k.userSessions(session.userId), sessionToken)
       return session
@@ -312,7 +371,7 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     },
     async useVerificationToken({ identifier, token }) {
       // GETDEL is one command, so of concurrent callers exactly one receives the value.
-      return decodeVerificationToken(await client.getdel(k.verificationToken(identifier, token)))
+      return decodeVerificationToken(await durably<string | null>((p) => p.getdel(k.verificationToken(identifier, token))))
     },
 
     async createAuthenticator(authenticator) {
@@ -396,10 +455,10 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
       await client.del(k.twoFactor(userId), k.twoFactorCodes(userId))
     },
     async useTwoFactorStep(userId, step) {
-      return (await client.eval(USE_TWO_FACTOR_STEP_SCRIPT, 1, k.twoFactor(userId), String(step))) === 1
+      return (await durably<number>((p) => p.eval(USE_TWO_FACTOR_STEP_SCRIPT, 1, k.twoFactor(userId), String(step)))) === 1
     },
     async useTwoFactorBackupCode(userId, hash) {
-      return (await client.lrem(k.twoFactorCodes(userId), 1, hash)) === 1
+      return (await durably<number>((p) => p.lrem(k.twoFactorCodes(userId), 1, hash))) === 1
     },
     async setUserPassword(userId, hash) {
       // Only for a user that exists, checked and written in one script: a hash cannot
@@ -430,4 +489,42 @@ export function RedisAdapter(client: Redis, options: RedisAdapterOptions = {}): 
     // Audit capability: records and their sorted-set indexes (`audit.ts`).
     ...redisAuditTrail(client, k),
   }
+}
+
+/**
+ * A second connection (per node, on a cluster) for the writes that WAIT for replicas. WAIT
+ * holds its connection until the replicas answer or the timeout passes — every time, while
+ * a master has lost its replica — and commands queue behind it: on the app's own connection
+ * that would stall every session check on that master. It reports errors through the app's
+ * client and closes when that client ends.
+ */
+function companion(client: RedisClient): RedisClient {
+  const second: RedisClient = isCluster(client) ? client.duplicate() : client.duplicate()
+  second.on("error", (error: Error) => client.emit("error", error))
+  client.once("end", () => second.disconnect())
+  return second
+}
+
+/**
+ * The key prefix of an adapter on `client`. On a cluster every key must hash to one slot
+ * (MULTI and scripts refuse keys of two slots with CROSSSLOT), which a hash tag in the
+ * prefix — the client's `keyPrefix` or the adapter's — ensures.
+ */
+function adapterPrefix(client: RedisClient, prefix: string | undefined): string {
+  if (!isCluster(client)) return prefix ?? "portcullis:"
+  if (prefix === undefined) return "{portcullis}:"
+  if (!hasHashTag((client.options.keyPrefix ?? "") + prefix)) {
+    throw new TypeError(
+      `RedisAdapter: on a Redis Cluster the key prefix needs a hash tag, e.g. "{${prefix.replace(/[{}]/g, "")}}" in place of ${JSON.stringify(prefix)}, so that every key of the adapter lands in one slot`,
+    )
+  }
+  return prefix
+}
+
+/** Whether Redis Cluster hashes `key` by a tag: a `{` followed later by a `}` with something between. */
+function hasHashTag(key: string): boolean {
+  const open = key.indexOf("{")
+  if (open < 0) return false
+  const close = key.indexOf("}", open + 1)
+  return close > open + 1
 }

@@ -7,7 +7,7 @@
  * stays as long as the retention, not as long as the app has run.
  * @module
  */
-import type { Redis } from "ioredis"
+import type { RedisClient } from "./client.js"
 import { auditPage, checkAuditQuery, isAuditId, type Adapter, type AuditEvent, type AuditPosition, type AuditQuery } from "@portcullis/core/adapters"
 import type { RedisKeys } from "./keys.js"
 
@@ -37,7 +37,7 @@ function positionOf(value: string): AuditPosition {
 
 type AuditMethods = Required<Pick<Adapter, "createAuditRecord" | "listAuditRecords" | "deleteAuditRecordsBefore">>
 
-export function redisAuditTrail(client: Redis, k: RedisKeys): AuditMethods {
+export function redisAuditTrail(client: RedisClient, k: RedisKeys): AuditMethods {
   return {
     async createAuditRecord(record: AuditEvent) {
       const time = Date.parse(record.time)

@@ -3,14 +3,15 @@
  * (an Auth.js adapter on another database): `tokenRefresh: { lock: redisRefreshLock(redis) }`.
  * @module
  */
-import type { Redis } from "ioredis"
 import type { RefreshLock } from "@portcullis/core"
 import { RELEASE_SCRIPT } from "./adapter.js"
 import { redisKeys } from "./keys.js"
+import type { RedisClient } from "./client.js"
 
 /**
  * A {@link RefreshLock} on Redis: `SET key owner NX PX ttl` takes it, a script deletes it
- * only for its owner, and values handed between instances expire with `PX`.
+ * only for its owner, and values handed between instances expire with `PX`. Every command
+ * names one key, so it works on a Redis Cluster as it is (no hash tag needed).
  *
  * @example
  * ```ts
@@ -20,7 +21,7 @@ import { redisKeys } from "./keys.js"
  * export const config = { adapter: PrismaAdapter(prisma), tokenRefresh: { lock: redisRefreshLock(redis) }, providers }
  * ```
  */
-export function redisRefreshLock(client: Redis, options: { prefix?: string } = {}): RefreshLock {
+export function redisRefreshLock(client: RedisClient, options: { prefix?: string } = {}): RefreshLock {
   const k = redisKeys(options.prefix ?? "portcullis:")
   return {
     acquire: async (key, owner, ttlMs) => (await client.set(k.lock(key), owner, "PX", ttlMs, "NX")) === "OK",

@@ -13,7 +13,7 @@
  * ```
  * @module
  */
-import type { Redis } from "ioredis"
+import type { RedisClient } from "./client.js"
 import { RateLimiterRedis } from "rate-limiter-flexible"
 import { flexibleStore, type RateLimitStore } from "@portcullis/core/rate-limit"
 
@@ -23,8 +23,12 @@ export interface RedisRateLimitOptions {
   prefix?: string
 }
 
-/** A {@link RateLimitStore} on `client` (an ioredis client; `createRedisClient` fails fast during an outage). */
-export function redisRateLimitStore(client: Redis, options: RedisRateLimitOptions = {}): RateLimitStore {
+/**
+ * A {@link RateLimitStore} on `client` (an ioredis client or Cluster; `createRedisClient`
+ * fails fast during an outage). Each hit is one script on one key, so on a cluster the
+ * counters spread over every master and no hash tag is needed.
+ */
+export function redisRateLimitStore(client: RedisClient, options: RedisRateLimitOptions = {}): RateLimitStore {
   const keyPrefix = options.prefix ?? "portcullis:rl"
   // Every limiter writes the same keyspace, so any of them reads or deletes any key.
   return flexibleStore((duration) => new RateLimiterRedis({ storeClient: client, keyPrefix, points: 1, duration }), { shared: true })

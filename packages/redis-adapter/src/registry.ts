@@ -2,13 +2,18 @@
  * The JWT session registry on Redis (`session.registry`, docs/sessions.md).
  * @module
  */
-import type { Redis } from "ioredis"
 import type { SessionRecord, SessionRegistry } from "@portcullis/core/adapters"
 import { redisKeys, type RedisKeys } from "./keys.js"
+import type { RedisClient } from "./client.js"
+import { globLiteral, scanKeys } from "./scan.js"
 
 /** Options of {@link RedisSessionRegistry}. */
 export interface RedisSessionRegistryOptions {
-  /** Prefix of every key; default `portcullis:` (the adapter's). */
+  /**
+   * Prefix of every key; default `portcullis:` (the adapter's). On a Redis Cluster it needs
+   * no hash tag — every command names one user's key — and is better without one: the
+   * users then spread over every master.
+   */
   prefix?: string
 }
 
@@ -68,7 +73,7 @@ export class RedisSessionRegistry implements SessionRegistry {
   readonly #keys: RedisKeys
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     options: RedisSessionRegistryOptions = {},
   ) {
     this.#keys = redisKeys(options.prefix ?? "portcullis:")
@@ -113,13 +118,13 @@ export class RedisSessionRegistry implements SessionRegistry {
   }
 
   /**
-   * The unexpired sessions of every user: a SCAN of the users' hashes, then their values a
-   * batch at a time. An admin console's occasional read, not a request's.
+   * The unexpired sessions of every user: a SCAN of the users' hashes (of every master, on
+   * a cluster), then their values a batch at a time. An admin console's occasional read, not
+   * a request's.
    */
   async count(): Promise<number> {
     const keys = new Set<string>()
-    const pattern = `${this.#keys.sessionRegistry("").replace(/[*?[\]\\]/g, "\\$&")}*`
-    for await (const batch of this.client.scanStream({ match: pattern, count: 1000 })) for (const key of batch as string[]) keys.add(key)
+    for await (const batch of scanKeys(this.client, `${globLiteral(this.#keys.sessionRegistry(""))}*`)) for (const key of batch) keys.add(key)
     const all = [...keys]
     const now = Date.now()
     let total = 0
