@@ -143,6 +143,7 @@ export async function accountPage(req: Request): Promise<ExtensionResponse> {
     steppedUp(req),
     req.csrfToken(),
   ])
+  const added = await extensionSections(req)
   const pending = twoFactor.pending ? await req.account.pendingTwoFactor() : null
   const here = `${req.authUrl}/account`
   const reauth = new URL(`${req.authUrl}/reauthenticate`)
@@ -218,7 +219,20 @@ ${field("delete-confirm", req.t("delete.confirm"), html`<input id="delete-confir
 
   return req.page(title, html`${STYLE}<h1>${title}</h1>
 ${notice ? html`<p role="status">${notice}</p>` : ""}${problem ? html`<p class="alert" role="alert">${problem}</p>` : ""}
-${profile}${email}${links}${passkeyList}${passwordSection}${twoFactorSection}${sessionsSection}${deleteSection}`)
+${profile}${email}${links}${passkeyList}${passwordSection}${twoFactorSection}${sessionsSection}${added}${deleteSection}`)
+}
+
+/**
+ * The sections other extensions add (`accountSection`: an OpenID Provider's remembered
+ * grants), after the account's own and before deletion, which stays last. Each under its
+ * own landmark, its id prefixed (`ext-<extension id>`) so none can take a built-in one's.
+ * Those that failed are one status line, not a hole and never the whole page.
+ */
+async function extensionSections(req: Request): Promise<SafeHtml> {
+  const entries = await req.accountSections()
+  const shown = entries.flatMap((e) => ("unavailable" in e ? [] : [section(`ext-${e.id}`, e.heading, e.body)]))
+  const failed = entries.some((e) => "unavailable" in e)
+  return html`${shown}${failed ? html`<p class="muted" role="status" id="ext-unavailable">${req.t("sections.unavailable")}</p>` : ""}`
 }
 
 /**

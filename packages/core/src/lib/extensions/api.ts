@@ -153,6 +153,18 @@ export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   body: Record<string, unknown>
   /** The CSRF token to put in a form this route renders (a `csrfToken` hidden field). */
   csrfToken(): Promise<string>
+  /**
+   * The sections the configuration's extensions add to the account center
+   * ({@link Extension.accountSection}), in configuration order, each asked with its own
+   * `locals`, catalog and session key; `[]` when signed out. One that fails is logged and
+   * answered `{ id, unavailable: true }`, never failing the page that shows the others.
+   *
+   * @example
+   * ```ts
+   * for (const s of await req.accountSections()) body.push("unavailable" in s ? notShown : section(s.id, s.heading, s.body))
+   * ```
+   */
+  accountSections(): Promise<ExtensionAccountSectionEntry[]>
   /** A page of the extension in the configuration's theme and the request's language. */
   page(title: string, body: SafeHtml, status?: number): ExtensionResponse
   /**
@@ -319,6 +331,24 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
    */
   banner?(input: ExtensionBannerInput<Locals>): Promise<SafeHtml | undefined> | SafeHtml | undefined
   /**
+   * A section this extension adds to the account center (`@portcullis/account`, after its
+   * own sections): a heading and a body whose forms post to this extension's own routes
+   * (core checks the origin and the CSRF token there; put `csrfToken()` in a hidden
+   * `csrfToken` field). Asked only while signed in, with the session as this extension sees
+   * it; `undefined` for none. A failure of it (its store down, no answer within twice
+   * `adapterTimeout`) is logged and the section shown as unavailable: it never costs the
+   * account page.
+   *
+   * @example
+   * ```ts
+   * accountSection: async ({ session, locals, t, authUrl, csrfToken }) => ({
+   *   heading: t("grants.heading"),
+   *   body: html`<form method="post" action="${`${authUrl}/op/grants/revoke`}">…</form>`,
+   * })
+   * ```
+   */
+  accountSection?(input: ExtensionAccountSectionInput<Locals>): Promise<ExtensionAccountSection | undefined> | ExtensionAccountSection | undefined
+  /**
    * Asked at the identifier-first sign-in page's "Continue" with the address typed: a way in
    * for it (the organization's SSO for `ada@acme.com`), shown above the other methods — or
    * instead of them when `only`. Configured, it makes "Continue" a round trip (no script
@@ -339,6 +369,19 @@ export interface ExtensionBannerInput<Locals = unknown> {
   /** The CSRF token, for a form in the banner. */
   csrfToken(): Promise<string>
 }
+
+/** What an extension's {@link Extension.accountSection} is given: what a banner is. */
+export type ExtensionAccountSectionInput<Locals = unknown> = ExtensionBannerInput<Locals>
+
+/** An extension's section of the account center. */
+export interface ExtensionAccountSection {
+  /** The section's heading (an `h2`), already in the request's language (`t`). */
+  heading: string
+  body: SafeHtml
+}
+
+/** One extension's answer in `req.accountSections()`: its section, or a note that it failed. */
+export type ExtensionAccountSectionEntry = ({ id: string } & ExtensionAccountSection) | { id: string; unavailable: true }
 
 /** What an extension's {@link Extension.signInGate} is asked about. */
 export interface ExtensionSignInGateInput<Locals = unknown> {

@@ -55,6 +55,11 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
     const limit = route.rateLimit ?? (route.method === "POST" ? EXTENSION_POST_LIMIT : false)
     if (limit) await tools.rateLimit(compiled.name, limit, session?.userId)
     const { csrfToken: _token, ...body } = ctx.body ?? {}
+    // One token per request: a browser without the cookie yet would otherwise be handed a
+    // new one per form (a page's own, its banners', its account sections'), all but the last
+    // refused, as only the last cookie set is kept.
+    let token: Promise<string> | undefined
+    const csrfToken = () => (token ??= ensureCsrfToken(ctx))
     const request: ExtensionRequest = {
       ...tools,
       locals: extension.locals,
@@ -62,7 +67,8 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       params,
       query: ctx.query,
       body,
-      csrfToken: () => ensureCsrfToken(ctx),
+      csrfToken,
+      accountSections: () => import("./account-sections.js").then((m) => m.accountSections(ctx, csrfToken)),
       page: (title, content, status) => ({ page: { title, body: content }, ...(status && { status }) }),
       signIn: (identity) => import("./sign-in.js").then((m) => m.signInAs(ctx, extension, identity)),
       oidc: {
@@ -77,7 +83,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       url: ctx.url,
     }
     const answer = await route.handler(request)
-    return toInternal(ctx, "page" in answer ? await withBanners(ctx, answer) : answer)
+    return toInternal(ctx, "page" in answer ? await withBanners(ctx, answer, csrfToken) : answer)
   } catch (thrown) {
     return refusal(ctx, extension, thrown, answers)
   }
@@ -88,7 +94,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
  * each asked with the session as that extension sees it. A banner that fails is logged and
  * left out: a notice never costs the page.
  */
-async function withBanners(ctx: RequestContext, answer: Extract<ExtensionResponse, { page: unknown }>): Promise<ExtensionResponse> {
+async function withBanners(ctx: RequestContext, answer: Extract<ExtensionResponse, { page: unknown }>, csrfToken: () => Promise<string>): Promise<ExtensionResponse> {
   const banners: SafeHtml[] = []
   for (const resolved of ctx.config.extensions.byId.values()) {
     const banner = resolved.extension.banner
@@ -97,7 +103,7 @@ async function withBanners(ctx: RequestContext, answer: Extract<ExtensionRespons
     const session = await tools.session()
     if (!session) continue
     try {
-      const shown = await banner({ session, locals: resolved.locals, t: tools.t, locale: tools.locale, authUrl: tools.authUrl, csrfToken: () => ensureCsrfToken(ctx) })
+      const shown = await banner({ session, locals: resolved.locals, t: tools.t, locale: tools.locale, authUrl: tools.authUrl, csrfToken })
       if (shown) banners.push(shown)
     } catch (error) {
       if (error instanceof ServiceUnavailable) throw error
