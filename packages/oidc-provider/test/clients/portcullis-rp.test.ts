@@ -5,9 +5,12 @@
  * clientId, clientSecret }` — discovery, PKCE, the code exchange and the ID token's checks
  * are core's OAuth client's, exactly as for any other provider.
  *
- * The issuer is http on loopback: core's OAuth client, like Auth.js's, allows http issuers
- * (its oauth4webapi calls pass `allowInsecureRequests`), and the provider only accepts http
- * for loopback issuers and redirect URIs — which is what runs here.
+ * The issuer is http on loopback. Core's OAuth client is stricter than Auth.js's: it lets
+ * http endpoints through only outside production or, in production, with the provider's
+ * `allowInsecureLoopback` (`httpPolicy` in core's `lib/oauth/http.ts`). Tests run with
+ * NODE_ENV=test, which is the supported local-development case; every other check (issuer,
+ * signature, `aud`, PKCE, state) applies unchanged. The provider likewise accepts http only
+ * for loopback issuers and redirect URIs.
  */
 import type { AuthConfig } from "@portcullis/core"
 import type { Browser } from "playwright-core"
