@@ -168,6 +168,9 @@ describe("openid-client: RP-initiated logout", () => {
     const config = await oidc.discovery(new URL(issuer), "web", SECRET_WEB, oidc.ClientSecretBasic(SECRET_WEB), insecure)
     const eve = await signedIn("eve")
     const tokens = await codeFlow(config, eve.browser, "openid")
+    // Only what was granted rides in the ID token: `openid` alone releases no email or name.
+    expect(tokens.claims()).not.toHaveProperty("email")
+    expect(tokens.claims()).not.toHaveProperty("name")
     const end = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "https://evil.example/bye", state: "s" })
     const response = await eve.browser.request(end.pathname + end.search)
     expect(response.status).toBe(400)
