@@ -78,4 +78,36 @@ describe.runIf(browserAvailable())("Auth.js (@auth/core) signs in against the pr
     expect(op.errors).toEqual([])
     await page.close()
   })
+
+  it("signed out at the app and back: the provider's session and remembered consent take it straight through", async () => {
+    const alan = await op.person("alan@example.com", undefined, "Alan Turing")
+    const page = await browser.newPage()
+    const signIn = async () => {
+      await page.goto(`${rp.origin}/auth/signin`)
+      await page.getByRole("button", { name: /portcullis/i }).click()
+    }
+    await signIn()
+    await page.waitForURL((url) => url.href.startsWith(`${op.origin}/auth/signin`))
+    await signInAtOp(page, alan.email)
+    await page.getByRole("button", { name: "Allow" }).click()
+    await page.waitForURL((url) => url.origin === rp.origin && !url.pathname.startsWith("/auth/"))
+    const consents = () => op.audit.filter((e) => e.type === "oidc.consentGiven" && e.userId === alan.id).length
+    expect(consents()).toBe(1)
+
+    await page.goto(`${rp.origin}/auth/signout`)
+    await page.getByRole("button", { name: /sign out/i }).click()
+    await page.waitForURL((url) => !url.pathname.startsWith("/auth/signout"))
+    expect(await (await page.request.get(`${rp.origin}/auth/session`)).json()).toBeNull()
+
+    // Every page the browser is sent to on the way back is recorded: none is the provider's.
+    const visited: string[] = []
+    page.on("framenavigated", (frame) => void (frame === page.mainFrame() && visited.push(frame.url())))
+    await signIn()
+    await page.waitForURL((url) => url.origin === rp.origin && !url.pathname.startsWith("/auth/"))
+    expect(visited.filter((url) => url.startsWith(op.origin))).toEqual([])
+    expect(consents()).toBe(1)
+    const session = await (await page.request.get(`${rp.origin}/auth/session`)).json()
+    expect(session.user.email).toBe("alan@example.com")
+    await page.close()
+  })
 })
