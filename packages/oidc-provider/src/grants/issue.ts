@@ -44,12 +44,15 @@ export async function tokenResponse(input: Issue): Promise<Record<string, unknow
   })
   const answer: Record<string, unknown> = { access_token: access.token, token_type: "Bearer", expires_in: locals.options.ttl.accessToken, scope: input.scope }
   if (input.withIdToken && input.userId && scopes.includes("openid")) {
-    // Claims go to userinfo; the ID token carries them too only without an access token to
-    // fetch them with — here there always is one (OpenID Connect Core §5.4).
-    const claims = await userClaims(locals, input.userId, [])
-    if (!claims) throw new OAuthError("invalid_grant", "The user no longer exists")
+    // The granted scopes' claims ride in the ID token as well as at userinfo (OpenID Connect
+    // Core §2 lets an ID token carry other claims): relying parties that build their profile
+    // from the ID token alone — Auth.js's and Portcullis's own `type: "oidc"` providers do by
+    // default — otherwise sign people in with no email or name (test/clients/authjs.test.ts).
+    const { sub: _sub, ...claims } = (await userClaims(locals, input.userId, scopes)) ?? {}
+    if (_sub === undefined) throw new OAuthError("invalid_grant", "The user no longer exists")
     answer.id_token = await signIdToken(locals, issuer, client, {
       sub: input.userId,
+      claims,
       ...(input.nonce !== undefined && { nonce: input.nonce }),
       ...(input.authTime !== undefined && { authTime: input.authTime }),
       accessToken: access.token,
