@@ -7,7 +7,7 @@
  */
 import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
 import { authenticateClient } from "../client-auth.js"
-import { OAuthError, oauthEndpoint } from "../errors.js"
+import { OAuthError, invalidClient, oauthEndpoint } from "../errors.js"
 import { issuerOf, routesBase, type Locals } from "../locals.js"
 import { sha256Hex } from "../random.js"
 import { clientAuthAudit, formOf } from "./token.js"
@@ -20,7 +20,7 @@ export async function introspect(req: ExtensionRequest<Locals>): Promise<Extensi
     const issuer = issuerOf(locals, req)
     const body = formOf(req)
     const client = await authenticateClient(locals, issuer, `${routesBase(req)}/introspect`, req.headers, req.body, clientAuthAudit(req))
-    if (client.tokenEndpointAuthMethod === "none") throw new OAuthError("invalid_client", "Introspection is for confidential clients", 401, 'Basic realm="oidc"')
+    if (client.tokenEndpointAuthMethod === "none") throw invalidClient("Introspection is for confidential clients")
     if (!body.token) throw new OAuthError("invalid_request", "token is required")
     const inactive = { json: { active: false }, headers: { "Cache-Control": "no-store" } }
     const claims = body.token.split(".").length === 3 ? await liveAccessToken(locals, issuer, body.token) : null
