@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest"
+import { ISSUER, authorizeAs, authorizeUrl, field, testbed, type Person, type Testbed } from "../support.js"
+
+/** Opens the consent page for `who`: the page and its form's fields. */
+async function consentPageFor(who: Person, params: Record<string, string> = {}) {
+  const response = await who.browser.request(authorizeUrl(params))
+  expect(response.status).toBe(200)
+  const page = await response.text()
+  return { response, page, interaction: field(page, "interaction"), csrfToken: field(page, "csrfToken") }
+}
+
+/** Nothing was granted: no consent stored, no code anywhere. */
+async function nothingGranted(bed: Testbed, who: Person, response: Response) {
+  expect(await bed.store.getConsent(who.id, "web")).toBeNull()
+  expect(response.headers.get("location") ?? "").not.toContain("code=")
+  expect(bed.events()).not.toContain("consentGiven/success")
+}
+
+describe("attack: consent CSRF", () => {
+  it("a consent POST without the CSRF token, with a foreign one, or cross-site is refused, and the real page still works", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const eve = await bed.person("eve")
+    const { interaction, csrfToken } = await consentPageFor(ada)
+    const eveToken = await eve.browser.csrfToken()
+    for (const [form, headers] of [
+      [{ interaction, decision: "allow" }, {}],
+      [{ interaction, decision: "allow", csrfToken: "" }, {}],
+      [{ interaction, decision: "allow", csrfToken: eveToken }, {}],
+      [{ interaction, decision: "allow", csrfToken }, { origin: "https://evil.example" }],
+      [{ interaction, decision: "allow", csrfToken }, { "sec-fetch-site": "cross-site" }],
+    ] as [Record<string, string>, Record<string, string>][]) {
+      const response = await ada.browser.request("/auth/oidc/consent", { form, headers })
+      expect(response.status).toBe(403)
+      await nothingGranted(bed, ada, response)
+    }
+    const ok = await ada.browser.request("/auth/oidc/consent", { form: { interaction, decision: "allow", csrfToken } })
+    expect(new URL(ok.headers.get("location")!).searchParams.get("code")).toBeTruthy()
+  })
+
+  it("another user's interaction id, answered with the attacker's own valid session and token, is refused", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const eve = await bed.person("eve")
+    const { interaction } = await consentPageFor(ada)
+    const response = await eve.browser.request("/auth/oidc/consent", { form: { interaction, decision: "allow", csrfToken: await eve.browser.csrfToken() } })
+    expect(response.status).toBe(403)
+    expect(response.headers.get("location")).toBeNull()
+    await nothingGranted(bed, ada, response)
+    expect(await bed.store.getConsent(eve.id, "web")).toBeNull()
+  })
+
+  it("an interaction no consent page was shown for (parked for sign-in) cannot be answered by a signed-in user", async () => {
+    const bed = testbed()
+    const mallory = await bed.person("mallory", { signedIn: false })
+    const parked = await mallory.browser.request(authorizeUrl({}))
+    const id = new URL(new URL(parked.headers.get("location")!).searchParams.get("callbackUrl")!).searchParams.get("id")!
+    const ada = await bed.person("ada")
+    const response = await ada.browser.request("/auth/oidc/consent", { form: { interaction: id, decision: "allow", csrfToken: await ada.browser.csrfToken() } })
+    expect(response.status).toBe(403)
+    await nothingGranted(bed, ada, response)
+  })
+
+  it("replaying a consent POST after use gives no second code, and 20 at once give exactly one", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const { interaction, csrfToken } = await consentPageFor(ada)
+    const form = { interaction, decision: "allow", csrfToken }
+    const answers = await Promise.all(Array.from({ length: 20 }, () => ada.browser.request("/auth/oidc/consent", { form })))
+    const codes = answers.map((a) => a.headers.get("location")).filter((l) => l && new URL(l).searchParams.get("code"))
+    expect(codes).toHaveLength(1)
+    const replay = await ada.browser.request("/auth/oidc/consent", { form })
+    expect(replay.status).toBe(400)
+    expect(replay.headers.get("location")).toBeNull()
+    expect(await replay.text()).toContain("expired or was already used")
+  })
+
+  it("a denial cannot be turned into an allow by replaying the form", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const { interaction, csrfToken } = await consentPageFor(ada)
+    const denied = await ada.browser.request("/auth/oidc/consent", { form: { interaction, decision: "deny", csrfToken } })
+    expect(new URL(denied.headers.get("location")!).searchParams.get("error")).toBe("access_denied")
+    const allow = await ada.browser.request("/auth/oidc/consent", { form: { interaction, decision: "allow", csrfToken } })
+    expect(allow.status).toBe(400)
+    await nothingGranted(bed, ada, allow)
+  })
+
+  it("GET never grants: the consent route answers GET with 405 and nothing changes", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const { interaction, csrfToken } = await consentPageFor(ada)
+    const response = await ada.browser.request(`/auth/oidc/consent?interaction=${interaction}&decision=allow&csrfToken=${encodeURIComponent(csrfToken)}`)
+    expect(response.status).toBe(405)
+    await nothingGranted(bed, ada, response)
+  })
+
+  it("revoking a remembered consent needs the CSRF token too", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    await authorizeAs(ada, {})
+    expect(await bed.store.getConsent(ada.id, "web")).not.toBeNull()
+    const response = await ada.browser.request("/auth/oidc/consents/revoke", { form: { clientId: "web" } })
+    expect(response.status).toBe(403)
+    expect(await bed.store.getConsent(ada.id, "web")).not.toBeNull()
+  })
+})
+
+describe("attack: clickjacking the consent page", () => {
+  it("the consent page and the apps page refuse framing and caching", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const { response } = await consentPageFor(ada)
+    const apps = await ada.browser.request("/auth/oidc/consents")
+    for (const r of [response, apps]) {
+      expect(r.headers.get("x-frame-options")).toBe("DENY")
+      expect(r.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+      expect(r.headers.get("cache-control")).toMatch(/no-store/)
+    }
+  })
+})
+
+describe("attack: prompt=none as a session oracle", () => {
+  it("a cross-site client learns only its own redirect: login_required signed out, consent_required without consent, nothing about who", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const nobody = await bed.person("nobody", { signedIn: false })
+    const answers = []
+    for (const [who, hint] of [[nobody, undefined], [nobody, "ada@example.com"], [nobody, "ghost@example.com"], [ada, undefined], [ada, "ghost@example.com"]] as const) {
+      const { location } = await authorizeAs(who, { prompt: "none", ...(hint && { login_hint: hint }) })
+      expect(location!.origin + location!.pathname).toBe("https://rp.example/callback")
+      expect([...location!.searchParams.keys()].sort()).toEqual(["error", "error_description", "iss", "state"])
+      expect(location!.searchParams.get("iss")).toBe(ISSUER)
+      expect(location!.href).not.toContain("ada")
+      answers.push([location!.searchParams.get("error"), location!.searchParams.get("error_description")])
+    }
+    // Signed out, a known person's login_hint and an unknown one's read the same.
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[2]).toEqual(answers[0])
+    expect(answers[0]![0]).toBe("login_required")
+    expect(answers[3]![0]).toBe("consent_required")
+    expect(answers[4]).toEqual(answers[3])
+  })
+
+  it("an unknown client gets the same page whether the browser is signed in or not, and no redirect", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const nobody = await bed.person("nobody", { signedIn: false })
+    const pages = []
+    for (const who of [ada, nobody]) {
+      const response = await who.browser.request(authorizeUrl({ client_id: "ghost", prompt: "none", redirect_uri: "https://evil.example/cb" }))
+      expect(response.status).toBe(400)
+      expect(response.headers.get("location")).toBeNull()
+      pages.push((await response.text()).replace(/value="[^"]*"/g, "").replace(/nonce-[A-Za-z0-9+/=_-]+/g, ""))
+    }
+    expect(pages[0]).not.toContain("ada@example.com")
+    expect(pages[0]).toContain("not known here")
+    expect(pages[1]).toContain("not known here")
+    expect(pages[0]).toBe(pages[1])
+  })
+})
