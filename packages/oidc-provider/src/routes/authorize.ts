@@ -35,14 +35,14 @@ function parametersOf(req: Req): { get(name: string): string | undefined; all(na
     const params = req.url.searchParams
     return { get: (n) => params.get(n) ?? undefined, all: (n) => params.getAll(n) }
   }
-  const str = (n: string) => (typeof req.body[n] === "string" ? (req.body[n] as string) : undefined)
-  return { get: str, all: (n) => (Array.isArray(req.body[n]) ? (req.body[n] as unknown[]).filter((v): v is string => typeof v === "string") : str(n) !== undefined ? [str(n)!] : []) }
+  // A form as sent (core's `body` keeps only the last of repeated names, so several `resource`s are read from here).
+  const form = req.form ?? new URLSearchParams()
+  return { get: (n) => form.get(n) ?? undefined, all: (n) => form.getAll(n) }
 }
 
 function repeated(req: Req): boolean {
-  if (req.method !== "GET") return Object.entries(req.body).some(([name, value]) => name !== "resource" && typeof value !== "string")
   const seen = new Set<string>()
-  for (const name of req.url.searchParams.keys()) {
+  for (const name of (req.method === "GET" ? req.url.searchParams : (req.form ?? new URLSearchParams())).keys()) {
     if (name !== "resource" && seen.has(name)) return true
     seen.add(name)
   }
