@@ -26,7 +26,9 @@ export async function introspect(req: ExtensionRequest<Locals>): Promise<Extensi
     const claims = body.token.split(".").length === 3 ? await liveAccessToken(locals, issuer, body.token) : null
     if (claims) {
       const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
-      const mayUse = client.resources ?? locals.options.resources
+      // Only resources the client names itself (a resource server registered as a client): the
+      // provider-wide list is what any client may ask tokens for, not what it may inspect.
+      const mayUse = client.resources ?? []
       if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => mayUse.includes(a))) return inactive
       return {
         json: { active: true, token_type: "Bearer", scope: claims.scope, client_id: claims.client_id, sub: claims.sub, aud: claims.aud, iss: claims.iss, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.auth_time !== undefined && { auth_time: claims.auth_time }) },
