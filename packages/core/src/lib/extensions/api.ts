@@ -226,7 +226,8 @@ export interface ExtensionHost {
    * 32 bytes derived (HKDF-SHA256) from the configuration's secret for this extension and
    * `purpose`: a key to seal what the extension stores (a signing key's private part), without
    * ever holding the secret. Stable across instances sharing the secret; another extension or
-   * purpose gets another key. Rotating the secret changes it (what was sealed must be resealed).
+   * purpose gets another key. Rotating the secret changes it (what was sealed must be resealed:
+   * open it with {@link deriveKeys}).
    *
    * @example
    * ```ts
@@ -234,6 +235,18 @@ export interface ExtensionHost {
    * ```
    */
   deriveKey(purpose: string): Promise<Uint8Array>
+  /**
+   * The keys {@link deriveKey} gives for `purpose` under each of the configuration's secrets,
+   * newest first (`[0]` is `deriveKey`'s): while a secret is rotated (a new one added on top,
+   * `AUTH_SECRET_1..3`), what was sealed under an older one still opens — and should be
+   * sealed again under `[0]`, as the older secret will be removed.
+   *
+   * @example
+   * ```ts
+   * const [current, ...older] = await host.deriveKeys("signing-keys")
+   * ```
+   */
+  deriveKeys(purpose: string): Promise<Uint8Array[]>
 }
 
 /** What an extension's {@link Extension.signInRoute} is asked about: the address typed at the sign-in page's first step. */

@@ -46,8 +46,8 @@ export interface ExtensionSetup {
   telemetry: Telemetry
   /** The configuration's wrapped events: extensions' handlers are chained onto them. */
   events: EventCallbacks
-  /** The configuration's newest secret: extensions get keys derived from it (`host.deriveKey`), never the secret. */
-  secret: string
+  /** The configuration's secrets, newest first: extensions get keys derived from them (`host.deriveKey(s)`), never a secret. */
+  secrets: readonly string[]
 }
 
 /**
@@ -74,10 +74,12 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
 }
 
 /** What core gives each extension once (`ExtensionHost`). */
-function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry, secret }: ExtensionSetup): ExtensionHost {
+function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry, secrets }: ExtensionSetup): ExtensionHost {
   return {
     // Bound to the extension's id in `resolveOne`: two extensions asking for one purpose get different keys.
-    deriveKey: (purpose) => deriveKey(secret, "", purpose),
+    deriveKey: (purpose) => deriveKey(secrets[0] ?? "", "", purpose),
+    // Every secret's, so what was sealed under a secret being rotated out still opens.
+    deriveKeys: (purpose) => Promise.all(secrets.map((secret) => deriveKey(secret, "", purpose))),
     logger,
     strategy,
     wrapStore: (name, store) => wrapExtensionStore(store, name, { logger, adapterTimeout, storeHealth, telemetry }),
@@ -163,7 +165,7 @@ function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, R
   }
   let locals: unknown
   try {
-    locals = extension.setup?.({ ...host, deriveKey: (purpose) => host.deriveKey(`${id}\u0000${purpose}`) })
+    locals = extension.setup?.({ ...host, deriveKey: (purpose) => host.deriveKey(`${id}\u0000${purpose}`), deriveKeys: (purpose) => host.deriveKeys(`${id}\u0000${purpose}`) })
   } catch (error) {
     return void fail(error instanceof InvalidConfig ? error : new InvalidConfig(`Extension "${id}" could not be set up`, error as Error))
   }
