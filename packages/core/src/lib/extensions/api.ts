@@ -45,6 +45,14 @@ export interface ExtensionRoute<Locals = unknown> {
    * `session()` is `null` and `requireSession()` a 401, whatever cookies came along.
    */
   from?: "site" | "anywhere"
+  /**
+   * Callable from scripts of other origins (a single-page app, a browser MCP client) without
+   * credentials: core answers the CORS preflight (`OPTIONS`) of the route's path, and every
+   * answer of the route — refusals, 429 and 503 included — carries
+   * `Access-Control-Allow-Origin: *` (never `…-Allow-Credentials`). Only with
+   * `from: "anywhere"`, whose routes read no cookies (docs/extensions.md, "CORS").
+   */
+  cors?: boolean
   /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */
   stepUp?: boolean
   /** Default `{ max: 30, window: 60 }` for `POST`, none for `GET`; `false` for none. Off with `rateLimit: false`. */
@@ -167,6 +175,18 @@ export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   accountSections(): Promise<ExtensionAccountSectionEntry[]>
   /** A page of the extension in the configuration's theme and the request's language. */
   page(title: string, body: SafeHtml, status?: number): ExtensionResponse
+  /**
+   * The sign-in page to send a signed-out browser to — the app's `pages.signIn` when
+   * configured, else core's — coming back to `callbackUrl` (checked by core's `redirect`
+   * callback when the sign-in ends), with `email` to prefill. Where core's own refusals of
+   * pages send the browser.
+   *
+   * @example
+   * ```ts
+   * if (!(await req.session())) return { redirect: req.signInUrl(req.url.href, { email: loginHint }) }
+   * ```
+   */
+  signInUrl(callbackUrl: string, options?: { email?: string }): string
   /**
    * Signs the browser in as an identity the extension verified (an SSO assertion): the
    * user is found by the account, linked or created by core's rules, the app's `signIn`

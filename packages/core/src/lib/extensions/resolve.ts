@@ -180,6 +180,8 @@ function compileRoute(id: string, route: ExtensionRoute<unknown>, fail: (e: Auth
   // Without the origin and CSRF checks a route must not read the browser's session: it
   // would act for whoever is signed in, on another site's say-so.
   if (route.from === "anywhere" && route.access !== "anyone") return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} takes requests from anywhere, so it must be access: "anyone" (it authenticates its caller itself)`))
+  // `*` with cookies read would hand any site the browser's session: CORS only where none is read.
+  if (route.cors !== undefined && route.cors !== false && (route.cors !== true || route.from !== "anywhere")) return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} has cors, which needs from: "anywhere" (a route that reads no cookies) and the value true`))
   if (route.method !== "GET" && route.method !== "POST" && route.from !== "anywhere") return void fail(new InvalidConfig(`Extension "${id}": ${route.method} routes are for machine clients: set from: "anywhere" and access: "anyone"`))
   const parts = route.path.split("/").filter(Boolean)
   if (!parts.every((p) => SEGMENT.test(p))) return void fail(new InvalidConfig(`Extension "${id}": route path "${route.path}" may hold only letters, digits, . _ - and :params`))
@@ -207,6 +209,12 @@ export function matchRoute(extension: ResolvedExtension, method: string, path: s
     allow.push(compiled.route.method)
   }
   return allow.length ? { allow: [...METHODS].filter((m): m is string => allow.includes(m as string)) } : undefined
+}
+
+/** The methods of `extension`'s CORS routes at `path`, in `METHODS` order: what a preflight may allow. */
+export function corsMethods(extension: ResolvedExtension, path: string[]): string[] {
+  const methods = new Set<string>(extension.routes.filter((c) => c.route.cors === true && matchSegments(c, path)).map((c) => c.route.method))
+  return [...METHODS].filter((m): m is string => methods.has(m as string))
 }
 
 function matchSegments(compiled: CompiledRoute, path: string[]): Record<string, string> | undefined {
