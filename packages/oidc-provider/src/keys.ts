@@ -122,6 +122,7 @@ export class KeyRing {
     let stored = (await store.listSigningKeys()).filter((k) => !k.expiresAt || k.expiresAt.getTime() > now)
     const signing = new Map<SigningAlg, SigningKey>()
     const publicKeys: Loaded["publicKeys"] = new Map()
+    let generated = false
     for (const alg of algs) {
       const newest = newestOf(stored, alg)
       let signer = newest && now - newest.createdAt.getTime() < rotation * 1000 ? await this.#openable(stored, alg) : undefined
@@ -131,6 +132,7 @@ export class KeyRing {
         await store.addSigningKey(added.stored)
         stored = [...stored, added.stored]
         signer = { key: added.stored, privateKey: added.privateKey, secretIndex: 0 }
+        generated = true
       }
       const chosen = signer.key
       for (const key of stored.filter((k) => k.alg === alg && k !== chosen && !k.retiredAt && k.createdAt.getTime() <= chosen.createdAt.getTime())) {
@@ -144,7 +146,10 @@ export class KeyRing {
       signing.set(alg, { kid: chosen.kid, alg, privateKey: signer.privateKey })
     }
     for (const key of stored) if (algs.includes(key.alg as SigningAlg)) publicKeys.set(key.kid, { alg: key.alg as SigningAlg, jwk: publicPart(key.publicJwk as JWK, key.kid, key.alg as SigningAlg) })
-    return { at: Date.now(), signing, publicKeys }
+    // Having just added a key, read again within a second rather than after the whole cache
+    // time: another instance may have added one at the same moment, and this instance's JWKS
+    // must publish it (and sign with the newer of the two) soon, not `keyCacheTtl` later.
+    return { at: generated ? Date.now() - Math.max(0, cacheTtl * 1000 - 1000) : Date.now(), signing, publicKeys }
   }
 
   /**
