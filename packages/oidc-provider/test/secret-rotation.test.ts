@@ -86,3 +86,22 @@ describe("the old secret removed before the keys were rotated", () => {
     expect(await kids(after)).toContain(oldKid)
   })
 })
+
+describe("two instances making their first keys at the same moment", () => {
+  it("each publishes the other's key soon after — a re-read within a second, not after keyCacheTtl (60 s here)", async () => {
+    const store = memoryOidcProviderStore()
+    const a = testbed({ store, provider: { keyCacheTtl: 60 } })
+    const b = testbed({ store, provider: { keyCacheTtl: 60 } })
+    await Promise.all([a.call("/auth/oidc/jwks"), b.call("/auth/oidc/jwks")])
+    const all = (await store.listSigningKeys()).map((k) => k.kid)
+    // Polled: without the short re-read, an instance would miss the other's keys for a minute.
+    for (const bed of [a, b]) {
+      let published: string[] = []
+      for (let tries = 0; tries < 50 && !all.every((kid) => published.includes(kid)); tries++) {
+        published = await kids(bed)
+        if (!all.every((kid) => published.includes(kid))) await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(published).toEqual(expect.arrayContaining(all))
+    }
+  })
+})
