@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { ExtensionRequestError, defineExtension, type ExtensionRoute } from "@portcullis/core/extension"
-import { captureLogger, credentialsConfig } from "../helpers.js"
+import { Browser, captureLogger, credentialsConfig, direct } from "../helpers.js"
 
 const ORIGIN = "http://localhost:3000"
 const SPA = "https://spa.example"
@@ -22,6 +22,8 @@ function api(options: { down?: () => boolean } = {}) {
       { method: "POST", path: "token", access: "anyone", from: "anywhere", cors: true, handler: async (req) => (req.body.grant === "bad" ? Promise.reject(new ExtensionRequestError("invalid_grant", "no", 400)) : { json: { token: "t" } }) },
       { method: "GET", path: "info", access: "anyone", from: "anywhere", cors: true, rateLimit: { max: 2, window: 60 }, handler: async (req) => ({ json: { v: await req.locals.store.read() }, headers: { "WWW-Authenticate": 'Bearer error="insufficient_scope"' } }) },
       { method: "POST", path: "info", access: "anyone", from: "anywhere", cors: true, handler: () => ({ json: {} }) },
+      // What a page of another site's script would love to read: whose browser this is.
+      { method: "GET", path: "me", access: "anyone", from: "anywhere", cors: true, handler: async (req) => ({ json: { user: (await req.session())?.userId ?? null } }) },
       // A machine route without cors, and a page route: neither answers a preflight.
       { method: "POST", path: "plain", access: "anyone", from: "anywhere", handler: () => ({ json: { ok: true } }) },
       { method: "GET", path: "page", access: "anyone", handler: (req) => req.page("Hi", [] as never) },
@@ -33,7 +35,7 @@ function setup(extra: Partial<AuthConfig> = {}, options: { down?: () => boolean 
   const log = captureLogger()
   const config = credentialsConfig({ extensions: [api(options)], logger: log.logger, ...extra })
   const send = (path: string, init: RequestInit = {}) => Auth(new Request(new URL(path, ORIGIN), { ...init, headers: { origin: SPA, ...(init.headers as Record<string, string>) } }), config)
-  return { log, send }
+  return { log, send, config }
 }
 
 const form = (body: Record<string, string>): RequestInit => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body).toString() })
@@ -107,6 +109,21 @@ describe("the answers of a cors route", () => {
     const answer = await send("/auth/api/plain", form({}))
     expect(answer.status).toBe(200)
     expect(answer.headers.get("access-control-allow-origin")).toBeNull()
+  })
+})
+
+describe("the attacker's script on another site", () => {
+  it("reads no session through a cors route, even when the browser sends its session cookie along", async () => {
+    const { config } = setup()
+    const victim = new Browser(direct(config), ORIGIN)
+    expect((await victim.signIn()).status).toBe(302)
+    // The site's own session is real...
+    expect((await victim.session()).user).toBeTruthy()
+    // ...but the cross-origin fetch with credentials included learns nothing from it.
+    const answer = await victim.request("/auth/api/me", { headers: { origin: "https://evil.example" } })
+    expect(answer.headers.get("access-control-allow-origin")).toBe("*")
+    expect(answer.headers.get("access-control-allow-credentials")).toBeNull()
+    expect(await answer.json()).toEqual({ user: null })
   })
 })
 
