@@ -23,6 +23,20 @@ import type { SigningAlg } from "./options.js"
 import { randomToken } from "./random.js"
 import type { OidcProviderStore, StoredSigningKey } from "./store/types.js"
 
+/** No configured secret opens an algorithm's stored keys (the secret they were sealed under was removed). */
+export class UnreadableSigningKeys extends Error {
+  override name = "UnreadableSigningKeys"
+  readonly code = "unreadable-signing-keys"
+  constructor(
+    readonly alg: SigningAlg,
+    readonly kids: string[],
+  ) {
+    super(
+      `oidcProvider: none of the configured secrets opens the stored ${alg} signing keys (${kids.join(", ")}); a new key is generated. Keep the old secret configured (below the new one) until the provider has rotated its keys.`,
+    )
+  }
+}
+
 /** A key ready to sign with. */
 export interface SigningKey {
   kid: string
@@ -48,8 +62,8 @@ export interface KeyRingOptions {
   tokenLifetime: number
   /** The keys sealing private parts, one per configured secret, newest first (`host.deriveKeys`). */
   sealKeys: () => Promise<Uint8Array[]>
-  /** Told when no secret opens a stored key. */
-  onUnreadable?: (error: Error) => void
+  /** Told when no secret opens an algorithm's stored keys (logged by the provider). */
+  onUnreadable?: (error: UnreadableSigningKeys) => void
 }
 
 /** The keys of one configuration. */
@@ -165,9 +179,7 @@ export class KeyRing {
       const opened = await this.#unseal(key, keys)
       if (opened) return { key, ...opened }
     }
-    this.options.onUnreadable?.(
-      new Error(`oidcProvider: none of the configured secrets opens the stored ${alg} signing keys (${candidates.map((k) => k.kid).join(", ")}); a new key is generated. Keep the old secret configured (below the new one) until the provider has rotated its keys.`),
-    )
+    this.options.onUnreadable?.(new UnreadableSigningKeys(alg, candidates.map((k) => k.kid)))
     return undefined
   }
 

@@ -73,7 +73,7 @@ describe("the old secret removed before the keys were rotated", () => {
     const first = await tokensOf(after)
     const newKid = decodeProtectedHeader(first.access_token).kid!
     expect(newKid).not.toBe(oldKid)
-    const errors = () => after.log.lines.filter((l) => /none of the configured secrets opens the stored ES256 signing keys/.test(l))
+    const errors = () => after.log.lines.filter((l) => /^UnreadableSigningKeys: oidcProvider: none of the configured secrets opens the stored ES256 signing keys/.test(l))
     expect(errors()).toHaveLength(1)
     expect(errors()[0]).toContain(oldKid)
     // The next requests sign with the new key without another error or another key.
