@@ -66,18 +66,20 @@ export function oidcProvider(options: OidcProviderOptions): Extension<"oidc", Oi
   const resolved = resolveOptions(options)
   const limits = resolved.rateLimit
   const limit = (name: keyof OidcRateLimits): ExtensionRateLimit | false => (limits === false ? false : (limits[name] ?? false))
+  // `cors`: what a browser-based client (a single-page app, a browser MCP client) calls with
+  // `fetch` — never the pages (authorize, consent, logout), which are navigations.
   const routes: ExtensionRoute<Locals>[] = [
-    { method: "GET", path: ".well-known/openid-configuration", access: "anyone", rateLimit: false, handler: discovery },
-    { method: "GET", path: ".well-known/oauth-authorization-server", access: "anyone", rateLimit: false, handler: discovery },
-    { method: "GET", path: "jwks", access: "anyone", rateLimit: false, handler: jwks },
+    { method: "GET", path: ".well-known/openid-configuration", access: "anyone", from: "anywhere", cors: true, rateLimit: false, handler: discovery },
+    { method: "GET", path: ".well-known/oauth-authorization-server", access: "anyone", from: "anywhere", cors: true, rateLimit: false, handler: discovery },
+    { method: "GET", path: "jwks", access: "anyone", from: "anywhere", cors: true, rateLimit: false, handler: jwks },
     { method: "GET", path: "authorize", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: authorize },
     { method: "POST", path: "authorize", access: "anyone", from: "anywhere", answers: "page", rateLimit: limit("authorize"), handler: authorize },
     { method: "GET", path: "authorize/resume", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: resumeRoute },
     { method: "POST", path: "consent", answers: "page", rateLimit: limit("authorize"), handler: consentRoute },
-    { method: "POST", path: "token", access: "anyone", from: "anywhere", rateLimit: limit("token"), handler: token },
-    { method: "GET", path: "userinfo", access: "anyone", from: "anywhere", rateLimit: limit("userinfo"), handler: userinfo },
-    { method: "POST", path: "userinfo", access: "anyone", from: "anywhere", rateLimit: limit("userinfo"), handler: userinfo },
-    { method: "POST", path: "revoke", access: "anyone", from: "anywhere", rateLimit: limit("revoke"), handler: revoke },
+    { method: "POST", path: "token", access: "anyone", from: "anywhere", cors: true, rateLimit: limit("token"), handler: token },
+    { method: "GET", path: "userinfo", access: "anyone", from: "anywhere", cors: true, rateLimit: limit("userinfo"), handler: userinfo },
+    { method: "POST", path: "userinfo", access: "anyone", from: "anywhere", cors: true, rateLimit: limit("userinfo"), handler: userinfo },
+    { method: "POST", path: "revoke", access: "anyone", from: "anywhere", cors: true, rateLimit: limit("revoke"), handler: revoke },
     { method: "POST", path: "introspect", access: "anyone", from: "anywhere", rateLimit: limit("introspect"), handler: introspect },
     { method: "GET", path: "logout", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: logout },
     { method: "GET", path: "logout/done", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: logoutDone },

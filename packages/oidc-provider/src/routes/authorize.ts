@@ -155,10 +155,8 @@ async function resume(req: Req, id: string, interaction: Interaction, client: Cl
   const session = await req.session()
   if (!session) {
     if (interaction.prompt.includes("none")) return refuse("login_required", "The user is not signed in")
-    const signIn = new URL(`${req.authUrl}/signin`)
-    signIn.searchParams.set("callbackUrl", back)
-    if (interaction.loginHint) signIn.searchParams.set("email", interaction.loginHint)
-    return { redirect: signIn.href }
+    // The app's sign-in page when it has one (`pages.signIn`), as core's own refusals do.
+    return { redirect: req.signInUrl(back, interaction.loginHint ? { email: interaction.loginHint } : undefined) }
   }
   const authTime = await req.authTime()
   // A re-authentication asked by this request counts once it happened after it: no loop.
