@@ -5,6 +5,7 @@
  */
 import { InvalidConfig } from "@portcullis/core/extension"
 import type { ClientAuthMethod, GrantType, OAuthClient, OidcProviderStore } from "./store/types.js"
+import { resolveRegistration, type RegistrationOptions, type RegistrationPolicy } from "./registration/options.js"
 
 /** The signing algorithms the provider can sign ID tokens and access tokens with. */
 export type SigningAlg = "ES256" | "RS256" | "PS256" | "EdDSA"
@@ -95,6 +96,8 @@ export interface OidcProviderOptions {
   clockSkew?: number
   /** Development mode: an issuer from an untrusted origin is allowed. Default `NODE_ENV !== "production"`. */
   development?: boolean
+  /** Dynamic client registration (RFC 7591): off by default; `{ initialAccessToken }` or `{ open: true, … }` (docs/oidc-provider.md "Dynamic registration"). */
+  registration?: RegistrationOptions
 }
 
 /** The resolved options. */
@@ -116,6 +119,7 @@ export interface ResolvedOptions {
   rateLimit: Required<OidcRateLimits> | false
   clockSkew: number
   development: boolean
+  registration: RegistrationPolicy | false
 }
 
 const ALGS: readonly SigningAlg[] = ["ES256", "RS256", "PS256", "EdDSA"]
@@ -309,6 +313,7 @@ export function resolveOptions(options: OidcProviderOptions): ResolvedOptions & 
     rateLimit: options.rateLimit === false ? false : { ...DEFAULT_LIMITS, ...options.rateLimit },
     clockSkew,
     development: options.development ?? process.env.NODE_ENV !== "production",
+    registration: resolveRegistration(options.registration, scopes),
   }
 }
 

@@ -42,6 +42,7 @@ export function metadata(req: Pick<ExtensionRequest<Locals>, "locals" | "authUrl
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
     ...(locals.options.resources.length && { resource_indicators_supported: true }),
+    ...(locals.options.registration && { registration_endpoint: `${base}/register` }),
   }
 }
 
