@@ -7,6 +7,7 @@ import { defineExtension, type Extension, type ExtensionRateLimit, type Extensio
 import { buildLocals, issuerOf, type Locals } from "./locals.js"
 import { messages } from "./messages.js"
 import { withExtraMessages } from "./messages-extra.js"
+import { accountSection } from "./account-section.js"
 import { resolveOptions, type OidcProviderOptions, type OidcRateLimits } from "./options.js"
 import { authorize, consentRoute, resumeRoute } from "./routes/authorize.js"
 import { consentsPage, revokeConsentRoute } from "./routes/consents.js"
@@ -102,6 +103,7 @@ export function oidcProvider(options: OidcProviderOptions): Extension<"oidc", Oi
     setup: (host) => buildLocals(resolved, host),
     messages: withExtraMessages(messages),
     routes,
+    accountSection,
     server: (call): OidcProviderServer => ({
       async consents() {
         const session = await call.requireSession()
