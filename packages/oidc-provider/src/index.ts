@@ -17,6 +17,8 @@ import { logout, logoutDone } from "./routes/logout.js"
 import { revoke } from "./routes/revoke.js"
 import { token } from "./routes/token.js"
 import { deleteRegistration, readRegistration, register } from "./routes/register.js"
+import { deviceAuthorization } from "./device/authorization.js"
+import { devicePage, deviceSubmit } from "./device/page.js"
 import { liveAccessToken, userinfo } from "./routes/userinfo.js"
 import type { AccessTokenClaims } from "./tokens.js"
 import type { Consent } from "./store/types.js"
@@ -96,6 +98,9 @@ export function oidcProvider(options: OidcProviderOptions): Extension<"oidc", Oi
     { method: "GET", path: "logout/done", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: logoutDone },
     { method: "GET", path: "consents", answers: "page", handler: consentsPage },
     { method: "POST", path: "consents/revoke", answers: "page", handler: revokeConsentRoute },
+    { method: "POST", path: "device_authorization", access: "anyone", from: "anywhere", rateLimit: limit("token"), handler: deviceAuthorization },
+    { method: "GET", path: "device", access: "anyone", answers: "page", rateLimit: limit("authorize"), handler: devicePage },
+    { method: "POST", path: "device", answers: "page", rateLimit: limit("device"), handler: deviceSubmit },
     ...(resolved.registration ? registrationRoutes(resolved.registration.rateLimit, limit("token")) : []),
   ]
   return defineExtension({

@@ -60,6 +60,8 @@ export interface OidcRateLimits {
   userinfo?: { max: number; window: number } | false
   introspect?: { max: number; window: number } | false
   revoke?: { max: number; window: number } | false
+  /** The device grant's code-entry page: every post counts, per address and per user (guessing user codes). */
+  device?: { max: number; window: number } | false
 }
 
 /** The options of {@link oidcProvider}. */
@@ -133,6 +135,7 @@ const DEFAULT_LIMITS: Required<OidcRateLimits> = {
   userinfo: { max: 600, window: 60 },
   introspect: { max: 600, window: 60 },
   revoke: { max: 120, window: 60 },
+  device: { max: 20, window: 600 },
 }
 
 const fail = (message: string): never => {
