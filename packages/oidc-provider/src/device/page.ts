@@ -116,12 +116,19 @@ export async function deviceSubmit(req: Req): Promise<ExtensionResponse> {
     createdAt: new Date(now),
     expiresAt: new Date(now + locals.options.ttl.grant * 1000),
   })
-  const won = await locals.store.decideDevice(userCode, {
-    status: "approved",
-    userId: session.userId,
-    ...(authTime && { authTime: Math.floor(authTime.getTime() / 1000) }),
-    grantId,
-  })
+  let won: boolean
+  try {
+    won = await locals.store.decideDevice(userCode, {
+      status: "approved",
+      userId: session.userId,
+      ...(authTime && { authTime: Math.floor(authTime.getTime() / 1000) }),
+      grantId,
+    })
+  } catch (error) {
+    // No grant is left behind that no device names (best effort: the store may be down for this too).
+    await locals.store.revokeGrant(grantId).catch(() => {})
+    throw error
+  }
   if (!won) {
     await locals.store.revokeGrant(grantId)
     return entryPage(req, "", "used", 409)
