@@ -166,7 +166,7 @@ describe("registration with an initial access token", () => {
   const bed = () => testbed({ provider: { registration: { initialAccessToken: INITIAL, scopes: ["openid", "read"] } } })
   it("refuses a missing or wrong token with 401 and a Bearer challenge", async () => {
     const b = bed()
-    for (const headers of [{}, { authorization: "Bearer wrong-token" }, { authorization: `Basic ${Buffer.from(`x:${INITIAL}`).toString("base64")}` }, { authorization: `Bearer ${INITIAL}x` }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong-token" }, { authorization: `Basic ${Buffer.from(`x:${INITIAL}`).toString("base64")}` }, { authorization: `Bearer ${INITIAL}x` }] as Record<string, string>[]) {
       const answer = await send(b, "/auth/oidc/register", { json: NATIVE, headers })
       expect(answer.status).toBe(401)
       expect(answer.body.error).toBe("invalid_token")
