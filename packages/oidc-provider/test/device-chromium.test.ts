@@ -7,7 +7,7 @@ import * as oidc from "openid-client"
 import type { Browser as Chromium, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
-import { browserAvailable, launchChromium } from "../../../e2e/support.js"
+import { axeViolations, browserAvailable, launchChromium } from "../../../e2e/support.js"
 import { httpServer, type TestServer } from "../../core/test/http-server.js"
 import { CLIENTS, testbed } from "./support.js"
 
@@ -72,6 +72,23 @@ describe.runIf(browserAvailable())("the device flow with openid-client and Chrom
     const page = await answerInChromium(started.verification_uri_complete!, started.user_code, "Deny")
     await page.context().close()
     expect(await polling).toBe("access_denied")
+  }, 60_000)
+
+  it("the code-entry page and its consent screen have no axe-core violations, in English and in Arabic (right to left)", async () => {
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: "openid email" })
+    for (const locale of ["en-US", "ar"]) {
+      const context = await chromium.newContext({ bypassCSP: true, locale })
+      const page = await context.newPage()
+      await page.goto(started.verification_uri_complete!)
+      await page.locator('input[name="email"]').first().fill("ada@example.com")
+      await page.locator('form:has(input[name="email"]) button[type="submit"]').first().click()
+      await page.waitForURL((url) => url.pathname === "/auth/oidc/device")
+      expect(await axeViolations(page), `${locale} code entry`).toEqual([])
+      await page.locator('button[type="submit"]').last().click()
+      await page.locator('button[name="decision"]').first().waitFor()
+      expect(await axeViolations(page), `${locale} consent`).toEqual([])
+      await context.close()
+    }
   }, 60_000)
 
   it("too-fast polling is told slow_down", async () => {
