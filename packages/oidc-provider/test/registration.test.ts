@@ -3,7 +3,10 @@ import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { memoryOidcProviderStore } from "@portcullis/oidc-provider/memory"
 import type { OidcProviderStore } from "@portcullis/oidc-provider"
+import { connectRedis } from "@portcullis/adapter-test/redis"
+import { redisOidcProviderStore } from "@portcullis/oidc-provider/redis"
 import { ISSUER, ORIGIN, authorizeAs, pkce, testbed, type Testbed } from "./support.js"
+import { openRedisStore, redisGate } from "./store-harness.js"
 
 const INITIAL = "initial-access-token-with-plenty-of-entropy-0123456789"
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex")
@@ -199,6 +202,18 @@ describe("reading and deleting a registration (RFC 7592)", () => {
   })
 })
 
+describe("deleting a registration, 50 times at once", () => {
+  it("deletes it once: one 204, the rest 401, one event", async () => {
+    const bed = openBed()
+    const a = await send(bed, "/auth/oidc/register", { json: NATIVE })
+    const answers = await Promise.all(Array.from({ length: 50 }, () => send(bed, `/auth/oidc/register/${a.body.client_id}`, { method: "DELETE", headers: { authorization: `Bearer ${a.body.registration_access_token}` } })))
+    expect(answers.filter((r) => r.status === 204)).toHaveLength(1)
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(49)
+    expect(bed.events().filter((e) => e === "clientDeleted/success")).toHaveLength(1)
+    expect(await bed.store.getClient(a.body.client_id)).toBeNull()
+  })
+})
+
 describe("registration when the store fails", () => {
   it("answers 503 and leaves no client behind", async () => {
     const inner = memoryOidcProviderStore()
@@ -220,6 +235,30 @@ describe("the added sentences", () => {
     for (const [lang, catalog] of Object.entries(extraMessages)) {
       expect(Object.keys(catalog).sort(), lang).toEqual(Object.keys(en).sort())
       for (const [key, text] of Object.entries(catalog)) expect(text.match(/\{\w+\}/g)?.sort() ?? [], `${lang} ${key}`).toEqual(en[key as keyof typeof en].match(/\{\w+\}/g)?.sort() ?? [])
+    }
+  })
+})
+
+redisGate.describe("registrations shared by two instances on one Redis", () => {
+  it("a client registered on one instance is read, counted and deleted on the other", async () => {
+    const harness = await openRedisStore()
+    const second = connectRedis()
+    try {
+      const a = openBed({ maxClients: 2 }, harness.store)
+      const b = openBed({ maxClients: 2 }, redisOidcProviderStore(second, { prefix: harness.prefix }))
+      const reg = await send(a, "/auth/oidc/register", { json: NATIVE })
+      expect(reg.status).toBe(201)
+      const read = await send(b, `/auth/oidc/register/${reg.body.client_id}`, { headers: { authorization: `Bearer ${reg.body.registration_access_token}` } })
+      expect(read.status).toBe(200)
+      expect(read.body.client_name).toBe("Some MCP Client")
+      expect((await send(b, "/auth/oidc/register", { json: NATIVE })).status).toBe(201)
+      // The cap counts both instances' registrations.
+      expect((await send(a, "/auth/oidc/register", { json: NATIVE })).status).toBe(503)
+      expect((await send(b, `/auth/oidc/register/${reg.body.client_id}`, { method: "DELETE", headers: { authorization: `Bearer ${reg.body.registration_access_token}` } })).status).toBe(204)
+      expect((await send(a, `/auth/oidc/register/${reg.body.client_id}`, { headers: { authorization: `Bearer ${reg.body.registration_access_token}` } })).status).toBe(401)
+    } finally {
+      second.disconnect()
+      await harness.cleanup()
     }
   })
 })

@@ -115,7 +115,8 @@ export async function readRegistration(req: ExtensionRequest<Locals>): Promise<E
 export async function deleteRegistration(req: ExtensionRequest<Locals>): Promise<ExtensionResponse> {
   return oauthEndpoint(async () => {
     const client = await ownClient(req)
-    await req.locals.store.deleteClient(client.clientId)
+    // Of concurrent deletions, one deletes; the others find it gone, as a later one would.
+    if (!(await req.locals.store.deleteClient(client.clientId))) throw badToken("A valid registration access token is required")
     await req.audit({ type: "clientDeleted", outcome: "success", details: { clientId: client.clientId } })
     return { empty: true, status: 204, headers: { "Cache-Control": "no-store" } }
   })
