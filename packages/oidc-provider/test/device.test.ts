@@ -168,6 +168,20 @@ describe("guessing user codes", () => {
     // Even the right code now: the limit answers before the code is looked at (no oracle).
     expect((await mallory.browser.request("/auth/oidc/device", { form: { csrfToken: token, user_code } })).status).toBe(429)
   })
+
+  it("counts per user across addresses, and per address across users", async () => {
+    const b = bed({ config: { rateLimit: {} }, provider: { rateLimit: { device: { max: 3, window: 600 } } } })
+    const mallory = await b.person("mallory")
+    const grace = await b.person("grace")
+    const guess = async (who: Person, ip: string) => (await who.browser.request("/auth/oidc/device", { form: { csrfToken: await who.browser.csrfToken(), user_code: "BBBB-BBBB" }, headers: { "x-forwarded-for": ip } })).status
+    expect([await guess(mallory, "203.0.113.50"), await guess(mallory, "203.0.113.50"), await guess(mallory, "203.0.113.50")]).toEqual([400, 400, 400])
+    // The same user from a fresh address: stopped by the per-user count.
+    expect(await guess(mallory, "198.51.100.1")).toBe(429)
+    // A fresh user from the spent address: stopped by the per-address count…
+    expect(await guess(grace, "203.0.113.50")).toBe(429)
+    // …while that user elsewhere is not held back.
+    expect(await guess(grace, "198.51.100.2")).toBe(400)
+  })
 })
 
 describe("one approval per code", () => {
