@@ -155,6 +155,19 @@ describe("open registration's limits", () => {
     expect((await send(bed, "/auth/oidc/register", { json: NATIVE })).status).toBe(201)
   })
 
+  it("holds the cap under 50 concurrent registrations: never more clients than the cap, and every 201 is a client that exists", async () => {
+    const bed = openBed({ maxClients: 10 })
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => send(bed, "/auth/oidc/register", { json: NATIVE, ip: `198.51.100.${i}` })))
+    const created = answers.filter((r) => r.status === 201)
+    expect(answers.every((r) => r.status === 201 || r.status === 503)).toBe(true)
+    expect(created.length).toBeLessThanOrEqual(10)
+    expect(await bed.store.countDynamicClients()).toBe(created.length)
+    for (const r of created) expect(await bed.store.getClient(r.body.client_id)).not.toBeNull()
+    // Racers at the edge may all have withdrawn: the room left is there for the next ones.
+    for (let n = created.length; n < 10; n++) expect((await send(bed, "/auth/oidc/register", { json: NATIVE, ip: "192.0.2.1" })).status).toBe(201)
+    expect((await send(bed, "/auth/oidc/register", { json: NATIVE, ip: "192.0.2.1" })).status).toBe(503)
+  })
+
   it("limits registrations per client address (429), another address is not held back", async () => {
     const bed = testbed({ config: { rateLimit: {} }, provider: { registration: { open: true, rateLimit: { max: 3, window: 3600 } } } })
     const statuses: number[] = []

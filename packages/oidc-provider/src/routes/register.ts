@@ -67,12 +67,11 @@ export async function register(req: ExtensionRequest<Locals>): Promise<Extension
     }
     if (!/^application\/json\b/i.test(req.headers.get("content-type") ?? "")) throw new OAuthError("invalid_client_metadata", "The client metadata must be sent as application/json")
     const requested = readClientMetadata(req.body, policy)
-    // A soft cap: two registrations at the very edge may both pass the count, which bounds the
-    // excess by the concurrency; the per-address limit bounds it further.
-    if (policy.open && (await locals.store.countDynamicClients()) >= policy.maxClients) {
+    const limitReached = async () => {
       await req.audit({ type: "clientRegistration", outcome: "failure", reason: "limit-reached" })
-      throw new OAuthError("temporarily_unavailable", "No more clients can be registered here for now", 503)
+      return new OAuthError("temporarily_unavailable", "No more clients can be registered here for now", 503)
     }
+    if (policy.open && (await locals.store.countDynamicClients()) >= policy.maxClients) throw await limitReached()
     const now = new Date(Math.floor(Date.now() / 1000) * 1000)
     const secret = requested.tokenEndpointAuthMethod === "none" ? undefined : randomToken(32)
     const registrationToken = randomToken(32)
@@ -86,6 +85,13 @@ export async function register(req: ExtensionRequest<Locals>): Promise<Extension
       createdAt: now,
     }
     await locals.store.createClient(client)
+    // The cap holds under concurrency: counted again after the insert, and a registration that
+    // took the count past it withdraws itself. Racing ones at the edge may all withdraw (fewer
+    // than the cap, never more); the store has no counted insert to do better in one step.
+    if (policy.open && (await locals.store.countDynamicClients()) > policy.maxClients) {
+      await locals.store.deleteClient(client.clientId)
+      throw await limitReached()
+    }
     await req.audit({ type: "clientRegistered", outcome: "success", details: { clientId: client.clientId, open: policy.open } })
     return {
       status: 201,
