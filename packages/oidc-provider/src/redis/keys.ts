@@ -70,6 +70,8 @@ export function oidcProviderRedisKeys(prefix: string) {
     interaction: (id: string) => `${prefix}interaction:${e(id)}`,
     /** Present while a revoked access token's `jti` could still be presented. */
     revokedAccessToken: (jti: string) => `${prefix}revoked-jti:${e(jti)}`,
+    /** `useOnce` marks (SET NX with the mark's TTL). */
+    usedKey: (key: string) => `${prefix}used:${e(key)}`,
   }
 }
 

@@ -176,7 +176,7 @@ async function resume(req: Req, id: string, interaction: Interaction, client: Cl
       if (interaction.prompt.includes("none")) return refuse("consent_required", "The user has not allowed this client")
       // The consent page is bound to this user: someone else cannot answer it.
       if (interaction.userId !== session.userId) await saveInteraction(locals, id, { ...interaction, userId: session.userId })
-      return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken() })
+      return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken(), redirectUri: interaction.redirectUri })
     }
   }
   return issueCode(req, id, interaction, client, session, authTime)

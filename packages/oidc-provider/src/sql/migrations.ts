@@ -129,6 +129,22 @@ function initialSchema(dialect: OidcProviderSqlDialect, t: OidcProviderTables): 
   }
 }
 
+/** `useOnce`: the primary key decides between concurrent first uses. */
+function usedKeys(dialect: OidcProviderSqlDialect, t: OidcProviderTables): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.usedKeys)
+        .addColumn("used_key", type.key, (c) => c.primaryKey())
+        .addColumn("expires_at", type.timestamp, (c) => c.notNull())).execute()
+      await db.schema.createIndex(`${t.usedKeys}_expires_at_idx`).on(t.usedKeys).column("expires_at").execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.usedKeys).ifExists().execute()
+    },
+  }
+}
+
 /**
  * Every migration of the OpenID Provider schema, by name; names sort in the order they run.
  *
@@ -141,6 +157,7 @@ function initialSchema(dialect: OidcProviderSqlDialect, t: OidcProviderTables): 
 export function oidcProviderMigrations(dialect: OidcProviderSqlDialect, tables: OidcProviderTables = oidcProviderTables()): Record<string, Migration> {
   return {
     "0001_oidc_provider": initialSchema(dialect, tables),
+    "0002_used_keys": usedKeys(dialect, tables),
   }
 }
 
