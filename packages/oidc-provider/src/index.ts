@@ -36,9 +36,9 @@ export { wellKnownPath } from "./well-known.js"
 /** RFC 7591 registration and RFC 7592 read/delete: machine callers, authenticated by their bearer tokens. */
 function registrationRoutes(registerLimit: ExtensionRateLimit, manageLimit: ExtensionRateLimit | false): ExtensionRoute<Locals>[] {
   return [
-    { method: "POST", path: "register", access: "anyone", from: "anywhere", rateLimit: registerLimit, handler: register },
-    { method: "GET", path: "register/:clientId", access: "anyone", from: "anywhere", rateLimit: manageLimit, handler: readRegistration },
-    { method: "DELETE", path: "register/:clientId", access: "anyone", from: "anywhere", rateLimit: manageLimit, handler: deleteRegistration },
+    { method: "POST", path: "register", access: "anyone", from: "anywhere", cors: true, rateLimit: registerLimit, handler: register },
+    { method: "GET", path: "register/:clientId", access: "anyone", from: "anywhere", cors: true, rateLimit: manageLimit, handler: readRegistration },
+    { method: "DELETE", path: "register/:clientId", access: "anyone", from: "anywhere", cors: true, rateLimit: manageLimit, handler: deleteRegistration },
   ]
 }
 
