@@ -104,9 +104,8 @@ export interface MigrateOrganizationsOptions {
 
 /**
  * Creates or upgrades the organizations tables. Safe on every start: applied migrations are
- * skipped, and concurrent runs wait on one lock, which holds
- * behind PgBouncer in transaction pooling mode too (`runMigrations` of
- * `@portcullis/sql-adapter/migrations`). Recorded in
+ * skipped, and concurrent runs wait on one lock, which also holds behind PgBouncer
+ * in transaction pooling mode (`runMigrations` of `@portcullis/sql-adapter/migrations`). Recorded in
  * `<prefix>portcullis_organizations_migrations`, apart from the SQL adapter's table.
  *
  * @returns the names of the migrations this call applied (empty when up to date).

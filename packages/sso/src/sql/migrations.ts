@@ -153,9 +153,8 @@ export interface MigrateSsoOptions {
 
 /**
  * Creates or upgrades the SSO tables. Safe on every start: applied migrations are skipped,
- * and concurrent runs wait on one lock, which holds
- * behind PgBouncer in transaction pooling mode too (`runMigrations` of
- * `@portcullis/sql-adapter/migrations`). Recorded in
+ * and concurrent runs wait on one lock, which also holds behind PgBouncer
+ * in transaction pooling mode (`runMigrations` of `@portcullis/sql-adapter/migrations`). Recorded in
  * `<prefix>portcullis_sso_migrations`, apart from the SQL adapter's table.
  *
  * @returns the names of the migrations this call applied (empty when up to date).
