@@ -20,11 +20,6 @@ export interface SqlBackend {
   dialect: "postgres" | "mysql" | "sqlite"
   /** A new Kysely instance on the backend's database. */
   connect(): Kysely<any>
-  /**
-   * A new Kysely instance for migrations, when they must not take `connect`'s road: behind
-   * a transaction pooler, Kysely's migration lock (session-level) needs a direct connection.
-   */
-  connectForMigrations?(): Kysely<any>
   /** After the last harness closed (e.g. delete a SQLite file). */
   cleanup?(): Promise<void>
 }
@@ -47,21 +42,16 @@ export function postgresBackend(url = postgresService().url): SqlBackend {
 
 /**
  * The test PostgreSQL through PgBouncer in transaction pooling mode ({@link pgbouncerService}),
- * migrated on a direct connection (docs/deploy.md: extensions' migrations use Kysely's
- * session-level lock, which a transaction pooler breaks).
+ * migrations included: every schema's runner (`runMigrations` of
+ * `@portcullis/sql-adapter/migrations`) holds behind a transaction pooler.
  *
  * @example
  * ```ts
  * pgbouncerGate.describe("behind PgBouncer", () => storeSpec(pgbouncerBackend()))
  * ```
  */
-export function pgbouncerBackend(url = pgbouncerService().url, directUrl = postgresService().url): SqlBackend {
-  return {
-    label: "PostgreSQL behind PgBouncer",
-    dialect: "postgres",
-    connect: () => createPostgresKysely(url, { pool }),
-    connectForMigrations: () => createPostgresKysely(directUrl, { pool }),
-  }
+export function pgbouncerBackend(url = pgbouncerService().url): SqlBackend {
+  return { label: "PostgreSQL behind PgBouncer", dialect: "postgres", connect: () => createPostgresKysely(url, { pool }) }
 }
 
 /**
@@ -137,12 +127,7 @@ export function prefixedSchemas(recipe: SchemaRecipe): {
     async open(backend) {
       const tablePrefix = randomTablePrefix(recipe.tag)
       const db = backend.connect()
-      const migrator = backend.connectForMigrations?.()
-      try {
-        await recipe.migrate(migrator ?? db, tablePrefix)
-      } finally {
-        await migrator?.destroy()
-      }
+      await recipe.migrate(db, tablePrefix)
       return { db, tablePrefix, drop: () => drop(db, tablePrefix) }
     },
     drop,

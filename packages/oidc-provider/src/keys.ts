@@ -10,12 +10,32 @@
  * one), and stay in the JWKS until then. Two instances rotating at once both add a key: both
  * are published, the newer one wins on every instance at its next read, and tokens signed by
  * the other still verify.
+ *
+ * Secret rotation: a sealed key is opened with the key of any configured secret (newest
+ * first). One only an older secret opens is replaced by a fresh key sealed under the newest
+ * (the older secret is about to be removed); it stays published, so its tokens verify. When no
+ * secret opens an algorithm's keys (the old secret removed too soon), that is logged and a
+ * fresh key is made: the provider keeps signing rather than failing every request.
  * @module
  */
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose"
 import type { SigningAlg } from "./options.js"
 import { randomToken } from "./random.js"
 import type { OidcProviderStore, StoredSigningKey } from "./store/types.js"
+
+/** No configured secret opens an algorithm's stored keys (the secret they were sealed under was removed). */
+export class UnreadableSigningKeys extends Error {
+  override name = "UnreadableSigningKeys"
+  readonly code = "unreadable-signing-keys"
+  constructor(
+    readonly alg: SigningAlg,
+    readonly kids: string[],
+  ) {
+    super(
+      `oidcProvider: none of the configured secrets opens the stored ${alg} signing keys (${kids.join(", ")}); a new key is generated. Keep the old secret configured (below the new one) until the provider has rotated its keys.`,
+    )
+  }
+}
 
 /** A key ready to sign with. */
 export interface SigningKey {
@@ -40,7 +60,10 @@ export interface KeyRingOptions {
   cacheTtl: number
   /** The longest lifetime of a signed token, seconds. */
   tokenLifetime: number
-  sealKey: () => Promise<Uint8Array>
+  /** The keys sealing private parts, one per configured secret, newest first (`host.deriveKeys`). */
+  sealKeys: () => Promise<Uint8Array[]>
+  /** Told when no secret opens an algorithm's stored keys (logged by the provider). */
+  onUnreadable?: (error: UnreadableSigningKeys) => void
 }
 
 /** The keys of one configuration. */
@@ -111,19 +134,22 @@ export class KeyRing {
     const { store, algs, rotation, tokenLifetime, cacheTtl } = this.options
     const now = Date.now()
     let stored = (await store.listSigningKeys()).filter((k) => !k.expiresAt || k.expiresAt.getTime() > now)
-    for (const alg of algs) {
-      const newest = newestOf(stored, alg)
-      if (!newest || now - newest.createdAt.getTime() >= rotation * 1000) {
-        const added = await this.#generate(alg)
-        await store.addSigningKey(added)
-        stored = [...stored, added]
-      }
-    }
     const signing = new Map<SigningAlg, SigningKey>()
     const publicKeys: Loaded["publicKeys"] = new Map()
+    let generated = false
     for (const alg of algs) {
-      const newest = newestOf(stored, alg)!
-      for (const key of stored.filter((k) => k.alg === alg && k !== newest && !k.retiredAt)) {
+      const newest = newestOf(stored, alg)
+      let signer = newest && now - newest.createdAt.getTime() < rotation * 1000 ? await this.#openable(stored, alg) : undefined
+      // Sealed under an older secret only (or nothing opens): a fresh key under the newest.
+      if (!signer || signer.secretIndex > 0) {
+        const added = await this.#generate(alg)
+        await store.addSigningKey(added.stored)
+        stored = [...stored, added.stored]
+        signer = { key: added.stored, privateKey: added.privateKey, secretIndex: 0 }
+        generated = true
+      }
+      const chosen = signer.key
+      for (const key of stored.filter((k) => k.alg === alg && k !== chosen && !k.retiredAt && k.createdAt.getTime() <= chosen.createdAt.getTime())) {
         // Published until every token it may have signed expired (another instance may sign
         // with it until its cache ends).
         const expiresAt = new Date(now + (tokenLifetime + cacheTtl + 60) * 1000)
@@ -131,28 +157,57 @@ export class KeyRing {
         key.retiredAt = new Date(now)
         key.expiresAt = expiresAt
       }
-      signing.set(alg, { kid: newest.kid, alg, privateKey: await this.#unseal(newest) })
+      signing.set(alg, { kid: chosen.kid, alg, privateKey: signer.privateKey })
     }
     for (const key of stored) if (algs.includes(key.alg as SigningAlg)) publicKeys.set(key.kid, { alg: key.alg as SigningAlg, jwk: publicPart(key.publicJwk as JWK, key.kid, key.alg as SigningAlg) })
-    return { at: Date.now(), signing, publicKeys }
+    // Having just added a key, read again within a second rather than after the whole cache
+    // time: another instance may have added one at the same moment, and this instance's JWKS
+    // must publish it (and sign with the newer of the two) soon, not `keyCacheTtl` later.
+    return { at: generated ? Date.now() - Math.max(0, cacheTtl * 1000 - 1000) : Date.now(), signing, publicKeys }
   }
 
-  async #generate(alg: SigningAlg): Promise<StoredSigningKey> {
+  /**
+   * The newest key of `alg` some configured secret opens, and which secret did (0: the
+   * newest). A newer key none opens is passed over — an instance not yet given a new secret
+   * (a rolling deploy) signs with the key it can open instead of adding one; when none
+   * opens at all, that is reported.
+   */
+  async #openable(stored: StoredSigningKey[], alg: SigningAlg): Promise<{ key: StoredSigningKey; privateKey: CryptoKey; secretIndex: number } | undefined> {
+    const keys = await this.options.sealKeys()
+    const candidates = stored.filter((k) => k.alg === alg).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (b.kid > a.kid ? 1 : -1))
+    for (const key of candidates) {
+      const opened = await this.#unseal(key, keys)
+      if (opened) return { key, ...opened }
+    }
+    this.options.onUnreadable?.(new UnreadableSigningKeys(alg, candidates.map((k) => k.kid)))
+    return undefined
+  }
+
+  async #generate(alg: SigningAlg): Promise<{ stored: StoredSigningKey; privateKey: CryptoKey }> {
     const kid = randomToken(12)
     const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" && { crv: "Ed25519" }) })
     const jwk = await exportJWK(privateKey)
     const sealed = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ ...jwk, kid, alg })))
       .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid })
-      .encrypt(await this.options.sealKey())
-    return { kid, alg, publicJwk: publicPart(jwk, kid, alg) as Record<string, unknown>, sealedPrivateJwk: sealed, createdAt: new Date() }
+      .encrypt((await this.options.sealKeys())[0]!)
+    return { stored: { kid, alg, publicJwk: publicPart(jwk, kid, alg) as Record<string, unknown>, sealedPrivateJwk: sealed, createdAt: new Date() }, privateKey }
   }
 
-  async #unseal(key: StoredSigningKey): Promise<CryptoKey> {
-    const { plaintext, protectedHeader } = await compactDecrypt(key.sealedPrivateJwk, await this.options.sealKey())
-    // The header names the key it was sealed for: a record whose sealed part was swapped fails.
-    if (protectedHeader.kid !== key.kid) throw new Error(`The sealed private key of ${key.kid} belongs to another key`)
-    const jwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK
-    return (await importJWK(jwk, key.alg)) as CryptoKey
+  /** The private key of `key`, opened by the first of `keys` that can, or `undefined`. */
+  async #unseal(key: StoredSigningKey, keys: Uint8Array[]): Promise<{ privateKey: CryptoKey; secretIndex: number } | undefined> {
+    for (const [secretIndex, sealKey] of keys.entries()) {
+      let opened
+      try {
+        opened = await compactDecrypt(key.sealedPrivateJwk, sealKey)
+      } catch {
+        continue
+      }
+      // The header names the key it was sealed for: a record whose sealed part was swapped fails.
+      if (opened.protectedHeader.kid !== key.kid) throw new Error(`The sealed private key of ${key.kid} belongs to another key`)
+      const jwk = JSON.parse(new TextDecoder().decode(opened.plaintext)) as JWK
+      return { privateKey: (await importJWK(jwk, key.alg)) as CryptoKey, secretIndex }
+    }
+    return undefined
   }
 }
 

@@ -27,7 +27,7 @@ export function buildLocals(options: ResolvedOptions & { pendingSecrets: Map<str
   const store = host.wrapStore("oidc provider", options.store)
   const ready = hashSecrets(options.clients, options.pendingSecrets)
   ready.catch(() => {})
-  let sealKey: Promise<Uint8Array> | undefined
+  let sealKeys: Promise<Uint8Array[]> | undefined
   return {
     options,
     store,
@@ -39,7 +39,8 @@ export function buildLocals(options: ResolvedOptions & { pendingSecrets: Map<str
       rotation: options.keyRotation,
       cacheTtl: options.keyCacheTtl,
       tokenLifetime: Math.max(options.ttl.accessToken, options.ttl.idToken),
-      sealKey: () => (sealKey ??= host.deriveKey("signing-keys")),
+      sealKeys: () => (sealKeys ??= host.deriveKeys("signing-keys")),
+      onUnreadable: (error) => host.logger.error(error),
     }),
     remoteKeys: new Map(),
     getUser: host.getUser,

@@ -5,6 +5,7 @@
  */
 import { InvalidConfig } from "@portcullis/core/extension"
 import type { ClientAuthMethod, GrantType, OAuthClient, OidcProviderStore } from "./store/types.js"
+import { resolveRegistration, type RegistrationOptions, type RegistrationPolicy } from "./registration/options.js"
 
 /** The signing algorithms the provider can sign ID tokens and access tokens with. */
 export type SigningAlg = "ES256" | "RS256" | "PS256" | "EdDSA"
@@ -59,6 +60,8 @@ export interface OidcRateLimits {
   userinfo?: { max: number; window: number } | false
   introspect?: { max: number; window: number } | false
   revoke?: { max: number; window: number } | false
+  /** The device grant's code-entry page: every post counts, per address and per user (guessing user codes). */
+  device?: { max: number; window: number } | false
 }
 
 /** The options of {@link oidcProvider}. */
@@ -95,6 +98,8 @@ export interface OidcProviderOptions {
   clockSkew?: number
   /** Development mode: an issuer from an untrusted origin is allowed. Default `NODE_ENV !== "production"`. */
   development?: boolean
+  /** Dynamic client registration (RFC 7591): off by default; `{ initialAccessToken }` or `{ open: true, … }` (docs/oidc-provider.md "Dynamic registration"). */
+  registration?: RegistrationOptions
 }
 
 /** The resolved options. */
@@ -116,6 +121,7 @@ export interface ResolvedOptions {
   rateLimit: Required<OidcRateLimits> | false
   clockSkew: number
   development: boolean
+  registration: RegistrationPolicy | false
 }
 
 const ALGS: readonly SigningAlg[] = ["ES256", "RS256", "PS256", "EdDSA"]
@@ -129,6 +135,7 @@ const DEFAULT_LIMITS: Required<OidcRateLimits> = {
   userinfo: { max: 600, window: 60 },
   introspect: { max: 600, window: 60 },
   revoke: { max: 120, window: 60 },
+  device: { max: 20, window: 600 },
 }
 
 const fail = (message: string): never => {
@@ -309,6 +316,7 @@ export function resolveOptions(options: OidcProviderOptions): ResolvedOptions & 
     rateLimit: options.rateLimit === false ? false : { ...DEFAULT_LIMITS, ...options.rateLimit },
     clockSkew,
     development: options.development ?? process.env.NODE_ENV !== "production",
+    registration: resolveRegistration(options.registration, scopes),
   }
 }
 

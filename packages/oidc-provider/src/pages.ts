@@ -22,10 +22,11 @@ export function errorPage(req: Req, code: string, status = 400): ExtensionRespon
   return req.page(title, html`<h1>${title}</h1><p role="alert">${req.t(`error.${code}`)}</p>`, status)
 }
 
-export function consentPage(req: Req, input: { client: Client; scopes: string[]; resources: string[]; user: string; action: string; interaction: string; csrfToken: string }): ExtensionResponse {
+export function consentPage(req: Req, input: { client: Client; scopes: string[]; resources: string[]; user: string; action: string; interaction: string; csrfToken: string; redirectUri?: string }): ExtensionResponse {
   const name = input.client.name ?? input.client.clientId
   const title = req.t("consent.title", { client: name })
   const body = html`<h1>${title}</h1>
+    ${input.client.dynamic ? unverifiedNotice(req, name, input.redirectUri) : ""}
     <p>${req.t("consent.signedInAs", { user: input.user })}</p>
     <p>${req.t("consent.intro", { client: name })}</p>
     <ul>${input.scopes.map((s) => html`<li>${scopeSentence(req.t, s)}</li>`)}</ul>
@@ -38,6 +39,16 @@ export function consentPage(req: Req, input: { client: Client; scopes: string[];
     </form>
     <p><small>${req.t("consent.note")}</small></p>`
   return req.page(title, body)
+}
+
+/** A self-registered client chose its own name: say so, and show where the answer goes (the one thing it cannot fake). */
+function unverifiedNotice(req: Req, name: string, redirectUri: string | undefined): SafeHtml {
+  let host = redirectUri ?? ""
+  try {
+    const url = new URL(host)
+    host = url.host || `${url.protocol}${url.pathname}`
+  } catch {}
+  return html`<p role="note"><strong>${req.t("consent.unverified", { client: name, host })}</strong></p>`
 }
 
 export function logoutPage(req: Req, input: { client?: Client; action: string; csrfToken: string; fields: Record<string, string> }): ExtensionResponse {

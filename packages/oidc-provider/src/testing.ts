@@ -434,6 +434,27 @@ export function oidcProviderStoreConformance(name: string, makeStore: () => Prom
       })
     })
 
+    describe("single use (useOnce)", () => {
+      it("answers true once, then false until the mark expires", async () => {
+        const key = `jti:${randomHash()}`
+        expect(await store().useOnce(key, later())).toBe(true)
+        expect(await store().useOnce(key, later())).toBe(false)
+        expect(await store().useOnce(`jti:${randomHash()}`, later())).toBe(true)
+      })
+      it("of 50 concurrent first uses of one key, exactly one is true", async () => {
+        const key = `jti:${randomHash()}`
+        const answers = await Promise.all(Array.from({ length: 50 }, () => store().useOnce(key, later())))
+        expect(count(answers, true)).toBe(1)
+      })
+      it("is usable again once the mark expired, and then once only", async () => {
+        const key = `jti:${randomHash()}`
+        expect(await store().useOnce(key, later(SHORT_MS))).toBe(true)
+        expect(await eventually(() => store().useOnce(key, later()), (fresh) => fresh)).toBe(true)
+        const answers = await Promise.all(Array.from({ length: 10 }, () => store().useOnce(key, later())))
+        expect(count(answers, true)).toBe(0)
+      })
+    })
+
     describe("consents", () => {
       it("creates a consent, then adds scopes and resources to it (a union), keeping when it began", async () => {
         const userId = randomUUID()

@@ -23,7 +23,7 @@ function sqlSuites(backend: SqlBackend): void {
       expect(await migrateOidcProvider(harness.db, { tablePrefix: harness.tablePrefix })).toEqual([])
       expect(await migrate(harness.db, { tablePrefix: harness.tablePrefix })).toEqual([])
       const recorded = await harness.db.selectFrom(oidcProviderTables(harness.tablePrefix).migrations).select("name").execute()
-      expect(recorded.map((r) => r.name)).toEqual(["0001_oidc_provider"])
+      expect(recorded.map((r) => r.name)).toEqual(["0001_oidc_provider", "0002_used_keys"])
     })
 
     it("tells its dialect from the Kysely instance, and refuses one it cannot tell or a bad prefix", () => {

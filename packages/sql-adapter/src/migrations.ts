@@ -1,13 +1,25 @@
 /**
- * The schema, as versioned migrations run by Kysely's Migrator. Migrations live in code
- * (not files) so they ship inside the package and take the configured table names.
- * Never edit a released migration: add a new one, since databases record which ran.
+ * `@portcullis/sql-adapter/migrations`: the adapter's schema as versioned migrations, and
+ * {@link runMigrations}, the runner every Portcullis SQL schema (the extensions' included)
+ * goes through. Migrations live in code (not files) so they ship inside the package and take
+ * the configured table names. Never edit a released migration: add a new one, since
+ * databases record which ran. Imports Kysely only, never a driver (`pg`, `mysql2`).
+ *
+ * @example
+ * ```ts
+ * import { runMigrations } from "@portcullis/sql-adapter/migrations"
+ *
+ * const applied = await runMigrations(db, { migrations: myMigrations, table: "my_extension_migrations" })
+ * ```
  * @module
  */
 import { sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely } from "kysely"
-import type { Migration, MigratorProps } from "kysely/migration"
-import { migrateUnderLock } from "./migration-lock.js"
+import type { Migration } from "kysely/migration"
+import { runMigrations } from "./migration-runner.js"
 import { DEFAULT_MIGRATION_TABLE, resolveTables, type SqlDialect, type TableNames } from "./tables.js"
+
+export { runMigrations } from "./migration-runner.js"
+export type { RunMigrationsOptions } from "./migration-runner.js"
 
 type DataType = ColumnDataType | Expression<unknown>
 
@@ -281,16 +293,6 @@ export interface MigrateOptions {
   migrationTableName?: string
 }
 
-function migratorProps(options: MigrateOptions): Omit<MigratorProps, "db"> {
-  const tables = resolveTables(options.tables)
-  const migrationTableName = options.migrationTableName ?? DEFAULT_MIGRATION_TABLE
-  return {
-    provider: { getMigrations: async () => schemaMigrations(options.dialect, tables) },
-    migrationTableName,
-    migrationLockTableName: `${migrationTableName}_lock`,
-  }
-}
-
 /**
  * Passkey names (the account center's rename, `renameAuthenticator`): one nullable column,
  * so rows from before stay valid and an app that never names a passkey never writes it.
@@ -307,7 +309,7 @@ function passkeyNamesSchema(t: TableNames): Migration {
  * Creates or upgrades the Portcullis tables. Safe to run on every start: migrations that
  * already ran are skipped, and concurrent runs wait on a migration lock. On PostgreSQL the run
  * is one transaction under `pg_advisory_xact_lock`, so it also holds behind PgBouncer in
- * transaction pooling mode ({@link migrateUnderLock}).
+ * transaction pooling mode ({@link runMigrations}, the runner every extension's schema uses too).
  *
  * @returns The names of the migrations applied by this call (empty when up to date).
  * @throws The first migration error; that migration and later ones are not recorded.
@@ -319,27 +321,9 @@ function passkeyNamesSchema(t: TableNames): Migration {
  * ```
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<string[]> {
-  for (let attempt = 1; ; attempt++) {
-    const { error, results = [] } = await migrateUnderLock(db, options.dialect, migratorProps(options))
-    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
-    const failed = results.find((r) => r.status === "Error")?.migrationName
-    // Kysely's migrator finds its own table by listing every table of the schema, then
-    // reading each one's columns: a table that anything else in the database drops in
-    // between fails the listing. Nothing has run yet, so the setup is simply tried again.
-    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
-      // A database where tables come and go often (tests, several apps) can fail the listing
-      // again at once; a short, growing pause lets the other side's DDL finish.
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
-      continue
-    }
-    throw new Error(`migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-  }
-}
-
-const SETUP_ATTEMPTS = 8
-
-/** PostgreSQL's `undefined_table`, MySQL's `ER_NO_SUCH_TABLE`, SQLite's "no such table". */
-function isUndefinedTable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
+  return runMigrations(db, {
+    migrations: schemaMigrations(options.dialect, resolveTables(options.tables)),
+    table: options.migrationTableName ?? DEFAULT_MIGRATION_TABLE,
+    dialect: options.dialect,
+  })
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import { sql, type Kysely } from "kysely"
-import { Migrator, type Migration } from "kysely/migration"
+import type { Migration } from "kysely/migration"
+import { runMigrations } from "@portcullis/sql-adapter/migrations"
 import { impersonationTable } from "./impersonations.js"
 import { banDialect, banTable, type BanSqlDialect } from "./store.js"
 
@@ -58,30 +59,17 @@ export function adminMigrations(dialect: BanSqlDialect, tablePrefix = ""): Recor
   }
 }
 
-/** Applies the admin console's migrations; returns the names applied (`[]` when up to date). */
+/**
+ * Applies the admin console's migrations; returns the names applied (`[]` when up to date).
+ * Safe on every start of every instance, also behind PgBouncer in transaction pooling mode
+ * (`runMigrations` of `@portcullis/sql-adapter/migrations`).
+ *
+ * @example
+ * ```ts
+ * await migrateAdmin(db, { tablePrefix: "auth_" })
+ * ```
+ */
 export async function migrateAdmin(db: Kysely<any>, options: { tablePrefix?: string; dialect?: BanSqlDialect } = {}): Promise<string[]> {
   const dialect = banDialect(db, options.dialect)
-  const name = `${options.tablePrefix ?? ""}admin_migrations`
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => adminMigrations(dialect, options.tablePrefix) }, migrationTableName: name, migrationLockTableName: `${name}_lock` })
-  for (let attempt = 1; ; attempt++) {
-    const { error, results = [] } = await migrator.migrateToLatest()
-    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
-    const failed = results.find((r) => r.status === "Error")?.migrationName
-    // Kysely's migrator finds its table by listing the schema's tables, then each one's
-    // columns: a table another client drops in between (another app, a test run) fails that
-    // setup before any migration ran, so trying again is safe — as the other migrators do.
-    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
-      continue
-    }
-    throw new Error(`admin migration failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-  }
-}
-
-const SETUP_ATTEMPTS = 8
-
-/** PostgreSQL's undefined_table (42P01), MySQL's ER_NO_SUCH_TABLE, SQLite's "no such table". */
-function isUndefinedTable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
+  return runMigrations(db, { migrations: adminMigrations(dialect, options.tablePrefix), table: `${options.tablePrefix ?? ""}admin_migrations`, dialect, label: "admin" })
 }

@@ -5,6 +5,7 @@
  */
 import { authorizationCode } from "./authorization-code.js"
 import { clientCredentials } from "./client-credentials.js"
+import { deviceCode } from "./device-code.js"
 import { refreshToken } from "./refresh-token.js"
 import type { GrantHandler } from "./types.js"
 
@@ -14,4 +15,5 @@ export const grants: Readonly<Record<string, GrantHandler>> = {
   authorization_code: authorizationCode,
   refresh_token: refreshToken,
   client_credentials: clientCredentials,
+  "urn:ietf:params:oauth:grant-type:device_code": deviceCode,
 }

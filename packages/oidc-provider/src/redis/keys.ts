@@ -72,6 +72,8 @@ export function oidcProviderRedisKeys(prefix: string) {
     used: (key: string) => `${prefix}used:${e(key)}`,
     /** Present while a revoked access token's `jti` could still be presented. */
     revokedAccessToken: (jti: string) => `${prefix}revoked-jti:${e(jti)}`,
+    /** `useOnce` marks (SET NX with the mark's TTL). */
+    usedKey: (key: string) => `${prefix}used:${e(key)}`,
   }
 }
 

@@ -180,6 +180,12 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
       return (await client.exists(k.revokedAccessToken(jti))) > 0
     },
 
+    async useOnce(key, expiresAt) {
+      // A mark already past its end would guard nothing: the first use is still the first.
+      if (over(expiresAt)) return true
+      return (await client.set(k.usedKey(key), "1", "PX", ttlUntil(expiresAt), "NX")) === "OK"
+    },
+
     async saveConsent(consent) {
       await run(client, SAVE_CONSENT, [k.consent(consent.userId, consent.clientId), k.userConsents(consent.userId)], [
         consent.clientId, consent.scope, JSON.stringify(consent.resources), consent.createdAt.getTime(), consent.updatedAt.getTime(),

@@ -155,10 +155,8 @@ async function resume(req: Req, id: string, interaction: Interaction, client: Cl
   const session = await req.session()
   if (!session) {
     if (interaction.prompt.includes("none")) return refuse("login_required", "The user is not signed in")
-    const signIn = new URL(`${req.authUrl}/signin`)
-    signIn.searchParams.set("callbackUrl", back)
-    if (interaction.loginHint) signIn.searchParams.set("email", interaction.loginHint)
-    return { redirect: signIn.href }
+    // The app's sign-in page when it has one (`pages.signIn`), as core's own refusals do.
+    return { redirect: req.signInUrl(back, interaction.loginHint ? { email: interaction.loginHint } : undefined) }
   }
   const authTime = await req.authTime()
   // A re-authentication asked by this request counts once it happened after it: no loop.
@@ -178,7 +176,7 @@ async function resume(req: Req, id: string, interaction: Interaction, client: Cl
       if (interaction.prompt.includes("none")) return refuse("consent_required", "The user has not allowed this client")
       // The consent page is bound to this user: someone else cannot answer it.
       if (interaction.userId !== session.userId) await saveInteraction(locals, id, { ...interaction, userId: session.userId })
-      return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken() })
+      return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken(), redirectUri: interaction.redirectUri })
     }
   }
   return issueCode(req, id, interaction, client, session, authTime)

@@ -6,7 +6,7 @@
 import type { ExtensionRequest, ExtensionResponse, ExtensionTools, SafeHtml } from "@portcullis/core/extension"
 import type { Locals } from "../locals.js"
 import { routesBase } from "../locals.js"
-import { consentsFragment } from "../pages.js"
+import { consentsFragment, errorPage } from "../pages.js"
 
 /**
  * The signed-in user's "Apps with access to your account" as a fragment (revoke buttons
@@ -35,8 +35,8 @@ export async function consentsPage(req: ExtensionRequest<Locals>): Promise<Exten
 export async function revokeConsentRoute(req: ExtensionRequest<Locals>): Promise<ExtensionResponse> {
   const session = await req.requireSession()
   const clientId = typeof req.body.clientId === "string" ? req.body.clientId : ""
-  if (await req.locals.store.revokeConsent(session.userId, clientId)) {
-    await req.audit({ type: "consentRevoked", outcome: "success", userId: session.userId, details: { clientId } })
-  }
-  return { redirect: `${routesBase(req)}/consents` }
+  // Only the caller's own consent is looked up: another user's, or none, is the same 404.
+  if (!(await req.locals.store.revokeConsent(session.userId, clientId))) return errorPage(req, "unknown-consent", 404)
+  await req.audit({ type: "consentRevoked", outcome: "success", userId: session.userId, details: { clientId } })
+  return { redirect: req.body.returnTo === "account" ? `${req.authUrl}/account#ext-oidc` : `${routesBase(req)}/consents` }
 }

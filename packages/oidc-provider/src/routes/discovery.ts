@@ -26,7 +26,8 @@ export function metadata(req: Pick<ExtensionRequest<Locals>, "locals" | "authUrl
     scopes_supported: locals.options.scopes,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+    grant_types_supported: ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"],
+    device_authorization_endpoint: `${base}/device_authorization`,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: locals.options.signingAlgs,
     token_endpoint_auth_methods_supported: CLIENT_AUTH,
@@ -42,6 +43,7 @@ export function metadata(req: Pick<ExtensionRequest<Locals>, "locals" | "authUrl
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
     ...(locals.options.resources.length && { resource_indicators_supported: true }),
+    ...(locals.options.registration && { registration_endpoint: `${base}/register` }),
   }
 }
 

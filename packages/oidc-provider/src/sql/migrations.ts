@@ -6,7 +6,8 @@
  * @module
  */
 import { sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely } from "kysely"
-import { Migrator, type Migration } from "kysely/migration"
+import type { Migration } from "kysely/migration"
+import { runMigrations } from "@portcullis/sql-adapter/migrations"
 import { oidcProviderTables, resolveOidcProviderDialect, type OidcProviderSqlDialect, type OidcProviderTables } from "./tables.js"
 
 type DataType = ColumnDataType | Expression<unknown>
@@ -129,6 +130,22 @@ function initialSchema(dialect: OidcProviderSqlDialect, t: OidcProviderTables): 
   }
 }
 
+/** `useOnce`: the primary key decides between concurrent first uses. */
+function usedKeys(dialect: OidcProviderSqlDialect, t: OidcProviderTables): Migration {
+  const type = columnTypes(dialect)
+  return {
+    async up(db) {
+      await tableOptions(dialect, db.schema.createTable(t.usedKeys)
+        .addColumn("used_key", type.key, (c) => c.primaryKey())
+        .addColumn("expires_at", type.timestamp, (c) => c.notNull())).execute()
+      await db.schema.createIndex(`${t.usedKeys}_expires_at_idx`).on(t.usedKeys).column("expires_at").execute()
+    },
+    async down(db) {
+      await db.schema.dropTable(t.usedKeys).ifExists().execute()
+    },
+  }
+}
+
 /**
  * Every migration of the OpenID Provider schema, by name; names sort in the order they run.
  *
@@ -141,6 +158,7 @@ function initialSchema(dialect: OidcProviderSqlDialect, t: OidcProviderTables): 
 export function oidcProviderMigrations(dialect: OidcProviderSqlDialect, tables: OidcProviderTables = oidcProviderTables()): Record<string, Migration> {
   return {
     "0001_oidc_provider": initialSchema(dialect, tables),
+    "0002_used_keys": usedKeys(dialect, tables),
   }
 }
 
@@ -152,17 +170,10 @@ export interface MigrateOidcProviderOptions {
   dialect?: OidcProviderSqlDialect
 }
 
-const SETUP_ATTEMPTS = 8
-
-/** PostgreSQL's undefined_table (42P01), MySQL's ER_NO_SUCH_TABLE, SQLite's "no such table". */
-function isUndefinedTable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
-}
-
 /**
  * Creates or upgrades the OpenID Provider tables. Safe on every start: applied migrations are
- * skipped, and concurrent runs wait on Kysely's migration lock. Recorded in
+ * skipped, and concurrent runs wait on one lock, which also holds behind PgBouncer
+ * in transaction pooling mode (`runMigrations` of `@portcullis/sql-adapter/migrations`). Recorded in
  * `<prefix>portcullis_oidc_provider_migrations`, apart from the SQL adapter's table.
  *
  * @returns the names of the migrations this call applied (empty when up to date).
@@ -178,23 +189,5 @@ function isUndefinedTable(error: unknown): boolean {
 export async function migrateOidcProvider(db: Kysely<any>, options: MigrateOidcProviderOptions = {}): Promise<string[]> {
   const dialect = resolveOidcProviderDialect(db, options.dialect)
   const tables = oidcProviderTables(options.tablePrefix)
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => oidcProviderMigrations(dialect, tables) },
-    migrationTableName: tables.migrations,
-    migrationLockTableName: `${tables.migrations}_lock`,
-  })
-  for (let attempt = 1; ; attempt++) {
-    const { error, results = [] } = await migrator.migrateToLatest()
-    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
-    const failed = results.find((r) => r.status === "Error")?.migrationName
-    // Kysely's migrator lists the schema's tables and then reads each one's columns: a table
-    // someone else drops in between fails that listing before any migration ran, so trying
-    // again is safe.
-    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
-      continue
-    }
-    throw new Error(`oidc-provider migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-  }
+  return runMigrations(db, { migrations: oidcProviderMigrations(dialect, tables), table: tables.migrations, dialect, label: "oidc-provider" })
 }

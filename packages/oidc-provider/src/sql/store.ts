@@ -15,7 +15,7 @@ import type {
   AuthorizationCode, CodeTake, Consent, DeviceAuthorization, DevicePoll, Grant, OAuthClient, OidcProviderStore,
   RefreshRotation, RefreshToken, StoredSigningKey,
 } from "../store/types.js"
-import { retrying } from "./errors.js"
+import { isDuplicate, retrying } from "./errors.js"
 import { oidcProviderTables, resolveOidcProviderDialect, type OidcProviderSqlDialect } from "./tables.js"
 
 type Row = Record<string, unknown>
@@ -150,7 +150,7 @@ export function sqlOidcProviderStore(db: Kysely<any>, options: SqlOidcProviderSt
   async function maybeSweep(): Promise<void> {
     if (++writes % SWEEP_EVERY !== 0) return
     const now = new Date()
-    for (const table of [t.codes, t.refreshTokens, t.revokedAccessTokens, t.devices, t.interactions, t.grants]) {
+    for (const table of [t.codes, t.refreshTokens, t.revokedAccessTokens, t.devices, t.interactions, t.grants, t.usedKeys]) {
       await db.deleteFrom(table).where("expires_at", "<=", now).execute()
     }
   }
@@ -299,6 +299,21 @@ export function sqlOidcProviderStore(db: Kysely<any>, options: SqlOidcProviderSt
     async accessTokenRevoked(jti) {
       const row = await db.selectFrom(t.revokedAccessTokens).select("jti").where("jti", "=", jti).where("expires_at", ">", new Date()).executeTakeFirst()
       return row !== undefined
+    },
+
+    async useOnce(key, expiresAt) {
+      try {
+        await db.insertInto(t.usedKeys).values({ used_key: key, expires_at: expiresAt }).execute()
+        await maybeSweep()
+        return true
+      } catch (error) {
+        if (!isDuplicate(error)) throw error
+      }
+      // The key was used before: usable again only once that mark has expired. One
+      // conditional UPDATE, so of concurrent callers after the expiry exactly one changes the row.
+      const { numUpdatedRows } = await db.updateTable(t.usedKeys).set({ expires_at: expiresAt })
+        .where("used_key", "=", key).where("expires_at", "<=", new Date()).executeTakeFirst()
+      return numUpdatedRows > 0n
     },
 
     async saveConsent(consent) {

@@ -21,6 +21,8 @@ export interface OidcProviderTables {
   devices: string
   interactions: string
   signingKeys: string
+  /** Keys marked used once until they expire (`useOnce`: a client assertion's `jti`). */
+  usedKeys: string
   /** Where applied migrations are recorded (plus `_lock`): apart from the SQL adapter's. */
   migrations: string
 }
@@ -36,6 +38,7 @@ export const DEFAULT_OIDC_PROVIDER_TABLES: Readonly<OidcProviderTables> = Object
   devices: "op_devices",
   interactions: "op_interactions",
   signingKeys: "op_signing_keys",
+  usedKeys: "op_used_keys",
   migrations: "portcullis_oidc_provider_migrations",
 })
 

@@ -5,7 +5,8 @@
  * @module
  */
 import { sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely } from "kysely"
-import { Migrator, type Migration } from "kysely/migration"
+import type { Migration } from "kysely/migration"
+import { runMigrations } from "@portcullis/sql-adapter/migrations"
 import { organizationTables, resolveDialect, type OrganizationSqlDialect, type OrganizationTables } from "./tables.js"
 
 type DataType = ColumnDataType | Expression<unknown>
@@ -103,7 +104,8 @@ export interface MigrateOrganizationsOptions {
 
 /**
  * Creates or upgrades the organizations tables. Safe on every start: applied migrations are
- * skipped, and concurrent runs wait on Kysely's migration lock. Recorded in
+ * skipped, and concurrent runs wait on one lock, which also holds behind PgBouncer
+ * in transaction pooling mode (`runMigrations` of `@portcullis/sql-adapter/migrations`). Recorded in
  * `<prefix>portcullis_organizations_migrations`, apart from the SQL adapter's table.
  *
  * @returns the names of the migrations this call applied (empty when up to date).
@@ -119,31 +121,5 @@ export interface MigrateOrganizationsOptions {
 export async function migrateOrganizations(db: Kysely<any>, options: MigrateOrganizationsOptions = {}): Promise<string[]> {
   const dialect = resolveDialect(db, options.dialect)
   const tables = organizationTables(options.tablePrefix)
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => organizationMigrations(dialect, tables) },
-    migrationTableName: tables.migrations,
-    migrationLockTableName: `${tables.migrations}_lock`,
-  })
-  for (let attempt = 1; ; attempt++) {
-    const { error, results = [] } = await migrator.migrateToLatest()
-    if (!error) return results.filter((r) => r.status === "Success").map((r) => r.migrationName)
-    const failed = results.find((r) => r.status === "Error")?.migrationName
-    // Kysely's migrator looks for its table by listing the schema's tables and then reading
-    // each one's columns: a table someone else drops in between (another app, a test run)
-    // fails that listing before any migration ran, so trying again is safe.
-    if (failed === undefined && attempt < SETUP_ATTEMPTS && isUndefinedTable(error)) {
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
-      continue
-    }
-    throw new Error(`organizations migration ${failed ?? "(setup)"} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-  }
-}
-
-const SETUP_ATTEMPTS = 8
-
-/** PostgreSQL's undefined_table (42P01), MySQL's ER_NO_SUCH_TABLE, SQLite's "no such table". */
-function isUndefinedTable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === "42P01" || code === "ER_NO_SUCH_TABLE" || (error instanceof Error && /^no such table/.test(error.message))
+  return runMigrations(db, { migrations: organizationMigrations(dialect, tables), table: tables.migrations, dialect, label: "organizations" })
 }

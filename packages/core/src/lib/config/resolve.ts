@@ -135,7 +135,7 @@ function resolveChecked(config: AuthConfig, env: Env): ResolvedConfig {
   const extensions: ResolvedExtensions = { byId: new Map(), inSession: [], routing: [], oidc: new Map(), checked: Promise.resolve(undefined) }
   const extended = config.extensions != null && !(Array.isArray(config.extensions) && !config.extensions.length)
   if (extended) {
-    const setup = { adapter, strategy: session.strategy, logger, adapterTimeout, storeHealth, telemetry, events, secret: secrets[0] ?? "" }
+    const setup = { adapter, strategy: session.strategy, logger, adapterTimeout, storeHealth, telemetry, events, secrets }
     extensions.checked = import("../extensions/resolve.js").then(
       (m) => m.resolveExtensions(config.extensions, setup, extensions),
       (e: unknown) => new InvalidConfig("The extensions' code could not be loaded", e as Error),

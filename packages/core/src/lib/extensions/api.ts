@@ -45,6 +45,14 @@ export interface ExtensionRoute<Locals = unknown> {
    * `session()` is `null` and `requireSession()` a 401, whatever cookies came along.
    */
   from?: "site" | "anywhere"
+  /**
+   * Callable from scripts of other origins (a single-page app, a browser MCP client) without
+   * credentials: core answers the CORS preflight (`OPTIONS`) of the route's path, and every
+   * answer of the route — refusals, 429 and 503 included — carries
+   * `Access-Control-Allow-Origin: *` (never `…-Allow-Credentials`). Only with
+   * `from: "anywhere"`, whose routes read no cookies (docs/extensions.md, "CORS").
+   */
+  cors?: boolean
   /** Require a recent re-authentication (docs/step-up.md) — for the destructive changes. */
   stepUp?: boolean
   /** Default `{ max: 30, window: 60 }` for `POST`, none for `GET`; `false` for none. Off with `rateLimit: false`. */
@@ -174,6 +182,18 @@ export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   /** A page of the extension in the configuration's theme and the request's language. */
   page(title: string, body: SafeHtml, status?: number): ExtensionResponse
   /**
+   * The sign-in page to send a signed-out browser to — the app's `pages.signIn` when
+   * configured, else core's — coming back to `callbackUrl` (checked by core's `redirect`
+   * callback when the sign-in ends), with `email` to prefill. Where core's own refusals of
+   * pages send the browser.
+   *
+   * @example
+   * ```ts
+   * if (!(await req.session())) return { redirect: req.signInUrl(req.url.href, { email: loginHint }) }
+   * ```
+   */
+  signInUrl(callbackUrl: string, options?: { email?: string }): string
+  /**
    * Signs the browser in as an identity the extension verified (an SSO assertion): the
    * user is found by the account, linked or created by core's rules, the app's `signIn`
    * callback and the sign-in gates are asked, and the session is made as every provider's
@@ -232,7 +252,8 @@ export interface ExtensionHost {
    * 32 bytes derived (HKDF-SHA256) from the configuration's secret for this extension and
    * `purpose`: a key to seal what the extension stores (a signing key's private part), without
    * ever holding the secret. Stable across instances sharing the secret; another extension or
-   * purpose gets another key. Rotating the secret changes it (what was sealed must be resealed).
+   * purpose gets another key. Rotating the secret changes it (what was sealed must be resealed:
+   * open it with {@link deriveKeys}).
    *
    * @example
    * ```ts
@@ -240,6 +261,18 @@ export interface ExtensionHost {
    * ```
    */
   deriveKey(purpose: string): Promise<Uint8Array>
+  /**
+   * The keys {@link deriveKey} gives for `purpose` under each of the configuration's secrets,
+   * newest first (`[0]` is `deriveKey`'s): while a secret is rotated (a new one added on top,
+   * `AUTH_SECRET_1..3`), what was sealed under an older one still opens — and should be
+   * sealed again under `[0]`, as the older secret will be removed.
+   *
+   * @example
+   * ```ts
+   * const [current, ...older] = await host.deriveKeys("signing-keys")
+   * ```
+   */
+  deriveKeys(purpose: string): Promise<Uint8Array[]>
 }
 
 /** What an extension's {@link Extension.signInRoute} is asked about: the address typed at the sign-in page's first step. */

@@ -20,14 +20,18 @@ import { html, type SafeHtml } from "../pages/html.js"
 import { messagesOf, requestLocale } from "../i18n/index.js"
 import { reauthenticateUrl } from "../step-up/gate.js"
 import type { ExtensionRequest, ExtensionResponse, ExtensionSession } from "./api.js"
-import { EXTENSION_POST_LIMIT, matchRoute, type ResolvedExtension } from "./resolve.js"
+import { EXTENSION_POST_LIMIT, corsMethods, matchRoute, type ResolvedExtension } from "./resolve.js"
+import { preflight, withCors } from "./cors.js"
 import { toolsFor } from "./tools.js"
 
 /** Answers a request for one of the configuration's extensions. */
 export async function extensionAction(ctx: RequestContext): Promise<ResponseInternal> {
   const { id, path } = ctx.extension!
   const extension = ctx.config.extensions.byId.get(id)!
+  if (ctx.method === "OPTIONS") return preflightAction(ctx, extension, path)
   const match = matchRoute(extension, ctx.method, path)
+  // Refusals too: a script denied the answer could not tell an invalid_grant from an outage.
+  const cors = !!match && "route" in match && match.route.route.cors === true
   const answers = match && "route" in match ? (match.route.route.answers ?? "json") : ctx.method === "GET" && acceptsHtml(ctx) ? "page" : "json"
   try {
     if (!match) throw new UnknownAction(`The ${id} extension has no route /${path.join("/")}`)
@@ -63,7 +67,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
     const request: ExtensionRequest = {
       ...tools,
       locals: extension.locals,
-      method: ctx.method,
+      method: route.method,
       params,
       query: ctx.query,
       body,
@@ -71,6 +75,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       csrfToken,
       accountSections: () => import("./account-sections.js").then((m) => m.accountSections(ctx, csrfToken)),
       page: (title, content, status) => ({ page: { title, body: content }, ...(status && { status }) }),
+      signInUrl: (callbackUrl, options) => signInUrl(ctx, callbackUrl, options?.email),
       signIn: (identity) => import("./sign-in.js").then((m) => m.signInAs(ctx, extension, identity)),
       oidc: {
         authorize: (client, options) => import("./oidc.js").then((m) => m.authorize(ctx, client, options)),
@@ -84,9 +89,22 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       url: ctx.url,
     }
     const answer = await route.handler(request)
-    return toInternal(ctx, "page" in answer ? await withBanners(ctx, answer, csrfToken) : answer)
+    const internal = toInternal(ctx, "page" in answer ? await withBanners(ctx, answer, csrfToken) : answer)
+    return cors ? withCors(internal) : internal
   } catch (thrown) {
-    return refusal(ctx, extension, thrown, answers)
+    const refused = refusal(ctx, extension, thrown, answers)
+    return cors ? withCors(refused) : refused
+  }
+}
+
+/** A CORS preflight: answered for a path with `cors` routes, refused (without CORS headers) elsewhere. */
+function preflightAction(ctx: RequestContext, extension: ResolvedExtension, path: string[]): ResponseInternal {
+  try {
+    const match = matchRoute(extension, "OPTIONS", path)
+    if (!match) throw new UnknownAction(`The ${extension.extension.id} extension has no route /${path.join("/")}`)
+    return preflight(corsMethods(extension, path), "allow" in match ? match.allow : [])
+  } catch (thrown) {
+    return refusal(ctx, extension, thrown, "json")
   }
 }
 
@@ -174,6 +192,14 @@ export function page(ctx: RequestContext, title: string, body: SafeHtml): string
   return renderDocument({ title, theme: ctx.config.theme, body, locale, messages: messagesOf(ctx.config.i18n, locale) })
 }
 
+/** The app's sign-in page (`pages.signIn`), else core's, with `callbackUrl` and the address to prefill. */
+function signInUrl(ctx: RequestContext, callbackUrl: string, email?: string): string {
+  const url = new URL(ctx.config.pages.signIn ?? `${ctx.authUrl}/signin`, ctx.origin)
+  url.searchParams.set("callbackUrl", callbackUrl)
+  if (email) url.searchParams.set("email", email)
+  return url.href
+}
+
 /** The status a refusal answers with. */
 function statusOf(error: unknown): number {
   if (error instanceof ExtensionRequestError) return error.status
@@ -207,9 +233,7 @@ function refusal(ctx: RequestContext, extension: ResolvedExtension, thrown: unkn
   if (allow) headers.Allow = allow
   if (answers === "page" && ctx.method === "GET") {
     if (error instanceof NotSignedIn) {
-      const signIn = new URL(ctx.config.pages.signIn ?? `${ctx.authUrl}/signin`, ctx.origin)
-      signIn.searchParams.set("callbackUrl", ctx.url.href)
-      return { redirect: signIn.href }
+      return { redirect: signInUrl(ctx, ctx.url.href) }
     }
     if (error instanceof StepUpRequired) return { redirect: reauthenticateUrl(ctx, ctx.url.href) }
     const tools = { t: (key: string) => extension.extension.messages?.[requestLocale(ctx)]?.[key] ?? extension.extension.messages?.en?.[key] }

@@ -46,8 +46,8 @@ export interface ExtensionSetup {
   telemetry: Telemetry
   /** The configuration's wrapped events: extensions' handlers are chained onto them. */
   events: EventCallbacks
-  /** The configuration's newest secret: extensions get keys derived from it (`host.deriveKey`), never the secret. */
-  secret: string
+  /** The configuration's secrets, newest first: extensions get keys derived from them (`host.deriveKey(s)`), never a secret. */
+  secrets: readonly string[]
 }
 
 /**
@@ -74,10 +74,12 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
 }
 
 /** What core gives each extension once (`ExtensionHost`). */
-function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry, secret }: ExtensionSetup): ExtensionHost {
+function extensionHost({ adapter, strategy, logger, adapterTimeout, storeHealth, telemetry, secrets }: ExtensionSetup): ExtensionHost {
   return {
     // Bound to the extension's id in `resolveOne`: two extensions asking for one purpose get different keys.
-    deriveKey: (purpose) => deriveKey(secret, "", purpose),
+    deriveKey: (purpose) => deriveKey(secrets[0] ?? "", "", purpose),
+    // Every secret's, so what was sealed under a secret being rotated out still opens.
+    deriveKeys: (purpose) => Promise.all(secrets.map((secret) => deriveKey(secret, "", purpose))),
     logger,
     strategy,
     wrapStore: (name, store) => wrapExtensionStore(store, name, { logger, adapterTimeout, storeHealth, telemetry }),
@@ -163,7 +165,7 @@ function resolveOne(candidate: unknown, host: ExtensionHost, seen: Map<string, R
   }
   let locals: unknown
   try {
-    locals = extension.setup?.({ ...host, deriveKey: (purpose) => host.deriveKey(`${id}\u0000${purpose}`) })
+    locals = extension.setup?.({ ...host, deriveKey: (purpose) => host.deriveKey(`${id}\u0000${purpose}`), deriveKeys: (purpose) => host.deriveKeys(`${id}\u0000${purpose}`) })
   } catch (error) {
     return void fail(error instanceof InvalidConfig ? error : new InvalidConfig(`Extension "${id}" could not be set up`, error as Error))
   }
@@ -178,6 +180,8 @@ function compileRoute(id: string, route: ExtensionRoute<unknown>, fail: (e: Auth
   // Without the origin and CSRF checks a route must not read the browser's session: it
   // would act for whoever is signed in, on another site's say-so.
   if (route.from === "anywhere" && route.access !== "anyone") return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} takes requests from anywhere, so it must be access: "anyone" (it authenticates its caller itself)`))
+  // `*` with cookies read would hand any site the browser's session: CORS only where none is read.
+  if (route.cors !== undefined && route.cors !== false && (route.cors !== true || route.from !== "anywhere")) return void fail(new InvalidConfig(`Extension "${id}": route ${route.path} has cors, which needs from: "anywhere" (a route that reads no cookies) and the value true`))
   if (route.method !== "GET" && route.method !== "POST" && route.from !== "anywhere") return void fail(new InvalidConfig(`Extension "${id}": ${route.method} routes are for machine clients: set from: "anywhere" and access: "anyone"`))
   const parts = route.path.split("/").filter(Boolean)
   if (!parts.every((p) => SEGMENT.test(p))) return void fail(new InvalidConfig(`Extension "${id}": route path "${route.path}" may hold only letters, digits, . _ - and :params`))
@@ -205,6 +209,12 @@ export function matchRoute(extension: ResolvedExtension, method: string, path: s
     allow.push(compiled.route.method)
   }
   return allow.length ? { allow: [...METHODS].filter((m): m is string => allow.includes(m as string)) } : undefined
+}
+
+/** The methods of `extension`'s CORS routes at `path`, in `METHODS` order: what a preflight may allow. */
+export function corsMethods(extension: ResolvedExtension, path: string[]): string[] {
+  const methods = new Set<string>(extension.routes.filter((c) => c.route.cors === true && matchSegments(c, path)).map((c) => c.route.method))
+  return [...METHODS].filter((m): m is string => methods.has(m as string))
 }
 
 function matchSegments(compiled: CompiledRoute, path: string[]): Record<string, string> | undefined {

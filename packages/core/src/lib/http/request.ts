@@ -11,10 +11,13 @@ import { originKey } from "./origin-memo.js"
 /** Largest request body accepted; auth forms are tiny, so this is generous. */
 const BODY_LIMIT = 1024 * 1024
 
-type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
 
-/** Methods only an extension's routes answer (`from: "anywhere"` routes: SCIM); core's actions answer GET and POST. */
-const EXTENSION_ONLY_METHODS: ReadonlySet<string> = new Set(["PUT", "PATCH", "DELETE"])
+/**
+ * Methods only an extension's routes answer (`from: "anywhere"` routes: SCIM); core's actions
+ * answer GET and POST. `OPTIONS` is a CORS preflight, answered for `cors` routes (extensions/cors.ts).
+ */
+const EXTENSION_ONLY_METHODS: ReadonlySet<string> = new Set(["PUT", "PATCH", "DELETE", "OPTIONS"])
 
 /** Which methods each action answers, and whether it takes a provider id segment. */
 const routes: Record<AuthAction, { get: boolean; post: boolean; provider: "none" | "optional" | "required" }> = {
@@ -118,7 +121,7 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     query: url.search ? Object.fromEntries(url.searchParams) : {},
     body: undefined,
   }
-  if (method === "GET" || method === "DELETE") return parsed
+  if (method === "GET" || method === "DELETE" || method === "OPTIONS") return parsed
   return readBody(request, parsed, !!extension).then((body) => {
     parsed.body = body
     return parsed

@@ -1,0 +1,51 @@
+/**
+ * CORS for an extension's `cors: true` routes (`from: "anywhere"`, so they read no cookies):
+ * the preflight's answer, and the headers every answer of such a route carries, refusals
+ * included — a browser hides a response without them from the script, which would then see
+ * a network error instead of the `invalid_grant` or the 429 it must act on.
+ * @module
+ */
+import { MethodNotAllowed } from "../../errors.js"
+import type { ResponseInternal } from "../../base-types.js"
+
+/** Request headers a preflight allows: bearer tokens, JSON and form bodies, DPoP proofs, MCP's version header. */
+export const CORS_ALLOW_HEADERS = "authorization, content-type, dpop, mcp-protocol-version"
+
+/** How long a browser may keep a preflight's answer, seconds (browsers cap it at 2 hours or less). */
+export const CORS_MAX_AGE = 600
+
+/**
+ * On every answer of a `cors` route: any origin, never with credentials (a `*` origin forbids
+ * them anyway); the challenge and the wait readable by the script.
+ */
+const ANSWER_HEADERS: Record<string, string> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After",
+}
+
+/** The preflight's answer for a path whose `cors` routes take `methods`; a path with none is refused (405, no CORS headers). */
+export function preflight(methods: string[], allow: string[]): ResponseInternal {
+  if (!methods.length) {
+    const error = new MethodNotAllowed(allow.length ? `OPTIONS is not allowed here; use ${allow.join(", ")}` : "OPTIONS is not allowed here")
+    if (allow.length) (error as MethodNotAllowed & { allow?: string }).allow = allow.join(", ")
+    throw error
+  }
+  return {
+    status: 204,
+    headers: {
+      ...ANSWER_HEADERS,
+      "Access-Control-Allow-Methods": methods.join(", "),
+      "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
+      "Access-Control-Max-Age": String(CORS_MAX_AGE),
+      "Cache-Control": "no-store",
+    },
+  }
+}
+
+/** `answer` with the CORS headers of a `cors` route's answers. */
+export function withCors(answer: ResponseInternal): ResponseInternal {
+  const headers = new Headers(answer.headers)
+  for (const [name, value] of Object.entries(ANSWER_HEADERS)) headers.set(name, value)
+  // Kept as a plain object when it was one: core's responders read those by name.
+  return { ...answer, headers: answer.headers instanceof Headers || Array.isArray(answer.headers) ? headers : { ...(answer.headers as Record<string, string> | undefined), ...ANSWER_HEADERS } }
+}
