@@ -630,28 +630,6 @@ export function oidcProviderStoreConformance(name: string, makeStore: () => Prom
       })
     })
 
-    describe("single use (useOnce)", () => {
-      it("marks a key once until it expires: true, then false; another key is its own", async () => {
-        const key = `jti:${randomUUID()}`
-        expect(await store().useOnce(key, later())).toBe(true)
-        expect(await store().useOnce(key, later())).toBe(false)
-        expect(await store().useOnce(`jti:${randomUUID()}`, later())).toBe(true)
-      })
-
-      it("lets a key be used again once its mark expired", async () => {
-        const key = `jti:${randomUUID()}`
-        expect(await store().useOnce(key, later(SHORT_MS))).toBe(true)
-        expect(await eventually(() => store().useOnce(key, later()), (v) => v === true)).toBe(true)
-      })
-
-      it("of 50 concurrent uses of one key, exactly one is first", async () => {
-        const key = `jti:${randomUUID()}`
-        const uses = await Promise.all(Array.from({ length: 50 }, () => store().useOnce(key, later())))
-        expect(count(uses, true)).toBe(1)
-        expect(count(uses, false)).toBe(49)
-      })
-    })
-
     describe("signing keys", () => {
       it("adds keys, lists them oldest first, and sets retiredAt and expiresAt", async () => {
         const before = (await store().listSigningKeys()).map((k) => k.kid)

@@ -68,8 +68,6 @@ export function oidcProviderRedisKeys(prefix: string) {
     signingKeys: `${keys}kids`,
     /** A parked authorization request; expires with it. */
     interaction: (id: string) => `${prefix}interaction:${e(id)}`,
-    /** Present while a single-use value (a client assertion's `jti`) could still be presented. */
-    used: (key: string) => `${prefix}used:${e(key)}`,
     /** Present while a revoked access token's `jti` could still be presented. */
     revokedAccessToken: (jti: string) => `${prefix}revoked-jti:${e(jti)}`,
     /** `useOnce` marks (SET NX with the mark's TTL). */

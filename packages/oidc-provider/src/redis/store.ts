@@ -235,13 +235,6 @@ export function redisOidcProviderStore(client: Redis | Cluster, options: RedisOi
       return { status: status as "pending" | "slow_down" | "denied" | "missing" }
     },
 
-    async useOnce(key, expiresAt) {
-      // Past its end, there is nothing left to guard (the memory store's answer too).
-      if (over(expiresAt)) return true
-      // SET NX: the first caller writes the marker; every later one finds it until it expires.
-      return (await client.set(k.used(key), "1", "PX", ttlUntil(expiresAt), "NX")) === "OK"
-    },
-
     async putInteraction(id, value, expiresAt) {
       // Parked again with an end already past: what was parked under the id ends now.
       if (over(expiresAt)) return void (await client.del(k.interaction(id)))

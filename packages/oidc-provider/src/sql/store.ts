@@ -404,17 +404,6 @@ export function sqlOidcProviderStore(db: Kysely<any>, options: SqlOidcProviderSt
       })
     },
 
-    async useOnce(key, expiresAt) {
-      // A marker row beside the interactions (its id can never be an interaction's), swept with them.
-      const id = `used:${key}`
-      // One past its end is no marker: cleared first, so the insert below decides alone.
-      await db.deleteFrom(t.interactions).where("id", "=", id).where("expires_at", "<=", new Date()).execute()
-      const insert = db.insertInto(t.interactions).values({ id, value: "", expires_at: expiresAt })
-      const result = await (dialect === "mysql" ? insert.ignore() : insert.onConflict((oc) => oc.column("id").doNothing())).executeTakeFirst()
-      await maybeSweep()
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1
-    },
-
     async putInteraction(id, value, expiresAt) {
       const insert = db.insertInto(t.interactions).values({ id, value, expires_at: expiresAt })
       const changes = { value, expires_at: expiresAt }
