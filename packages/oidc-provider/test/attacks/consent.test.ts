@@ -120,6 +120,22 @@ describe("attack: clickjacking the consent page", () => {
   })
 })
 
+describe("attack: reading the signed-in pages cross-origin", () => {
+  it("the consent page, the apps page and the device page answer no CORS, preflight or not", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const evil = { origin: "https://evil.example" }
+    for (const path of [authorizeUrl({}), "/auth/oidc/consents", "/auth/oidc/device"]) {
+      expect((await ada.browser.request(path, { headers: evil })).headers.get("access-control-allow-origin")).toBeNull()
+    }
+    for (const path of ["/auth/oidc/consent", "/auth/oidc/consents/revoke", "/auth/oidc/device"]) {
+      const preflight = await ada.browser.request(path, { method: "OPTIONS", headers: { ...evil, "access-control-request-method": "POST" } })
+      expect(preflight.headers.get("access-control-allow-origin")).toBeNull()
+      expect(preflight.headers.get("access-control-allow-credentials")).toBeNull()
+    }
+  })
+})
+
 describe("attack: prompt=none as a session oracle", () => {
   it("a cross-site client learns only its own redirect: login_required signed out, consent_required without consent, nothing about who", async () => {
     const bed = testbed()
