@@ -137,25 +137,35 @@ describe("attack: reading the signed-in pages cross-origin", () => {
 })
 
 describe("attack: prompt=none as a session oracle", () => {
-  it("a cross-site client learns only its own redirect: login_required signed out, consent_required without consent, nothing about who", async () => {
+  // Found by this suite: a signed-in browser answered consent_required where a signed-out one
+  // answered login_required, so any client the user never allowed (with open registration, any
+  // site) learned whether the user was signed in here — max_age=0 told it the same way.
+  it("a client the user never allowed learns only its own redirect with login_required, word for word the same signed in or out", async () => {
     const bed = testbed()
     const ada = await bed.person("ada")
     const nobody = await bed.person("nobody", { signedIn: false })
-    const answers = []
-    for (const [who, hint] of [[nobody, undefined], [nobody, "ada@example.com"], [nobody, "ghost@example.com"], [ada, undefined], [ada, "ghost@example.com"]] as const) {
-      const { location } = await authorizeAs(who, { prompt: "none", ...(hint && { login_hint: hint }) })
+    const answers: string[] = []
+    for (const [who, extra] of [[nobody, {}], [nobody, { login_hint: "ada@example.com" }], [nobody, { login_hint: "ghost@example.com" }], [ada, {}], [ada, { login_hint: "ghost@example.com" }], [ada, { max_age: "0" }], [ada, { scope: "openid email" }]] as const) {
+      const { location } = await authorizeAs(who, { prompt: "none", ...extra })
       expect(location!.origin + location!.pathname).toBe("https://rp.example/callback")
       expect([...location!.searchParams.keys()].sort()).toEqual(["error", "error_description", "iss", "state"])
       expect(location!.searchParams.get("iss")).toBe(ISSUER)
       expect(location!.href).not.toContain("ada")
-      answers.push([location!.searchParams.get("error"), location!.searchParams.get("error_description")])
+      answers.push(location!.search)
     }
-    // Signed out, a known person's login_hint and an unknown one's read the same.
-    expect(answers[1]).toEqual(answers[0])
-    expect(answers[2]).toEqual(answers[0])
-    expect(answers[0]![0]).toBe("login_required")
-    expect(answers[3]![0]).toBe("consent_required")
-    expect(answers[4]).toEqual(answers[3])
+    expect(new Set(answers).size).toBe(1)
+    expect(answers[0]).toContain("error=login_required")
+  })
+
+  it("a client the user allowed may learn the session (that is what prompt=none is for): a code, or re-authentication needed", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    await authorizeAs(ada, {})
+    expect((await authorizeAs(ada, { prompt: "none" })).location!.searchParams.get("code")).toBeTruthy()
+    expect((await authorizeAs(ada, { prompt: "none", max_age: "0" })).location!.searchParams.get("error")).toBe("login_required")
+    // A scope beyond what was allowed is a client not allowed for that request: the signed-out answer again.
+    const wider = (await authorizeAs(ada, { prompt: "none", scope: "openid email profile offline_access" })).location!
+    expect(wider.searchParams.get("error_description")).toBe("The user is not signed in")
   })
 
   it("an unknown client gets the same page whether the browser is signed in or not, and no redirect", async () => {

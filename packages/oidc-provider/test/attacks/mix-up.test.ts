@@ -18,7 +18,7 @@ describe("attack: mix-up (RFC 9207 iss on every authorization response)", () => 
     expect(toClient(location).getAll("code")).toHaveLength(1)
   })
 
-  it("every error redirect carries iss: bad scope, response type, response mode, PKCE, request objects, denial, login_required, consent_required", async () => {
+  it("every error redirect carries iss: bad scope, response type, response mode, PKCE, request objects, denial, login_required signed in or out", async () => {
     const bed = testbed()
     const ada = await bed.person("ada")
     const eve = await bed.person("eve", { signedIn: false })
@@ -35,7 +35,7 @@ describe("attack: mix-up (RFC 9207 iss on every authorization response)", () => 
       [ada, { max_age: "-1" }, "invalid_request"],
       [ada, { resource: "https://evil.example/api" }, "invalid_target"],
       [ada, {}, "access_denied", "deny"],
-      [ada, { prompt: "none" }, "consent_required"],
+      [ada, { prompt: "none" }, "login_required"],
       [eve, { prompt: "none" }, "login_required"],
     ]
     for (const [who, params, error, decision] of cases) {
