@@ -131,8 +131,12 @@ export type CookieSink = (cookie: Cookie) => void
  * {@link originOfUrl} returned.
  */
 export async function readSession(origin: string, cookieHeader: string | null | undefined, auth: AuthSource, setCookie?: CookieSink): Promise<Session | null> {
-  const runtime = runtimeFor(auth)
-  const internal = await runtime.handleInternal(new Request(`${origin}${runtime.basePath}/session`, { headers: cookieHeaders(cookieHeader) }))
+  // The session lane answers most reads without a Web `Request` (an answer with no cookie
+  // to set); the rest take the full check, which continues from what the lane began.
+  const checked = runtimeFor(auth).sessionCheck(origin, cookieHeader)
+  const answer = typeof checked === "string" ? checked : await checked
+  if (typeof answer === "string") return JSON.parse(answer) as Session | null
+  const internal = answer
   deliver(internal, setCookie)
   const status = internal.status ?? 200
   const body = internal.body as (Session & { message?: string }) | null | undefined

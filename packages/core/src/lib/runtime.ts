@@ -98,6 +98,45 @@ export class AuthRuntime {
     return this.#run(request, { ...this.#defaults, ...options, raw: true }) as Promise<ResponseInternal>
   }
 
+  /**
+   * A server-side session check (`readSession`: Express's `getSession(req)`, Next.js's
+   * `auth()`, …) of `cookieHeader` on `origin`, answered without building a Web `Request`
+   * when the session lane can: the JSON body the check would send (`"null"` when signed
+   * out), with no cookie to set. Otherwise the internal response of the full check —
+   * continuing from what the lane began (a token's decryption, a row's reading), so a store
+   * is still asked once. The full check runs when the configuration has not been found
+   * sound yet, has no lane (app code on every check), is traced (a span per check), or
+   * when `origin` is not one a full request already worked out.
+   *
+   * `origin` must be one `originFromHeaders` or `originOfUrl` returned. `form: "response"`
+   * gives the full check's answer as the `Response` the handler would send (for integrations
+   * that read it with `sessionFromResponse`).
+   */
+  sessionCheck(origin: string, cookieHeader: string | null | undefined): string | Promise<string | ResponseInternal>
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "response"): string | Promise<string | Response>
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "internal" | "response" = "internal"): string | Promise<string | ResponseInternal | Response> {
+    const resolved = this.config
+    const answers = this.#answers
+    const raw = form === "internal"
+    const known = this.#sound && answers && !resolved.telemetry.active ? this.#sessionChecks.originOf(origin) : undefined
+    if (!known || !answers) return this.#run(this.#sessionRequest(origin, cookieHeader), { ...this.#defaults, raw })
+    const pending = answers.answer(cookieHeader || null, isSecure(resolved, known.origin))
+    // No metric to count here: with an SDK registered (`telemetry.active`) reads take the
+    // full check above, span and counter included, exactly as they did before.
+    const settle = (answer: string | LookedUp | Opening | undefined): string | Promise<ResponseInternal | Response> => {
+      if (typeof answer === "string") return answer
+      return this.#answer(this.#sessionRequest(origin, cookieHeader), { ...this.#defaults, raw }, answer)
+    }
+    return pending instanceof Promise ? pending.then<string | ResponseInternal | Response>(settle) : settle(pending)
+  }
+
+  /** The request `readSession` hands the full check: the session path on `origin`, the cookie and nothing else. */
+  #sessionRequest(origin: string, cookieHeader: string | null | undefined): Request {
+    const headers = new Headers()
+    if (cookieHeader) headers.set("cookie", cookieHeader)
+    return new Request(`${origin}${this.basePath}/session`, { headers })
+  }
+
   /** With the configuration's own defaults (`raw` and `skipCSRFCheck` as configured). */
   handleAsConfigured(request: Request): Promise<Response | ResponseInternal> {
     return this.#run(request, this.#defaults)
@@ -251,7 +290,7 @@ export class AuthRuntime {
     return telemetry.active ? tracedAction(this.config, request, () => this.#answer(request, options)) : this.#answer(request, options)
   }
 
-  async #answer(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
+  async #answer(request: Request, options: Defaults & { clientAddress?: string }, begun?: LookedUp | Opening): Promise<Response | ResponseInternal> {
     const resolved = this.config
     // A configuration's problems are all known once its provider kinds have loaded: after
     // one request found none, there are none, and no later request waits for the answer.
@@ -268,8 +307,8 @@ export class AuthRuntime {
     const known = this.#sessionChecks.origin(request)
     // What the lane began but left to the full check — a token's decryption, a row's
     // reading, whatever their outcome — so a token is decrypted, and the store asked, once.
-    let handoff: LookedUp | Opening | undefined
-    if (known && this.#answers && !options.raw) {
+    let handoff: LookedUp | Opening | undefined = begun
+    if (known && this.#answers && !options.raw && !begun) {
       const pending = this.#answers.answer(request.headers.get("cookie"), isSecure(resolved, known.origin))
       const answer = pending instanceof Promise ? await pending : pending
       if (typeof answer === "string") {
