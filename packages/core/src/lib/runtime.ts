@@ -48,6 +48,18 @@ export interface HandleOptions {
 type Defaults = { raw: boolean; skipCSRF: boolean }
 
 /**
+ * What a handler on Node gives `sessionCheck` for the checks the session lane cannot answer:
+ * the whole request, built only then (its user agent and the client's address go into a
+ * session extended on this check), and the client's address as `HandleOptions` takes it.
+ * Its origin must be the one passed to `sessionCheck`, and it must carry no forwarded
+ * headers (the integration judged them when it worked out the origin).
+ */
+export interface FullSessionCheck {
+  request: () => Request
+  clientAddress?: string
+}
+
+/**
  * One configuration, resolved once, with everything it owns: the checked options, the
  * narrowed adapter, its keys, caches and in-flight de-duplication (`ResolvedConfig`), and
  * the request engine (parse → check → act → respond). Every request of an app goes through
@@ -113,19 +125,20 @@ export class AuthRuntime {
    * that read it with `sessionFromResponse`).
    */
   sessionCheck(origin: string, cookieHeader: string | null | undefined): string | Promise<string | ResponseInternal>
-  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "response"): string | Promise<string | Response>
-  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "internal" | "response" = "internal"): string | Promise<string | ResponseInternal | Response> {
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "response", full?: FullSessionCheck): string | Promise<string | Response>
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "internal" | "response" = "internal", full?: FullSessionCheck): string | Promise<string | ResponseInternal | Response> {
     const resolved = this.config
     const answers = this.#answers
-    const raw = form === "internal"
+    const options = { ...this.#defaults, raw: form === "internal", ...(full?.clientAddress !== undefined && { clientAddress: full.clientAddress }) }
+    const request = () => (full ? full.request() : this.#sessionRequest(origin, cookieHeader))
     const known = this.#sound && answers && !resolved.telemetry.active ? this.#sessionChecks.originOf(origin) : undefined
-    if (!known || !answers) return this.#run(this.#sessionRequest(origin, cookieHeader), { ...this.#defaults, raw })
+    if (!known || !answers) return this.#run(request(), options)
     const pending = answers.answer(cookieHeader || null, isSecure(resolved, known.origin))
     // No metric to count here: with an SDK registered (`telemetry.active`) reads take the
     // full check above, span and counter included, exactly as they did before.
     const settle = (answer: string | LookedUp | Opening | undefined): string | Promise<ResponseInternal | Response> => {
       if (typeof answer === "string") return answer
-      return this.#answer(this.#sessionRequest(origin, cookieHeader), { ...this.#defaults, raw }, answer)
+      return this.#answer(request(), options, answer)
     }
     return pending instanceof Promise ? pending.then<string | ResponseInternal | Response>(settle) : settle(pending)
   }
