@@ -86,7 +86,9 @@ async function preparePostgres(n: number, dbEnv: string, log: Log): Promise<Scal
   const schema = `bench_scale_authjs_${n}`
   const started = Date.now()
   const notes: string[] = []
-  const db = createPostgresKysely(PG_URL)
+  // Seeding a million rows (and building their index) takes longer than the pool's default
+  // 5 s statement timeout: this connection allows ten minutes.
+  const db = createPostgresKysely(PG_URL, { pool: { queryTimeoutMs: 600_000 } })
   try {
     if (await countFresh(db, spec.tables.sessions, n)) notes.push("Portcullis tables reused")
     else {
