@@ -128,6 +128,8 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     case "express-authjs":
     case "next-portcullis":
     case "next-authjs":
+    case "op-portcullis":
+    case "op-oidc-provider":
       throw new Error(`${target} is not a Web handler`)
   }
 }
@@ -204,6 +206,7 @@ async function serverFor(target: Target): Promise<Server> {
   const { createServer } = await import("node:http")
   if (target === "express-portcullis" || target === "express-authjs") return createServer(expressApp(target))
   if (NEXT_TARGETS.includes(target)) return createServer(await nextPage(target))
+  if (target === "op-portcullis" || target === "op-oidc-provider") return (await import("./op-server.ts")).opServer(target)
   return serve(await handlerFor(target))
 }
 

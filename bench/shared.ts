@@ -22,6 +22,9 @@ export const TARGETS = [
   "express-authjs",
   "next-portcullis",
   "next-authjs",
+  // The OpenID Provider rows (issue 34): see op-server.ts.
+  "op-portcullis",
+  "op-oidc-provider",
 ] as const
 export type Target = (typeof TARGETS)[number]
 
