@@ -44,6 +44,7 @@ import { resolve } from "node:path"
 import { createBenchDatabase, PG_URL, probePostgres, type BenchDatabase, type BenchDialect } from "./db.ts"
 import { getSession, isBenchSession, startServer, type RunningServer } from "./harness.ts"
 import { startLocalProvider, type LocalProvider } from "./provider.ts"
+import { opSelected, runOpRows } from "./op-run.ts"
 import { databaseCookies, mintJwtCookies, newRunId, Rotation, SESSION_COOKIE } from "./sessions.ts"
 import { BASE_PATH, BENCH_CREDENTIALS, BUSY_US, DB_ENV, OAUTH_ENV, OAUTH_PROVIDER_ID, DB_TARGETS, EXPRESS_PAGE, EXPRESS_TARGETS, MEMORY_TARGETS, NEXT_TARGETS, SESSIONS_ENV, type Target } from "./shared.ts"
 
@@ -643,7 +644,9 @@ async function main() {
   const provider = cases.some((c) => c.scenario === "oauth") ? await startLocalProvider() : undefined
   const inputs: Inputs = { jwtCookies, runId, databases, rotations: new Map(), provider }
   try {
-    await runCases(cases, inputs, failures)
+    if (cases.length) await runCases(cases, inputs, failures)
+    // The OpenID Provider rows (issue 34): their own servers, rounds and report (op-run.ts).
+    if (opSelected(ONLY)) failures.push(...(await runOpRows({ rounds: ROUNDS, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, only: ONLY, profileDir: PROFILE_DIR })))
   } finally {
     await provider?.close()
     for (const database of Object.values(databases)) {
