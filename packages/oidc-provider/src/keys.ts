@@ -22,6 +22,8 @@ export interface SigningKey {
   kid: string
   alg: SigningAlg
   privateKey: CryptoKey
+  /** The same key as `node:crypto` takes it, converted on first use (node-crypto.ts). */
+  nodeKey?: unknown
 }
 
 interface Loaded {
@@ -29,7 +31,7 @@ interface Loaded {
   /** Signing key per algorithm. */
   signing: Map<SigningAlg, SigningKey>
   /** Public keys by kid: what the JWKS publishes and what access tokens are verified with. */
-  publicKeys: Map<string, { alg: SigningAlg; jwk: JWK; key?: CryptoKey }>
+  publicKeys: Map<string, { alg: SigningAlg; jwk: JWK; key?: CryptoKey; nodeKey?: unknown }>
 }
 
 export interface KeyRingOptions {
@@ -63,7 +65,7 @@ export class KeyRing {
   }
 
   /** The public key `kid` (for verifying our own tokens); an unknown kid reads the store once more. */
-  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey } | null> {
+  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey; nodeKey?: unknown } | null> {
     let loaded = await this.#current()
     let found = loaded.publicKeys.get(kid)
     // A kid we do not know may be a key another instance just added: read the store again,
@@ -75,7 +77,8 @@ export class KeyRing {
     }
     if (!found) return null
     found.key ??= (await importJWK(found.jwk, found.alg)) as CryptoKey
-    return { alg: found.alg, key: found.key }
+    // The record itself, so the node:crypto form of the key is converted once per load.
+    return found as { alg: SigningAlg; key: CryptoKey; nodeKey?: unknown }
   }
 
   /** Drops the cached keys (tests, after a rotation elsewhere). */
