@@ -13,6 +13,7 @@
  * @module
  */
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose"
+import { nodePrivateKey } from "./node-crypto.js"
 import type { SigningAlg } from "./options.js"
 import { randomToken } from "./random.js"
 import type { OidcProviderStore, StoredSigningKey } from "./store/types.js"
@@ -22,7 +23,7 @@ export interface SigningKey {
   kid: string
   alg: SigningAlg
   privateKey: CryptoKey
-  /** The same key as `node:crypto` takes it, converted on first use (node-crypto.ts). */
+  /** The same key as `node:crypto` takes it, where the runtime offers it (node-crypto.ts). */
   nodeKey?: unknown
 }
 
@@ -65,7 +66,7 @@ export class KeyRing {
   }
 
   /** The public key `kid` (for verifying our own tokens); an unknown kid reads the store once more. */
-  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey; nodeKey?: unknown } | null> {
+  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey; jwk: JWK; nodeKey?: unknown } | null> {
     let loaded = await this.#current()
     let found = loaded.publicKeys.get(kid)
     // A kid we do not know may be a key another instance just added: read the store again,
@@ -78,7 +79,7 @@ export class KeyRing {
     if (!found) return null
     found.key ??= (await importJWK(found.jwk, found.alg)) as CryptoKey
     // The record itself, so the node:crypto form of the key is converted once per load.
-    return found as { alg: SigningAlg; key: CryptoKey; nodeKey?: unknown }
+    return found as { alg: SigningAlg; key: CryptoKey; jwk: JWK; nodeKey?: unknown }
   }
 
   /** Drops the cached keys (tests, after a rotation elsewhere). */
@@ -104,7 +105,7 @@ export class KeyRing {
       const alg = jwk.alg as SigningAlg
       const kid = jwk.kid as string
       // The first key of an algorithm signs; the others are published (a retiring key).
-      if (!signing.has(alg)) signing.set(alg, { kid, alg, privateKey: (await importJWK(jwk as JWK, alg)) as CryptoKey })
+      if (!signing.has(alg)) signing.set(alg, { kid, alg, privateKey: (await importJWK(jwk as JWK, alg)) as CryptoKey, nodeKey: nodePrivateKey(jwk as JWK) })
       publicKeys.set(kid, { alg, jwk: publicPart(jwk as JWK, kid, alg) })
     }
     return { at: Date.now(), signing, publicKeys }
@@ -134,7 +135,7 @@ export class KeyRing {
         key.retiredAt = new Date(now)
         key.expiresAt = expiresAt
       }
-      signing.set(alg, { kid: newest.kid, alg, privateKey: await this.#unseal(newest) })
+      signing.set(alg, { kid: newest.kid, alg, ...(await this.#unseal(newest)) })
     }
     for (const key of stored) if (algs.includes(key.alg as SigningAlg)) publicKeys.set(key.kid, { alg: key.alg as SigningAlg, jwk: publicPart(key.publicJwk as JWK, key.kid, key.alg as SigningAlg) })
     return { at: Date.now(), signing, publicKeys }
@@ -150,12 +151,12 @@ export class KeyRing {
     return { kid, alg, publicJwk: publicPart(jwk, kid, alg) as Record<string, unknown>, sealedPrivateJwk: sealed, createdAt: new Date() }
   }
 
-  async #unseal(key: StoredSigningKey): Promise<CryptoKey> {
+  async #unseal(key: StoredSigningKey): Promise<{ privateKey: CryptoKey; nodeKey: unknown }> {
     const { plaintext, protectedHeader } = await compactDecrypt(key.sealedPrivateJwk, await this.options.sealKey())
     // The header names the key it was sealed for: a record whose sealed part was swapped fails.
     if (protectedHeader.kid !== key.kid) throw new Error(`The sealed private key of ${key.kid} belongs to another key`)
     const jwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK
-    return (await importJWK(jwk, key.alg)) as CryptoKey
+    return { privateKey: (await importJWK(jwk, key.alg)) as CryptoKey, nodeKey: nodePrivateKey(jwk) }
   }
 }
 

@@ -7,11 +7,11 @@
  * `verify` (issue 34's profile). Elsewhere (edge runtimes) callers keep WebCrypto.
  *
  * What is detected here is the runtime's capability, the same for every configuration in the
- * process: nothing per configuration lives in this module (keys are converted once and kept
- * on the key ring's own records).
+ * process: nothing per configuration lives in this module (keys are converted from their JWK
+ * once and kept on the key ring's own records).
  * @module
  */
-import type { CryptoKey } from "jose"
+import type { JWK } from "jose"
 import type { SigningAlg } from "./options.js"
 
 /** The part of `node:crypto` used here (typed locally: no `node:` type import in a runtime-neutral package). */
@@ -19,7 +19,8 @@ export interface NodeCryptoLike {
   createHash(alg: string): { update(data: string | Uint8Array): { digest(): Uint8Array; digest(encoding: "hex" | "base64url"): string } }
   sign(alg: string | null, data: Uint8Array, key: unknown): Uint8Array
   verify(alg: string | null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean
-  KeyObject: { from(key: CryptoKey): unknown }
+  createPrivateKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown
+  createPublicKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown
   constants: { RSA_PKCS1_PSS_PADDING: number; RSA_PSS_SALTLEN_DIGEST: number }
 }
 
@@ -29,7 +30,7 @@ export function findNodeCrypto(host: { process?: { getBuiltinModule?: (id: strin
   if (typeof get !== "function") return undefined
   try {
     const found = get.call(host.process, "node:crypto") as NodeCryptoLike | undefined
-    return found && typeof found.sign === "function" && typeof found.KeyObject?.from === "function" ? found : undefined
+    return found && typeof found.sign === "function" && typeof found.createPublicKey === "function" ? found : undefined
   } catch {
     return undefined
   }
@@ -38,9 +39,13 @@ export function findNodeCrypto(host: { process?: { getBuiltinModule?: (id: strin
 /** The runtime's `node:crypto`, looked up once (a capability of the process, not state). */
 export const nodeCrypto: NodeCryptoLike | undefined = findNodeCrypto()
 
-/** A key as `node:crypto` takes it for `alg`, converted once and kept on `holder`. */
-function nodeKeyFor(crypto: NodeCryptoLike, holder: { nodeKey?: unknown }, key: CryptoKey, alg: SigningAlg): unknown {
-  const keyObject = (holder.nodeKey ??= crypto.KeyObject.from(key))
+/** A private JWK as a `node:crypto` key, or `undefined` where node:crypto is not offered (the key ring keeps it beside the CryptoKey). */
+export function nodePrivateKey(jwk: JWK): unknown {
+  return nodeCrypto?.createPrivateKey({ key: jwk as Record<string, unknown>, format: "jwk" })
+}
+
+/** The options `node:crypto` signs and verifies `alg` with for `keyObject`. */
+function keyOptions(crypto: NodeCryptoLike, keyObject: unknown, alg: SigningAlg): unknown {
   if (alg === "ES256") return { key: keyObject, dsaEncoding: "ieee-p1363" }
   if (alg === "PS256") return { key: keyObject, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: crypto.constants.RSA_PSS_SALTLEN_DIGEST }
   return keyObject
@@ -51,19 +56,23 @@ const digestOf = (alg: SigningAlg): string | null => (alg === "EdDSA" ? null : "
 
 const encoder = new TextEncoder()
 
-/** A JWS signature over `signingInput` with `node:crypto`, or `undefined` where it is not offered. */
-export function nodeSign(holder: { nodeKey?: unknown }, key: CryptoKey, alg: SigningAlg, signingInput: string): Uint8Array | undefined {
+/** A JWS signature over `signingInput` with the key ring's `node:crypto` key, or `undefined` where there is none. */
+export function nodeSign(key: { nodeKey?: unknown }, alg: SigningAlg, signingInput: string): Uint8Array | undefined {
   const crypto = nodeCrypto
-  if (!crypto) return undefined
-  return crypto.sign(digestOf(alg), encoder.encode(signingInput), nodeKeyFor(crypto, holder, key, alg))
+  if (!crypto || key.nodeKey === undefined) return undefined
+  return crypto.sign(digestOf(alg), encoder.encode(signingInput), keyOptions(crypto, key.nodeKey, alg))
 }
 
-/** Whether `signature` is `alg`'s over `signingInput` (`node:crypto`), or `undefined` where it is not offered. */
-export function nodeVerify(holder: { nodeKey?: unknown }, key: CryptoKey, alg: SigningAlg, signingInput: string, signature: Uint8Array): boolean | undefined {
+/**
+ * Whether `signature` is `alg`'s over `signingInput` with the public key `record.jwk`
+ * (converted once, kept on the record), or `undefined` where node:crypto is not offered.
+ */
+export function nodeVerify(record: { jwk: JWK; nodeKey?: unknown }, alg: SigningAlg, signingInput: string, signature: Uint8Array): boolean | undefined {
   const crypto = nodeCrypto
   if (!crypto) return undefined
+  const keyObject = (record.nodeKey ??= crypto.createPublicKey({ key: record.jwk as Record<string, unknown>, format: "jwk" }))
   try {
-    return crypto.verify(digestOf(alg), encoder.encode(signingInput), nodeKeyFor(crypto, holder, key, alg), signature)
+    return crypto.verify(digestOf(alg), encoder.encode(signingInput), keyOptions(crypto, keyObject, alg), signature)
   } catch {
     // A malformed signature (wrong length for the curve) is a failed check, not an error.
     return false

@@ -4,7 +4,7 @@
  * it ends the token), and the check of our own access tokens (userinfo, introspection).
  * @module
  */
-import { SignJWT, decodeProtectedHeader, jwtVerify, type CryptoKey, type JWTPayload } from "jose"
+import { SignJWT, decodeProtectedHeader, jwtVerify, type JWK, type JWTPayload } from "jose"
 import type { Client } from "./clients.js"
 import type { SigningKey } from "./keys.js"
 import type { Locals } from "./locals.js"
@@ -21,7 +21,7 @@ const decoder = new TextDecoder()
  */
 async function signJwt(key: SigningKey, header: { alg: SigningAlg; kid: string; typ: string }, payload: JWTPayload): Promise<string> {
   const signingInput = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(payload)))}`
-  const signature = nodeSign(key, key.privateKey, header.alg, signingInput)
+  const signature = nodeSign(key, header.alg, signingInput)
   if (signature) return `${signingInput}.${base64url(signature)}`
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey)
 }
@@ -103,8 +103,25 @@ export async function signIdToken(
   return signJwt(key, { alg, kid: key.kid, typ: "JWT" }, payload)
 }
 
-/** Our own access token's claims when its signature, type, issuer and expiry hold; else `null` (revocation is the caller's check). */
+/**
+ * How many verified access tokens one configuration remembers (about 1 KB each): enough for
+ * the tokens in use at once by a busy provider's clients; past it the oldest is dropped and
+ * is verified again when it comes back.
+ */
+export const VERIFIED_ACCESS_TOKENS = 10_000
+
+/**
+ * Our own access token's claims when its signature, type, issuer and expiry hold; else `null`
+ * (revocation is the caller's check). A token verified before skips the signature check (an
+ * ECDSA verification is most of userinfo's work): the very same string verified under a key
+ * still in the ring — its expiry and issuer are checked again every time.
+ */
 export async function verifyOwnAccessToken(locals: Locals, issuer: string, token: string): Promise<AccessTokenClaims | null> {
+  const remembered = locals.verifiedAccessTokens.get(token)
+  if (remembered) {
+    if (remembered.claims.iss === issuer && remembered.claims.exp > Math.floor(Date.now() / 1000) && (await locals.keys.publicKey(remembered.kid))) return remembered.claims
+    locals.verifiedAccessTokens.delete(token)
+  }
   try {
     const header = decodeProtectedHeader(token)
     if (header.typ !== "at+jwt" || typeof header.kid !== "string") return null
@@ -112,7 +129,12 @@ export async function verifyOwnAccessToken(locals: Locals, issuer: string, token
     if (!key) return null
     const fast = verifyAccessTokenSync(token, key, issuer)
     const payload = fast !== undefined ? fast : (await jwtVerify(token, key.key, { issuer, typ: "at+jwt", algorithms: [key.alg], requiredClaims: ["jti", "exp", "sub", "client_id"] })).payload
-    return payload && typeof payload.gid === "string" ? (payload as AccessTokenClaims) : null
+    if (!payload || typeof payload.gid !== "string") return null
+    const claims = Object.freeze(payload) as AccessTokenClaims
+    const cache = locals.verifiedAccessTokens
+    if (cache.size >= VERIFIED_ACCESS_TOKENS) cache.delete(cache.keys().next().value!)
+    cache.set(token, { claims, kid: header.kid })
+    return claims
   } catch {
     return null
   }
@@ -124,7 +146,7 @@ export async function verifyOwnAccessToken(locals: Locals, issuer: string, token
  * `crit`, `typ: at+jwt`, the issuer, `exp` in the future, `nbf` not, numeric dates, the
  * required claims). `null`: refused; `undefined`: node:crypto is not offered here.
  */
-function verifyAccessTokenSync(token: string, key: { alg: SigningAlg; key: CryptoKey; nodeKey?: unknown }, issuer: string): JWTPayload | null | undefined {
+function verifyAccessTokenSync(token: string, key: { alg: SigningAlg; jwk: JWK; nodeKey?: unknown }, issuer: string): JWTPayload | null | undefined {
   if (!nodeCrypto) return undefined
   const parts = token.split(".")
   if (parts.length !== 3) return null
@@ -134,7 +156,7 @@ function verifyAccessTokenSync(token: string, key: { alg: SigningAlg; key: Crypt
   if (!headerBytes || !payloadBytes || !signature) return null
   const header = JSON.parse(decoder.decode(headerBytes)) as Record<string, unknown>
   if (header.alg !== key.alg || header.typ !== "at+jwt" || "crit" in header || "b64" in header) return null
-  if (nodeVerify(key, key.key, key.alg, `${parts[0]}.${parts[1]}`, signature) !== true) return null
+  if (nodeVerify(key, key.alg, `${parts[0]}.${parts[1]}`, signature) !== true) return null
   const payload = JSON.parse(decoder.decode(payloadBytes)) as unknown
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) return null
   const claims = payload as JWTPayload & Record<string, unknown>
