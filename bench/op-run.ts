@@ -114,7 +114,7 @@ class CodePool {
     }
   }
   take(): string {
-    if (this.#codes.length < 500 && !this.#filling) {
+    if (this.#codes.length < 1_000 && !this.#filling) {
       this.#filling = this.fill(this.#codes.length + 2_000).finally(() => (this.#filling = undefined))
       this.#filling.catch(() => {})
     }
@@ -175,8 +175,10 @@ async function loadFor(row: OpRow, target: OpTarget, server: RunningServer, conn
           return typeof answer?.access_token === "string" && typeof answer.id_token === "string"
         },
         extraBad: { count: 0 },
-        // What the phase should need at the last measured rate, half again, at least 2,000.
-        before: (seconds, rate) => pool.fill(Math.max(2_000, Math.ceil(rate * seconds * 1.5))),
+        // Three times what the phase needs at the last measured rate (rounds on a shared
+        // machine differ by 2× and more), at least 5,000: a refill inside the measured window
+        // would charge the minting to the row.
+        before: (seconds, rate) => pool.fill(Math.max(5_000, Math.ceil(rate * seconds * 3))),
       },
     }
   }
