@@ -175,10 +175,10 @@ async function loadFor(row: OpRow, target: OpTarget, server: RunningServer, conn
           return typeof answer?.access_token === "string" && typeof answer.id_token === "string"
         },
         extraBad: { count: 0 },
-        // Three times what the phase needs at the last measured rate (rounds on a shared
-        // machine differ by 2× and more), at least 5,000: a refill inside the measured window
-        // would charge the minting to the row.
-        before: (seconds, rate) => pool.fill(Math.max(5_000, Math.ceil(rate * seconds * 3))),
+        // Three times what the phase needs at the fastest rate measured so far (rounds on a
+        // shared machine differ by 2× and more), at least 10,000: a refill inside the measured
+        // window would charge the minting to the row.
+        before: (seconds, rate) => pool.fill(Math.max(10_000, Math.ceil(rate * seconds * 3))),
       },
     }
   }
@@ -302,7 +302,7 @@ export async function runOpRows(options: OpOptions): Promise<string[]> {
         const k = key(row, target)
         if (failed.has(k)) continue
         process.stdout.write(`  ${TITLES[row].padEnd(40)} ${LIBRARIES[target].padEnd(16)} ... `)
-        const last = runs.get(k)?.at(-1)?.reqPerSec ?? 2_000
+        const last = Math.max(2_000, ...(runs.get(k) ?? []).map((m) => m.reqPerSec))
         try {
           const m = await measure(row, target, options, last)
           runs.set(k, [...(runs.get(k) ?? []), m])
