@@ -1,8 +1,9 @@
 /**
  * The synchronous `node:crypto` path for hashing, signing and checking signatures, where
- * the runtime offers it through `process.getBuiltinModule` (Node ≥ 22.3, Bun, Deno). Each
- * WebCrypto call is an asynchronous job in Node — a thread-pool hop and a structured clone
- * of its input — which cost more than the work itself for a short hash or one ECDSA
+ * the runtime offers it through `process.getBuiltinModule` (Node ≥ 22.3, and runtimes with
+ * Node compatibility that implement it). Each WebCrypto call is an asynchronous job in Node —
+ * a thread-pool hop and a structured clone of its input — which cost more than the work
+ * itself for a short hash or one ECDSA
  * signature: the token endpoint made five such calls per code exchange, userinfo one
  * `verify` (issue 34's profile). Elsewhere (edge runtimes) callers keep WebCrypto.
  *
