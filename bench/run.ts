@@ -53,6 +53,7 @@ import { resolve } from "node:path"
 import { createBenchDatabase, PG_URL, probePostgres, type BenchDatabase, type BenchDialect } from "./db.ts"
 import { getSession, isBenchSession, startServer, type RunningServer } from "./harness.ts"
 import { startLocalProvider, type LocalProvider } from "./provider.ts"
+import { opSelected, runOpRows } from "./op-run.ts"
 import { databaseCookies, mintJwtCookies, newRunId, Rotation, SESSION_COOKIE } from "./sessions.ts"
 import { prepareScaleStore, REDIS_URL, SCALE_SIZES, scaleCookies, usesIndex, type ScaleEnv, type ScaleStore } from "./scale.ts"
 import { measureFootprint } from "./footprint.ts"
@@ -726,7 +727,9 @@ async function main() {
   try {
     if (burst) await runBurst(inputs, failures, extras)
     if (footprint) await runFootprint(extras)
-    await runCases(cases, inputs, failures, extras)
+    if (cases.length) await runCases(cases, inputs, failures, extras)
+    // The OpenID Provider rows (issue 34): their own servers, rounds and report (op-run.ts).
+    if (opSelected(ONLY)) failures.push(...(await runOpRows({ rounds: ROUNDS, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, only: ONLY, profileDir: PROFILE_DIR })))
   } finally {
     await provider?.close()
     for (const database of Object.values(databases)) {

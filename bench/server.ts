@@ -192,6 +192,8 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     case "next-authjs":
     case "baseline-native":
     case "baseline-express":
+    case "op-portcullis":
+    case "op-oidc-provider":
       throw new Error(`${target} is not a Web handler`)
   }
 }
@@ -279,6 +281,7 @@ async function serverFor(target: Target): Promise<Server> {
     const headers = { "content-type": "application/json", "content-length": "2" }
     return createServer((_req, res) => void res.writeHead(200, headers).end("{}"))
   }
+  if (target === "op-portcullis" || target === "op-oidc-provider") return (await import("./op-server.ts")).opServer(target)
   return serve(await handlerFor(target))
 }
 

@@ -28,6 +28,9 @@ export const TARGETS = [
   "authjs-redis",
   "authjs-pg",
   "portcullis-burst",
+  // The OpenID Provider rows (issue 34): see op-server.ts.
+  "op-portcullis",
+  "op-oidc-provider",
 ] as const
 export type Target = (typeof TARGETS)[number]
 
