@@ -77,6 +77,40 @@ describe("bench server (portcullis)", () => {
     }
   })
 
+  it("the plain node:http and Express floors answer as the floor does, with no Web Request/Response", async () => {
+    const [plain, bare] = await Promise.all([startServer("baseline-native"), startServer("baseline-express")])
+    try {
+      for (const [running, path] of [[plain, "/"], [bare, "/page"]] as const) {
+        const response = await fetch(`${running.url}${path}`)
+        expect(response.status).toBe(200)
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+        expect(await response.text()).toBe("{}")
+      }
+    } finally {
+      await Promise.all([plain.stop(), bare.stop()])
+    }
+  })
+
+  it("the burst row's server signs in by an argon2id-checked password, refuses a wrong one, and serves the session", async () => {
+    const burst = await startServer("portcullis-burst", { timeoutMs: 60_000 })
+    try {
+      const cookie = await signIn(burst.url)
+      expect(isBenchSession((await getSession(burst.url, cookie)).session)).toBe(true)
+      const csrf = await fetch(`${burst.url}/auth/csrf`)
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+      const wrong = await fetch(`${burst.url}/auth/callback/credentials`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") },
+        body: new URLSearchParams({ csrfToken, username: "bench", password: "not-the-password" }),
+      })
+      await wrong.arrayBuffer()
+      expect(wrong.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !c.startsWith("authjs.session-token=;"))).toBe(false)
+    } finally {
+      await burst.stop()
+    }
+  })
+
   it("answers an anonymous session for a request without the cookie", async () => {
     const anonymous = await getSession(server.url, "")
     expect(anonymous.status).toBe(200)

@@ -100,3 +100,20 @@ export function authjsDbConfig(adapter: Adapter): AuthjsConfig {
     providers: [],
   }
 }
+
+/**
+ * Portcullis with JWT sessions whose credentials sign-in verifies the password against an
+ * argon2id hash (`verify`), as an app's password sign-in does: the burst row's server.
+ */
+export function portcullisPasswordConfig(verify: (password: string) => Promise<boolean>): PortcullisConfig {
+  const checked = async (credentials: Partial<Record<string, unknown>>) =>
+    credentials.username === BENCH_CREDENTIALS.username && typeof credentials.password === "string" && (await verify(credentials.password)) ? { ...BENCH_USER } : null
+  return {
+    secret: SECRET,
+    basePath: BASE_PATH,
+    trustHost: true,
+    session: { strategy: "jwt" },
+    providers: [Credentials({ credentials: fields, authorize: checked })],
+    rateLimit: false,
+  }
+}

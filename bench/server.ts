@@ -19,6 +19,16 @@
  *   express-authjs       `getSession(req, config)` (@portcullis/express vs @auth/express)
  *   next-portcullis      node:http, `GET /page` answering the Pages Router's `auth(req, res)`
  *   next-authjs          (@portcullis/next vs next-auth 5), as `getServerSideProps` calls it
+ *   baseline-native      plain node:http answering `{}` with `res.end`, no Web Request/Response:
+ *                        the floor the Node-native session path is held to
+ *   baseline-express     Express 5 with `GET /page` answering `{}` (res.json): what Express itself
+ *                        costs on top of plain node:http, for the native row's info line
+ *   portcullis-redis     Portcullis, database sessions through `RedisAdapter` (scale rows;
+ *                        `BENCH_REDIS={"url","prefix"}`)
+ *   authjs-redis         @auth/core on `@auth/unstorage-adapter` over unstorage's Redis driver
+ *   authjs-pg            @auth/core on `@auth/pg-adapter` (`BENCH_AUTHJS_PG={"url","schema"}`)
+ *   portcullis-burst     Portcullis JWT sessions, the credentials provider verifying an
+ *                        argon2id hash (`@portcullis/core/password`), as a password sign-in does
  *
  * The memory targets seed `BENCH_SESSIONS=<n>:<runId>` sessions of the bench user (tokens
  * from `sessionToken`, 30 days left) before listening.
@@ -40,9 +50,10 @@ import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { SqlAdapter } from "@portcullis/sql-adapter"
 import express from "express"
 import { serve, type WebHandler } from "./adapter.ts"
-import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig } from "./configs.ts"
+import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig, portcullisPasswordConfig } from "./configs.ts"
+import { AUTHJS_PG_ENV, REDIS_ENV } from "./scale.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { BASE_PATH, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { ARGON2_ENV, BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -68,6 +79,30 @@ async function memoryAdapter(target: Target): Promise<Adapter> {
   const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000)
   for (let i = 0; i < n; i++) await adapter.createSession!({ sessionToken: sessionToken(runId, i), userId: BENCH_USER.id, expires })
   return countingAdapter(adapter, writes)
+}
+
+/**
+ * The scale rows' Redis adapter, write-counted: Portcullis's `RedisAdapter`, or Auth.js's
+ * `@auth/unstorage-adapter` on unstorage's Redis driver, on the store in `BENCH_REDIS`.
+ */
+async function redisAdapter(target: Target): Promise<Adapter> {
+  const raw = process.env[REDIS_ENV]
+  if (!raw) throw new Error(`${target} needs ${REDIS_ENV}`)
+  const { url, prefix } = JSON.parse(raw) as { url: string; prefix: string }
+  if (target === "portcullis-redis") {
+    const { createRedisClient, RedisAdapter } = await import("@portcullis/redis-adapter")
+    const client = createRedisClient(url, { logger: { error: (e) => console.error(e), warn: () => {} } })
+    closeDb = async () => void client.disconnect()
+    // The client fails commands fast while it is not connected (no offline queue): listen once it is.
+    if (client.status !== "ready") await new Promise((resolve) => client.once("ready", resolve))
+    return countingAdapter(RedisAdapter(client, { prefix }), writes)
+  }
+  const { createStorage } = await import("unstorage")
+  const { default: redisDriver } = await import("unstorage/drivers/redis")
+  const { UnstorageAdapter } = await import("@auth/unstorage-adapter")
+  const storage = createStorage({ driver: redisDriver({ url, base: prefix }) })
+  closeDb = () => storage.dispose()
+  return countingAdapter(UnstorageAdapter(storage) as unknown as Adapter, writes)
 }
 
 async function handlerFor(target: Target): Promise<WebHandler> {
@@ -124,10 +159,41 @@ async function handlerFor(target: Target): Promise<WebHandler> {
       const config = authjsDbConfig(await memoryAdapter(target))
       return (request) => authjsAuth(request, config)
     }
+    case "portcullis-redis": {
+      const config = portcullisDbConfig(await redisAdapter(target))
+      return (request) => portcullisAuth(request, config)
+    }
+    case "authjs-redis": {
+      const config = authjsDbConfig(await redisAdapter(target))
+      return (request) => authjsAuth(request, config)
+    }
+    case "authjs-pg": {
+      const raw = process.env[AUTHJS_PG_ENV]
+      if (!raw) throw new Error(`${target} needs ${AUTHJS_PG_ENV}`)
+      const { url, schema } = JSON.parse(raw) as { url: string; schema: string }
+      const { default: pg } = await import("pg")
+      const { default: PostgresAdapter } = await import("@auth/pg-adapter")
+      // Auth.js's tables are unqualified (`sessions`, `users`): the run's schema comes first on the search path.
+      const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` })
+      closeDb = () => pool.end()
+      const config = authjsDbConfig(countingAdapter(PostgresAdapter(pool) as unknown as Adapter, writes))
+      return (request) => authjsAuth(request, config)
+    }
+    case "portcullis-burst": {
+      const { hashPassword, verifyPassword } = await import("@portcullis/core/password")
+      const implementation = process.env[ARGON2_ENV] as "native" | "wasm" | undefined
+      const stored = await hashPassword(BENCH_CREDENTIALS.password, implementation ? { implementation } : {})
+      const config = portcullisPasswordConfig((password) => verifyPassword(password, stored, implementation ? { implementation } : {}))
+      return (request) => portcullisAuth(request, config)
+    }
     case "express-portcullis":
     case "express-authjs":
     case "next-portcullis":
     case "next-authjs":
+    case "baseline-native":
+    case "baseline-express":
+    case "op-portcullis":
+    case "op-oidc-provider":
       throw new Error(`${target} is not a Web handler`)
   }
 }
@@ -204,6 +270,18 @@ async function serverFor(target: Target): Promise<Server> {
   const { createServer } = await import("node:http")
   if (target === "express-portcullis" || target === "express-authjs") return createServer(expressApp(target))
   if (NEXT_TARGETS.includes(target)) return createServer(await nextPage(target))
+  if (target === "baseline-express") {
+    const app = express()
+    app.set("trust proxy", false)
+    app.get(EXPRESS_PAGE, (_req, res) => void res.json({}))
+    return createServer(app)
+  }
+  if (target === "baseline-native") {
+    // No Web Request or Response at all: what node:http itself costs for a small JSON answer.
+    const headers = { "content-type": "application/json", "content-length": "2" }
+    return createServer((_req, res) => void res.writeHead(200, headers).end("{}"))
+  }
+  if (target === "op-portcullis" || target === "op-oidc-provider") return (await import("./op-server.ts")).opServer(target)
   return serve(await handlerFor(target))
 }
 

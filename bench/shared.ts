@@ -22,6 +22,15 @@ export const TARGETS = [
   "express-authjs",
   "next-portcullis",
   "next-authjs",
+  "baseline-native",
+  "baseline-express",
+  "portcullis-redis",
+  "authjs-redis",
+  "authjs-pg",
+  "portcullis-burst",
+  // The OpenID Provider rows (issue 34): see op-server.ts.
+  "op-portcullis",
+  "op-oidc-provider",
 ] as const
 export type Target = (typeof TARGETS)[number]
 
@@ -32,6 +41,9 @@ export const DB_TARGETS: Partial<Record<Target, "sqlite" | "postgres">> = {
   "portcullis-postgres": "postgres",
   "authjs-postgres": "postgres",
 }
+
+/** The scale rows' Redis targets (`RedisAdapter`; `@auth/unstorage-adapter` on unstorage's Redis driver) and `@auth/pg-adapter`'s. */
+export const SCALE_ONLY_TARGETS: readonly Target[] = ["portcullis-redis", "authjs-redis", "authjs-pg"]
 
 /** The in-memory adapter targets (each server seeds its own adapter, see `sessions.ts`). */
 export const MEMORY_TARGETS: readonly Target[] = ["portcullis-memory", "authjs-memory"]
@@ -81,6 +93,8 @@ export const BASE_PATH = "/auth"
 /** The account the bench signs in as, and what a valid session must show. */
 export const BENCH_USER = { id: "1", name: "Bench User", email: "bench@example.com" }
 export const BENCH_CREDENTIALS = { username: "bench", password: "bench-password" }
+/** Environment variable naming the argon2 implementation of the burst row's sign-ins (`native` | `wasm`; default: what loads). */
+export const ARGON2_ENV = "BENCH_ARGON2"
 
 /** CPU µs of computation the `baseline-busy` floor adds to each request (`BENCH_BUSY_US` overrides). */
 export const BUSY_US = Number(process.env.BENCH_BUSY_US ?? 5)

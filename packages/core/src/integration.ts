@@ -23,9 +23,9 @@ import type { AccessToken, AuthConfig, Cookie, ResponseInternal, Session, Sessio
 import type { SessionOperation, SessionOperationResult } from "./lib/session/manage.js"
 import { requestErrorResponse } from "./lib/errors.js"
 import { originFromHeaders } from "./lib/http/host.js"
-import { toResponse } from "./lib/http/response.js"
+import { privateJsonHeaders, toResponse } from "./lib/http/response.js"
 import { serializeCookie } from "./lib/cookies.js"
-import { runtimeFor, type AuthRuntime } from "./lib/runtime.js"
+import { runtimeFor, type AuthRuntime, type FullSessionCheck } from "./lib/runtime.js"
 import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
 import type { TwoFactorStatus } from "./lib/two-factor/enrollment.js"
 import type { TwoFactorResetInput, TwoFactorResetResult } from "./lib/two-factor/recovery.js"
@@ -44,7 +44,7 @@ export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Prot
  * requests with its `handle(request)`.
  */
 export { runtimeFor } from "./lib/runtime.js"
-export type { AuthRuntime, HandleOptions } from "./lib/runtime.js"
+export type { AuthRuntime, FullSessionCheck, HandleOptions } from "./lib/runtime.js"
 
 /**
  * The origin of a URL the framework already built (`event.url`, `request.url`), checked as
@@ -131,8 +131,12 @@ export type CookieSink = (cookie: Cookie) => void
  * {@link originOfUrl} returned.
  */
 export async function readSession(origin: string, cookieHeader: string | null | undefined, auth: AuthSource, setCookie?: CookieSink): Promise<Session | null> {
-  const runtime = runtimeFor(auth)
-  const internal = await runtime.handleInternal(new Request(`${origin}${runtime.basePath}/session`, { headers: cookieHeaders(cookieHeader) }))
+  // The session lane answers most reads without a Web `Request` (an answer with no cookie
+  // to set); the rest take the full check, which continues from what the lane began.
+  const checked = runtimeFor(auth).sessionCheck(origin, cookieHeader)
+  const answer = typeof checked === "string" ? checked : await checked
+  if (typeof answer === "string") return JSON.parse(answer) as Session | null
+  const internal = answer
   deliver(internal, setCookie)
   const status = internal.status ?? 200
   const body = internal.body as (Session & { message?: string }) | null | undefined
@@ -141,6 +145,34 @@ export async function readSession(origin: string, cookieHeader: string | null | 
   if (status === 400) throw new InvalidRequest(body?.message ?? "The request was refused")
   if (status !== 200) throw new Error(body?.message ?? `Session request failed with ${status}`)
   return body && Object.keys(body).length ? body : null
+}
+
+/**
+ * The headers of a session check's answer (`GET <basePath>/session`), for an integration
+ * that writes a {@link sessionCheckAnswer} string itself.
+ */
+export const sessionAnswerHeaders: Readonly<Record<string, string>> = Object.freeze({ ...privateJsonHeaders })
+
+/**
+ * The answer to `GET <basePath>/session` for an integration's handler on Node, without a
+ * Web `Request` or `Response` when core's session lane can answer (a remembered or valid
+ * token, a live database row, no cookie to set): the JSON body to send with
+ * {@link sessionAnswerHeaders} and status 200. Otherwise the `Response` of the full check,
+ * which is given the whole request (`full.request`, built only then) and continues from
+ * what the lane began, so a token is decrypted, and the store asked, once.
+ *
+ * `origin` must be one {@link originFromHeaders} returned for this request, and
+ * `full.request()` a request on that origin without forwarded headers.
+ *
+ * @example
+ * ```ts
+ * const answer = await sessionCheckAnswer(origin, req.headers.cookie, config, { request: () => toWebRequest(req), clientAddress: req.socket.remoteAddress })
+ * if (typeof answer === "string") res.writeHead(200, sessionAnswerHeaders).end(answer)
+ * else await sendWebResponse(res, answer)
+ * ```
+ */
+export function sessionCheckAnswer(origin: string, cookieHeader: string | null | undefined, auth: AuthSource, full?: FullSessionCheck): string | Promise<string | Response> {
+  return runtimeFor(auth).sessionCheck(origin, cookieHeader, "response", full)
 }
 
 /**

@@ -40,6 +40,8 @@ import {
   revokeOtherSessions as coreRevokeOtherSessions,
   revokeSession as coreRevokeSession,
   runtimeFor,
+  sessionAnswerHeaders,
+  sessionCheckAnswer,
   setCookieHeader,
   signOutEverywhere as coreSignOutEverywhere,
   type AuthRuntime,
@@ -126,6 +128,31 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         await sendWebResponse(res, methodNotAllowedResponse(req.method))
         return
       }
+      // `true` trusts every hop, so `req.ip` is whatever the client wrote first: said once
+      // per middleware (a custom logger is called as often as warn is).
+      if (!warnedTrustAll && runtime.config.rateLimit && req.app?.get?.("trust proxy") === true) {
+        warnedTrustAll = true
+        runtime.config.logger.warn("express-trust-proxy-all")
+      }
+      // The request most traffic is, `GET <basePath>/session`: answered by core's session
+      // lane without a Web `Request`/`Response` when it can (a cached or valid token, a live
+      // row; no cookie to set); otherwise the full check gets the whole request.
+      if (req.method === "GET" && req.originalUrl === `${runtime.basePath}/session` && req.headers["x-auth-return-redirect"] === undefined) {
+        let origin: string
+        try {
+          origin = originOf(req)
+        } catch (error) {
+          if (!(error instanceof InvalidRequest)) throw error
+          await sendWebResponse(res, invalidRequestResponse(error))
+          return
+        }
+        const clientAddress = req.ip ?? req.socket?.remoteAddress
+        const pending = sessionCheckAnswer(origin, req.headers.cookie, runtime, { request: () => toWebRequest(req), ...(clientAddress && { clientAddress }) })
+        const answer = typeof pending === "string" ? pending : await pending
+        if (typeof answer === "string") res.writeHead(200, sessionAnswerHeaders).end(answer)
+        else await sendWebResponse(res, answer)
+        return
+      }
       let request: Request
       try {
         request = toWebRequest(req)
@@ -139,12 +166,6 @@ export function ExpressAuth(config: ExpressAuthConfig) {
       // from what core sees), else the socket's peer: what rate limits count against, and what
       // new sessions record.
       const clientAddress = req.ip ?? req.socket?.remoteAddress
-      // `true` trusts every hop, so `req.ip` is whatever the client wrote first: said once
-      // per middleware (a custom logger is called as often as warn is).
-      if (!warnedTrustAll && runtime.config.rateLimit && req.app?.get?.("trust proxy") === true) {
-        warnedTrustAll = true
-        runtime.config.logger.warn("express-trust-proxy-all")
-      }
       await sendWebResponse(res, await runtime.handle(request, clientAddress ? { clientAddress } : {}))
     } catch (error) {
       next(error)

@@ -19,6 +19,7 @@
  * @module
  */
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose"
+import { nodePrivateKey } from "./node-crypto.js"
 import type { SigningAlg } from "./options.js"
 import { randomToken } from "./random.js"
 import type { OidcProviderStore, StoredSigningKey } from "./store/types.js"
@@ -42,6 +43,8 @@ export interface SigningKey {
   kid: string
   alg: SigningAlg
   privateKey: CryptoKey
+  /** The same key as `node:crypto` takes it, where the runtime offers it (node-crypto.ts). */
+  nodeKey?: unknown
 }
 
 interface Loaded {
@@ -49,7 +52,7 @@ interface Loaded {
   /** Signing key per algorithm. */
   signing: Map<SigningAlg, SigningKey>
   /** Public keys by kid: what the JWKS publishes and what access tokens are verified with. */
-  publicKeys: Map<string, { alg: SigningAlg; jwk: JWK; key?: CryptoKey }>
+  publicKeys: Map<string, { alg: SigningAlg; jwk: JWK; key?: CryptoKey; nodeKey?: unknown }>
 }
 
 export interface KeyRingOptions {
@@ -86,7 +89,7 @@ export class KeyRing {
   }
 
   /** The public key `kid` (for verifying our own tokens); an unknown kid reads the store once more. */
-  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey } | null> {
+  async publicKey(kid: string): Promise<{ alg: SigningAlg; key: CryptoKey; jwk: JWK; nodeKey?: unknown } | null> {
     let loaded = await this.#current()
     let found = loaded.publicKeys.get(kid)
     // A kid we do not know may be a key another instance just added: read the store again,
@@ -98,7 +101,8 @@ export class KeyRing {
     }
     if (!found) return null
     found.key ??= (await importJWK(found.jwk, found.alg)) as CryptoKey
-    return { alg: found.alg, key: found.key }
+    // The record itself, so the node:crypto form of the key is converted once per load.
+    return found as { alg: SigningAlg; key: CryptoKey; jwk: JWK; nodeKey?: unknown }
   }
 
   /** Drops the cached keys (tests, after a rotation elsewhere). */
@@ -124,7 +128,7 @@ export class KeyRing {
       const alg = jwk.alg as SigningAlg
       const kid = jwk.kid as string
       // The first key of an algorithm signs; the others are published (a retiring key).
-      if (!signing.has(alg)) signing.set(alg, { kid, alg, privateKey: (await importJWK(jwk as JWK, alg)) as CryptoKey })
+      if (!signing.has(alg)) signing.set(alg, { kid, alg, privateKey: (await importJWK(jwk as JWK, alg)) as CryptoKey, nodeKey: nodePrivateKey(jwk as JWK) })
       publicKeys.set(kid, { alg, jwk: publicPart(jwk as JWK, kid, alg) })
     }
     return { at: Date.now(), signing, publicKeys }
@@ -145,7 +149,7 @@ export class KeyRing {
         const added = await this.#generate(alg)
         await store.addSigningKey(added.stored)
         stored = [...stored, added.stored]
-        signer = { key: added.stored, privateKey: added.privateKey, secretIndex: 0 }
+        signer = { key: added.stored, privateKey: added.privateKey, nodeKey: added.nodeKey, secretIndex: 0 }
         generated = true
       }
       const chosen = signer.key
@@ -157,7 +161,7 @@ export class KeyRing {
         key.retiredAt = new Date(now)
         key.expiresAt = expiresAt
       }
-      signing.set(alg, { kid: chosen.kid, alg, privateKey: signer.privateKey })
+      signing.set(alg, { kid: chosen.kid, alg, privateKey: signer.privateKey, nodeKey: signer.nodeKey })
     }
     for (const key of stored) if (algs.includes(key.alg as SigningAlg)) publicKeys.set(key.kid, { alg: key.alg as SigningAlg, jwk: publicPart(key.publicJwk as JWK, key.kid, key.alg as SigningAlg) })
     // Having just added a key, read again within a second rather than after the whole cache
@@ -172,7 +176,7 @@ export class KeyRing {
    * (a rolling deploy) signs with the key it can open instead of adding one; when none
    * opens at all, that is reported.
    */
-  async #openable(stored: StoredSigningKey[], alg: SigningAlg): Promise<{ key: StoredSigningKey; privateKey: CryptoKey; secretIndex: number } | undefined> {
+  async #openable(stored: StoredSigningKey[], alg: SigningAlg): Promise<{ key: StoredSigningKey; privateKey: CryptoKey; nodeKey: unknown; secretIndex: number } | undefined> {
     const keys = await this.options.sealKeys()
     const candidates = stored.filter((k) => k.alg === alg).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (b.kid > a.kid ? 1 : -1))
     for (const key of candidates) {
@@ -183,18 +187,18 @@ export class KeyRing {
     return undefined
   }
 
-  async #generate(alg: SigningAlg): Promise<{ stored: StoredSigningKey; privateKey: CryptoKey }> {
+  async #generate(alg: SigningAlg): Promise<{ stored: StoredSigningKey; privateKey: CryptoKey; nodeKey: unknown }> {
     const kid = randomToken(12)
     const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" && { crv: "Ed25519" }) })
     const jwk = await exportJWK(privateKey)
     const sealed = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ ...jwk, kid, alg })))
       .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid })
       .encrypt((await this.options.sealKeys())[0]!)
-    return { stored: { kid, alg, publicJwk: publicPart(jwk, kid, alg) as Record<string, unknown>, sealedPrivateJwk: sealed, createdAt: new Date() }, privateKey }
+    return { stored: { kid, alg, publicJwk: publicPart(jwk, kid, alg) as Record<string, unknown>, sealedPrivateJwk: sealed, createdAt: new Date() }, privateKey, nodeKey: nodePrivateKey({ ...jwk, kid, alg }) }
   }
 
   /** The private key of `key`, opened by the first of `keys` that can, or `undefined`. */
-  async #unseal(key: StoredSigningKey, keys: Uint8Array[]): Promise<{ privateKey: CryptoKey; secretIndex: number } | undefined> {
+  async #unseal(key: StoredSigningKey, keys: Uint8Array[]): Promise<{ privateKey: CryptoKey; nodeKey: unknown; secretIndex: number } | undefined> {
     for (const [secretIndex, sealKey] of keys.entries()) {
       let opened
       try {
@@ -205,7 +209,7 @@ export class KeyRing {
       // The header names the key it was sealed for: a record whose sealed part was swapped fails.
       if (opened.protectedHeader.kid !== key.kid) throw new Error(`The sealed private key of ${key.kid} belongs to another key`)
       const jwk = JSON.parse(new TextDecoder().decode(opened.plaintext)) as JWK
-      return { privateKey: (await importJWK(jwk, key.alg)) as CryptoKey, secretIndex }
+      return { privateKey: (await importJWK(jwk, key.alg)) as CryptoKey, nodeKey: nodePrivateKey(jwk), secretIndex }
     }
     return undefined
   }

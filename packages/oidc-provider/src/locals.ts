@@ -7,6 +7,7 @@
 import { InvalidConfig, type ExtensionHost } from "@portcullis/core/extension"
 import type { JWTVerifyGetKey } from "jose"
 import type { Client } from "./clients.js"
+import type { AccessTokenClaims } from "./tokens.js"
 import { KeyRing } from "./keys.js"
 import { hashSecrets, type ResolvedOptions } from "./options.js"
 import type { OidcProviderStore } from "./store/types.js"
@@ -18,6 +19,12 @@ export interface Locals {
   clients: Map<string, Client>
   keys: KeyRing
   remoteKeys: Map<string, JWTVerifyGetKey>
+  /**
+   * Access tokens whose signature and claims held, by token (at most
+   * `VERIFIED_ACCESS_TOKENS`, oldest dropped first): a token presented again skips the
+   * signature check, never the expiry, issuer, key or revocation checks (tokens.ts).
+   */
+  verifiedAccessTokens: Map<string, { claims: AccessTokenClaims; kid: string }>
   getUser: ExtensionHost["getUser"]
   /** Resolves once static clients' secrets are hashed. */
   ready: Promise<void>
@@ -43,6 +50,7 @@ export function buildLocals(options: ResolvedOptions & { pendingSecrets: Map<str
       onUnreadable: (error) => host.logger.error(error),
     }),
     remoteKeys: new Map(),
+    verifiedAccessTokens: new Map(),
     getUser: host.getUser,
     ready,
   }

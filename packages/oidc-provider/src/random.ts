@@ -2,6 +2,8 @@
  * Random values and hashes for codes, tokens and ids (WebCrypto: runs on every runtime).
  * @module
  */
+import { nodeCrypto } from "./node-crypto.js"
+
 const encoder = new TextEncoder()
 
 /** `bytes` random bytes as base64url: codes, refresh tokens, ids. */
@@ -15,8 +17,19 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
 
+/** Bytes of a base64url string (no padding), or `null` when it is not strictly base64url. */
+export function fromBase64url(value: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(value) || value.length % 4 === 1) return null
+  const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/"))
+  const out = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
+  return out
+}
+
 /** Lowercase hex SHA-256: how codes, tokens and secrets are kept and looked up. */
 export async function sha256Hex(value: string): Promise<string> {
+  // Synchronous where node:crypto is offered: a WebCrypto digest is a thread-pool job (node-crypto.ts).
+  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(value).digest("hex")
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value)))
   let out = ""
   for (const b of digest) out += b.toString(16).padStart(2, "0")
@@ -25,6 +38,7 @@ export async function sha256Hex(value: string): Promise<string> {
 
 /** base64url SHA-256 (PKCE S256, RFC 7636 §4.2). */
 export async function sha256B64(value: string): Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(value).digest("base64url")
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))))
 }
 

@@ -4,11 +4,27 @@
  * it ends the token), and the check of our own access tokens (userinfo, introspection).
  * @module
  */
-import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose"
+import { SignJWT, decodeProtectedHeader, jwtVerify, type JWK, type JWTPayload } from "jose"
 import type { Client } from "./clients.js"
+import type { SigningKey } from "./keys.js"
 import type { Locals } from "./locals.js"
+import { nodeCrypto, nodeSign, nodeVerify } from "./node-crypto.js"
 import type { SigningAlg } from "./options.js"
-import { base64url, randomToken } from "./random.js"
+import { base64url, fromBase64url, randomToken } from "./random.js"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * A compact JWS of `payload`: signed synchronously with `node:crypto` where the runtime offers
+ * it (node-crypto.ts), else with jose over WebCrypto. Both produce the same token format.
+ */
+async function signJwt(key: SigningKey, header: { alg: SigningAlg; kid: string; typ: string }, payload: JWTPayload): Promise<string> {
+  const signingInput = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(payload)))}`
+  const signature = nodeSign(key, header.alg, signingInput)
+  if (signature) return `${signingInput}.${base64url(signature)}`
+  return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey)
+}
 
 /** The claims of an access token this provider issued. */
 export interface AccessTokenClaims extends JWTPayload {
@@ -46,12 +62,16 @@ export async function signAccessToken(locals: Locals, issuer: string, input: { s
     gid: input.grantId,
     ...(input.authTime !== undefined && { auth_time: input.authTime }),
   }
-  const token = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "at+jwt" }).sign(key.privateKey)
+  const token = await signJwt(key, { alg: key.alg, kid: key.kid, typ: "at+jwt" }, claims)
   return { token, claims }
 }
 
 /** `at_hash`: the left half of the access token's hash (OpenID Connect Core §3.1.3.6). */
 async function halfHash(value: string, alg: SigningAlg): Promise<string> {
+  if (nodeCrypto) {
+    const digest = nodeCrypto.createHash(alg === "EdDSA" ? "sha512" : "sha256").update(value).digest()
+    return base64url(digest.subarray(0, digest.length / 2))
+  }
   const digest = new Uint8Array(await crypto.subtle.digest(alg === "EdDSA" ? "SHA-512" : "SHA-256", new TextEncoder().encode(value)))
   return base64url(digest.slice(0, digest.length / 2))
 }
@@ -92,21 +112,73 @@ export async function signIdToken(
     ...(input.accessToken !== undefined && { at_hash: await halfHash(input.accessToken, alg) }),
     ...(input.sid !== undefined && { sid: input.sid }),
   }
-  return new SignJWT(payload).setProtectedHeader({ alg, kid: key.kid, typ: "JWT" }).sign(key.privateKey)
+  return signJwt(key, { alg, kid: key.kid, typ: "JWT" }, payload)
 }
 
-/** Our own access token's claims when its signature, type, issuer and expiry hold; else `null` (revocation is the caller's check). */
+/**
+ * How many verified access tokens one configuration remembers (about 1 KB each): enough for
+ * the tokens in use at once by a busy provider's clients; past it the oldest is dropped and
+ * is verified again when it comes back.
+ */
+export const VERIFIED_ACCESS_TOKENS = 10_000
+
+/**
+ * Our own access token's claims when its signature, type, issuer and expiry hold; else `null`
+ * (revocation is the caller's check). A token verified before skips the signature check (an
+ * ECDSA verification is most of userinfo's work): the very same string verified under a key
+ * still in the ring — its expiry and issuer are checked again every time.
+ */
 export async function verifyOwnAccessToken(locals: Locals, issuer: string, token: string): Promise<AccessTokenClaims | null> {
+  const remembered = locals.verifiedAccessTokens.get(token)
+  if (remembered) {
+    if (remembered.claims.iss === issuer && remembered.claims.exp > Math.floor(Date.now() / 1000) && (await locals.keys.publicKey(remembered.kid))) return remembered.claims
+    locals.verifiedAccessTokens.delete(token)
+  }
   try {
     const header = decodeProtectedHeader(token)
     if (header.typ !== "at+jwt" || typeof header.kid !== "string") return null
     const key = await locals.keys.publicKey(header.kid)
     if (!key) return null
-    const { payload } = await jwtVerify(token, key.key, { issuer, typ: "at+jwt", algorithms: [key.alg], requiredClaims: ["jti", "exp", "sub", "client_id"] })
-    return typeof payload.gid === "string" ? (payload as AccessTokenClaims) : null
+    const fast = verifyAccessTokenSync(token, key, issuer)
+    const payload = fast !== undefined ? fast : (await jwtVerify(token, key.key, { issuer, typ: "at+jwt", algorithms: [key.alg], requiredClaims: ["jti", "exp", "sub", "client_id"] })).payload
+    if (!payload || typeof payload.gid !== "string") return null
+    const claims = Object.freeze(payload) as AccessTokenClaims
+    const cache = locals.verifiedAccessTokens
+    if (cache.size >= VERIFIED_ACCESS_TOKENS) cache.delete(cache.keys().next().value!)
+    cache.set(token, { claims, kid: header.kid })
+    return claims
   } catch {
     return null
   }
+}
+
+/**
+ * `verifyOwnAccessToken`'s checks with a synchronous `node:crypto` signature check: the same
+ * ones jose's `jwtVerify` makes with the options above (the algorithm the key is for, no
+ * `crit`, `typ: at+jwt`, the issuer, `exp` in the future, `nbf` not, numeric dates, the
+ * required claims). `null`: refused; `undefined`: node:crypto is not offered here.
+ */
+function verifyAccessTokenSync(token: string, key: { alg: SigningAlg; jwk: JWK; nodeKey?: unknown }, issuer: string): JWTPayload | null | undefined {
+  if (!nodeCrypto) return undefined
+  const parts = token.split(".")
+  if (parts.length !== 3) return null
+  const headerBytes = fromBase64url(parts[0]!)
+  const payloadBytes = fromBase64url(parts[1]!)
+  const signature = fromBase64url(parts[2]!)
+  if (!headerBytes || !payloadBytes || !signature) return null
+  const header = JSON.parse(decoder.decode(headerBytes)) as Record<string, unknown>
+  if (header.alg !== key.alg || header.typ !== "at+jwt" || "crit" in header || "b64" in header) return null
+  if (nodeVerify(key, key.alg, `${parts[0]}.${parts[1]}`, signature) !== true) return null
+  const payload = JSON.parse(decoder.decode(payloadBytes)) as unknown
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) return null
+  const claims = payload as JWTPayload & Record<string, unknown>
+  const now = Math.floor(Date.now() / 1000)
+  if (claims.iss !== issuer) return null
+  if (typeof claims.exp !== "number" || claims.exp <= now) return null
+  if (claims.nbf !== undefined && (typeof claims.nbf !== "number" || claims.nbf > now)) return null
+  if (claims.iat !== undefined && typeof claims.iat !== "number") return null
+  for (const name of ["jti", "sub", "client_id"]) if (claims[name] === undefined) return null
+  return claims
 }
 
 /** Verifies an ID token we issued (RP-initiated logout's `id_token_hint`; it may have expired). */

@@ -48,6 +48,18 @@ export interface HandleOptions {
 type Defaults = { raw: boolean; skipCSRF: boolean }
 
 /**
+ * What a handler on Node gives `sessionCheck` for the checks the session lane cannot answer:
+ * the whole request, built only then (its user agent and the client's address go into a
+ * session extended on this check), and the client's address as `HandleOptions` takes it.
+ * Its origin must be the one passed to `sessionCheck`, and it must carry no forwarded
+ * headers (the integration judged them when it worked out the origin).
+ */
+export interface FullSessionCheck {
+  request: () => Request
+  clientAddress?: string
+}
+
+/**
  * One configuration, resolved once, with everything it owns: the checked options, the
  * narrowed adapter, its keys, caches and in-flight de-duplication (`ResolvedConfig`), and
  * the request engine (parse → check → act → respond). Every request of an app goes through
@@ -96,6 +108,46 @@ export class AuthRuntime {
   /** Answers one request with the internal response object; `AuthError`s are rethrown. */
   handleInternal(request: Request, options: Omit<HandleOptions, "raw"> = {}): Promise<ResponseInternal> {
     return this.#run(request, { ...this.#defaults, ...options, raw: true }) as Promise<ResponseInternal>
+  }
+
+  /**
+   * A server-side session check (`readSession`: Express's `getSession(req)`, Next.js's
+   * `auth()`, …) of `cookieHeader` on `origin`, answered without building a Web `Request`
+   * when the session lane can: the JSON body the check would send (`"null"` when signed
+   * out), with no cookie to set. Otherwise the internal response of the full check —
+   * continuing from what the lane began (a token's decryption, a row's reading), so a store
+   * is still asked once. The full check runs when the configuration has not been found
+   * sound yet, has no lane (app code on every check), is traced (a span per check), or
+   * when `origin` is not one a full request already worked out.
+   *
+   * `origin` must be one `originFromHeaders` or `originOfUrl` returned. `form: "response"`
+   * gives the full check's answer as the `Response` the handler would send (for integrations
+   * that read it with `sessionFromResponse`).
+   */
+  sessionCheck(origin: string, cookieHeader: string | null | undefined): string | Promise<string | ResponseInternal>
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "response", full?: FullSessionCheck): string | Promise<string | Response>
+  sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "internal" | "response" = "internal", full?: FullSessionCheck): string | Promise<string | ResponseInternal | Response> {
+    const resolved = this.config
+    const answers = this.#answers
+    const options = { ...this.#defaults, raw: form === "internal", ...(full?.clientAddress !== undefined && { clientAddress: full.clientAddress }) }
+    const request = () => (full ? full.request() : this.#sessionRequest(origin, cookieHeader))
+    const known = this.#sound && answers && !resolved.telemetry.active ? this.#sessionChecks.originOf(origin) : undefined
+    if (!known || !answers) return this.#run(request(), options)
+    const pending = answers.answer(cookieHeader || null, isSecure(resolved, known.origin))
+    // No metric to count here: with an SDK registered (`telemetry.active`) reads take the
+    // full check above, span and counter included, exactly as they did before.
+    const settle = (answer: string | LookedUp | Opening | undefined): string | Promise<ResponseInternal | Response> => {
+      if (typeof answer === "string") return answer
+      return this.#answer(request(), options, answer)
+    }
+    return pending instanceof Promise ? pending.then<string | ResponseInternal | Response>(settle) : settle(pending)
+  }
+
+  /** The request `readSession` hands the full check: the session path on `origin`, the cookie and nothing else. */
+  #sessionRequest(origin: string, cookieHeader: string | null | undefined): Request {
+    const headers = new Headers()
+    if (cookieHeader) headers.set("cookie", cookieHeader)
+    return new Request(`${origin}${this.basePath}/session`, { headers })
   }
 
   /** With the configuration's own defaults (`raw` and `skipCSRFCheck` as configured). */
@@ -251,7 +303,7 @@ export class AuthRuntime {
     return telemetry.active ? tracedAction(this.config, request, () => this.#answer(request, options)) : this.#answer(request, options)
   }
 
-  async #answer(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
+  async #answer(request: Request, options: Defaults & { clientAddress?: string }, begun?: LookedUp | Opening): Promise<Response | ResponseInternal> {
     const resolved = this.config
     // A configuration's problems are all known once its provider kinds have loaded: after
     // one request found none, there are none, and no later request waits for the answer.
@@ -268,8 +320,8 @@ export class AuthRuntime {
     const known = this.#sessionChecks.origin(request)
     // What the lane began but left to the full check — a token's decryption, a row's
     // reading, whatever their outcome — so a token is decrypted, and the store asked, once.
-    let handoff: LookedUp | Opening | undefined
-    if (known && this.#answers && !options.raw) {
+    let handoff: LookedUp | Opening | undefined = begun
+    if (known && this.#answers && !options.raw && !begun) {
       const pending = this.#answers.answer(request.headers.get("cookie"), isSecure(resolved, known.origin))
       const answer = pending instanceof Promise ? await pending : pending
       if (typeof answer === "string") {

@@ -22,7 +22,10 @@ export function actionURL(action: string, headers: Headers, config: { basePath: 
  */
 export async function readSession(headers: Headers, app: App): Promise<{ session: Session | null; setCookies: string[] }> {
   const cookie = headers.get("cookie")
-  const request = new Request(actionURL("session", headers, app.config), { headers: cookie ? { cookie } : {} })
-  const response = await onServer(() => app.runtime.handle(request))
-  return { session: await sessionFromResponse(response), setCookies: response.headers.getSetCookie() }
+  const { origin } = actionURL("session", headers, app.config)
+  // Most reads are answered by core's session lane without a Web `Request` or `Response`
+  // (an answer that sets no cookie); the rest are the handler's `Response`, read as before.
+  const answer = await onServer(async () => app.runtime.sessionCheck(origin, cookie, "response"))
+  if (typeof answer === "string") return { session: JSON.parse(answer) as Session | null, setCookies: [] }
+  return { session: await sessionFromResponse(answer), setCookies: answer.headers.getSetCookie() }
 }

@@ -45,6 +45,22 @@ export class SessionCheckParser {
     return config.origins.peek(originKey(schemeAndHost, request.headers))
   }
 
+  /**
+   * The remembered origin of a server-side session read on `origin` (what
+   * `originFromHeaders` returned, `scheme://host[:port]`) carrying no header but the
+   * cookie — the request `readSession` would otherwise build. Only an origin a full request
+   * already worked out is found: the memo holds serialised origins, so a string that is not
+   * one (upper case, a default port, a path) simply misses and the full check runs.
+   */
+  originOf(origin: string): { origin: string; trusted: boolean } | undefined {
+    const config = this.#config
+    if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
+    return config.origins.peek(originKey(origin, this.#noHeaders))
+  }
+
+  /** A request with no forwarded headers, as `readSession`'s request has none. */
+  readonly #noHeaders = new Headers()
+
   /** The `ParsedRequest` of a session check whose origin `origin()` found. */
   parsed(request: Request, known: { origin: string; trusted: boolean }): ParsedRequest {
     const headers = request.headers

@@ -1,7 +1,8 @@
 /**
  * Argon2id through the fastest implementation the runtime can load: the native
  * `@node-rs/argon2` (prebuilt for Node, Bun and Deno; its work runs off the event loop),
- * else `hash-wasm`'s WebAssembly build. Both read and write the same PHC strings, so a hash
+ * else `hash-wasm`'s WebAssembly build — in a worker thread where the runtime has them, so
+ * it does not stall the event loop either; on the main thread only where it has none. Both read and write the same PHC strings, so a hash
  * made by one verifies with the other (`test/password/argon2.test.ts` checks both ways).
  * @module
  */
@@ -83,15 +84,77 @@ function nativeBackend(native: NativeModule): Argon2Backend {
 
 async function wasmBackend(): Promise<Argon2Backend> {
   const { argon2id, argon2Verify } = await import("hash-wasm")
+  const phcOf = (salt: Uint8Array, p: Argon2Params, raw: Uint8Array) =>
+    `$argon2id$v=19$m=${p.memoryCost},t=${p.timeCost},p=${p.parallelism}$${b64NoPad(salt)}$${b64NoPad(raw)}`
   return {
     name: "wasm",
     async hash(password, salt, p) {
-      const raw = await argon2id({ password, salt, iterations: p.timeCost, memorySize: p.memoryCost, parallelism: p.parallelism, hashLength: 32, outputType: "binary" })
-      return `$argon2id$v=19$m=${p.memoryCost},t=${p.timeCost},p=${p.parallelism}$${b64NoPad(salt)}$${b64NoPad(raw)}`
+      const args = { password, salt, iterations: p.timeCost, memorySize: p.memoryCost, parallelism: p.parallelism, hashLength: 32 }
+      const offThread = inWorker<Uint8Array>({ op: "hash", args })
+      const raw = offThread ? await offThread : await argon2id({ ...args, outputType: "binary" })
+      return phcOf(salt, p, raw)
     },
-    verify: (phc, password) => argon2Verify({ password, hash: phc }),
+    verify: (phc, password) => inWorker<boolean>({ op: "verify", args: { password, hash: phc } }) ?? argon2Verify({ password, hash: phc }),
   }
 }
+
+/**
+ * What the WebAssembly argon2id runs in a worker thread: `hash-wasm` computes a whole hash
+ * (19 MiB, two passes: tens of milliseconds) in one synchronous stretch, which on the main
+ * thread would stall every other request for that long — a burst of sign-ins would hold up
+ * every session check. CommonJS, evaluated (`eval: true`), so no file has to ship beside
+ * the bundle; `hash-wasm` is loaded from the URL the caller resolved.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = process.getBuiltinModule("worker_threads")
+import(workerData.module).then(async (wasm) => {
+  const { op, args } = workerData.task
+  const result = op === "hash" ? await wasm.argon2id({ ...args, outputType: "binary" }) : await wasm.argon2Verify(args)
+  parentPort.postMessage({ ok: true, result })
+}).catch((error) => parentPort.postMessage({ ok: false, message: String((error && error.message) || error) }))
+`
+
+type WorkerTask = { op: "hash"; args: Record<string, unknown> } | { op: "verify"; args: { password: string; hash: string } }
+
+/**
+ * Runs one WebAssembly argon2 task in a worker thread of its own, where the runtime has
+ * them (Node, Bun, Deno: `process.getBuiltinModule("node:worker_threads")`); `undefined`
+ * elsewhere (the edge runtimes), where it runs on the main thread as before. One worker
+ * per task, ended when it answers: no pool is kept in a module (state belongs to the
+ * objects a configuration builds), and what a spawn costs is the new thread's time, not
+ * the event loop's. A failure to start or a crash rejects, as a failed hash does.
+ */
+function inWorker<T>(task: WorkerTask): Promise<T> | undefined {
+  const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule
+  const resolveModule = (import.meta as { resolve?: (specifier: string) => string }).resolve
+  if (typeof getBuiltin !== "function" || typeof resolveModule !== "function") return undefined
+  let Worker: WorkerConstructor
+  let module: string
+  try {
+    Worker = (getBuiltin("node:worker_threads") as { Worker: WorkerConstructor }).Worker
+    module = resolveModule("hash-wasm")
+  } catch {
+    return undefined
+  }
+  if (typeof Worker !== "function") return undefined
+  return new Promise<T>((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, task } })
+    worker.once("message", (reply: { ok: boolean; result?: T; message?: string }) => {
+      if (reply.ok) resolve(reply.result as T)
+      else reject(new Error(reply.message))
+      void worker.terminate()
+    })
+    worker.once("error", reject)
+    // After an answer this settles nothing: a promise settles once.
+    worker.once("exit", (code: number) => reject(new Error(`the argon2 worker exited (code ${code}) without an answer`)))
+  })
+}
+
+interface WorkerLike {
+  once(event: string, listener: (value: never) => void): void
+  terminate(): Promise<number>
+}
+type WorkerConstructor = new (source: string, options: { eval: boolean; workerData: unknown }) => WorkerLike
 
 /** The cost a stored argon2 hash was made with, if it is one and within {@link ARGON2_LIMITS}. */
 export function argon2ParamsOf(phc: string): (Argon2Params & { variant: string; version: number }) | undefined {
