@@ -3,7 +3,7 @@ import { SignJWT, exportJWK, generateKeyPair, type JSONWebKeySet } from "jose"
 import { describe, expect, it } from "vitest"
 import { AccessTokenError, verifyAccessToken } from "@portcullis/oidc-provider/resource"
 import { CLIENTS, ISSUER, SECRET_WEB, basic, codeFor, pkce, testbed, type Testbed } from "../support.js"
-import { decodeJwt, encodeJwt, exchange, first, introspect, refresh, refused, userinfo } from "./kit.js"
+import { decodeJwt, encodeJwt, exchange, first, introspect, refresh, refused, userinfo, web } from "./kit.js"
 
 const MCP = "https://api.example/mcp"
 
@@ -154,6 +154,29 @@ describe("attack: token type confusion", () => {
     refused(await refresh(bed, tokens.access_token), "invalid_grant")
     refused(await exchange(bed, tokens.access_token), "invalid_grant")
     refused(await refresh(bed, tokens.id_token), "invalid_grant")
+  })
+})
+
+describe("attack: the verified-token memory", () => {
+  it("a token remembered as verified is still refused once revoked (RFC 7009) or once its grant is revoked", async () => {
+    const bed = testbed()
+    const one = await tokensFor(bed)
+    expect((await userinfo(bed, one.access_token)).status).toBe(200)
+    expect((await bed.call("/auth/oidc/revoke", { form: { token: one.access_token, token_type_hint: "access_token" }, headers: web })).status).toBe(200)
+    await refusedEverywhere(bed, one.access_token, "https://unused.example")
+    const two = await tokensFor(bed)
+    expect((await userinfo(bed, two.access_token)).status).toBe(200)
+    expect((await bed.call("/auth/oidc/revoke", { form: { token: two.refresh_token }, headers: web })).status).toBe(200)
+    expect((await userinfo(bed, two.access_token)).status).toBe(401)
+  })
+
+  it("an edited copy of a remembered token is verified on its own, not matched to the remembered one", async () => {
+    const bed = testbed()
+    const tokens = await tokensFor(bed)
+    expect((await userinfo(bed, tokens.access_token)).status).toBe(200)
+    const { header, payload, signature } = decodeJwt(tokens.access_token)
+    await refusedEverywhere(bed, encodeJwt(header, { ...payload, scope: `${payload.scope} admin` }, signature))
+    await refusedEverywhere(bed, encodeJwt({ ...header, crit: ["exp"] }, payload, signature))
   })
 })
 
