@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ISSUER, authorizeAs, authorizeUrl, field, testbed, type Person, type Testbed } from "../support.js"
+import { ISSUER, SECRET_WEB, authorizeAs, authorizeUrl, basic, field, testbed, type Person, type Testbed } from "../support.js"
 
 /** Opens the consent page for `who`: the page and its form's fields. */
 async function consentPageFor(who: Person, params: Record<string, string> = {}) {
@@ -93,6 +93,22 @@ describe("attack: consent CSRF", () => {
     const response = await ada.browser.request(`/auth/oidc/consent?interaction=${interaction}&decision=allow&csrfToken=${encodeURIComponent(csrfToken)}`)
     expect(response.status).toBe(405)
     await nothingGranted(bed, ada, response)
+  })
+
+  it("an app the user removed from their account loses its tokens: access and refresh", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    const { location } = await authorizeAs(ada, { scope: "openid offline_access" })
+    const tokens = (await bed.call("/auth/oidc/token", { form: { grant_type: "authorization_code", code: location!.searchParams.get("code")!, redirect_uri: "https://rp.example/callback" }, headers: basic("web", SECRET_WEB) })).body
+    const page = await (await ada.browser.request("/auth/oidc/consents")).text()
+    const removed = await ada.browser.request("/auth/oidc/consents/revoke", { form: { csrfToken: field(page, "csrfToken"), clientId: "web" } })
+    expect(removed.status).toBe(302)
+    expect(await bed.store.getConsent(ada.id, "web")).toBeNull()
+    expect((await bed.call("/auth/oidc/userinfo", { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
+    const refreshed = await bed.call("/auth/oidc/token", { form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, headers: basic("web", SECRET_WEB) })
+    expect(refreshed.body.error).toBe("invalid_grant")
+    // And the next prompt=none gets nothing.
+    expect((await authorizeAs(ada, { prompt: "none" })).location!.searchParams.get("error")).toBe("login_required")
   })
 
   it("revoking a remembered consent needs the CSRF token too", async () => {

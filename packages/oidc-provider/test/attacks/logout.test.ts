@@ -53,7 +53,11 @@ describe("attack: open redirect through RP-initiated logout", () => {
     const ada = await bed.person("ada")
     const { code } = await codeFor(ada, { scope: "openid offline_access" })
     const tokens = (await exchange(bed, code)).body
-    const page = await (await logout(ada, { client_id: "web", post_logout_redirect_uri: BYE })).text()
+    const shown = await logout(ada, { client_id: "web", post_logout_redirect_uri: BYE })
+    // The confirmation cannot be framed (a clickjacked sign-out).
+    expect(shown.headers.get("x-frame-options")).toBe("DENY")
+    expect(shown.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    const page = await shown.text()
     expect((await ada.browser.session())?.user?.email).toBe("ada@example.com")
     const done = new URL(field(page, "callbackUrl"), "http://localhost:3000")
     // A cross-site page that sends the browser straight to the done step: nothing happens.

@@ -75,6 +75,20 @@ describe("attack: registration metadata", () => {
     expect(page).toContain("127.0.0.1")
   })
 
+  it("markup in the client name or its URIs is shown as text on the consent page", async () => {
+    const bed = openBed()
+    const name = `<img src=x onerror="alert(1)"><script>alert(2)</script>`
+    const reg = await register(bed, { ...NATIVE, client_name: name, redirect_uris: ["http://127.0.0.1/cb?<script>=1"], client_uri: "https://app.example/\"><script>alert(3)</script>" })
+    expect(reg.status).toBe(201)
+    const ada = await bed.person("ada")
+    const { challenge } = pkce()
+    const page = await (await ada.browser.request(authorizeUrl({ client_id: reg.body.client_id, redirect_uri: "http://127.0.0.1/cb?<script>=1", scope: "openid", code_challenge: challenge, code_challenge_method: "S256" }))).text()
+    expect(page).toContain('name="interaction"')
+    expect(page).not.toContain("<script>alert")
+    expect(page).not.toContain("<img src=x")
+    expect(page).toContain("&lt;script&gt;")
+  })
+
   it("deep JSON and a huge body are refused before the metadata is read", async () => {
     const bed = openBed()
     const deep = `{"redirect_uris":["https://app.example/cb"],"x":${"[".repeat(5000)}${"]".repeat(5000)}}`
