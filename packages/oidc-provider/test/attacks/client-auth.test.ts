@@ -111,6 +111,7 @@ describe("attack: private_key_jwt assertions", () => {
     expect((await withAssertion(await sign())).status).toBe(200)
   })
 
+  // Issue 34, found by this suite: a failed assertion was answered with a Basic challenge.
   it("alg none and HS256 keyed with the client's public key are refused, with no Basic challenge", async () => {
     const { bed, withAssertion, rsaJwk } = await keyed()
     const payload = { iss: "signer", sub: "signer", aud: ISSUER, jti: "none-1", exp: Math.floor(Date.now() / 1000) + 60 }

@@ -153,7 +153,7 @@ describe("attack: reading the signed-in pages cross-origin", () => {
 })
 
 describe("attack: prompt=none as a session oracle", () => {
-  // Found by this suite: a signed-in browser answered consent_required where a signed-out one
+  // Issue 34, found by this suite: a signed-in browser answered consent_required where a signed-out one
   // answered login_required, so any client the user never allowed (with open registration, any
   // site) learned whether the user was signed in here — max_age=0 told it the same way.
   it("a client the user never allowed learns only its own redirect with login_required, word for word the same signed in or out", async () => {

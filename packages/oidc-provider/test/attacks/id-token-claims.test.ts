@@ -6,6 +6,7 @@ import { decodeJwt, exchange, userinfo } from "./kit.js"
 const planted = { nonce: "planted-nonce", at_hash: "planted", c_hash: "planted", s_hash: "planted", auth_time: 1, azp: "evil", sid: "planted-sid", exp: 4102444800, iat: 1, nbf: 4102444800, jti: "planted", iss: "https://evil.example", aud: "evil", sub: "user-admin", department: "research" }
 
 describe("attack: an app's claims() cannot forge the ID token's own claims", () => {
+  // Issue 34, found by this suite: claims() could set the claims added only when present.
   it("nonce, at_hash, auth_time, azp, sid and the JWT claims stay the provider's (or absent); other claims pass", async () => {
     const bed = testbed({ provider: { claims: () => planted } })
     const ada = await bed.person("ada")

@@ -79,7 +79,7 @@ describe("attack: oversized and malformed input at the token, userinfo and intro
     const bed = testbed()
     const ada = await bed.person("ada")
     const { code } = await codeFor(ada)
-    // Found by this suite: core's parsed body keeps the last of a repeated name, so the
+    // Issue 34, found by this suite: core's parsed body keeps the last of a repeated name, so the
     // endpoint's "sent once" check never saw the repeat (fixed through core's `req.form`).
     const raw = await fetchForm(bed, `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(RP)}`)
     refused(raw, "invalid_request")

@@ -32,7 +32,7 @@ describe("attack: registration metadata", () => {
     expect(await bed.store.countDynamicClients()).toBe(0)
   })
 
-  // Found by this suite: the provider's own origin (loopback http in development, https in
+  // Issue 34, found by this suite: the provider's own origin (loopback http in development, https in
   // production) was accepted as a registered client's redirect and post-logout URI.
   it("redirect URIs to the OP itself are refused (a code or a logout bounced through the provider's own pages)", async () => {
     const bed = openBed()
@@ -127,7 +127,7 @@ describe("attack: the registration gate", () => {
     expect(await bed.store.getClient(b.client_id)).not.toBeNull()
   })
 
-  // Found by this suite: the access token of a deleted client still opened userinfo and
+  // Issue 34, found by this suite: the access token of a deleted client still opened userinfo and
   // introspection until it expired (RFC 7592 §2.3 asks for its tokens to end).
   it("a deleted registration's tokens die with it: access token, refresh token, codes in flight", async () => {
     const bed = openBed()

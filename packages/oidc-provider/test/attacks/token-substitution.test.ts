@@ -41,7 +41,7 @@ describe("attack: token substitution across clients", () => {
   })
 
   it("client A's token for a resource, introspected by client B that is not that resource server, is inactive", async () => {
-    // Found by this suite: a client without its own `resources` fell back to every configured
+    // Issue 34, found by this suite: a client without its own `resources` fell back to every configured
     // resource, so any confidential client saw any client's resource-bound tokens as active.
     const bed = testbed({ provider: { clients: [...CLIENTS, { clientId: "mcp-server", clientSecret: SECRET_WEB, redirectUris: [], grantTypes: ["client_credentials"], scope: "read", resources: [MCP] }] } })
     const tokens = await tokensFor(bed, { resource: MCP })
@@ -109,7 +109,7 @@ describe("attack: token substitution across audiences", () => {
   it("a refresh token cannot be moved to a resource it was not granted, and the refused try spends nothing", async () => {
     const bed = testbed()
     const tokens = await tokensFor(bed)
-    // Found by this suite: the resource was checked after the rotation, so a refused request
+    // Issue 34, found by this suite: the resource was checked after the rotation, so a refused request
     // spent the token, and the client's next (rightful) refresh looked like reuse and revoked the family.
     refused(await refresh(bed, tokens.refresh_token, { resource: MCP }), "invalid_target")
     refused(await refresh(bed, tokens.refresh_token, { resource: "https://evil.example/" }), "invalid_target")
