@@ -80,6 +80,20 @@ describe("attack: approving someone else's device code from a phishing page (CSR
   })
 })
 
+describe("attack: brute-forcing user codes", () => {
+  it("50 guesses at once get no more through than the limit (the count is not read-then-written)", async () => {
+    const bed = testbed({ config: { rateLimit: {} }, provider: { clients: [...CLIENTS, TV], rateLimit: { device: { max: 5, window: 600 } } } })
+    const mallory = await bed.person("mallory")
+    const { device_code } = await start(bed)
+    const token = await mallory.browser.csrfToken()
+    const letters = "BCDFGHJKLMNPQRSTVWXZ"
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => mallory.browser.request("/auth/oidc/device", { form: { csrfToken: token, user_code: `BBBB-B${letters[i % 20]}${letters[Math.floor(i / 20)]}B`, decision: "allow" } }).then((r) => r.status)))
+    expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(5)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(45)
+    refused(await poll(bed, device_code), "authorization_pending")
+  })
+})
+
 describe("attack: polling and grant confusion", () => {
   it("an approved device code is handed out once: a replayed poll gets nothing", async () => {
     const bed = bedWithTv()
