@@ -134,3 +134,31 @@ describe("attack: parameter pollution at the form-post authorize", () => {
     expect(page).toContain(OTHER)
   })
 })
+
+describe("attack: prototype names as identifiers", () => {
+  const names = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"]
+
+  it("as a client id: the OP's page at authorize, invalid_client at the token endpoint", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    for (const name of names) {
+      const page = await ada.browser.request(authorizeUrl({ client_id: name }))
+      expect(page.status).toBe(400)
+      expect(page.headers.get("location")).toBeNull()
+      refused(await bed.call("/auth/oidc/token", { form: { grant_type: "client_credentials" }, headers: basic(name, SECRET_WEB) }), "invalid_client", 401)
+      refused(await bed.call("/auth/oidc/token", { form: { grant_type: "authorization_code", code: "x", client_id: name } }), "invalid_client", 401)
+    }
+  })
+
+  it("as a grant type, a response type, a scope or a resource: refused, never a crash", async () => {
+    const bed = testbed()
+    const ada = await bed.person("ada")
+    for (const name of names) {
+      refused(await bed.call("/auth/oidc/token", { form: { grant_type: name }, headers: basic("web", SECRET_WEB) }), "unsupported_grant_type")
+      const { location: rt } = await authorizeAs(ada, { response_type: name })
+      expect(rt!.searchParams.get("error")).toBe("unsupported_response_type")
+      const { location: sc } = await authorizeAs(ada, { scope: `openid ${name}` })
+      expect(sc!.searchParams.get("error")).toBe("invalid_scope")
+    }
+  })
+})

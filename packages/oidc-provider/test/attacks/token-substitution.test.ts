@@ -181,6 +181,18 @@ describe("attack: the verified-token memory", () => {
 })
 
 describe("attack: algorithm and key confusion", () => {
+  it("the JWKS publishes public parts only, each key with one alg and use sig", async () => {
+    const bed = testbed()
+    const jwks = await jwksOf(bed)
+    expect(jwks.keys.length).toBeGreaterThanOrEqual(2)
+    for (const key of jwks.keys) {
+      for (const secret of ["d", "p", "q", "dp", "dq", "qi", "k", "oth"]) expect(key).not.toHaveProperty(secret)
+      expect(key.kid).toBeTruthy()
+      expect(["ES256", "RS256", "PS256", "EdDSA"]).toContain(key.alg)
+      expect(key.use ?? "sig").toBe("sig")
+    }
+  })
+
   it("alg none, with and without a signature, with the real kid", async () => {
     const bed = testbed()
     const tokens = await tokensFor(bed)
