@@ -83,8 +83,10 @@ export async function authenticateClient(locals: Locals, issuer: string, endpoin
     }
     return client
   } catch (error) {
-    if (error instanceof OAuthError) await audit(error.description, shown?.clientId)
-    throw error
+    if (!(error instanceof OAuthError)) throw error
+    await audit(error.description, shown?.clientId)
+    // The challenge names the scheme the client tried (RFC 6749 §5.2): Basic only after Basic.
+    throw error.code === "invalid_client" ? invalidClient(error.description, /^basic\b/i.test(headers.get("authorization") ?? "")) : error
   }
 }
 

@@ -20,9 +20,13 @@ export class OAuthError extends Error {
   }
 }
 
-/** `invalid_client` (401) with the Basic challenge RFC 6749 §5.2 asks for. */
-export function invalidClient(description: string): OAuthError {
-  return new OAuthError("invalid_client", description, 401, 'Basic realm="oidc"')
+/**
+ * `invalid_client` (401). RFC 6749 §5.2 asks for a challenge "matching the authentication
+ * scheme used by the client": `Basic` only when the client tried the Authorization header —
+ * a client that sent a secret in the form or a signed assertion is not told to retry with Basic.
+ */
+export function invalidClient(description: string, triedBasic = false): OAuthError {
+  return new OAuthError("invalid_client", description, 401, triedBasic ? 'Basic realm="oidc"' : undefined)
 }
 
 /** A bearer token refused at userinfo (RFC 6750 §3.1). */

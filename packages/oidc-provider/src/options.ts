@@ -90,7 +90,7 @@ export interface OidcProviderOptions {
   refreshTokens?: "offline_access" | "always"
   /** The organizations store: the `organization` scope adds `organizations: [{ id, slug, role }]`. */
   organizations?: OrganizationsReader
-  /** Adds or overrides claims (userinfo and ID token) for the scopes granted. */
+  /** Adds or overrides claims (userinfo and ID token) for the scopes granted; never `sub`, `iss`, `aud`, nor an ID token's own claims (`nonce`, `auth_time`, `at_hash`, `azp`, `sid`, `exp`, ...), which stay the provider's. */
   claims?: (user: ClaimsUser, scopes: string[]) => Record<string, unknown> | Promise<Record<string, unknown>>
   /** Per-route rate limits; `false` turns all off (benchmarks). */
   rateLimit?: OidcRateLimits | false

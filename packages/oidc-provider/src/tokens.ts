@@ -76,6 +76,18 @@ async function halfHash(value: string, alg: SigningAlg): Promise<string> {
   return base64url(digest.slice(0, digest.length / 2))
 }
 
+/**
+ * The ID token's own claims (OpenID Connect Core §2, RFC 7519 §4.1): the provider sets them,
+ * or leaves them out. Several are added only when present (`nonce`, `at_hash`, `auth_time`,
+ * `sid`), so an app's `claims()` naming one would otherwise stand in for the provider's —
+ * a `nonce` a relying party would accept, an `auth_time` that passes its `max_age` check.
+ */
+const PROTECTED_ID_TOKEN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "iat", "nbf", "jti", "azp", "nonce", "at_hash", "c_hash", "s_hash", "auth_time", "sid"])
+
+function withoutProtected(claims: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claims ?? {}).filter(([name]) => !PROTECTED_ID_TOKEN_CLAIMS.has(name)))
+}
+
 /** Signs an ID token for `client`, with the algorithm it registered. */
 export async function signIdToken(
   locals: Locals,
@@ -87,7 +99,7 @@ export async function signIdToken(
   const key = await locals.keys.signingKey(alg)
   const now = Math.floor(Date.now() / 1000)
   const payload: JWTPayload = {
-    ...input.claims,
+    ...withoutProtected(input.claims),
     iss: issuer,
     sub: input.sub,
     aud: client.clientId,

@@ -65,14 +65,15 @@ describe("authorize: refusals go back to the registered redirect URI with state 
 })
 
 describe("authorize: prompt and max_age", () => {
-  it("prompt=none answers login_required to a signed-out browser and consent_required before consent, never a page", async () => {
+  it("prompt=none answers login_required to a signed-out browser and, the same, before consent (no session oracle), never a page", async () => {
     const bed = testbed()
     const out = await bed.person("out", { signedIn: false })
     const first = await authorizeAs(out, { prompt: "none" })
     expect(first.location!.searchParams.get("error")).toBe("login_required")
     const ada = await bed.person("ada")
     const second = await authorizeAs(ada, { prompt: "none" })
-    expect(second.location!.searchParams.get("error")).toBe("consent_required")
+    expect(second.location!.searchParams.get("error")).toBe("login_required")
+    expect(second.location!.searchParams.get("error_description")).toBe(first.location!.searchParams.get("error_description"))
     await codeFor(ada)
     const third = await authorizeAs(ada, { prompt: "none" })
     expect(third.location!.searchParams.get("code")).toBeTruthy()

@@ -26,6 +26,8 @@ function sso(seen: Seen[]) {
     id: "sso",
     routes: [
       { method: "POST", path: "acs", access: "anyone", from: "anywhere", handler: (req) => (record(req), { json: { received: req.body.SAMLResponse ?? null } }) },
+      // What an OAuth endpoint reads to refuse a repeated parameter: the form as sent.
+      { method: "POST", path: "form", access: "anyone", from: "anywhere", handler: (req) => ({ json: { form: req.form ? [...req.form] : null, body: req.body } }) },
       // The same shape, but a site route: the default `from` keeps core's checks.
       { method: "POST", path: "site", access: "anyone", handler: (req) => (record(req), { json: { ok: true } }) },
       { method: "PUT", path: "scim/Users/:id", access: "anyone", from: "anywhere", handler: (req) => (record(req), { json: { id: req.params.id, ...req.body }, contentType: SCIM, headers: { ETag: 'W/"2"', "Set-Cookie": "stolen=1", Location: "https://idp.example/Users/1" } }) },
@@ -73,6 +75,14 @@ describe("a from: \"anywhere\" POST route", () => {
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ received: "PHNhbWw+" })
     expect(seen).toEqual([{ method: "POST", body: { SAMLResponse: "PHNhbWw+", RelayState: "r" } }])
+  })
+
+  it("sees a url-encoded body as sent in req.form, repeated names kept (body keeps the last); a JSON body has none", async () => {
+    const { config } = setup()
+    const form = await foreign(config, "/auth/sso/form", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "resource=a&resource=b&code=1&code=2" })
+    expect(await form.json()).toEqual({ form: [["resource", "a"], ["resource", "b"], ["code", "1"], ["code", "2"]], body: { resource: "b", code: "2" } })
+    const json = await foreign(config, "/auth/sso/form", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: "1" }) })
+    expect(await json.json()).toEqual({ form: null, body: { code: "1" } })
   })
 
   it("is the exception: the same route without from refuses that post with MissingCSRF, before its handler", async () => {

@@ -27,6 +27,14 @@ export const refreshToken: GrantHandler = async ({ req, locals, client, body, is
     if (!asked.length || asked.some((s) => !granted.has(s))) throw new OAuthError("invalid_scope", "The scope may only narrow what was granted")
     scope = asked.join(" ")
   }
+  // `resource` may narrow the audience to one the grant holds — checked before the rotation
+  // too: a refused request must not spend the token (the client's next refresh would look
+  // like reuse and end the family).
+  let resources = current?.resources ?? []
+  if (current && body.resource !== undefined) {
+    resources = resourcesOf([body.resource], client, locals)
+    if (!current.resources.includes(body.resource)) throw new OAuthError("invalid_target", "resource was not granted")
+  }
   const next = randomToken(32)
   const rotation = await locals.store.rotateRefreshToken(hash, {
     tokenHash: await sha256Hex(next),
@@ -46,11 +54,6 @@ export const refreshToken: GrantHandler = async ({ req, locals, client, body, is
   if (rotation.status === "missing" || !current) throw new OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked")
   const previous = rotation.previous
   if (previous.clientId !== client.clientId) throw new OAuthError("invalid_grant", "The refresh token was issued to another client")
-  let resources = previous.resources
-  if (body.resource !== undefined) {
-    resources = resourcesOf([body.resource], client, locals)
-    if (!previous.resources.includes(body.resource)) throw new OAuthError("invalid_target", "resource was not granted")
-  }
   return tokenResponse({
     locals,
     issuer,

@@ -35,14 +35,14 @@ function parametersOf(req: Req): { get(name: string): string | undefined; all(na
     const params = req.url.searchParams
     return { get: (n) => params.get(n) ?? undefined, all: (n) => params.getAll(n) }
   }
-  const str = (n: string) => (typeof req.body[n] === "string" ? (req.body[n] as string) : undefined)
-  return { get: str, all: (n) => (Array.isArray(req.body[n]) ? (req.body[n] as unknown[]).filter((v): v is string => typeof v === "string") : str(n) !== undefined ? [str(n)!] : []) }
+  // A form as sent (core's `body` keeps only the last of repeated names, so several `resource`s are read from here).
+  const form = req.form ?? new URLSearchParams()
+  return { get: (n) => form.get(n) ?? undefined, all: (n) => form.getAll(n) }
 }
 
 function repeated(req: Req): boolean {
-  if (req.method !== "GET") return Object.entries(req.body).some(([name, value]) => name !== "resource" && typeof value !== "string")
   const seen = new Set<string>()
-  for (const name of req.url.searchParams.keys()) {
+  for (const name of (req.method === "GET" ? req.url.searchParams : (req.form ?? new URLSearchParams())).keys()) {
     if (name !== "resource" && seen.has(name)) return true
     seen.add(name)
   }
@@ -147,37 +147,47 @@ export async function resumeRoute(req: Req): Promise<ExtensionResponse> {
   return resume(req, id, interaction, client)
 }
 
+const NOT_SIGNED_IN = "The user is not signed in"
+
+/** Whether the user must be asked: first-party is a static client's trait (a registered one never skips consent). */
+async function needsConsent(locals: Locals, client: Client, userId: string, interaction: Interaction, scopes: string[]): Promise<boolean> {
+  if (client.firstParty && !client.dynamic) return false
+  const consent = await locals.store.getConsent(userId, client.clientId)
+  if (!consent || interaction.prompt.includes("consent")) return true
+  const granted = new Set(consent.scope.split(" "))
+  return scopes.some((s) => !granted.has(s)) || interaction.resources.some((r) => !consent.resources.includes(r))
+}
+
 /** Sign-in, re-authentication and consent as the interaction needs them, then the code. */
 async function resume(req: Req, id: string, interaction: Interaction, client: Client): Promise<ExtensionResponse> {
   const { locals } = req
   const back = `${routesBase(req)}/authorize/resume?id=${encodeURIComponent(id)}`
   const refuse = (code: string, description: string) => errorRedirect(req, interaction.redirectUri, interaction.state, code, description)
+  const silent = interaction.prompt.includes("none")
   const session = await req.session()
   if (!session) {
-    if (interaction.prompt.includes("none")) return refuse("login_required", "The user is not signed in")
+    if (silent) return refuse("login_required", NOT_SIGNED_IN)
     // The app's sign-in page when it has one (`pages.signIn`), as core's own refusals do.
     return { redirect: req.signInUrl(back, interaction.loginHint ? { email: interaction.loginHint } : undefined) }
   }
+  const scopes = interaction.scope.split(" ")
+  const consentNeeded = await needsConsent(locals, client, session.userId, interaction, scopes)
+  // prompt=none from a client the user has not allowed learns nothing about the session: the
+  // signed-out answer, word for word, whether signed in or not (with open registration any
+  // site can be such a client, and consent_required would tell it "signed in here").
+  if (silent && consentNeeded) return refuse("login_required", NOT_SIGNED_IN)
   const authTime = await req.authTime()
   // A re-authentication asked by this request counts once it happened after it: no loop.
   const fresh = authTime !== null && authTime.getTime() > interaction.requestedAt
   const tooOld = interaction.maxAge !== undefined && (authTime === null || Date.now() - authTime.getTime() > interaction.maxAge * 1000)
   if (!fresh && (interaction.prompt.includes("login") || tooOld)) {
-    if (interaction.prompt.includes("none")) return refuse("login_required", "The user must authenticate again")
+    if (silent) return refuse("login_required", "The user must authenticate again")
     return { redirect: `${req.authUrl}/reauthenticate?callbackUrl=${encodeURIComponent(back)}` }
   }
-  const scopes = interaction.scope.split(" ")
-  // First-party is a static client's trait: a registered one never skips consent.
-  if (!client.firstParty || client.dynamic) {
-    const consent = await locals.store.getConsent(session.userId, client.clientId)
-    const granted = new Set(consent?.scope.split(" ") ?? [])
-    const needed = !consent || interaction.prompt.includes("consent") || scopes.some((s) => !granted.has(s)) || interaction.resources.some((r) => !consent.resources.includes(r))
-    if (needed) {
-      if (interaction.prompt.includes("none")) return refuse("consent_required", "The user has not allowed this client")
-      // The consent page is bound to this user: someone else cannot answer it.
-      if (interaction.userId !== session.userId) await saveInteraction(locals, id, { ...interaction, userId: session.userId })
-      return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken(), redirectUri: interaction.redirectUri })
-    }
+  if (consentNeeded) {
+    // The consent page is bound to this user: someone else cannot answer it.
+    if (interaction.userId !== session.userId) await saveInteraction(locals, id, { ...interaction, userId: session.userId })
+    return consentPage(req, { client, scopes, resources: interaction.resources, user: session.email ?? session.userId, action: `${routesBase(req)}/consent`, interaction: id, csrfToken: await req.csrfToken(), redirectUri: interaction.redirectUri })
   }
   return issueCode(req, id, interaction, client, session, authTime)
 }

@@ -7,7 +7,7 @@
  */
 import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
 import { authenticateClient } from "../client-auth.js"
-import { OAuthError, oauthEndpoint } from "../errors.js"
+import { OAuthError, invalidClient, oauthEndpoint } from "../errors.js"
 import { issuerOf, routesBase, type Locals } from "../locals.js"
 import { sha256Hex } from "../random.js"
 import { clientAuthAudit, formOf } from "./token.js"
@@ -20,13 +20,15 @@ export async function introspect(req: ExtensionRequest<Locals>): Promise<Extensi
     const issuer = issuerOf(locals, req)
     const body = formOf(req)
     const client = await authenticateClient(locals, issuer, `${routesBase(req)}/introspect`, req.headers, req.body, clientAuthAudit(req))
-    if (client.tokenEndpointAuthMethod === "none") throw new OAuthError("invalid_client", "Introspection is for confidential clients", 401, 'Basic realm="oidc"')
+    if (client.tokenEndpointAuthMethod === "none") throw invalidClient("Introspection is for confidential clients")
     if (!body.token) throw new OAuthError("invalid_request", "token is required")
     const inactive = { json: { active: false }, headers: { "Cache-Control": "no-store" } }
     const claims = body.token.split(".").length === 3 ? await liveAccessToken(locals, issuer, body.token) : null
     if (claims) {
       const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
-      const mayUse = client.resources ?? locals.options.resources
+      // Only resources the client names itself (a resource server registered as a client): the
+      // provider-wide list is what any client may ask tokens for, not what it may inspect.
+      const mayUse = client.resources ?? []
       if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => mayUse.includes(a))) return inactive
       return {
         json: { active: true, token_type: "Bearer", scope: claims.scope, client_id: claims.client_id, sub: claims.sub, aud: claims.aud, iss: claims.iss, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.auth_time !== undefined && { auth_time: claims.auth_time }) },

@@ -9,7 +9,7 @@
  */
 import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
 import { OAuthError, oauthEndpoint } from "../errors.js"
-import { routesBase, type Locals } from "../locals.js"
+import { issuerOf, routesBase, type Locals } from "../locals.js"
 import { constantTimeEqual, randomToken, sha256Hex } from "../random.js"
 import { readClientMetadata } from "../registration/metadata.js"
 import type { RegistrationPolicy } from "../registration/options.js"
@@ -67,6 +67,13 @@ export async function register(req: ExtensionRequest<Locals>): Promise<Extension
     }
     if (!/^application\/json\b/i.test(req.headers.get("content-type") ?? "")) throw new OAuthError("invalid_client_metadata", "The client metadata must be sent as application/json")
     const requested = readClientMetadata(req.body, policy)
+    // Never back to the provider's own origin: its pages would take the code or the logout's
+    // return and move it on (sign-in's callbackUrl), and the consent page would name the
+    // provider's own host as where the user returns to.
+    const own = new URL(issuerOf(locals, req)).origin
+    for (const uri of [...requested.redirectUris, ...requested.postLogoutRedirectUris]) {
+      if (new URL(uri).origin === own) throw new OAuthError("invalid_redirect_uri", `${uri.slice(0, 100)} is on the provider's own origin`)
+    }
     const limitReached = async () => {
       await req.audit({ type: "clientRegistration", outcome: "failure", reason: "limit-reached" })
       return new OAuthError("temporarily_unavailable", "No more clients can be registered here for now", 503)

@@ -18,6 +18,9 @@ export function formOf(req: ExtensionRequest<Locals>): Record<string, string | u
     if (typeof value === "string") out[name] = value
     else throw new OAuthError("invalid_request", `${name} must be sent once`)
   }
+  // `body` keeps the last of a repeated name: the form as sent shows the repeat (two `code`s
+  // read differently by a proxy and by us are parameter pollution).
+  for (const name of new Set(req.form?.keys())) if (req.form!.getAll(name).length > 1) throw new OAuthError("invalid_request", `${name} must be sent once`)
   return out
 }
 

@@ -28,8 +28,14 @@ export function bearerOf(req: ExtensionRequest<Locals>): string {
 export async function liveAccessToken(locals: Locals, issuer: string, token: string): Promise<AccessTokenClaims | null> {
   const claims = await verifyOwnAccessToken(locals, issuer, token)
   if (!claims) return null
-  const [grant, revoked] = await Promise.all([locals.store.getGrant(claims.gid), locals.store.accessTokenRevoked(claims.jti)])
-  return grant && !revoked ? claims : null
+  // A registered client can be deleted (RFC 7592 §2.3): its tokens end with it. Static
+  // clients are in memory, so only a registered client's token costs the extra read.
+  const [grant, revoked, client] = await Promise.all([
+    locals.store.getGrant(claims.gid),
+    locals.store.accessTokenRevoked(claims.jti),
+    locals.clients.has(claims.client_id) ? true : locals.store.getClient(claims.client_id),
+  ])
+  return grant && !revoked && client ? claims : null
 }
 
 export async function userinfo(req: ExtensionRequest<Locals>): Promise<ExtensionResponse> {

@@ -190,11 +190,13 @@ describe("openid-client: private_key_jwt client authentication", () => {
     const { privateKey: stranger } = await generateKeyPair("ES256", { extractable: true })
     const forged = await oidc.discovery(new URL(issuer), "keyed", undefined, oidc.PrivateKeyJwt({ key: stranger as CryptoKey, kid: keyClient.kid }), insecure)
     const refused = await oidc.refreshTokenGrant(forged, refreshed.refresh_token!).catch((e: unknown) => e)
-    // 401 with a challenge (RFC 6749 §5.2), which openid-client surfaces before the body.
-    expect(refused).toBeInstanceOf(oidc.WWWAuthenticateChallengeError)
-    const challenge = refused as oidc.WWWAuthenticateChallengeError
-    expect(challenge.status).toBe(401)
-    expect(await challenge.response.json()).toMatchObject({ error: "invalid_client" })
+    // 401 invalid_client without a Basic challenge: the client signed an assertion, it did not
+    // try the Authorization header (RFC 6749 §5.2), so openid-client reads the error from the body.
+    expect(refused).toBeInstanceOf(oidc.ResponseBodyError)
+    const error = refused as oidc.ResponseBodyError
+    expect(error.status).toBe(401)
+    expect(error.error).toBe("invalid_client")
+    expect(error.response.headers.get("www-authenticate")).toBeNull()
     expect(bed.events()).toContain("clientAuthFailed/failure")
     // The refused call used nothing up: the rightful client still refreshes.
     expect((await oidc.refreshTokenGrant(config, refreshed.refresh_token!)).access_token).toBeTruthy()

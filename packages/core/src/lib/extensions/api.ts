@@ -159,6 +159,12 @@ export interface ExtensionRequest<Locals = unknown> extends ExtensionTools {
   query: Record<string, string>
   /** The parsed body (form, or a JSON object — `application/json` or any `+json` type) of a `POST`, `PUT` or `PATCH`; `{}` otherwise. */
   body: Record<string, unknown>
+  /**
+   * A url-encoded body as sent, repeated names kept (`body` keeps the last value of each): for
+   * protocols that must refuse a repeated parameter (RFC 6749 §3.1) or read a repeatable one
+   * (RFC 8707 `resource`). `undefined` for any other body.
+   */
+  form?: URLSearchParams
   /** The CSRF token to put in a form this route renders (a `csrfToken` hidden field). */
   csrfToken(): Promise<string>
   /**

@@ -71,6 +71,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
       params,
       query: ctx.query,
       body,
+      ...(ctx.form && { form: ctx.form }),
       csrfToken,
       accountSections: () => import("./account-sections.js").then((m) => m.accountSections(ctx, csrfToken)),
       page: (title, content, status) => ({ page: { title, body: content }, ...(status && { status }) }),
