@@ -40,6 +40,28 @@ export function findNodeCrypto(host: { process?: { getBuiltinModule?: (id: strin
 /** The runtime's `node:crypto`, looked up once (a capability of the process, not state). */
 export const nodeCrypto: NodeCryptoLike | undefined = findNodeCrypto()
 
+/** The part of node's `Buffer` used here: base64url in native code. */
+export interface NodeBufferLike {
+  from(data: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: "base64url"): string }
+}
+
+/**
+ * The runtime's `Buffer` where `process.getBuiltinModule` offers it (as {@link findNodeCrypto}):
+ * base64url of a signed token's parts in native code instead of a string built byte by byte
+ * for `btoa` (issue 34's profile). A capability of the process, not state.
+ */
+export const nodeBuffer: NodeBufferLike | undefined = (() => {
+  const host = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  const get = host.process?.getBuiltinModule
+  if (typeof get !== "function") return undefined
+  try {
+    const found = (get.call(host.process, "node:buffer") as { Buffer?: NodeBufferLike } | undefined)?.Buffer
+    return found && typeof found.from === "function" ? found : undefined
+  } catch {
+    return undefined
+  }
+})()
+
 /** A private JWK as a `node:crypto` key, or `undefined` where node:crypto is not offered (the key ring keeps it beside the CryptoKey). */
 export function nodePrivateKey(jwk: JWK): unknown {
   return nodeCrypto?.createPrivateKey({ key: jwk as Record<string, unknown>, format: "jwk" })
@@ -61,7 +83,50 @@ const encoder = new TextEncoder()
 export function nodeSign(key: { nodeKey?: unknown }, alg: SigningAlg, signingInput: string): Uint8Array | undefined {
   const crypto = nodeCrypto
   if (!crypto || key.nodeKey === undefined) return undefined
+  // ES256 is signed with the bare key object and its DER signature re-encoded here: an
+  // options object ({ key, dsaEncoding }) makes node:crypto probe it as a key first (two
+  // failed brand checks that throw internally), which cost as much as the ECDSA itself (issue 34).
+  if (alg === "ES256") return derToJose(crypto.sign("sha256", encoder.encode(signingInput), key.nodeKey), ES256_PART)
   return crypto.sign(digestOf(alg), encoder.encode(signingInput), keyOptions(crypto, key.nodeKey, alg))
+}
+
+/** The length of r and of s in an ES256 signature (P-256: 32 bytes each, RFC 7518 §3.4). */
+const ES256_PART = 32
+
+/**
+ * An ECDSA signature from its DER form (`SEQUENCE { INTEGER r, INTEGER s }`, what OpenSSL
+ * answers) to JWS's fixed-length `r || s` (RFC 7518 §3.4). Throws on anything but that shape.
+ */
+export function derToJose(der: Uint8Array, part: number): Uint8Array {
+  let at = 0
+  const byte = () => {
+    if (at >= der.length) throw new Error("truncated ECDSA signature")
+    return der[at++]!
+  }
+  const length = () => {
+    const first = byte()
+    if (first < 0x80) return first
+    if (first !== 0x81) throw new Error("ECDSA signature too long")
+    return byte()
+  }
+  if (byte() !== 0x30 || length() !== der.length - at) throw new Error("not a DER ECDSA signature")
+  const out = new Uint8Array(part * 2)
+  for (let i = 0; i < 2; i++) {
+    if (byte() !== 0x02) throw new Error("not a DER ECDSA signature")
+    let size = length()
+    let start = at
+    at += size
+    if (at > der.length) throw new Error("truncated ECDSA signature")
+    // An INTEGER is signed: a leading zero keeps a high bit positive; the JWS form has none.
+    while (size > part && der[start] === 0) {
+      start++
+      size--
+    }
+    if (size > part) throw new Error("ECDSA signature part too long")
+    out.set(der.subarray(start, start + size), i * part + (part - size))
+  }
+  if (at !== der.length) throw new Error("trailing bytes after an ECDSA signature")
+  return out
 }
 
 /**

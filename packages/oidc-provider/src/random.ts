@@ -2,7 +2,7 @@
  * Random values and hashes for codes, tokens and ids (WebCrypto: runs on every runtime).
  * @module
  */
-import { nodeCrypto } from "./node-crypto.js"
+import { nodeBuffer, nodeCrypto } from "./node-crypto.js"
 
 const encoder = new TextEncoder()
 
@@ -12,6 +12,7 @@ export function randomToken(bytes = 32): string {
 }
 
 export function base64url(bytes: Uint8Array): string {
+  if (nodeBuffer) return nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url")
   let s = ""
   for (const b of bytes) s += String.fromCharCode(b)
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")

@@ -44,8 +44,10 @@ export function preflight(methods: string[], allow: string[]): ResponseInternal 
 
 /** `answer` with the CORS headers of a `cors` route's answers. */
 export function withCors(answer: ResponseInternal): ResponseInternal {
+  // Kept as a plain object when it was one: core's responders read those by name (and a
+  // `Headers` built only to be dropped cost a CORS route's answer more than its headers).
+  if (!(answer.headers instanceof Headers || Array.isArray(answer.headers))) return { ...answer, headers: { ...(answer.headers as Record<string, string> | undefined), ...ANSWER_HEADERS } }
   const headers = new Headers(answer.headers)
   for (const [name, value] of Object.entries(ANSWER_HEADERS)) headers.set(name, value)
-  // Kept as a plain object when it was one: core's responders read those by name.
-  return { ...answer, headers: answer.headers instanceof Headers || Array.isArray(answer.headers) ? headers : { ...(answer.headers as Record<string, string> | undefined), ...ANSWER_HEADERS } }
+  return { ...answer, headers }
 }
