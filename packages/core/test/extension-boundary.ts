@@ -1,8 +1,9 @@
 /**
- * The import boundary every extension package keeps (organizations, account, admin, sso):
- * nothing in its `src/` imports core but `@portcullis/core/extension` — a type may come from
- * `@portcullis/core`, `@portcullis/core/adapters` or another extension's main entry — and no
- * path reaches out of the package into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
+ * The import boundary every extension package keeps (organizations, account, admin, sso,
+ * oidc-provider): nothing in its `src/` imports core but `@portcullis/core/extension` — a type
+ * may come from `@portcullis/core`, `@portcullis/core/adapters` or another extension's main
+ * entry; a SQL store migrates through `@portcullis/sql-adapter/migrations`, the one runner
+ * safe behind a pooler — and no path reaches out of the package into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
@@ -34,6 +35,8 @@ function violation(src: string, file: string, specifier: string, typeOnly: boole
   }
   if (!specifier.startsWith("@portcullis/")) return undefined
   if (specifier === "@portcullis/core/extension") return undefined
+  // The shared migration runner (kysely only, no drivers): one lock discipline for every store.
+  if (specifier === "@portcullis/sql-adapter/migrations") return undefined
   if (typeOnly && TYPE_ONLY_ALLOWED.has(specifier)) return undefined
   // Another extension's public types (SSO names the organizations store it is given); never its code or its internals.
   if (typeOnly && /^@portcullis\/(?!core\b)[a-z-]+$/.test(specifier)) return undefined
@@ -65,6 +68,8 @@ export function extensionBoundarySuite(name: string, srcUrl: URL, sample: string
       expect(violation(src, file, "@portcullis/core/integration", false)).toBeDefined()
       expect(violation(src, file, "@portcullis/core", false)).toBeDefined()
       expect(violation(src, file, "@portcullis/core", true)).toBeUndefined()
+      expect(violation(src, file, "@portcullis/sql-adapter/migrations", false)).toBeUndefined()
+      expect(violation(src, file, "@portcullis/sql-adapter", false)).toBeDefined()
       expect(violation(src, file, "./sibling.js", false)).toBeUndefined()
     })
 
