@@ -28,21 +28,22 @@ const handlers: Record<AuthAction | "extension", (ctx: RequestContext) => Promis
   // Only configurations with `health.endpoint` serve it (refused in parsing otherwise).
   health: async (ctx) => (await import("./actions/health.js")).health(ctx.config),
   // A route of one of the configuration's extensions (lib/extensions/): its module is loaded
-  // once and then called directly, for an extension route (a token endpoint, userinfo) is a
-  // hot path and each `import()` call — even of a module already loaded — goes through the
-  // ESM loader's resolution again (issue 34's profile: more than the route's own checks).
-  extension: (ctx) => (extensionModule ??= import("./extensions/handle.js").catch(forgetFailedLoad)).then((m) => m.extensionAction(ctx)),
+  // once per configuration and then called directly (see `ResolvedExtensions.action`).
+  extension: extensionRoute,
 }
 
-/**
- * The extension action's module once asked for: code, the same for every configuration in the
- * process (not configuration state), so a module binding is where it belongs. A failed load is
- * not kept: the next request tries again.
- */
-let extensionModule: Promise<typeof import("./extensions/handle.js")> | undefined
-const forgetFailedLoad = (error: unknown) => {
-  extensionModule = undefined
-  throw error
+async function extensionRoute(ctx: RequestContext): Promise<ResponseInternal> {
+  const extensions = ctx.config.extensions
+  const loading = (extensions.action ??= import("./extensions/handle.js").then(
+    (m) => m.extensionAction as (ctx: never) => Promise<unknown>,
+    (error: unknown) => {
+      // A failed load is not kept: the next request tries again.
+      extensions.action = undefined
+      throw error
+    },
+  ))
+  const action = (await loading) as unknown as (ctx: RequestContext) => Promise<ResponseInternal>
+  return action(ctx)
 }
 
 /**

@@ -51,5 +51,12 @@ export interface ResolvedExtensions {
    * the session (no `cookies`) and after (the new session's `cookies`, ended on a refusal).
    */
   gate?(ctx: object, result: object, cookies?: readonly object[]): Promise<void>
+  /**
+   * The extension action (`handle.ts`), once loaded by `dispatch.ts`: an extension route (a
+   * token endpoint, userinfo) is a hot path, and every `import()` — even of a loaded module —
+   * goes through the ESM loader's resolution again. Kept here, per configuration, not in a
+   * module binding. `ctx` is a `RequestContext`, named loosely for the same reason as `toolsFor`.
+   */
+  action?: Promise<(ctx: never) => Promise<unknown>>
 }
 
