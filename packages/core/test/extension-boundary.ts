@@ -3,7 +3,8 @@
  * oidc-provider): nothing in its `src/` imports core but `@portcullis/core/extension` — a type
  * may come from `@portcullis/core`, `@portcullis/core/adapters` or another extension's main
  * entry; a SQL store migrates through `@portcullis/sql-adapter/migrations`, the one runner
- * safe behind a pooler — and no path reaches out of the package into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
+ * safe behind a pooler (its driver-error helpers too), and a Redis store runs its Lua scripts
+ * through `@portcullis/redis-adapter/scripts` — and no path reaches out of the package into core's `lib/`. Each package's `test/boundary.test.ts` runs this suite on its sources.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
@@ -37,6 +38,8 @@ function violation(src: string, file: string, specifier: string, typeOnly: boole
   if (specifier === "@portcullis/core/extension") return undefined
   // The shared migration runner (kysely only, no drivers): one lock discipline for every store.
   if (specifier === "@portcullis/sql-adapter/migrations") return undefined
+  // The shared Lua script runner (EVALSHA with the NOSCRIPT fallback; ioredis's types only).
+  if (specifier === "@portcullis/redis-adapter/scripts") return undefined
   if (typeOnly && TYPE_ONLY_ALLOWED.has(specifier)) return undefined
   // Another extension's public types (SSO names the organizations store it is given); never its code or its internals.
   if (typeOnly && /^@portcullis\/(?!core\b)[a-z-]+$/.test(specifier)) return undefined
@@ -70,6 +73,12 @@ export function extensionBoundarySuite(name: string, srcUrl: URL, sample: string
       expect(violation(src, file, "@portcullis/core", true)).toBeUndefined()
       expect(violation(src, file, "@portcullis/sql-adapter/migrations", false)).toBeUndefined()
       expect(violation(src, file, "@portcullis/sql-adapter", false)).toBeDefined()
+      expect(violation(src, file, "@portcullis/redis-adapter/scripts", false)).toBeUndefined()
+      // Only that entry of the Redis adapter: not its main entry, not another subpath or a file in it.
+      expect(violation(src, file, "@portcullis/redis-adapter", false)).toBeDefined()
+      expect(violation(src, file, "@portcullis/redis-adapter/rate-limit", false)).toBeDefined()
+      expect(violation(src, file, "@portcullis/redis-adapter/dist/scripts.js", false)).toBeDefined()
+      expect(violation(src, file, "@portcullis/sql-adapter/node", false)).toBeDefined()
       expect(violation(src, file, "./sibling.js", false)).toBeUndefined()
     })
 

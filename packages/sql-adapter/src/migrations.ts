@@ -1,8 +1,9 @@
 /**
- * `@portcullis/sql-adapter/migrations`: the adapter's schema as versioned migrations, and
- * {@link runMigrations}, the runner every Portcullis SQL schema (the extensions' included)
- * goes through. Migrations live in code (not files) so they ship inside the package and take
- * the configured table names. Never edit a released migration: add a new one, since
+ * `@portcullis/sql-adapter/migrations`: what an extension's SQL store needs — the adapter's
+ * schema as versioned migrations, {@link runMigrations}, the runner every Portcullis SQL
+ * schema (the extensions' included) goes through, and the driver-error helpers
+ * ({@link isDuplicate}, {@link isRetryable}, {@link retrying}) its writes use. Migrations live
+ * in code (not files) so they ship inside the package and take the configured table names. Never edit a released migration: add a new one, since
  * databases record which ran. Imports Kysely only, never a driver (`pg`, `mysql2`).
  *
  * @example
@@ -10,6 +11,21 @@
  * import { runMigrations } from "@portcullis/sql-adapter/migrations"
  *
  * const applied = await runMigrations(db, { migrations: myMigrations, table: "my_extension_migrations" })
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { isDuplicate, retrying } from "@portcullis/sql-adapter/migrations"
+ *
+ * const created = await retrying(async () => {
+ *   try {
+ *     await db.insertInto("my_extension_items").values(item).execute()
+ *     return true
+ *   } catch (error) {
+ *     if (isDuplicate(error)) return false
+ *     throw error
+ *   }
+ * })
  * ```
  * @module
  */
@@ -20,6 +36,7 @@ import { DEFAULT_MIGRATION_TABLE, resolveTables, type SqlDialect, type TableName
 
 export { runMigrations } from "./migration-runner.js"
 export type { RunMigrationsOptions } from "./migration-runner.js"
+export { isDuplicate, isRetryable, retrying } from "./driver-errors.js"
 
 type DataType = ColumnDataType | Expression<unknown>
 

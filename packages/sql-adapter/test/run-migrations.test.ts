@@ -46,7 +46,17 @@ describe("the @portcullis/sql-adapter/migrations entry", () => {
     visit("migrations.ts")
     expect(seen).toContain("migration-runner.ts")
     expect(seen).toContain("migration-lock.ts")
+    expect(seen).toContain("driver-errors.ts")
     expect([...outside].sort()).toEqual(["kysely", "kysely/migration"])
+  })
+
+  it("also gives the stores the driver-error helpers, importing nothing at all", async () => {
+    const entry = await import("@portcullis/sql-adapter/migrations")
+    expect(typeof entry.isDuplicate).toBe("function")
+    expect(typeof entry.isRetryable).toBe("function")
+    expect(typeof entry.retrying).toBe("function")
+    const source = readFileSync(new URL("../src/driver-errors.ts", import.meta.url), "utf8")
+    expect(source.match(/^\s*(?:import|export)\s[^\n]*\bfrom\s/gm)).toBeNull()
   })
 
   it("is exported as a subpath of the package, with its types", () => {

@@ -11,11 +11,11 @@
  * @module
  */
 import { sql, type Kysely, type Transaction } from "kysely"
+import { isDuplicate, retrying } from "@portcullis/sql-adapter/migrations"
 import type {
   AuthorizationCode, CodeTake, Consent, DeviceAuthorization, DevicePoll, Grant, OAuthClient, OidcProviderStore,
   RefreshRotation, RefreshToken, StoredSigningKey,
 } from "../store/types.js"
-import { isDuplicate, retrying } from "./errors.js"
 import { oidcProviderTables, resolveOidcProviderDialect, type OidcProviderSqlDialect } from "./tables.js"
 
 type Row = Record<string, unknown>

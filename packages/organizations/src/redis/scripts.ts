@@ -4,26 +4,10 @@
  * atomically on standalone Redis and on Cluster alike.
  * @module
  */
-import { createHash } from "node:crypto"
-import type { Cluster, Redis } from "ioredis"
+import { script } from "@portcullis/redis-adapter/scripts"
 
-/** A script and its SHA-1, for EVALSHA. */
-export interface Script {
-  source: string
-  sha: string
-}
-
-const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
-
-/** Runs `s` by its hash, loading it first on a server that does not know it yet. */
-export async function run(client: Redis | Cluster, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
-  try {
-    return await client.evalsha(s.sha, keys.length, ...keys, ...args)
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-    return client.eval(s.source, keys.length, ...keys, ...args)
-  }
-}
+// The runner (EVALSHA, EVAL on NOSCRIPT) is the Redis adapter's, shared by every extension store.
+export { runScript as run, type Script } from "@portcullis/redis-adapter/scripts"
 
 /** KEYS: info, roles, since, owners. ARGV: id, name, slug, metadata, createdAt, owner, owner's since. 0 when the id exists. */
 export const CREATE = script(`

@@ -6,8 +6,9 @@
  * @module
  */
 import type { Kysely, Transaction } from "kysely"
+import { retrying } from "@portcullis/sql-adapter/migrations"
 import type { AcceptOutcome, AddMemberOutcome, Invitation, InvitationStatus, Membership, Organization, OrganizationStore, OwnerGuarded } from "../store/types.js"
-import { isUniqueViolation, retrying } from "./errors.js"
+import { isUniqueViolation } from "./errors.js"
 import { organizationTables, resolveDialect, type OrganizationSqlDialect } from "./tables.js"
 
 type Row = Record<string, unknown>

@@ -3,26 +3,10 @@
  * slot), so each runs atomically on standalone Redis and on Cluster alike.
  * @module
  */
-import { createHash } from "node:crypto"
-import type { Cluster, Redis } from "ioredis"
+import { script } from "@portcullis/redis-adapter/scripts"
 
-/** A script and its SHA-1, for EVALSHA. */
-export interface Script {
-  source: string
-  sha: string
-}
-
-const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
-
-/** Runs `s` by its hash, sending it whole to a server that does not know it yet (restarted, failed over). */
-export async function run(client: Redis | Cluster, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
-  try {
-    return await client.evalsha(s.sha, keys.length, ...keys, ...args)
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-    return client.eval(s.source, keys.length, ...keys, ...args)
-  }
-}
+// The runner (EVALSHA, EVAL on NOSCRIPT) is the Redis adapter's, shared by every extension store.
+export { runScript as run, type Script } from "@portcullis/redis-adapter/scripts"
 
 /** KEYS: organizationId, json. ARGV: organization id, json. Replaces the connection only if that organization's. */
 export const UPDATE_CONNECTION = script(`

@@ -8,8 +8,8 @@
  */
 import { createHash } from "node:crypto"
 import { sql, type InsertQueryBuilder, type Kysely, type Transaction } from "kysely"
+import { isDuplicate, retrying } from "@portcullis/sql-adapter/migrations"
 import type { Connection, Domain, ScimGroup, ScimToken, ScimUser, SsoStore } from "../store/types.js"
-import { isDuplicate, retrying } from "./errors.js"
 import { resolveSsoDialect, ssoTables, type SsoSqlDialect } from "./tables.js"
 
 type Row = Record<string, unknown>
