@@ -38,7 +38,7 @@ export type ScaleStore = "postgres" | "sqlite" | "redis"
 export const SCALE_RUN_ID = "5ca1e5ca1e5ca1e5ca1e5ca1"
 /** Stored sessions per scale row (`BENCH_SCALE_SIZES`, comma-separated, for short checks). */
 export const SCALE_SIZES: readonly number[] = (process.env.BENCH_SCALE_SIZES ?? "1000,100000,1000000").split(",").map((s) => Number(s.trim())).filter((n) => Number.isSafeInteger(n) && n > 0)
-export const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379"
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379/15"
 /** Environment variable carrying a Redis target's store (`{ url, prefix }`, JSON). */
 export const REDIS_ENV = "BENCH_REDIS"
 /** Environment variable carrying the `@auth/pg-adapter` target's store (`{ url, schema }`, JSON). */
