@@ -55,11 +55,14 @@ describe("Express GET /auth/session without a Web Request", () => {
     native = await expressServer(jwt, pageRoute(jwt))
     web = await expressServer(jwtRef, pageRoute(jwtRef))
     const day = 24 * 60 * 60 * 1000
+    // One moment for both stores' rows: read per adapter, a millisecond boundary between the
+    // two once gave the "live" rows expiries 1 ms apart, and the answers differed by it.
+    const seeded = Date.now()
     for (const adapter of adapters) {
       await adapter.createUser!({ id: "user-ada", name: "Ada Lovelace", email: "ada@example.com", emailVerified: null })
-      await adapter.createSession!({ sessionToken: "live", userId: "user-ada", expires: new Date(Date.now() + 30 * day) })
-      await adapter.createSession!({ sessionToken: "due", userId: "user-ada", expires: new Date(Date.now() + 20 * day) })
-      await adapter.createSession!({ sessionToken: "expired", userId: "user-ada", expires: new Date(Date.now() - 1000) })
+      await adapter.createSession!({ sessionToken: "live", userId: "user-ada", expires: new Date(seeded + 30 * day) })
+      await adapter.createSession!({ sessionToken: "due", userId: "user-ada", expires: new Date(seeded + 20 * day) })
+      await adapter.createSession!({ sessionToken: "expired", userId: "user-ada", expires: new Date(seeded - 1000) })
     }
     const db = credentialsConfig({ logger: quiet, adapter: adapters[0], session: { strategy: "database" } })
     const dbRef = credentialsConfig({ logger: quiet, adapter: adapters[1], session: { strategy: "database" }, events: { session: async () => {} } })
