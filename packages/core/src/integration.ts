@@ -24,6 +24,7 @@ import type { SessionOperation, SessionOperationResult } from "./lib/session/man
 import { requestErrorResponse } from "./lib/errors.js"
 import { originFromHeaders } from "./lib/http/host.js"
 import { privateJsonHeaders, toResponse } from "./lib/http/response.js"
+import type { NodeIncoming, NodeOutgoing } from "./lib/http/node.js"
 import { serializeCookie } from "./lib/cookies.js"
 import { runtimeFor, type AuthRuntime, type FullSessionCheck } from "./lib/runtime.js"
 import { configProblem, type ResolvedConfig } from "./lib/config/resolve.js"
@@ -45,6 +46,31 @@ export { checkHost, checkProto, originFromHeaders, type OriginHeaders, type Prot
  */
 export { runtimeFor } from "./lib/runtime.js"
 export type { AuthRuntime, FullSessionCheck, HandleOptions } from "./lib/runtime.js"
+export type { NodeAnswer, NodeBody, NodeIncoming, NodeOutgoing, NodeRequest } from "./lib/http/node.js"
+
+/**
+ * Answers a request of a plain node:http server (or any server with Node's request and
+ * response) with core's `handleNode`: no Web `Request` or `Response` is built. The origin is
+ * the `Host` the server saw (`https` on a TLS socket) — or, with `trustHost`, what a proxy
+ * forwarded — checked as `Auth()` checks it; the client's address is the socket's peer
+ * unless `clientAddress` says otherwise (your proxy's rules). A malformed `Host` is core's 400.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "http" // node:http
+ * import { createAuth } from "@portcullis/core"
+ * import { handleNodeRequest } from "@portcullis/core/integration"
+ *
+ * const auth = createAuth(config)
+ * createServer((req, res) => {
+ *   if (req.url?.startsWith(`${auth.basePath}/`)) handleNodeRequest(req, res, auth).catch((error) => res.destroy(error))
+ *   else app(req, res)
+ * }).listen(3000)
+ * ```
+ */
+export function handleNodeRequest(req: NodeIncoming, res: NodeOutgoing, auth: AuthSource, options: { clientAddress?: string } = {}): Promise<void> {
+  return runtimeFor(auth).serveNode(req, res, options)
+}
 
 /**
  * The origin of a URL the framework already built (`event.url`, `request.url`), checked as

@@ -1,7 +1,7 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AuthError, NotSignedIn, RateLimited, ServiceUnavailable } from "../errors.js"
+import { AuthError, InvalidRequest, NotSignedIn, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
-import type { ResponseInternal } from "../base-types.js"
+import type { Cookie, ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"
 import { configProblem, resolve, type ResolvedConfig } from "./config/resolve.js"
 import { optionProblem } from "./config/problem.js"
@@ -9,7 +9,8 @@ import { processEnv, type Env } from "./config/env.js"
 import { createContext, isSecure, type RequestContext } from "./context.js"
 import { dispatch } from "./dispatch.js"
 import { actionErrorResponse, asOutage, configErrorResponse, rateLimitedResponse, requestErrorResponse, unavailableResponse, wantsJson } from "./errors.js"
-import { parseRequest } from "./http/request.js"
+import { parseRequest, type BodyReader } from "./http/request.js"
+import type { NodeAnswer, NodeIncoming, NodeOutgoing, NodePath, NodeRequest } from "./http/node.js"
 import { report } from "./report.js"
 import { auditRefusal } from "./audit/index.js"
 import { privateJsonHeaders, toResponse } from "./http/response.js"
@@ -46,6 +47,8 @@ export interface HandleOptions {
 }
 
 type Defaults = { raw: boolean; skipCSRF: boolean }
+/** How `#answer` answers: `node` turns an internal response into a `NodeAnswer` where a `Response` would be built. */
+type RunOptions = Defaults & { clientAddress?: string; node?: (internal: ResponseInternal, cookies: Cookie[], returnRedirect: boolean) => NodeAnswer }
 
 /**
  * What a handler on Node gives `sessionCheck` for the checks the session lane cannot answer:
@@ -74,6 +77,8 @@ export class AuthRuntime {
   readonly config: ResolvedConfig
   readonly #defaults: Defaults
   readonly #sessionChecks: SessionCheckParser
+  /** Core's Node path, built on the first Node request. */
+  #node: Promise<NodePath> | undefined
   #answers: SessionAnswers | undefined
   /** Whether a request has found the configuration free of problems (then it stays so). */
   #sound = false
@@ -105,6 +110,52 @@ export class AuthRuntime {
     return this.#run(request, { ...this.#defaults, ...options, raw: false }) as Promise<Response>
   }
 
+  /**
+   * Answers one request of a Node server: the answer `handle` gives, as a plain
+   * {@link NodeAnswer} to write with `res.writeHead(status, headers).end(body)` (or let
+   * {@link serveNode} write it). The body is read from `request.body` directly, and no Web
+   * `Response` is built: on Node the `Request`/`Response` round trip costs more than most of
+   * what core does for an answer. A session check is answered from the session lane without
+   * building anything. Integrations on Node use it (`@portcullis/express`,
+   * `handleNodeRequest` in `@portcullis/core/integration`); the code is loaded on the first
+   * call (`lib/http/node.ts`).
+   *
+   * A malformed origin (`InvalidRequest` from `originFromHeaders`), a target or origin that
+   * makes no URL, is core's 400; a method the Fetch API cannot carry (`TRACE`, `TRACK`,
+   * `CONNECT`) its 405.
+   *
+   * @example
+   * ```ts
+   * const answer = await runtime.handleNode({ method: req.method, origin: { host: req.headers.host, protocol: "http", trustForwarded: false }, target: req.url, headers: req.headers, body: req })
+   * res.writeHead(answer.status, answer.headers).end(answer.body)
+   * ```
+   */
+  handleNode(request: NodeRequest, options?: Omit<HandleOptions, "raw" | "clientAddress">): Promise<NodeAnswer> {
+    return this.#nodePath().then((path) => path.handle(request, options))
+  }
+
+  /**
+   * {@link handleNode}, and the answer written to `res` with its `Content-Length`. Takes a
+   * {@link NodeRequest}, or Node's request itself: then the origin is the `Host` the server
+   * saw (`https` on a TLS socket) or, with `trustHost`, what a proxy forwarded, and the
+   * client's address the socket's peer unless `options.clientAddress` says otherwise.
+   */
+  serveNode(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options?: Omit<HandleOptions, "raw">): Promise<void> {
+    return this.#nodePath().then((path) => path.serve(request, res, options))
+  }
+
+  /** Core's Node path for this runtime, built on first use: its code is not loaded before. */
+  #nodePath(): Promise<NodePath> {
+    return (this.#node ??= import("./http/node.js").then(
+      ({ NodePath }) =>
+        new NodePath(
+          this.config,
+          (origin, cookie) => this.#lane(origin, cookie),
+          (web, options, body, begun) => this.#run(web, { ...this.#defaults, ...options, raw: false }, body, begun),
+        ),
+    ))
+  }
+
   /** Answers one request with the internal response object; `AuthError`s are rethrown. */
   handleInternal(request: Request, options: Omit<HandleOptions, "raw"> = {}): Promise<ResponseInternal> {
     return this.#run(request, { ...this.#defaults, ...options, raw: true }) as Promise<ResponseInternal>
@@ -127,20 +178,28 @@ export class AuthRuntime {
   sessionCheck(origin: string, cookieHeader: string | null | undefined): string | Promise<string | ResponseInternal>
   sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "response", full?: FullSessionCheck): string | Promise<string | Response>
   sessionCheck(origin: string, cookieHeader: string | null | undefined, form: "internal" | "response" = "internal", full?: FullSessionCheck): string | Promise<string | ResponseInternal | Response> {
-    const resolved = this.config
-    const answers = this.#answers
     const options = { ...this.#defaults, raw: form === "internal", ...(full?.clientAddress !== undefined && { clientAddress: full.clientAddress }) }
     const request = () => (full ? full.request() : this.#sessionRequest(origin, cookieHeader))
-    const known = this.#sound && answers && !resolved.telemetry.active ? this.#sessionChecks.originOf(origin) : undefined
-    if (!known || !answers) return this.#run(request(), options)
-    const pending = answers.answer(cookieHeader || null, isSecure(resolved, known.origin))
+    const pending = this.#lane(origin, cookieHeader || null)
     // No metric to count here: with an SDK registered (`telemetry.active`) reads take the
-    // full check above, span and counter included, exactly as they did before.
+    // full check, span and counter included, exactly as they did before.
+    if (pending === undefined) return this.#run(request(), options) as Promise<ResponseInternal | Response>
     const settle = (answer: string | LookedUp | Opening | undefined): string | Promise<ResponseInternal | Response> => {
       if (typeof answer === "string") return answer
-      return this.#answer(request(), options, answer)
+      return this.#answer(request(), options, answer) as Promise<ResponseInternal | Response>
     }
     return pending instanceof Promise ? pending.then<string | ResponseInternal | Response>(settle) : settle(pending)
+  }
+
+  /**
+   * The session lane's answer for `cookie` on `origin` (maybe pending), or `undefined` when it
+   * cannot answer: the configuration not yet found sound, no lane (app code on every check),
+   * traced (a span per check), or an origin no full request has worked out.
+   */
+  #lane(origin: string, cookie: string | null) {
+    const answers = this.#answers
+    const known = this.#sound && answers && !this.config.telemetry.active ? this.#sessionChecks.originOf(origin) : undefined
+    return known && answers!.answer(cookie, isSecure(this.config, known.origin))
   }
 
   /** The request `readSession` hands the full check: the session path on `origin`, the cookie and nothing else. */
@@ -152,7 +211,7 @@ export class AuthRuntime {
 
   /** With the configuration's own defaults (`raw` and `skipCSRFCheck` as configured). */
   handleAsConfigured(request: Request): Promise<Response | ResponseInternal> {
-    return this.#run(request, this.#defaults)
+    return this.#run(request, this.#defaults) as Promise<Response | ResponseInternal>
   }
 
   /**
@@ -264,52 +323,21 @@ export class AuthRuntime {
     })
   }
 
-  /**
-   * A health probe of a configuration that cannot work, when the endpoint is on: the report
-   * (`down`, 503, the problem's type) a load balancer reads, not the error page. Logged as
-   * every request of a broken configuration is: the report names the problem's type only,
-   * and the operator reading it finds the message and stack in the log.
-   */
-  async #brokenHealth(request: Request, problem: Error, options: Defaults): Promise<Response | ResponseInternal | undefined> {
-    const resolved = this.config
-    if (!resolved.health.endpoint || request.method.toUpperCase() !== "GET") return undefined
-    const url = safeUrl(request.url)
-    if (!url || url.pathname.replace(/\/+$/, "") !== `${resolved.basePath}/health`) return undefined
-    resolved.logger.error(problem)
-    const internal = await (await import("./actions/health.js")).health(resolved)
-    return options.raw ? { ...internal, cookies: [] } : toResponse(internal, [], false)
-  }
-
-  /** The answer of a configuration that cannot work (logged): the error page, or a JSON error. */
-  #configError(request: Request, problem: Error, options: Defaults): Response | ResponseInternal {
-    const resolved = this.config
-    resolved.logger.error(problem)
-    const url = safeUrl(request.url)
-    const internal = configErrorResponse(resolved, {
-      action: url && actionOf(url, resolved.basePath),
-      method: request.method.toUpperCase(),
-      origin: resolved.siteUrl?.origin ?? url?.origin,
-      callbackUrl: url?.searchParams.get("callbackUrl"),
-      pathname: url?.pathname,
-    })
-    const cookies = internal.cookies ?? []
-    return options.raw ? { ...internal, cookies } : toResponse(internal, cookies, request.headers.has("x-auth-return-redirect"))
-  }
-
-  #run(request: Request, options: Defaults & { clientAddress?: string }): Promise<Response | ResponseInternal> {
+  #run(request: Request, options: RunOptions, nodeBody?: BodyReader, begun?: LookedUp | Opening): Promise<Response | ResponseInternal | NodeAnswer> {
     // Inactive unless an OpenTelemetry SDK was registered (lib/telemetry/): then a span and a
     // duration per request; otherwise this one check is all the session lane pays.
     const telemetry = this.config.telemetry
-    return telemetry.active ? tracedAction(this.config, request, () => this.#answer(request, options)) : this.#answer(request, options)
+    return telemetry.active ? tracedAction(this.config, request, () => this.#answer(request, options, begun, nodeBody)) : this.#answer(request, options, begun, nodeBody)
   }
 
-  async #answer(request: Request, options: Defaults & { clientAddress?: string }, begun?: LookedUp | Opening): Promise<Response | ResponseInternal> {
+  async #answer(request: Request, options: RunOptions, begun?: LookedUp | Opening, nodeBody?: BodyReader): Promise<Response | ResponseInternal | NodeAnswer> {
     const resolved = this.config
     // A configuration's problems are all known once its provider kinds have loaded: after
     // one request found none, there are none, and no later request waits for the answer.
     if (!this.#sound) {
       const problem = await configProblem(resolved)
-      if (problem) return (await this.#brokenHealth(request, problem, options)) ?? this.#configError(request, problem, options)
+      // Loaded only then: a configuration that works never needs it.
+      if (problem) return (await import("./broken-config.js")).brokenConfigAnswer(resolved, request, problem, options.raw)
       this.#sound = true
       // Extensions with session fields read their store on every check (set up by now): no token-only answers then.
       if (resolved.extensions.inSession.length) this.#answers = undefined
@@ -321,7 +349,8 @@ export class AuthRuntime {
     // What the lane began but left to the full check — a token's decryption, a row's
     // reading, whatever their outcome — so a token is decrypted, and the store asked, once.
     let handoff: LookedUp | Opening | undefined = begun
-    if (known && this.#answers && !options.raw && !begun) {
+    // (A Node request's session check asked the lane before it came here: `NodePath.handle`.)
+    if (known && this.#answers && !options.raw && !options.node && !begun) {
       const pending = this.#answers.answer(request.headers.get("cookie"), isSecure(resolved, known.origin))
       const answer = pending instanceof Promise ? await pending : pending
       if (typeof answer === "string") {
@@ -332,14 +361,14 @@ export class AuthRuntime {
     }
     const returnRedirect = request.headers.has("x-auth-return-redirect")
     const finish = (internal: ResponseInternal, cookies = internal.cookies ?? []) =>
-      options.raw ? { ...internal, cookies } : toResponse(internal, cookies, returnRedirect)
+      options.raw ? { ...internal, cookies } : options.node ? options.node(internal, cookies, returnRedirect) : toResponse(internal, cookies, returnRedirect)
 
     // Pages, emails and error pages read the request's language synchronously: its catalog
     // is loaded first, once per language (lib/i18n/index.ts).
     await loadRequestLocale({ request, config: resolved })
     let ctx
     try {
-      const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved)
+      const parsed = known ? this.#sessionChecks.parsed(request, known) : parseRequest(request, resolved, nodeBody)
       ctx = createContext(parsed instanceof Promise ? await parsed : parsed, resolved, options.skipCSRF, options.clientAddress)
       if (handoff) {
         if ("opening" in handoff) ctx.opened = handoff
@@ -416,17 +445,3 @@ export function runtimeFor(config: AuthConfig | AuthRuntime): AuthRuntime {
   }
   return runtime
 }
-
-function safeUrl(url: string): URL | undefined {
-  try {
-    return new URL(url)
-  } catch {
-    return undefined
-  }
-}
-
-function actionOf(url: URL, basePath: string): string | undefined {
-  const path = url.pathname
-  return path.startsWith(basePath) ? path.slice(basePath.length).split("/").filter(Boolean)[0] : undefined
-}
-

@@ -76,10 +76,19 @@ export interface ParsedRequest {
 }
 
 /**
+ * Reads the body of a Node request whose `request` was built without one
+ * (`AuthRuntime.handleNode`, `lib/http/node.ts`): its bytes, at most `limit` of them, else
+ * `tooLarge()` thrown. `parseRequest` calls it in place of reading `request.body`, with the
+ * same limit and the same rules by content type.
+ */
+export type BodyReader = (limit: number, tooLarge: () => Error) => Promise<Uint8Array>
+
+/**
  * Parse: URL → action and provider, then method, origin, cookies, query and body. A request
  * without a body (every GET) is parsed synchronously; only reading a body is awaited.
+ * `nodeBody` reads the body of a Node request whose `request` was built without one.
  */
-export function parseRequest(request: Request, config: ResolvedConfig): ParsedRequest | Promise<ParsedRequest> {
+export function parseRequest(request: Request, config: ResolvedConfig, nodeBody?: BodyReader): ParsedRequest | Promise<ParsedRequest> {
   let url: URL
   try {
     url = new URL(request.url)
@@ -122,7 +131,7 @@ export function parseRequest(request: Request, config: ResolvedConfig): ParsedRe
     body: undefined,
   }
   if (method === "GET" || method === "DELETE" || method === "OPTIONS") return parsed
-  return readBody(request, parsed, !!extension).then((body) => {
+  return readBody(request, parsed, !!extension, nodeBody).then((body) => {
     parsed.body = body
     return parsed
   })
@@ -201,13 +210,15 @@ function originOf(url: URL, forwardedHost: string | null, forwardedProto: string
 }
 
 /** The body's fields; a url-encoded body is also kept as sent, in `into.form`. */
-async function readBody(request: Request, into: { form?: URLSearchParams }, extension: boolean): Promise<Record<string, unknown> | undefined> {
+async function readBody(request: Request, into: { form?: URLSearchParams }, extension: boolean, nodeBody?: BodyReader): Promise<Record<string, unknown> | undefined> {
   const length = Number(request.headers.get("content-length"))
-  if (length > BODY_LIMIT) throw new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
-  if (!request.body) return undefined
+  const tooLarge = () => new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`)
+  if (length > BODY_LIMIT) throw tooLarge()
+  const body = nodeBody ?? request.body
+  if (!body) return undefined
   const contentType = request.headers.get("content-type")
   const essence = mediaTypeEssence(contentType)
-  const bytes = await readCapped(request.body, BODY_LIMIT, () => new RequestTooLarge(`The request body is over ${BODY_LIMIT} bytes`))
+  const bytes = nodeBody === undefined ? await readCapped(request.body!, BODY_LIMIT, tooLarge) : await nodeBody(BODY_LIMIT, tooLarge)
   if (!bytes.length) return undefined
   // An extension's protocol may name JSON with a type of its own (`application/scim+json`).
   if (essence === "application/json" || (extension && /^application\/[a-z0-9.-]+\+json$/.test(essence))) {
@@ -242,3 +253,4 @@ async function readBody(request: Request, into: { form?: URLSearchParams }, exte
   // Any other type (text/plain included) is not a form: the body is ignored, not guessed at.
   return undefined
 }
+

@@ -1,7 +1,7 @@
 import type { Cookie, ResponseInternal } from "../../base-types.js"
 import { serializeCookie } from "../cookies.js"
 
-const noStore = "private, no-cache, no-store, max-age=0"
+export const noStore = "private, no-cache, no-store, max-age=0"
 
 /**
  * Headers every built-in page sends: no framing, no sniffing, no caching. `form-action`
@@ -78,3 +78,4 @@ function isPlainJsonHeaders(headers: ResponseInternal["headers"]): headers is Re
 function isJson(headers: Headers) {
   return (headers.get("Content-Type") ?? "").includes("application/json")
 }
+

@@ -10,11 +10,11 @@ import { isAuthAction } from "../http/request.js"
 import { errorType, failed, SpanKind, SpanStatusCode, trace, type Attributes, type Telemetry } from "./index.js"
 
 /** Runs `answer` for `request` inside its action span, and records its duration. */
-export async function tracedAction(
+export async function tracedAction<T extends Response | Pick<ResponseInternal, "status" | "redirect">>(
   config: Pick<ResolvedConfig, "telemetry" | "basePath" | "providerById">,
   request: Request,
-  answer: () => Promise<Response | ResponseInternal>,
-): Promise<Response | ResponseInternal> {
+  answer: () => Promise<T>,
+): Promise<T> {
   const { telemetry, basePath } = config
   const started = performance.now()
   const path = pathOf(request.url)
@@ -30,6 +30,7 @@ export async function tracedAction(
     return await telemetry.span(`portcullis ${action}`, SpanKind.INTERNAL, attributes, async (span) => {
       const response = await answer()
       if (span) {
+        // A Node answer (`handleNode`) has its final status; an internal one may be a redirect.
         const status = response instanceof Response ? response.status : (response.status ?? (response.redirect ? 302 : 200))
         span.setAttribute("http.response.status_code", status)
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
