@@ -23,15 +23,12 @@
  * mounts work too; the base path is derived from the mount.
  * @module
  */
-import { Readable } from "node:stream"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AuthConfig, Session, SessionInfo } from "@portcullis/core"
 import { InvalidRequest, NotSignedIn } from "@portcullis/core/errors"
 import type { AccessToken } from "@portcullis/core"
 import {
-  fetchMethod,
   invalidRequestResponse,
-  methodNotAllowedResponse,
   listSessions as coreListSessions,
   originFromHeaders,
   readAccessToken,
@@ -40,11 +37,10 @@ import {
   revokeOtherSessions as coreRevokeOtherSessions,
   revokeSession as coreRevokeSession,
   runtimeFor,
-  sessionAnswerHeaders,
-  sessionCheckAnswer,
   setCookieHeader,
   signOutEverywhere as coreSignOutEverywhere,
   type AuthRuntime,
+  type NodeRequest,
   type SessionRequest,
   startTwoFactor as coreStartTwoFactor,
   confirmTwoFactor as coreConfirmTwoFactor,
@@ -122,51 +118,27 @@ export function ExpressAuth(config: ExpressAuthConfig) {
         runtime = own.basePath === basePath ? own : runtimeFor({ ...config, basePath })
         perBasePath.set(basePath, runtime)
       }
-      // TRACE, TRACK and CONNECT cannot become a Web `Request` (its constructor throws):
-      // core's 405 for a method no action takes, not a 500 from Express's error page.
-      if (req.method && !fetchMethod(req.method)) {
-        await sendWebResponse(res, methodNotAllowedResponse(req.method))
-        return
-      }
       // `true` trusts every hop, so `req.ip` is whatever the client wrote first: said once
       // per middleware (a custom logger is called as often as warn is).
       if (!warnedTrustAll && runtime.config.rateLimit && req.app?.get?.("trust proxy") === true) {
         warnedTrustAll = true
         runtime.config.logger.warn("express-trust-proxy-all")
       }
-      // The request most traffic is, `GET <basePath>/session`: answered by core's session
-      // lane without a Web `Request`/`Response` when it can (a cached or valid token, a live
-      // row; no cookie to set); otherwise the full check gets the whole request.
-      if (req.method === "GET" && req.originalUrl === `${runtime.basePath}/session` && req.headers["x-auth-return-redirect"] === undefined) {
-        let origin: string
-        try {
-          origin = originOf(req)
-        } catch (error) {
-          if (!(error instanceof InvalidRequest)) throw error
-          await sendWebResponse(res, invalidRequestResponse(error))
-          return
-        }
-        const clientAddress = req.ip ?? req.socket?.remoteAddress
-        const pending = sessionCheckAnswer(origin, req.headers.cookie, runtime, { request: () => toWebRequest(req), ...(clientAddress && { clientAddress }) })
-        const answer = typeof pending === "string" ? pending : await pending
-        if (typeof answer === "string") res.writeHead(200, sessionAnswerHeaders).end(answer)
-        else await sendWebResponse(res, answer)
-        return
-      }
-      let request: Request
+      // Every request, the session checks most traffic is included, goes through core's Node
+      // path: a session check is answered by the session lane without building anything.
+      let request: NodeRequest
       try {
-        request = toWebRequest(req)
+        request = nodeRequest(req)
       } catch (error) {
-        // A malformed Host or forwarded header: core's own 400, not Express's error page.
+        // A malformed Host or forwarded header, a parsed body that cannot be encoded again:
+        // core's own 400, not Express's error page.
         if (!(error instanceof InvalidRequest)) throw error
         await sendWebResponse(res, invalidRequestResponse(error))
         return
       }
-      // Express's `req.ip` follows `trust proxy` (the forwarded headers themselves are stripped
-      // from what core sees), else the socket's peer: what rate limits count against, and what
-      // new sessions record.
-      const clientAddress = req.ip ?? req.socket?.remoteAddress
-      await sendWebResponse(res, await runtime.handle(request, clientAddress ? { clientAddress } : {}))
+      // Core's Node path: no Web Request built with the body, no Web Response to read back.
+      // TRACE, TRACK and CONNECT are core's 405, not a 500 from Express's error page.
+      await runtime.serveNode(request, res)
     } catch (error) {
       next(error)
     }
@@ -383,37 +355,31 @@ function originOf(req: ExpressLikeRequest): string {
 }
 
 /**
- * The request target placed on the checked origin. Only its path and query are taken: a
- * target in absolute form (`GET http://evil.example/auth/csrf`) or starting with `//` must
- * not carry its own host into the URL core sees.
+ * The request as core's Node path takes it: the origin by Express's `trust proxy` rules, the
+ * target, Node's headers (core leaves out the forwarded and hop-by-hop ones), the body — the
+ * request stream itself, or what a body parser already read, encoded back — and the client
+ * address by `trust proxy` (`req.ip`), else the socket's peer: what rate limits count
+ * against, and what new sessions record.
  */
-function onOrigin(target: string, origin: string): URL {
-  const { pathname, search } = new URL(target, "http://target.invalid")
-  return new URL(`${origin}${pathname}${search}`)
-}
-
-const hopByHop = new Set(["x-forwarded-host", "x-forwarded-proto", "x-forwarded-for", "forwarded", "connection", "keep-alive", "transfer-encoding", "upgrade"])
-
-function toWebRequest(req: ExpressLikeRequest): Request {
-  const url = onOrigin(req.originalUrl, originOf(req))
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || hopByHop.has(name)) continue
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v)
-    else headers.set(name, value)
-  }
+function nodeRequest(req: ExpressLikeRequest): NodeRequest {
+  const origin = originOf(req)
   const method = req.method ?? "GET"
-  const init: RequestInit & { duplex?: "half" } = { method, headers }
+  let headers: ExpressLikeRequest["headers"] = req.headers
+  let body: NodeRequest["body"]
   if (method !== "GET" && method !== "HEAD") {
     if (req.body !== undefined && req.readableEnded) {
-      init.body = reencode(req.body, headers)
-      headers.delete("content-length")
+      const web = new Headers()
+      const type = req.headers["content-type"]
+      if (typeof type === "string") web.set("content-type", type)
+      body = reencode(req.body, web)
+      const { "content-length": _length, "transfer-encoding": _encoding, ...rest } = req.headers
+      headers = { ...rest, "content-type": web.get("content-type") ?? undefined }
     } else {
-      init.body = Readable.toWeb(req) as ReadableStream
-      init.duplex = "half"
+      body = req as unknown as AsyncIterable<Uint8Array>
     }
   }
-  return new Request(url, init)
+  const clientAddress = req.ip ?? req.socket?.remoteAddress
+  return { method, origin, target: req.originalUrl, headers, ...(body !== undefined && { body }), ...(clientAddress && { clientAddress }) }
 }
 
 /**
