@@ -37,6 +37,22 @@ describe("MemoryAdapter isolation", () => {
     expect(again!.session.expires).not.toBe(first!.session.expires)
   })
 
+  it("keeps an audit record as written: its details, a nested Date and deeper values copied, not shared", async () => {
+    const adapter = MemoryAdapter()
+    const at = new Date("2026-11-29T10:00:00Z")
+    const details = { clientId: "web", when: new Date("2026-11-29T09:00:00Z"), deep: { list: [1, 2] } }
+    const record = { id: "a1", type: "oidc.tokenIssued", outcome: "success", at, details } as unknown as Parameters<NonNullable<typeof adapter.createAuditRecord>>[0]
+    await adapter.createAuditRecord!(record)
+    details.clientId = "changed"
+    details.when.setFullYear(1999)
+    details.deep.list.push(3)
+    at.setFullYear(1999)
+    const [stored] = (await adapter.listAuditRecords!({})).records
+    expect(stored!.at.getUTCFullYear()).toBe(2026)
+    expect(stored!.details).toEqual({ clientId: "web", when: new Date("2026-11-29T09:00:00Z"), deep: { list: [1, 2] } })
+    expect((stored!.details as { when: Date }).when).toBeInstanceOf(Date)
+  })
+
   it("gives each adapter its own store", async () => {
     const user = makeUser()
     await MemoryAdapter().createUser!(user)

@@ -9,6 +9,7 @@ import type { JWTVerifyGetKey } from "jose"
 import type { Client } from "./clients.js"
 import type { AccessTokenClaims } from "./tokens.js"
 import { KeyRing } from "./keys.js"
+import { RandomPool } from "./random.js"
 import { hashSecrets, type ResolvedOptions } from "./options.js"
 import type { OidcProviderStore } from "./store/types.js"
 
@@ -25,6 +26,8 @@ export interface Locals {
    * signature check, never the expiry, issuer, key or revocation checks (tokens.ts).
    */
   verifiedAccessTokens: Map<string, { claims: AccessTokenClaims; kid: string }>
+  /** Random values for the token endpoint's answers (refresh tokens, `jti`s): one CSPRNG call per 4 KiB. */
+  random: RandomPool
   getUser: ExtensionHost["getUser"]
   /** Resolves once static clients' secrets are hashed. */
   ready: Promise<void>
@@ -51,6 +54,7 @@ export function buildLocals(options: ResolvedOptions & { pendingSecrets: Map<str
     }),
     remoteKeys: new Map(),
     verifiedAccessTokens: new Map(),
+    random: new RandomPool(),
     getUser: host.getUser,
     ready,
   }

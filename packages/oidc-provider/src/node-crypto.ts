@@ -18,6 +18,8 @@ import type { SigningAlg } from "./options.js"
 /** The part of `node:crypto` used here (typed locally: no `node:` type import in a runtime-neutral package). */
 export interface NodeCryptoLike {
   createHash(alg: string): { update(data: string | Uint8Array): { digest(): Uint8Array; digest(encoding: "hex" | "base64url"): string } }
+  /** The one-shot digest (Node ≥ 21.7). */
+  hash?(alg: string, data: string, encoding: "hex" | "base64url"): string
   sign(alg: string | null, data: Uint8Array, key: unknown): Uint8Array
   verify(alg: string | null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean
   createPrivateKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown

@@ -10,7 +10,7 @@ import type { SigningKey } from "./keys.js"
 import type { Locals } from "./locals.js"
 import { nodeCrypto, nodeSign, nodeVerify } from "./node-crypto.js"
 import type { SigningAlg } from "./options.js"
-import { base64url, fromBase64url, randomToken } from "./random.js"
+import { base64url, fromBase64url } from "./random.js"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -56,7 +56,7 @@ export async function signAccessToken(locals: Locals, issuer: string, input: { s
     aud: input.audience.length === 1 ? input.audience[0]! : input.audience,
     exp: now + locals.options.ttl.accessToken,
     iat: now,
-    jti: randomToken(16),
+    jti: locals.random.token(16),
     client_id: input.clientId,
     scope: input.scope,
     gid: input.grantId,

@@ -8,7 +8,7 @@ import type { Client } from "../clients.js"
 import { userClaims } from "../claims.js"
 import { OAuthError } from "../errors.js"
 import type { Locals } from "../locals.js"
-import { randomToken, sha256Hex } from "../random.js"
+import { sha256Hex } from "../random.js"
 import { signAccessToken, signIdToken } from "../tokens.js"
 
 export interface Issue {
@@ -60,7 +60,7 @@ export async function tokenResponse(input: Issue): Promise<Record<string, unknow
   }
   if (input.refreshToken) answer.refresh_token = input.refreshToken
   else if (input.withRefresh) {
-    const token = randomToken(32)
+    const token = locals.random.token(32)
     await locals.store.saveRefreshToken({
       tokenHash: await sha256Hex(token),
       grantId: input.grantId,

@@ -7,7 +7,7 @@
  */
 import { resourcesOf } from "../resources.js"
 import { OAuthError } from "../errors.js"
-import { randomToken, sha256Hex } from "../random.js"
+import { sha256Hex } from "../random.js"
 import type { GrantHandler } from "./types.js"
 import { tokenResponse } from "./issue.js"
 
@@ -35,7 +35,7 @@ export const refreshToken: GrantHandler = async ({ req, locals, client, body, is
     resources = resourcesOf([body.resource], client, locals)
     if (!current.resources.includes(body.resource)) throw new OAuthError("invalid_target", "resource was not granted")
   }
-  const next = randomToken(32)
+  const next = locals.random.token(32)
   const rotation = await locals.store.rotateRefreshToken(hash, {
     tokenHash: await sha256Hex(next),
     grantId: current?.grantId ?? "",

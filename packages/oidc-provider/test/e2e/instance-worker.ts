@@ -3,7 +3,8 @@
  * two-processes.test.ts: password sign-in with database sessions in the shared adapter
  * (SqlAdapter or RedisAdapter), the provider's store shared too (sqlOidcProviderStore under
  * one table prefix, or redisOidcProviderStore under one key prefix), served by node:http on a
- * port of its own. `AUTH_URL` (from the environment) is the public origin both instances
+ * port of its own — through core's Web `Request`/`Response` (`lane: "web"`, the test's
+ * `authListener`) or its Node path (`lane: "node"`, `handleNodeRequest`). `AUTH_URL` (from the environment) is the public origin both instances
  * answer as: one issuer. Prints "listening <origin>" once it answers; ends when stdin closes.
  *
  * Run with Node's type stripping: `node --experimental-transform-types instance-worker.ts
@@ -26,7 +27,7 @@ registerHooks({
   },
 })
 
-const options = JSON.parse(process.argv[2]!) as { backend: "postgres" | "redis"; url: string; prefix: string; secret: string; clientSecret: string; redirectUri: string }
+const options = JSON.parse(process.argv[2]!) as { backend: "postgres" | "redis"; url: string; prefix: string; secret: string; clientSecret: string; redirectUri: string; lane: "web" | "node" }
 
 async function stores() {
   if (options.backend === "postgres") {
@@ -55,9 +56,10 @@ const { createServer } = await import("node:http")
 const { default: Password } = await import("@portcullis/core/providers/password")
 const { oidcProvider } = await import("@portcullis/oidc-provider")
 const { authListener } = await import("../../../core/test/http-server.ts")
+const { handleNodeRequest } = await import("@portcullis/core/integration")
 
 const shared = await stores()
-const auth = authListener({
+const config = {
   secret: options.secret,
   adapter: shared.adapter,
   session: { strategy: "database" },
@@ -72,8 +74,15 @@ const auth = authListener({
       keyCacheTtl: 2,
     }),
   ],
+}
+const web = authListener(config)
+const server = createServer((req, res) => {
+  if (options.lane === "web") return void web(req, res)
+  handleNodeRequest(req, res, config).catch((error: Error) => {
+    process.stderr.write(`${error.name}: ${error.message}\n`)
+    res.destroy()
+  })
 })
-const server = createServer((req, res) => void auth(req, res))
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
 const { port } = server.address() as { port: number }
 process.stdout.write(`listening http://127.0.0.1:${port}\n`)

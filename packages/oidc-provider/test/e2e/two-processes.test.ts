@@ -7,6 +7,8 @@
  * - A user signs in and consents at A; the code is redeemed at B; replayed at A it is
  *   `invalid_grant`, and what B issued from it is revoked (userinfo 401 at both).
  * - A refresh token rotated at A and presented again at B ends the whole family.
+ * A is served through core's Web `Request`/`Response`, B through its Node path
+ * (`handleNodeRequest`): the two lanes share every single-use rule.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -71,7 +73,7 @@ async function redisShared(): Promise<Backend> {
 }
 
 /** Starts one instance; resolves with its own origin once it listens. */
-function startInstance(options: Backend["options"]): Promise<{ child: ChildProcessWithoutNullStreams; origin: string }> {
+function startInstance(options: Backend["options"] & { lane: "web" | "node" }): Promise<{ child: ChildProcessWithoutNullStreams; origin: string }> {
   const args = JSON.stringify({ ...options, secret: SECRET, clientSecret: SECRET_WEB, redirectUri: RP })
   const child = spawn(process.execPath, ["--no-warnings", "--experimental-transform-types", worker, args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "test", AUTH_URL: `${PUBLIC}/auth` } })
   return new Promise((resolve, reject) => {
@@ -146,7 +148,9 @@ function twoProcessesSpec(label: string, open: () => Promise<Backend>) {
     beforeAll(async () => {
       backend = await open()
       // Both at once, on a store with no keys yet.
-      const started = await Promise.all([startInstance(backend.options), startInstance(backend.options)])
+      // A answers through core's Web Request/Response, B through its Node path (handleNodeRequest):
+      // what is single-use holds across the two lanes as across the two processes.
+      const started = await Promise.all([startInstance({ ...backend.options, lane: "web" }), startInstance({ ...backend.options, lane: "node" })])
       instances = started.map((s) => s.child)
       origins.a = started[0]!.origin
       origins.b = started[1]!.origin
