@@ -1,8 +1,9 @@
 /**
  * The OpenID Provider bench servers (issue 34), started by `bench/server.ts`:
  *
- *   op-portcullis      core `Auth()` + `oidcProvider` on `memoryOidcProviderStore()`, behind
- *                      the bench's node:http ⇄ Web adapter (`bench/adapter.ts`), rate limits off
+ *   op-portcullis      core + `oidcProvider` on `memoryOidcProviderStore()`, served by core's
+ *                      Node path (`handleNodeRequest` on `http.createServer`: no Web Request
+ *                      or Response, as a node:http or Express app serves it), rate limits off
  *   op-oidc-provider   oidc-provider v9 on its memory adapter, its own node handler
  *                      (`provider.callback()`) on `http.createServer`
  *
@@ -38,7 +39,7 @@ import { Auth } from "@portcullis/core"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { oidcProvider } from "@portcullis/oidc-provider"
 import { memoryOidcProviderStore } from "@portcullis/oidc-provider/memory"
-import { toWebRequest, sendWebResponse } from "./adapter.ts"
+import { handleNodeRequest } from "@portcullis/core/integration"
 import { BENCH_USER, SECRET } from "./shared.ts"
 import { OP_CLIENT, OP_RESOURCE, OP_SCOPE, OP_VERIFIER, type OpTarget } from "./op-shared.ts"
 
@@ -98,15 +99,14 @@ function portcullis(): { handle: (req: IncomingMessage, res: ServerResponse) => 
       }),
     ],
   }
+  // The Node path a node:http app uses (`handleNodeRequest`, core's `handleNode`): no Web
+  // Request or Response, as oidc-provider's own Koa handler builds none.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    toWebRequest(req)
-      .then((request) => Auth(request, config))
-      .then((response) => sendWebResponse(res, response))
-      .catch((error: unknown) => {
-        console.error("op bench server: handler failed:", error)
-        if (!res.headersSent) res.writeHead(500)
-        res.end()
-      })
+    handleNodeRequest(req, res, config).catch((error: unknown) => {
+      console.error("op bench server: handler failed:", error)
+      if (!res.headersSent) res.writeHead(500)
+      res.end()
+    })
   }
   async function mint(): Promise<string> {
     const grantId = randomBytes(16).toString("base64url")

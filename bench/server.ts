@@ -27,8 +27,14 @@
  *                        `BENCH_REDIS={"url","prefix"}`)
  *   authjs-redis         @auth/core on `@auth/unstorage-adapter` over unstorage's Redis driver
  *   authjs-pg            @auth/core on `@auth/pg-adapter` (`BENCH_AUTHJS_PG={"url","schema"}`)
+ *   node-portcullis      plain node:http answering `<basePath>/…` with core's Node path
+ *                        (`handleNodeRequest` from `@portcullis/core/integration`): no Web
+ *                        Request or Response; JWT sessions as `portcullis`
  *   portcullis-burst     Portcullis JWT sessions, the credentials provider verifying an
  *                        argon2id hash (`@portcullis/core/password`), as a password sign-in does
+ *
+ * With `BENCH_NODE_PATH=1`, portcullis-memory, -sqlite and -postgres are served by core's
+ * Node path (`handleNodeRequest`) instead of the Web adapter.
  *
  * The memory targets seed `BENCH_SESSIONS=<n>:<runId>` sessions of the bench user (tokens
  * from `sessionToken`, 30 days left) before listening.
@@ -53,7 +59,7 @@ import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig, portcullisPasswordConfig } from "./configs.ts"
 import { AUTHJS_PG_ENV, REDIS_ENV } from "./scale.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { ARGON2_ENV, BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { ARGON2_ENV, NODE_PATH_ENV, BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -143,7 +149,7 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     }
     case "portcullis-sqlite":
     case "portcullis-postgres": {
-      const config = portcullisDbConfig(dbAdapter(target))
+      const config = (nodePathConfig = portcullisDbConfig(dbAdapter(target)))
       return (request) => portcullisAuth(request, config)
     }
     case "authjs-sqlite":
@@ -152,7 +158,7 @@ async function handlerFor(target: Target): Promise<WebHandler> {
       return (request) => authjsAuth(request, config)
     }
     case "portcullis-memory": {
-      const config = portcullisDbConfig(await memoryAdapter(target))
+      const config = (nodePathConfig = portcullisDbConfig(await memoryAdapter(target)))
       return (request) => portcullisAuth(request, config)
     }
     case "authjs-memory": {
@@ -192,6 +198,7 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     case "next-authjs":
     case "baseline-native":
     case "baseline-express":
+    case "node-portcullis":
     case "op-portcullis":
     case "op-oidc-provider":
       throw new Error(`${target} is not a Web handler`)
@@ -265,6 +272,21 @@ async function nextPage(target: Target) {
   }
 }
 
+/** The config of the Portcullis database target being served, for `NODE_PATH_ENV`. */
+let nodePathConfig: Parameters<typeof portcullisAuth>[1] | undefined
+
+/** A node:http server answering with core's Node path (`handleNodeRequest`): no Web Request or Response. */
+async function nodePathServer(createServer: typeof import("node:http").createServer, config: Parameters<typeof portcullisAuth>[1]): Promise<Server> {
+  const { handleNodeRequest } = await import("@portcullis/core/integration")
+  return createServer((req, res) => {
+    handleNodeRequest(req, res, config).catch((error: unknown) => {
+      console.error("bench server: handleNodeRequest failed:", error)
+      if (!res.headersSent) res.writeHead(500)
+      res.end()
+    })
+  })
+}
+
 /** The node:http server of `target`: the Web adapter around its handler, the Express app, or the Pages page. */
 async function serverFor(target: Target): Promise<Server> {
   const { createServer } = await import("node:http")
@@ -281,8 +303,11 @@ async function serverFor(target: Target): Promise<Server> {
     const headers = { "content-type": "application/json", "content-length": "2" }
     return createServer((_req, res) => void res.writeHead(200, headers).end("{}"))
   }
+  if (target === "node-portcullis") return nodePathServer(createServer, portcullisConfig({ reissue: false }))
   if (target === "op-portcullis" || target === "op-oidc-provider") return (await import("./op-server.ts")).opServer(target)
-  return serve(await handlerFor(target))
+  const handler = await handlerFor(target)
+  if (process.env[NODE_PATH_ENV] && nodePathConfig) return nodePathServer(createServer, nodePathConfig)
+  return serve(handler)
 }
 
 const [target, portArg = "0"] = process.argv.slice(2)

@@ -28,11 +28,16 @@ export const TARGETS = [
   "authjs-redis",
   "authjs-pg",
   "portcullis-burst",
+  // Core's Node path (`handleNodeRequest`) on plain node:http: the native session check.
+  "node-portcullis",
   // The OpenID Provider rows (issue 34): see op-server.ts.
   "op-portcullis",
   "op-oidc-provider",
 ] as const
 export type Target = (typeof TARGETS)[number]
+
+/** Set (to "1") for a Portcullis target served by core's Node path (`handleNodeRequest`) instead of the Web adapter. */
+export const NODE_PATH_ENV = "BENCH_NODE_PATH"
 
 /** The targets with database sessions, and the database each one uses. */
 export const DB_TARGETS: Partial<Record<Target, "sqlite" | "postgres">> = {
