@@ -388,7 +388,10 @@ function nodeRequest(req: ExpressLikeRequest): NodeRequest {
  * nested too deep for the call stack (a client's few kilobytes of `[[[[…`), or something a
  * parser of the app's made that JSON cannot hold — is core's 400, as for a body core read.
  */
-function reencode(body: unknown, headers: Headers): string {
+function reencode(body: unknown, headers: Headers): string | Uint8Array {
+  // `express.raw()` leaves the bytes themselves: sent on as they came, under their own type
+  // (not a Buffer's JSON, `{"type":"Buffer","data":[…]}`, nor its indices as form fields).
+  if (body instanceof Uint8Array) return body
   try {
     const essence = (headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase()
     if (essence === "application/x-www-form-urlencoded" && body && typeof body === "object") {

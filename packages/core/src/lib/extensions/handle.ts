@@ -150,12 +150,24 @@ export function toInternal(ctx: RequestContext, answer: ExtensionResponse): Resp
   return { status: answer.status ?? 200, headers: pageHeaders, body: page(ctx, answer.page.title, answer.page.body) }
 }
 
-/** An extension's protocol headers, without those core alone sets (cookies, security policy). */
+/**
+ * Headers only core or the server sets: cookies and security policy, and the message's
+ * framing and hop-by-hop headers — an extension's `Transfer-Encoding` beside the server's
+ * `Content-Length`, or a `Content-Length` on an empty answer, would desynchronise the
+ * client or a proxy from the connection.
+ */
+const RESERVED = /^(?:set-cookie|content-security-policy|x-frame-options|strict-transport-security|content-type|content-length|transfer-encoding|connection|keep-alive|proxy-connection|upgrade|te|trailer)$/i
+
+/**
+ * An extension's protocol headers, without those core alone sets, and without any a server
+ * cannot write: a name that is no HTTP token, a value with a control character or one past
+ * Latin-1 (Node's `writeHead` throws on them, and a Web `Headers` on most).
+ */
 function protocolHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   if (!headers) return {}
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (/^(set-cookie|content-security-policy|x-frame-options|strict-transport-security|content-type)$/i.test(name) || /[\r\n]/.test(value)) continue
+    if (RESERVED.test(name) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || typeof value !== "string" || /[^\t\x20-\x7e\x80-\xff]/.test(value)) continue
     out[name] = value
   }
   return out

@@ -266,7 +266,11 @@ export function toNodeAnswer(internal: ResponseInternal, cookies: Cookie[], retu
     headers["content-type"] ??= "application/json"
     payload = JSON.stringify(body)
   }
-  return { status: internal.status ?? 200, headers, body: payload }
+  const status = internal.status ?? 200
+  // As the `Response` constructor refuses one (a RangeError the engine answers as a bug):
+  // Node would write a 1xx or 6xx with a body, or throw from `writeHead` with no answer at all.
+  if (!(status >= 200 && status <= 599)) throw new RangeError(`The status ${status} is not between 200 and 599`)
+  return { status, headers, body: payload }
 }
 
 /** Headers of an internal response as one lower-cased record (`Set-Cookie` kept as a list). */
