@@ -10,6 +10,7 @@ import { createServer, request as httpRequest, type Server } from "node:http"
 import { connect, type AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
+import { defineExtension } from "@portcullis/core/extension"
 import { handleNodeRequest } from "@portcullis/core/integration"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, captureLogger, credentialsConfig, type Transport } from "../helpers.js"
@@ -63,6 +64,19 @@ describe("handleNodeRequest on node:http", () => {
     expect(response.headers["transfer-encoding"]).toBeUndefined()
   })
 
+  it("an answer without a body says Content-Length: 0 (a redirect), and a 204 sends no length at all", async () => {
+    const gone = defineExtension({ id: "gone", routes: [{ method: "DELETE", path: "x", access: "anyone", from: "anywhere", handler: () => ({ empty: true }) }] })
+    const { port } = await serve(credentialsConfig({ extensions: [gone] }))
+    const redirect = await rawRequest(port, "/auth/signin/credentials?x=1", [`Host: 127.0.0.1:${port}`], "POST")
+    expect(redirect.status).toBe(302)
+    expect(redirect.headers["content-length"]).toBe("0")
+    expect(redirect.headers["transfer-encoding"]).toBeUndefined()
+    const empty = await rawRequest(port, "/auth/gone/x", [`Host: 127.0.0.1:${port}`], "DELETE")
+    expect(empty.status).toBe(204)
+    expect(empty.headers["content-length"]).toBeUndefined()
+    expect(empty.headers["transfer-encoding"]).toBeUndefined()
+  })
+
   it("refuses a Host no URL can be built from with core's 400, no stack, and keeps serving", async () => {
     const log = captureLogger()
     const { port } = await serve(credentialsConfig({ logger: log.logger }))
@@ -73,6 +87,13 @@ describe("handleNodeRequest on node:http", () => {
       expect(response.body).not.toMatch(/\n\s+at /)
     }
     expect((await rawRequest(port, "/auth/session", [`Host: 127.0.0.1:${port}`])).status).toBe(200)
+  })
+
+  it("refuses two Host headers with a 400 (a proxy in front may have routed by the other one)", async () => {
+    const { port } = await serve(credentialsConfig())
+    const response = await rawRequest(port, "/auth/session", [`Host: 127.0.0.1:${port}`, "Host: evil.example"])
+    expect(response.status).toBe(400)
+    expect(JSON.parse(response.body)).toEqual({ error: "InvalidRequest", message: "The request has more than one Host header" })
   })
 
   it("reads X-Forwarded-Host and -Proto only with trustHost", async () => {

@@ -55,6 +55,8 @@ export interface NodeIncoming extends AsyncIterable<Uint8Array | string> {
   method?: string
   url?: string
   headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The headers as sent, name and value alternating: Node keeps only the first `Host` in `headers`. */
+  rawHeaders?: readonly string[]
   socket?: { remoteAddress?: string; encrypted?: boolean } | null
 }
 
@@ -115,7 +117,11 @@ export class NodePath {
 
   /** `AuthRuntime.serveNode`: a `NodeRequest`, or Node's request itself (it has no `target`). */
   async serve(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options: { skipCSRF?: boolean; clientAddress?: string } = {}): Promise<void> {
-    writeNodeAnswer(res, await this.handle("target" in request ? request : this.#fromIncoming(request, options.clientAddress), options))
+    if ("target" in request) return writeNodeAnswer(res, await this.handle(request, options))
+    // Two Host headers are a 400 (RFC 9112 §3.2): Node keeps the first, and a proxy in front
+    // may have routed by the last.
+    if (hostCount(request.rawHeaders) > 1) return writeNodeAnswer(res, refusal(new InvalidRequest("The request has more than one Host header")))
+    writeNodeAnswer(res, await this.handle(this.#fromIncoming(request, options.clientAddress), options))
   }
 
   /**
@@ -147,6 +153,12 @@ export class NodePath {
     const forwarded = input.trustForwarded ? `${input.forwardedHost ?? "\u0000"}\n${input.forwardedProto ?? "\u0000"}` : "\u0000"
     return this.#origins.get(`${input.protocol}\n${input.host ?? "\u0000"}\n${forwarded}`, () => ({ origin: originFromHeaders(input), trusted: false })).origin
   }
+}
+
+function hostCount(raw: readonly string[] | undefined): number {
+  let count = 0
+  if (raw) for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") count++
+  return count
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -202,7 +214,10 @@ export function refusal(error: InvalidRequest | MethodNotAllowed): NodeAnswer {
  */
 export function writeNodeAnswer(res: NodeOutgoing, answer: NodeAnswer): void {
   if (answer.body === undefined) {
-    res.writeHead(answer.status, answer.headers)
+    // An empty body says so too (a redirect): `Content-Length: 0`, not an empty chunked
+    // stream — except where a length may not be sent at all (204, 304: RFC 9110 §8.6).
+    const sized = answer.status === 204 || answer.status === 304 ? answer.headers : { ...answer.headers, "content-length": "0" }
+    res.writeHead(answer.status, sized)
     res.end()
     return
   }
