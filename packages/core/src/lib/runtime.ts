@@ -79,6 +79,7 @@ export class AuthRuntime {
   readonly #sessionChecks: SessionCheckParser
   /** Core's Node path, built on the first Node request. */
   #node: Promise<NodePath> | undefined
+  #nodeReady: NodePath | undefined
   #answers: SessionAnswers | undefined
   /** Whether a request has found the configuration free of problems (then it stays so). */
   #sound = false
@@ -141,18 +142,26 @@ export class AuthRuntime {
    * client's address the socket's peer unless `options.clientAddress` says otherwise.
    */
   serveNode(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options?: Omit<HandleOptions, "raw">): Promise<void> {
-    return this.#nodePath().then((path) => path.serve(request, res, options))
+    // Once loaded, called straight away: a session check the lane answers is written before this returns.
+    const ready = this.#nodeReady
+    if (!ready) return this.#nodePath().then((path) => path.serve(request, res, options))
+    // A throw comes out as a rejection, as from an async function: callers attach `.catch`.
+    try {
+      return ready.serve(request, res, options) ?? Promise.resolve()
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
   /** Core's Node path for this runtime, built on first use: its code is not loaded before. */
   #nodePath(): Promise<NodePath> {
     return (this.#node ??= import("./http/node.js").then(
       ({ NodePath }) =>
-        new NodePath(
+        (this.#nodeReady = new NodePath(
           this.config,
           (origin, cookie) => this.#lane(origin, cookie),
           (web, options, body, begun) => this.#run(web, { ...this.#defaults, ...options, raw: false }, body, begun),
-        ),
+        )),
     ))
   }
 

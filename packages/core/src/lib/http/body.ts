@@ -17,6 +17,11 @@ export async function readCapped(stream: ReadableStream<Uint8Array>, limit: numb
     }
     parts.push(value)
   }
+  return concatBytes(parts, total)
+}
+
+/** The chunks of a body read to the end, as one array (`total` their length). */
+export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
   // Stryker disable next-line ConditionalExpression: equivalent. One chunk is returned as it is only to skip a copy; the copy below holds the same bytes.
   if (parts.length === 1) return parts[0]!
   const out = new Uint8Array(total)

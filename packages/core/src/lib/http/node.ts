@@ -17,6 +17,7 @@ import { originFromHeaders, type OriginHeaders } from "./host.js"
 import { OriginMemo } from "./origin-memo.js"
 import type { BodyReader } from "./request.js"
 import { noStore, privateJsonHeaders } from "./response.js"
+import { concatBytes } from "./body.js"
 
 /** A request body as a Node server has it: the request's chunks, or what a body parser left, encoded back. */
 export type NodeBody = AsyncIterable<Uint8Array | string> | Uint8Array | string
@@ -89,6 +90,26 @@ export class NodePath {
 
   /** `AuthRuntime.handleNode`. */
   async handle(request: NodeRequest, options: { skipCSRF?: boolean } = {}): Promise<NodeAnswer> {
+    return this.#answer(request, options)
+  }
+
+  /**
+   * `AuthRuntime.serveNode`: a `NodeRequest`, or Node's request itself (it has no `target`).
+   * A session check the lane answers at once is written at once: no promise in between.
+   */
+  serve(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options: { skipCSRF?: boolean; clientAddress?: string } = {}): void | Promise<void> {
+    let answer: NodeAnswer | Promise<NodeAnswer>
+    if ("target" in request) answer = this.#answer(request, options)
+    // Two Host headers are a 400 (RFC 9112 §3.2): Node keeps the first, and a proxy in front
+    // may have routed by the last.
+    else if (hostCount(request.rawHeaders) > 1) answer = refusal(new InvalidRequest("The request has more than one Host header"))
+    else answer = this.#answer(this.#fromIncoming(request, options.clientAddress), options)
+    if (answer instanceof Promise) return answer.then((settled) => writeNodeAnswer(res, settled))
+    writeNodeAnswer(res, answer)
+  }
+
+  /** The answer to `request`: at once when the session lane has it, else once the engine has run. */
+  #answer(request: NodeRequest, options: { skipCSRF?: boolean }): NodeAnswer | Promise<NodeAnswer> {
     let origin: string
     try {
       origin = typeof request.origin === "string" ? request.origin : this.#origin(request.origin)
@@ -100,28 +121,22 @@ export class NodePath {
     // The request most traffic is, `GET <basePath>/session`: answered by the session lane
     // (a cached or valid token, a live row) before anything else is built; what the lane
     // began (a decryption, a row read) is handed to the full check otherwise.
-    let begun: LookedUp | Opening | undefined
     if (method === "GET" && request.target === `${this.config.basePath}/session` && request.headers["x-auth-return-redirect"] === undefined) {
       const cookie = request.headers.cookie
       const pending = this.sessionLane(origin, (Array.isArray(cookie) ? cookie.join("; ") : cookie) || null)
-      const answer = pending instanceof Promise ? await pending : pending
-      if (typeof answer === "string") return { status: 200, headers: { ...privateJsonHeaders }, body: answer }
-      begun = answer
+      const settle = (answer: string | LookedUp | Opening | undefined) => (typeof answer === "string" ? sessionAnswer(answer) : this.#full(request, origin, method, options, answer))
+      return pending instanceof Promise ? pending.then(settle) : settle(pending)
     }
+    return this.#full(request, origin, method, options, undefined)
+  }
+
+  /** The engine's answer: a bodyless Web `Request`, the body read from Node's chunks, a `NodeAnswer` out. */
+  async #full(request: NodeRequest, origin: string, method: string, options: { skipCSRF?: boolean }, begun: LookedUp | Opening | undefined): Promise<NodeAnswer> {
     const prepared = prepare(request, origin, method)
     if (!("web" in prepared)) return prepared
     const run = { ...options, node: toNodeAnswer, ...(request.clientAddress !== undefined && { clientAddress: request.clientAddress }) }
     const answer = await this.run(prepared.web, run, prepared.body, begun)
     return answer instanceof Response ? nodeAnswerOf(answer) : (answer as NodeAnswer)
-  }
-
-  /** `AuthRuntime.serveNode`: a `NodeRequest`, or Node's request itself (it has no `target`). */
-  async serve(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options: { skipCSRF?: boolean; clientAddress?: string } = {}): Promise<void> {
-    if ("target" in request) return writeNodeAnswer(res, await this.handle(request, options))
-    // Two Host headers are a 400 (RFC 9112 §3.2): Node keeps the first, and a proxy in front
-    // may have routed by the last.
-    if (hostCount(request.rawHeaders) > 1) return writeNodeAnswer(res, refusal(new InvalidRequest("The request has more than one Host header")))
-    writeNodeAnswer(res, await this.handle(this.#fromIncoming(request, options.clientAddress), options))
   }
 
   /**
@@ -153,6 +168,11 @@ export class NodePath {
     const forwarded = input.trustForwarded ? `${input.forwardedHost ?? "\u0000"}\n${input.forwardedProto ?? "\u0000"}` : "\u0000"
     return this.#origins.get(`${input.protocol}\n${input.host ?? "\u0000"}\n${forwarded}`, () => ({ origin: originFromHeaders(input), trusted: false })).origin
   }
+}
+
+/** A session check's answer from the lane: its JSON as it is, with the session answer's headers. */
+function sessionAnswer(body: string): NodeAnswer {
+  return { status: 200, headers: { ...privateJsonHeaders }, body }
 }
 
 function hostCount(raw: readonly string[] | undefined): number {
@@ -336,13 +356,5 @@ export async function readNodeBody(body: NodeBody, limit: number, tooLarge: () =
     // warning — not a bug's stack in the log for every dropped upload.
     throw new InvalidRequest("The request body ended before it was complete")
   }
-  // Stryker disable next-line ConditionalExpression: equivalent. One chunk is returned as it is only to skip a copy.
-  if (parts.length === 1) return parts[0]!
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.byteLength
-  }
-  return out
+  return concatBytes(parts, total)
 }

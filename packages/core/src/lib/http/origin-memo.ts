@@ -37,6 +37,8 @@ export class OriginMemo {
  * change the answer. One function, so the full parser and the session-check parser
  * (`session-check.ts`) can never disagree about which answer belongs to a request.
  */
-export function originKey(schemeAndHost: string, headers: Headers): string {
-  return `${schemeAndHost}\n${headers.get("x-forwarded-host") ?? "\u0000"}\n${headers.get("x-forwarded-proto") ?? "\u0000"}`
+export function originKey(schemeAndHost: string, headers: Headers | null): string {
+  // Without headers (a server-side read carries no forwarded ones): the key of a request
+  // without them, with no `Headers` to ask.
+  return `${schemeAndHost}\n${headers?.get("x-forwarded-host") ?? "\u0000"}\n${headers?.get("x-forwarded-proto") ?? "\u0000"}`
 }

@@ -55,11 +55,9 @@ export class SessionCheckParser {
   originOf(origin: string): { origin: string; trusted: boolean } | undefined {
     const config = this.#config
     if (config.siteUrl) return { origin: config.siteUrl.origin, trusted: true }
-    return config.origins.peek(originKey(origin, this.#noHeaders))
+    // The key of a request carrying no forwarded headers, as `readSession`'s has none.
+    return config.origins.peek(originKey(origin, null))
   }
-
-  /** A request with no forwarded headers, as `readSession`'s request has none. */
-  readonly #noHeaders = new Headers()
 
   /** The `ParsedRequest` of a session check whose origin `origin()` found. */
   parsed(request: Request, known: { origin: string; trusted: boolean }): ParsedRequest {
