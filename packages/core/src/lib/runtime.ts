@@ -1,5 +1,5 @@
 import { createAuthClient, type AuthClient } from "../client.js"
-import { AuthError, InvalidRequest, NotSignedIn, RateLimited, ServiceUnavailable } from "../errors.js"
+import { AuthError, NotSignedIn, RateLimited, ServiceUnavailable } from "../errors.js"
 import { raw as rawSymbol, skipCSRFCheck } from "../symbols.js"
 import type { Cookie, ResponseInternal } from "../base-types.js"
 import type { AuthConfig } from "../types.js"

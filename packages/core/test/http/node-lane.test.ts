@@ -58,7 +58,7 @@ const DATE = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|\w{3}, \d\d \w{3} \d{4} \d
 
 /** What a client can observe of a response, with tokens and dates masked. */
 async function observed(response: Response) {
-  const mask = (s: string) => s.replace(DATE, "<date>").replace(TOKEN, "<token>")
+  const mask = (s: string) => s.replace(DATE, "<date>").replace(TOKEN, "<token>").replace(/"latencyMs":[\d.]+/g, '"latencyMs":<ms>')
   const headers: Record<string, string> = {}
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") headers[name] = mask(value)
@@ -140,6 +140,18 @@ describe("core's Node path answers as Auth() does", () => {
       const again = (await (await browser.request("/auth/session")).json()) as { user?: { email?: string } }
       expect(first.user?.email).toBe("ada@example.com")
       expect(again).toEqual(first)
+    }
+  })
+})
+
+describe("a configuration that cannot work", () => {
+  it("answers its error page and its health report through the Node path as Auth() does", async () => {
+    const broken = () => credentialsConfig({ session: { strategy: "database" }, health: { endpoint: true }, logger: captureLogger().logger })
+    for (const path of ["/auth/signin", "/auth/session", "/auth/health"]) {
+      const web = await observed(await direct(broken())(new Request(`http://localhost:3000${path}`, { headers: { accept: "text/html" } })))
+      const node = await observed(await nodePath(broken())(new Request(`http://localhost:3000${path}`, { headers: { accept: "text/html" } })))
+      expect(node, path).toEqual(web)
+      expect(web.status, path).toBeGreaterThanOrEqual(500)
     }
   })
 })

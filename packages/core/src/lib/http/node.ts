@@ -250,13 +250,7 @@ export function writeNodeAnswer(res: NodeOutgoing, answer: NodeAnswer): void {
 
 /** A `Response` of the rare paths that build one (a broken configuration's page, its health report) as a {@link NodeAnswer}. */
 export async function nodeAnswerOf(response: Response): Promise<NodeAnswer> {
-  const headers: Record<string, string | string[]> = {}
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value
-  })
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length) headers["set-cookie"] = cookies
-  return { status: response.status, headers, body: response.body ? await response.text() : undefined }
+  return { status: response.status, headers: plainHeaders(response.headers), body: response.body ? await response.text() : undefined }
 }
 
 /**
