@@ -308,7 +308,9 @@ describe("the verifier, against a DNS server", () => {
       dns.failNext("timeout", 0)
       expect(error.reason).toBe("timeout")
       expect(elapsed).toBeGreaterThanOrEqual(300)
-      expect(elapsed).toBeLessThan(1500)
+      // Bounded by the timeout, not by the server's 1 s silence times the tries; the margin is
+      // a loaded CI machine's (1,535 ms was seen once with a 1,500 ms bound).
+      expect(elapsed).toBeLessThan(2000)
     })
 
     it("retries a lost answer within the bound", async () => {
