@@ -7,9 +7,9 @@ import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createBenchDatabase, type BenchDatabase } from "./db.ts"
-import { getSession, isBenchSession, signIn, startServer, type RunningServer } from "./harness.ts"
+import { getSession, isBenchSession, signIn, startServer, startSignInDriver, type RunningServer, type SignInDriver } from "./harness.ts"
 import { Rotation } from "./sessions.ts"
-import { BENCH_USER, DB_ENV, sessionToken } from "./shared.ts"
+import { BENCH_USER, BURST_VERIFY_ENV, DB_ENV, sessionToken } from "./shared.ts"
 
 const builtCore = fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url))
 
@@ -108,6 +108,39 @@ describe("bench server (portcullis)", () => {
       expect(wrong.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !c.startsWith("authjs.session-token=;"))).toBe(false)
     } finally {
       await burst.stop()
+    }
+  })
+
+  it("the burst row's sign-in process counts each phase's sign-ins, and the comparing server refuses a wrong password too", async () => {
+    const compared = await startServer("portcullis-burst", { timeoutMs: 60_000, env: { [BURST_VERIFY_ENV]: "compare" } })
+    let driver: SignInDriver | undefined
+    try {
+      const csrf = await fetch(`${compared.url}/auth/csrf`)
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+      const headers = { "content-type": "application/x-www-form-urlencoded", cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; "), "x-auth-return-redirect": "1" }
+      const url = `${compared.url}/auth/callback/credentials`
+      const body = (password: string) => new URLSearchParams({ csrfToken, callbackUrl: `${compared.url}/`, username: "bench", password }).toString()
+      driver = await startSignInDriver({ url, headers, body: body("bench-password"), rate: 50 })
+      driver.start()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const first = await driver.stop()
+      expect(first.ok).toBeGreaterThan(3)
+      expect(first.failed).toBe(0)
+      // A phase's counts are its own: the next starts from zero.
+      driver.start()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const second = await driver.stop()
+      expect(second.ok).toBeLessThan(first.ok)
+      driver.close()
+      driver = await startSignInDriver({ url, headers, body: body("not-the-password"), rate: 50 })
+      driver.start()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const wrong = await driver.stop()
+      expect(wrong.ok).toBe(0)
+      expect(wrong.failed).toBeGreaterThan(0)
+    } finally {
+      driver?.close()
+      await compared.stop()
     }
   })
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, STATS_PREFIX, type Target } from "./shared.ts"
 
 const SERVER_SCRIPT = fileURLToPath(new URL("./server.ts", import.meta.url))
+const SIGN_IN_SCRIPT = fileURLToPath(new URL("./burst-signins.ts", import.meta.url))
 const SESSION_COOKIE = "authjs.session-token"
 
 export interface RunningServer {
@@ -138,4 +139,60 @@ export async function getSession(url: string, cookie: string): Promise<SessionCh
 export function isBenchSession(session: unknown): boolean {
   const user = (session as { user?: { email?: unknown; name?: unknown } } | null)?.user
   return user?.email === BENCH_USER.email && user?.name === BENCH_USER.name
+}
+
+/** A credentials sign-in the burst row repeats: where it goes, what it sends, how many per second. */
+export interface SignInSpec {
+  url: string
+  headers: Record<string, string>
+  body: string
+  rate: number
+}
+
+/** The burst row's sign-in process: `start()` begins a phase, `stop()` ends it with its counts. */
+export interface SignInDriver {
+  start(): void
+  stop(): Promise<{ ok: number; failed: number }>
+  /** Ends the process (its stdin closes). */
+  close(): void
+}
+
+/** The burst row's sign-in process (`burst-signins.ts`), started and ready. */
+export async function startSignInDriver(signIn: SignInSpec): Promise<SignInDriver> {
+  const strip = (process.features as { typescript?: unknown }).typescript ? [] : ["--experimental-strip-types"]
+  const child = spawn(process.execPath, [...strip, SIGN_IN_SCRIPT], {
+    env: { ...process.env, BURST_SIGNIN: JSON.stringify(signIn) },
+    stdio: ["pipe", "pipe", "inherit"],
+  })
+  const lines: string[] = []
+  const waiting: ((line: string) => void)[] = []
+  let pending = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    pending += chunk
+    let newline
+    while ((newline = pending.indexOf("\n")) !== -1) {
+      const line = pending.slice(0, newline)
+      pending = pending.slice(newline + 1)
+      const next = waiting.shift()
+      if (next) next(line)
+      else lines.push(line)
+    }
+  })
+  const exited = new Promise<string>((done) => child.once("exit", (code) => done(`exited (${code})`)))
+  const nextLine = () => Promise.race([lines.length ? Promise.resolve(lines.shift()!) : new Promise<string>((done) => waiting.push(done)), exited])
+  const ready = await nextLine()
+  if (ready !== "ready") throw new Error(`burst row: the sign-in process did not start (${ready})`)
+  return {
+    start: () => child.stdin.write("start\n"),
+    async stop(): Promise<{ ok: number; failed: number }> {
+      child.stdin.write("stop\n")
+      const line = await nextLine()
+      try {
+        return JSON.parse(line) as { ok: number; failed: number }
+      } catch {
+        throw new Error(`burst row: the sign-in process answered ${JSON.stringify(line)}`)
+      }
+    },
+    close: () => child.stdin.end(),
+  }
 }

@@ -59,7 +59,7 @@ import { serve, type WebHandler } from "./adapter.ts"
 import { authjsConfig, authjsDbConfig, portcullisConfig, portcullisDbConfig, portcullisPasswordConfig } from "./configs.ts"
 import { AUTHJS_PG_ENV, REDIS_ENV } from "./scale.ts"
 import { countingAdapter, openDb, type DbSpec } from "./db.ts"
-import { ARGON2_ENV, NODE_PATH_ENV, BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
+import { ARGON2_ENV, BURST_VERIFY_ENV, NODE_PATH_ENV, BASE_PATH, BENCH_CREDENTIALS, BENCH_USER, BUSY_US, DB_ENV, DB_TARGETS, EXPRESS_PAGE, NEXT_TARGETS, SESSION_ANSWER_HEADERS, SESSIONS_ENV, sessionToken, STATS_PREFIX, TARGETS, type Target } from "./shared.ts"
 
 /** Adapter writes by method (database targets only). */
 const writes: Record<string, number> = {}
@@ -189,7 +189,9 @@ async function handlerFor(target: Target): Promise<WebHandler> {
       const { hashPassword, verifyPassword } = await import("@portcullis/core/password")
       const implementation = process.env[ARGON2_ENV] as "native" | "wasm" | undefined
       const stored = await hashPassword(BENCH_CREDENTIALS.password, implementation ? { implementation } : {})
-      const config = portcullisPasswordConfig((password) => verifyPassword(password, stored, implementation ? { implementation } : {}))
+      // BURST_VERIFY_ENV=compare: the same sign-ins without the hashing (the row's info line).
+      const compare = process.env[BURST_VERIFY_ENV] === "compare"
+      const config = portcullisPasswordConfig(compare ? async (password) => password === BENCH_CREDENTIALS.password : (password) => verifyPassword(password, stored, implementation ? { implementation } : {}))
       return (request) => portcullisAuth(request, config)
     }
     case "express-portcullis":

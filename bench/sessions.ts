@@ -19,6 +19,16 @@ import { BENCH_USER, SECRET, sessionToken } from "./shared.ts"
 
 export const SESSION_COOKIE = "authjs.session-token"
 
+/** Whether a credentials sign-in's JSON answer (`X-Auth-Return-Redirect`) is a redirect that names no error. */
+export function signedIn(body: string): boolean {
+  try {
+    const { url } = JSON.parse(body) as { url?: unknown }
+    return typeof url === "string" && !url.includes("error")
+  } catch {
+    return false
+  }
+}
+
 /** `n` distinct JWT session cookies (`name=value`) of the bench user, valid for 30 days. */
 export async function mintJwtCookies(n: number): Promise<string[]> {
   const keys = new KeyRing()

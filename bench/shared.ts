@@ -100,6 +100,11 @@ export const BENCH_USER = { id: "1", name: "Bench User", email: "bench@example.c
 export const BENCH_CREDENTIALS = { username: "bench", password: "bench-password" }
 /** Environment variable naming the argon2 implementation of the burst row's sign-ins (`native` | `wasm`; default: what loads). */
 export const ARGON2_ENV = "BENCH_ARGON2"
+/**
+ * Set to `compare` in the burst row's second server: its sign-ins compare the password
+ * instead of verifying the argon2id hash, so the same requests run without the hashing.
+ */
+export const BURST_VERIFY_ENV = "BENCH_BURST_VERIFY"
 
 /** CPU µs of computation the `baseline-busy` floor adds to each request (`BENCH_BUSY_US` overrides). */
 export const BUSY_US = Number(process.env.BENCH_BUSY_US ?? 5)
