@@ -8,7 +8,11 @@ import type { SigningAlg } from "./options.js"
 import { isLoopback } from "./options.js"
 import type { OAuthClient, OidcProviderStore } from "./store/types.js"
 
-export type Client = OAuthClient & { idTokenAlg?: SigningAlg }
+/**
+ * A client as the routes see it. `serves` (the resources it is the resource server for) is
+ * a static client's only: it comes from the configuration, never from a store's record.
+ */
+export type Client = OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }
 
 /** The client `clientId`, or `null`: static ones first, then the store (dynamically registered). */
 export async function findClient(clients: Map<string, Client>, store: OidcProviderStore, clientId: string): Promise<Client | null> {

@@ -27,6 +27,14 @@ export interface StaticClientOptions {
   scope?: string
   /** RFC 8707 resources it may ask tokens for; default the configuration's `resources`. */
   resources?: string[]
+  /**
+   * The resources (RFC 8707 URIs) this client *is* the resource server for: `introspect`
+   * shows it the access tokens whose audience names one of them, whoever they were issued
+   * to. Default none: a client sees only its own tokens. Separate from `resources` (what a
+   * client may ask tokens *for*), so a relying party allowed to call an API cannot read
+   * other clients' tokens for it.
+   */
+  serves?: string[]
   jwks?: { keys: Record<string, unknown>[] }
   jwksUri?: string
   name?: string
@@ -106,7 +114,7 @@ export interface OidcProviderOptions {
 export interface ResolvedOptions {
   store: OidcProviderStore
   issuer: string | undefined
-  clients: Map<string, OAuthClient & { idTokenAlg?: SigningAlg }>
+  clients: Map<string, OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }>
   scopes: string[]
   resources: string[]
   defaultAudience: string | undefined
@@ -176,7 +184,7 @@ async function sha256HexOf(value: string): Promise<string> {
 }
 
 /** Checks one static client; the secret is hashed later (`hashSecrets`), asynchronously. */
-function staticClient(c: StaticClientOptions, index: number, scopes: string[], resources: string[], algs: SigningAlg[]): OAuthClient & { idTokenAlg?: SigningAlg; plainSecret?: string } {
+function staticClient(c: StaticClientOptions, index: number, scopes: string[], resources: string[], algs: SigningAlg[]): OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[]; plainSecret?: string } {
   if (!c || typeof c !== "object") return fail(`clients[${index}] must be an object`)
   const name = typeof c.clientId === "string" && c.clientId ? `client "${c.clientId}"` : fail(`clients[${index}].clientId is required`)
   if (!/^[\x20-\x7e]{1,200}$/.test(c.clientId)) fail(`${name}: clientId must be printable ASCII (RFC 6749 VSCHAR), at most 200 characters`)
@@ -210,6 +218,11 @@ function staticClient(c: StaticClientOptions, index: number, scopes: string[], r
   const scope = c.scope ?? scopes.join(" ")
   for (const s of scope.split(" ").filter(Boolean)) if (!scopes.includes(s)) fail(`${name}: scope "${s}" is not a configured scope`)
   if (c.resources) for (const r of c.resources) checkResource(r, `${name}: resources`)
+  if (c.serves !== undefined) {
+    if (!Array.isArray(c.serves)) fail(`${name}: serves must be an array of resource URIs`)
+    for (const r of c.serves) checkResource(r, `${name}: serves`)
+    if (method === "none") fail(`${name}: serves is for confidential clients (a resource server authenticates to introspect)`)
+  }
   if (c.idTokenSignedResponseAlg !== undefined && !algs.includes(c.idTokenSignedResponseAlg)) fail(`${name}: idTokenSignedResponseAlg must be one of signingAlgs (${algs.join(", ")})`)
   return {
     clientId: c.clientId,
@@ -219,6 +232,7 @@ function staticClient(c: StaticClientOptions, index: number, scopes: string[], r
     grantTypes: [...grantTypes],
     scope,
     ...(c.resources && { resources: [...c.resources] }),
+    ...(c.serves && { serves: [...c.serves] }),
     ...(c.clientSecretHash && { secretHash: c.clientSecretHash }),
     ...(c.clientSecret && { plainSecret: c.clientSecret }),
     ...(c.jwks && { jwks: c.jwks }),
@@ -275,7 +289,7 @@ export function resolveOptions(options: OidcProviderOptions): ResolvedOptions & 
   const resources = options.resources ?? []
   resources.forEach((r) => checkResource(r, "resources"))
   if (options.defaultAudience !== undefined) checkResource(options.defaultAudience, "defaultAudience")
-  const clients = new Map<string, OAuthClient & { idTokenAlg?: SigningAlg }>()
+  const clients = new Map<string, OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }>()
   const pendingSecrets = new Map<string, string>()
   for (const [i, c] of (options.clients ?? []).entries()) {
     const client = staticClient(c, i, scopes, resources, signingAlgs)

@@ -157,6 +157,8 @@ describe("configuration", () => {
     ["client_credentials for a public client", { store, clients: [{ clientId: "a", redirectUris: [], grantTypes: ["client_credentials"] }] }, /client "a": client_credentials/],
     ["an unknown scope", { store, clients: [{ clientId: "a", redirectUris: ["https://rp.example/cb"], scope: "openid admin" }] }, /client "a": scope "admin"/],
     ["a duplicate client", { store, clients: [{ clientId: "a", redirectUris: ["https://rp.example/cb"] }, { clientId: "a", redirectUris: ["https://rp.example/cb"] }] }, /configured twice/],
+    ["a public resource server", { store, clients: [{ clientId: "a", redirectUris: ["https://rp.example/cb"], serves: ["https://api.example/"] }] }, /client "a": serves is for confidential clients/],
+    ["a served resource that is no URI", { store, clients: [{ clientId: "a", clientSecret: "a-client-secret-with-plenty-of-entropy-0123", redirectUris: [], grantTypes: ["client_credentials"], serves: ["api"] }] }, /client "a": serves/],
     ["an http issuer", { store, issuer: "http://idp.example" }, /issuer must be https/],
     ["no store", {} as never, /store is required/],
   ]

@@ -1,8 +1,8 @@
 /**
  * `introspect` (RFC 7662), for confidential clients only (a public client has nothing to
  * prove who asks). A client sees only tokens issued to it, or access tokens naming it (or a
- * resource it may use) in their audience; anything else is `{ active: false }`, the same as an
- * unknown token.
+ * resource it `serves`, as a resource server) in their audience; anything else is
+ * `{ active: false }`, the same as an unknown token.
  * @module
  */
 import type { ExtensionRequest, ExtensionResponse } from "@portcullis/core/extension"
@@ -26,10 +26,12 @@ export async function introspect(req: ExtensionRequest<Locals>): Promise<Extensi
     const claims = body.token.split(".").length === 3 ? await liveAccessToken(locals, issuer, body.token) : null
     if (claims) {
       const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
-      // Only resources the client names itself (a resource server registered as a client): the
-      // provider-wide list is what any client may ask tokens for, not what it may inspect.
-      const mayUse = client.resources ?? []
-      if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => mayUse.includes(a))) return inactive
+      // Only the resources a static client is configured to serve: `resources` (its own or the
+      // provider's) is what a client may ask tokens for, not what it may inspect — a relying
+      // party allowed to call an API must not read other clients' tokens for it. A stored
+      // (dynamically registered) client serves nothing, whatever its record holds.
+      const serves = (!client.dynamic && client.serves) || []
+      if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => serves.includes(a))) return inactive
       return {
         json: { active: true, token_type: "Bearer", scope: claims.scope, client_id: claims.client_id, sub: claims.sub, aud: claims.aud, iss: claims.iss, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.auth_time !== undefined && { auth_time: claims.auth_time }) },
         headers: { "Cache-Control": "no-store" },

@@ -1,6 +1,7 @@
 import { createHmac, createPublicKey } from "node:crypto"
 import { SignJWT, exportJWK, generateKeyPair, type JSONWebKeySet } from "jose"
 import { describe, expect, it } from "vitest"
+import { Auth } from "@portcullis/core"
 import { AccessTokenError, verifyAccessToken } from "@portcullis/oidc-provider/resource"
 import { CLIENTS, ISSUER, SECRET_WEB, basic, codeFor, pkce, testbed, type Testbed } from "../support.js"
 import { decodeJwt, encodeJwt, exchange, first, introspect, refresh, refused, userinfo, web } from "./kit.js"
@@ -43,7 +44,7 @@ describe("attack: token substitution across clients", () => {
   it("client A's token for a resource, introspected by client B that is not that resource server, is inactive", async () => {
     // Issue 34, found by this suite: a client without its own `resources` fell back to every configured
     // resource, so any confidential client saw any client's resource-bound tokens as active.
-    const bed = testbed({ provider: { clients: [...CLIENTS, { clientId: "mcp-server", clientSecret: SECRET_WEB, redirectUris: [], grantTypes: ["client_credentials"], scope: "read", resources: [MCP] }] } })
+    const bed = testbed({ provider: { clients: [...CLIENTS, { clientId: "mcp-server", clientSecret: SECRET_WEB, redirectUris: [], grantTypes: ["client_credentials"], scope: "read", serves: [MCP] }] } })
     const tokens = await tokensFor(bed, { resource: MCP })
     expect((await introspect(bed, tokens.access_token, first)).body).toEqual({ active: false })
     expect((await introspect(bed, tokens.access_token, basic("service", SECRET_WEB))).body).toEqual({ active: false })
@@ -52,18 +53,33 @@ describe("attack: token substitution across clients", () => {
     expect((await introspect(bed, tokens.access_token)).body.active).toBe(true)
   })
 
-  // Left open: `resources` says what a client may ask tokens for, and introspection reads it as
-  // "is that resource server" too, so a relying party allowed to call X sees other clients'
-  // X-tokens as active. The fix is a trait of its own (which resources a client serves), a
-  // configuration change beyond this suite.
-  it.fails("a relying party allowed to call resource X, introspecting another client's X token, sees it inactive", async () => {
+  // Issue 34, left open by the first pass: `resources` (what a client may ask tokens for) was read
+  // as "is that resource server" too, so a relying party allowed to call X saw other clients'
+  // X-tokens as active. A resource server is now named by a trait of its own, `serves`.
+  it("a relying party allowed to call resource X, introspecting another client's X token, sees it inactive", async () => {
     const bed = testbed()
     const ada = await bed.person("ada")
     const { challenge, verifier } = pkce()
     const { code } = await codeFor(ada, { client_id: "native", redirect_uri: "http://127.0.0.1/callback", resource: MCP, code_challenge: challenge, code_challenge_method: "S256" })
     const tokens = (await bed.call("/auth/oidc/token", { form: { grant_type: "authorization_code", code, client_id: "native", redirect_uri: "http://127.0.0.1/callback", code_verifier: verifier } })).body
     expect(decodeJwt(tokens.access_token).payload.aud).toBe(MCP)
+    // "web" may ask tokens for MCP (its `resources`), but does not serve it.
+    expect(CLIENTS.find((c) => c.clientId === "web")?.resources).toContain(MCP)
     expect((await introspect(bed, tokens.access_token)).body).toEqual({ active: false })
+  })
+
+  it("a dynamically registered client cannot make itself a resource server", async () => {
+    const bed = testbed({ provider: { registration: { open: true, maxClients: 5 } } })
+    const response = await Auth(new Request(new URL("/auth/oidc/register", ISSUER), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.9" },
+      body: JSON.stringify({ redirect_uris: ["https://evil.example/cb"], token_endpoint_auth_method: "client_secret_basic", serves: [MCP], resources: [MCP] }),
+    }), bed.config)
+    expect(response.status).toBe(201)
+    const registered = { body: (await response.json()) as Record<string, unknown> }
+    const tokens = await tokensFor(bed, { resource: MCP })
+    const asRegistered = basic(registered.body.client_id as string, registered.body.client_secret as string)
+    expect((await introspect(bed, tokens.access_token, asRegistered)).body).toEqual({ active: false })
   })
 
   it("client B cannot revoke client A's tokens (200, as RFC 7009 asks, and nothing changes)", async () => {
