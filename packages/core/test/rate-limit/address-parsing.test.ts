@@ -52,6 +52,26 @@ describe("IPv4", () => {
       expect(asAddress(value), value).toBeUndefined()
     }
   })
+
+  it("answers every dotted string as the plain definition does (the fast path for addresses written canonically agrees)", () => {
+    // The definition: four groups of one to three digits, each at most 255, read as decimal.
+    const reference = (text: string) => {
+      if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return undefined
+      const octets = text.split(".").map(Number)
+      return octets.every((o) => o <= 255) ? octets.join(".") : undefined
+    }
+    const pieces = ["0", "00", "000", "01", "007", "1", "9", "10", "99", "100", "199", "200", "249", "250", "255", "256", "299", "300", "999", "1000", "", "a", "-1", " 1"]
+    let seed = 7
+    const pick = () => pieces[(seed = (seed * 1103515245 + 12345) % 2147483648) % pieces.length]!
+    const inputs = ["127.0.0.1", "10.0.0.1", "010.0.0.1", "1.2.3.4.", ".1.2.3.4", "1..2.3", "1.2.3.4.5"]
+    for (let i = 0; i < 5000; i++) {
+      const n = 3 + (i % 3)
+      inputs.push(Array.from({ length: n }, pick).join("."))
+    }
+    for (const input of inputs) expect(asAddress(input), input).toBe(reference(input.trim()))
+    expect(asAddress("010.0.0.1")).toBe("10.0.0.1")
+    expect(asAddress("0.00.0.0")).toBe("0.0.0.0")
+  })
 })
 
 describe("IPv6", () => {

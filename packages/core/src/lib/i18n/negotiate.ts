@@ -42,6 +42,8 @@ export function acceptedLanguages(header: string | null | undefined): string[] {
  * and no match give `undefined`. The answer is spelled as in `available`.
  */
 export function lookupLocale(ranges: readonly string[], available: readonly string[]): string | undefined {
+  // No header (machine clients: every token and userinfo call): nothing to look up.
+  if (ranges.length === 0) return undefined
   const byLower = new Map(available.map((tag) => [tag.toLowerCase(), tag]))
   for (const range of ranges) {
     if (range === "*") continue
