@@ -105,6 +105,18 @@ export class KeyRing {
     return found as { alg: SigningAlg; key: CryptoKey; jwk: JWK; nodeKey?: unknown }
   }
 
+  /**
+   * `true` when `kid` is a key of the ring as loaded and still fresh — what `publicKey`
+   * would find without a store read; `undefined` when only `publicKey` can tell (nothing
+   * loaded, the load is stale, or the kid unknown). Synchronous, for the check of a token
+   * verified before (userinfo's common case), which needs no key, only that it still exists.
+   */
+  knows(kid: string): true | undefined {
+    const loaded = this.#loaded
+    if (!loaded || Date.now() - loaded.at >= this.options.cacheTtl * 1000) return undefined
+    return loaded.publicKeys.has(kid) ? true : undefined
+  }
+
   /** Drops the cached keys (tests, after a rotation elsewhere). */
   forget(): void {
     this.#loaded = undefined

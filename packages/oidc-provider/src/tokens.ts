@@ -131,7 +131,7 @@ export const VERIFIED_ACCESS_TOKENS = 10_000
 export async function verifyOwnAccessToken(locals: Locals, issuer: string, token: string): Promise<AccessTokenClaims | null> {
   const remembered = locals.verifiedAccessTokens.get(token)
   if (remembered) {
-    if (remembered.claims.iss === issuer && remembered.claims.exp > Math.floor(Date.now() / 1000) && (await locals.keys.publicKey(remembered.kid))) return remembered.claims
+    if (remembered.claims.iss === issuer && remembered.claims.exp > Math.floor(Date.now() / 1000) && (locals.keys.knows(remembered.kid) ?? (await locals.keys.publicKey(remembered.kid)))) return remembered.claims
     locals.verifiedAccessTokens.delete(token)
   }
   try {
