@@ -6,7 +6,7 @@
  * client a counter of its choosing, or someone else's.
  */
 import { describe, expect, it } from "vitest"
-import { addressBucket, asAddress, clientAddress } from "../../src/lib/rate-limit/address.js"
+import { addressBucket, asAddress, clientAddress, isCanonicalIPv4 } from "../../src/lib/rate-limit/address.js"
 
 describe("ports", () => {
   it("are dropped from 1 to 5 digits up to 65535, and refuse the address past it", () => {
@@ -68,9 +68,20 @@ describe("IPv4", () => {
       const n = 3 + (i % 3)
       inputs.push(Array.from({ length: n }, pick).join("."))
     }
-    for (const input of inputs) expect(asAddress(input), input).toBe(reference(input.trim()))
+    for (const input of inputs) {
+      expect(asAddress(input), input).toBe(reference(input.trim()))
+      // The fast path takes exactly the addresses already written as the answer would be.
+      expect(isCanonicalIPv4(input), input).toBe(reference(input) === input)
+    }
     expect(asAddress("010.0.0.1")).toBe("10.0.0.1")
     expect(asAddress("0.00.0.0")).toBe("0.0.0.0")
+  })
+
+  it("takes the fast path for an address written canonically, and only for one", () => {
+    for (const yes of ["0.0.0.0", "127.0.0.1", "255.255.255.255", "9.99.199.250", "10.0.0.1", "1.2.3.4"]) expect(isCanonicalIPv4(yes), yes).toBe(true)
+    for (const no of ["256.0.0.1", "1.2.3.256", "255.255.255.2555", "01.2.3.4", "1.02.3.4", "1.2.3.00", "1.2.3", "1.2.3.4.5", "1..3.4", ".1.2.3", "1.2.3.", "1.2.3.4 ", "1.2.3./", "1.2.3.:", "a.b.c.d", "", "1234.1.1.1", "1.2.3.4:80"]) {
+      expect(isCanonicalIPv4(no), no).toBe(false)
+    }
   })
 })
 

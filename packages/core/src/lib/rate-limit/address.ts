@@ -81,7 +81,7 @@ function ipv4(text: string): string | undefined {
 }
 
 /** Whether `text` is four decimal octets, each 0–255 without a leading zero: `ipv4`'s own answer for it. */
-function isCanonicalIPv4(text: string): boolean {
+export function isCanonicalIPv4(text: string): boolean {
   let dots = 0
   let octet = 0
   let digits = 0
