@@ -28,9 +28,11 @@ export async function introspect(req: ExtensionRequest<Locals>): Promise<Extensi
       const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
       // Only the resources a static client is configured to serve: `resources` (its own or the
       // provider's) is what a client may ask tokens for, not what it may inspect — a relying
-      // party allowed to call an API must not read other clients' tokens for it. A stored
-      // (dynamically registered) client serves nothing, whatever its record holds.
-      const serves = (!client.dynamic && client.serves) || []
+      // party allowed to call an API must not read other clients' tokens for it. Read from the
+      // configuration only: a stored client serves nothing, whatever its record holds (a
+      // registration, a migration, an edited row); static clients are found first, so a
+      // configured id is never a stored client.
+      const serves = locals.clients.get(client.clientId)?.serves ?? []
       if (claims.client_id !== client.clientId && !audience.includes(client.clientId) && !audience.some((a) => serves.includes(a))) return inactive
       return {
         json: { active: true, token_type: "Bearer", scope: claims.scope, client_id: claims.client_id, sub: claims.sub, aud: claims.aud, iss: claims.iss, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.auth_time !== undefined && { auth_time: claims.auth_time }) },

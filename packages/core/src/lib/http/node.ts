@@ -205,7 +205,7 @@ export function prepare(request: NodeRequest, origin: string, method: string): P
   let url: URL
   try {
     const target = request.target
-    if (PLAIN_TARGET.test(target)) url = new URL(`${origin}${target}`)
+    if (PLAIN_TARGET.test(target) && BARE_ORIGIN.test(origin)) url = new URL(`${origin}${target}`)
     else {
       // Only the path and query: a target in absolute form (`GET http://evil.example/…`) or
       // starting with `//` (or `/\`, which URLs read alike) must not carry its own host into
@@ -234,6 +234,12 @@ export function prepare(request: NodeRequest, origin: string, method: string): P
  * (`/auth/session`), and so cost one URL parse, not two (`test/http/node-target.test.ts`).
  */
 const PLAIN_TARGET = /^\/(?![/\\])[\x21\x22\x24-\x5b\x5d-\x7e]*(?<!\?)$/
+/**
+ * An origin as `NodeRequest.origin` promises it, `scheme://host[:port]` and nothing after:
+ * only then does appending a target equal resolving it. With a path (`https://app.example/`,
+ * `…/base`), the target's dot segments would climb out of it.
+ */
+const BARE_ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#\\]+$/i
 
 /** Core's answer to a request it refuses as malformed (`InvalidRequest` 400, `MethodNotAllowed` 405). */
 export function refusal(error: InvalidRequest | MethodNotAllowed): NodeAnswer {
