@@ -379,7 +379,7 @@ function nodeRequest(req: ExpressLikeRequest): NodeRequest {
     }
   }
   const clientAddress = req.ip ?? req.socket?.remoteAddress
-  return { method, origin, target: req.originalUrl, headers, ...(body !== undefined && { body }), ...(clientAddress && { clientAddress }) }
+  return { method, origin, target: req.originalUrl, headers, ...(body !== undefined && { body }), ...(clientAddress && { clientAddress }), ...(req.rawHeaders && { rawHeaders: req.rawHeaders }) }
 }
 
 /**

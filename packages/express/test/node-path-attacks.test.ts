@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { defineExtension } from "@portcullis/core/extension"
 import { ExpressAuth } from "@portcullis/express"
 import { captureLogger, credentialsConfig } from "../../core/test/helpers.js"
+import { rawRequest } from "../../core/test/raw-http.js"
 
 const servers: Server[] = []
 afterEach(() => {
@@ -52,3 +53,18 @@ describe("prototype keys in a parsed body stay data", () => {
     expect(Object.getPrototypeOf(form.body)).toBe(Object.prototype)
   })
 })
+
+describe("two Host headers through ExpressAuth", () => {
+  // As core's own Node path answers them (test/http/node-server.test.ts): Node keeps the first
+  // Host in `req.headers`, and a proxy in front may have routed by the last. The request
+  // ExpressAuth builds carries `rawHeaders`, so core sees both.
+  it("are a 400, and one Host still answers", async () => {
+    const origin = await app("json")
+    const port = Number(new URL(origin).port)
+    const twice = await rawRequest(port, "/auth/session", [`Host: 127.0.0.1:${port}`, "Host: evil.example"])
+    expect(twice.status).toBe(400)
+    expect(JSON.parse(twice.body)).toEqual({ error: "InvalidRequest", message: "The request has more than one Host header" })
+    expect((await rawRequest(port, "/auth/session", [`Host: 127.0.0.1:${port}`])).status).toBe(200)
+  })
+})
+

@@ -49,6 +49,12 @@ export interface NodeRequest {
   body?: NodeBody
   /** The peer's address, as `HandleOptions.clientAddress`. */
   clientAddress?: string
+  /**
+   * The headers as sent (`req.rawHeaders`: name and value alternating), when the server has
+   * them: two `Host` headers are then a 400, as for Node's own request (Node keeps only the
+   * first in `headers`, and a proxy in front may have routed by the last).
+   */
+  rawHeaders?: readonly string[]
 }
 
 /** Node's request itself (node:http's `IncomingMessage`), as `AuthRuntime.serveNode` also takes it. */
@@ -100,9 +106,6 @@ export class NodePath {
   serve(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options: { skipCSRF?: boolean; clientAddress?: string } = {}): void | Promise<void> {
     let answer: NodeAnswer | Promise<NodeAnswer>
     if ("target" in request) answer = this.#answer(request, options)
-    // Two Host headers are a 400 (RFC 9112 §3.2): Node keeps the first, and a proxy in front
-    // may have routed by the last.
-    else if (hostCount(request.rawHeaders) > 1) answer = refusal(new InvalidRequest("The request has more than one Host header"))
     else answer = this.#answer(this.#fromIncoming(request, options.clientAddress), options)
     if (answer instanceof Promise) return answer.then((settled) => writeNodeAnswer(res, settled))
     writeNodeAnswer(res, answer)
@@ -110,6 +113,9 @@ export class NodePath {
 
   /** The answer to `request`: at once when the session lane has it, else once the engine has run. */
   #answer(request: NodeRequest, options: { skipCSRF?: boolean }): NodeAnswer | Promise<NodeAnswer> {
+    // Two Host headers are a 400 (RFC 9112 §3.2): Node keeps the first, and a proxy in front
+    // may have routed by the last.
+    if (request.rawHeaders && hostCount(request.rawHeaders) > 1) return refusal(new InvalidRequest("The request has more than one Host header"))
     let origin: string
     try {
       origin = typeof request.origin === "string" ? request.origin : this.#origin(request.origin)
@@ -160,6 +166,7 @@ export class NodePath {
       headers,
       body: req,
       ...(clientAddress !== undefined && { clientAddress }),
+      ...(req.rawHeaders && { rawHeaders: req.rawHeaders }),
     }
   }
 
