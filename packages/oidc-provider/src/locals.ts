@@ -7,7 +7,7 @@
 import { InvalidConfig, type ExtensionHost } from "@portcullis/core/extension"
 import type { JWTVerifyGetKey } from "jose"
 import type { Client } from "./clients.js"
-import type { AccessTokenClaims } from "./tokens.js"
+import type { AccessTokenClaims } from "./access-token.js"
 import { KeyRing } from "./keys.js"
 import { RandomPool } from "./random.js"
 import { hashSecrets, type ResolvedOptions } from "./options.js"

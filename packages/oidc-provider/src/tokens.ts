@@ -5,6 +5,7 @@
  * @module
  */
 import { SignJWT, decodeProtectedHeader, jwtVerify, type JWK, type JWTPayload } from "jose"
+import type { AccessTokenClaims } from "./access-token.js"
 import type { Client } from "./clients.js"
 import type { SigningKey } from "./keys.js"
 import type { Locals } from "./locals.js"
@@ -26,20 +27,7 @@ async function signJwt(key: SigningKey, header: { alg: SigningAlg; kid: string; 
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey)
 }
 
-/** The claims of an access token this provider issued. */
-export interface AccessTokenClaims extends JWTPayload {
-  iss: string
-  sub: string
-  aud: string | string[]
-  exp: number
-  iat: number
-  jti: string
-  client_id: string
-  scope: string
-  /** The grant the token was issued under. */
-  gid: string
-  auth_time?: number
-}
+export type { AccessTokenClaims } from "./access-token.js"
 
 /** The algorithm access tokens are signed with: the first configured. */
 export function accessTokenAlg(locals: Locals): SigningAlg {

@@ -11,9 +11,8 @@ import { issuerOf, routesBase, type Locals } from "../locals.js"
 import { randomToken, sha256Hex } from "../random.js"
 import { resourcesOf } from "../resources.js"
 import { clientAuthAudit, formOf } from "../routes/token.js"
-import { displayUserCode, newUserCode } from "./codes.js"
+import { DEVICE_GRANT, displayUserCode, newUserCode } from "./codes.js"
 
-export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 /** Seconds a device code lives: long enough to find a phone and type eight letters. */
 export const DEVICE_CODE_TTL = 600
 /** Seconds between polls (RFC 8628 §3.2 default). */

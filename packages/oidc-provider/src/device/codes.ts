@@ -6,6 +6,9 @@
  * @module
  */
 
+/** The device authorization grant's `grant_type` (RFC 8628 §3.4). */
+export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
 const ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
 const LENGTH = 8
 

@@ -7,7 +7,7 @@
  */
 import { OAuthError } from "../errors.js"
 import { sha256Hex } from "../random.js"
-import { DEVICE_GRANT } from "../device/authorization.js"
+import { DEVICE_GRANT } from "../device/codes.js"
 import { refreshAllowed, tokenResponse } from "./issue.js"
 import type { GrantHandler } from "./types.js"
 
