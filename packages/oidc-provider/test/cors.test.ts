@@ -6,7 +6,8 @@
  * navigations, never fetched: no CORS there.
  */
 import { describe, expect, it } from "vitest"
-import { RP, basic, codeFor, SECRET_WEB, testbed } from "./support.js"
+import { Auth } from "@portcullis/core"
+import { ORIGIN, RP, basic, codeFor, SECRET_WEB, testbed } from "./support.js"
 
 const SPA = { origin: "https://spa.example" }
 
@@ -61,6 +62,24 @@ describe("CORS on the provider's endpoints", () => {
     const revoked = await bed.call("/auth/oidc/revoke", { form: { token: granted.body.access_token }, headers: { ...SPA, ...basic("web", SECRET_WEB) } })
     expect(revoked.status).toBe(200)
     expect(revoked.headers.get("access-control-allow-origin")).toBe("*")
+  })
+
+  it("the token endpoint's refusals before its handler runs — a body too large, one that does not parse, a method it does not take — are readable cross-origin", async () => {
+    const bed = testbed()
+    const token = (init: RequestInit) => Auth(new Request(new URL("/auth/oidc/token", ORIGIN), { ...init, headers: { ...SPA, ...(init.headers as Record<string, string>) } }), bed.config)
+    const big = await token({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=${"x".repeat(1024 * 1024)}` })
+    expect(big.status).toBe(413)
+    expect(big.headers.get("access-control-allow-origin")).toBe("*")
+    const broken = await token({ method: "POST", headers: { "content-type": "application/json" }, body: "{nope" })
+    expect(broken.status).toBe(400)
+    expect(broken.headers.get("access-control-allow-origin")).toBe("*")
+    const put = await token({ method: "PUT" })
+    expect(put.status).toBe(405)
+    expect(put.headers.get("access-control-allow-origin")).toBe("*")
+    // The pages stay without CORS headers, refusals included.
+    const page = await Auth(new Request(new URL("/auth/oidc/authorize", ORIGIN), { method: "POST", headers: { ...SPA, "content-type": "application/json" }, body: "{nope" }), bed.config)
+    expect(page.status).toBe(400)
+    expect(page.headers.get("access-control-allow-origin")).toBeNull()
   })
 
   it("userinfo's 401 exposes its WWW-Authenticate challenge to the script", async () => {

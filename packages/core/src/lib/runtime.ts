@@ -387,7 +387,10 @@ export class AuthRuntime {
       // A body that does not parse, a method or action that does not exist: the client's doing.
       report(resolved, error)
       const response = requestErrorResponse(error) ?? configErrorResponse(resolved, { action: undefined, method: "POST", origin: undefined })
-      return finish(response)
+      // On a `cors` route's path, readable by the script that sent it (loaded only then).
+      if (resolved.extensions.byId.size === 0) return finish(response)
+      const { withPathCors } = await import("./extensions/cors.js")
+      return finish(withPathCors(response, request.url, resolved.basePath, resolved.extensions.byId))
     }
 
     try {

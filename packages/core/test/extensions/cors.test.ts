@@ -110,6 +110,37 @@ describe("the answers of a cors route", () => {
     expect(answer.status).toBe(200)
     expect(answer.headers.get("access-control-allow-origin")).toBeNull()
   })
+
+  it("carry them on refusals core answers before the route runs: a body too large (413), one that does not parse (400), a method the path does not take (405)", async () => {
+    const { send } = setup()
+    const big = await send("/auth/api/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant=${"x".repeat(1024 * 1024)}` })
+    expect(big.status).toBe(413)
+    expect(big.headers.get("access-control-allow-origin")).toBe("*")
+    const broken = await send("/auth/api/token", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" })
+    expect(broken.status).toBe(400)
+    expect(broken.headers.get("access-control-allow-origin")).toBe("*")
+    expect(broken.headers.get("access-control-allow-credentials")).toBeNull()
+    // `token` takes POST only; a GET of it is still the script's to read.
+    const wrongMethod = await send("/auth/api/token")
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get("access-control-allow-origin")).toBe("*")
+    // Percent-encoded and doubled slashes are split as the router splits them.
+    const encoded = await send("/auth/api//%74oken", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" })
+    expect(encoded.status).toBe(400)
+    expect(encoded.headers.get("access-control-allow-origin")).toBe("*")
+  })
+
+  it("and not on those refusals elsewhere: a route without cors, an unknown route, core's own actions", async () => {
+    const { send } = setup()
+    for (const path of ["/auth/api/plain", "/auth/api/nowhere", "/auth/callback/credentials", "/auth/signin"]) {
+      const broken = await send(path, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" })
+      expect(broken.status, path).toBe(400)
+      expect(broken.headers.get("access-control-allow-origin"), path).toBeNull()
+    }
+    const wrongMethod = await send("/auth/api/plain")
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get("access-control-allow-origin")).toBeNull()
+  })
 })
 
 describe("the attacker's script on another site", () => {

@@ -7,6 +7,8 @@
  */
 import { MethodNotAllowed } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
+import { corsMethods } from "./resolve.js"
+import type { ResolvedExtension } from "./shapes.js"
 
 /** Request headers a preflight allows: bearer tokens, JSON and form bodies, DPoP proofs, MCP's version header. */
 export const CORS_ALLOW_HEADERS = "authorization, content-type, dpop, mcp-protocol-version"
@@ -51,3 +53,31 @@ export function withCors(answer: ResponseInternal): ResponseInternal {
   for (const [name, value] of Object.entries(ANSWER_HEADERS)) headers.set(name, value)
   return { ...answer, headers }
 }
+
+/**
+ * A refusal core answers before an extension's router sees the request — a body too large,
+ * or one that does not parse — with the CORS headers when its path is a `cors` route's: the
+ * script that sent it reads the 413 or the 400 as it reads the route's own refusals, not a
+ * network error. Any other path's refusal is left as it is.
+ */
+export function withPathCors(answer: ResponseInternal, url: string, basePath: string, extensions: ReadonlyMap<string, ResolvedExtension>): ResponseInternal {
+  let pathname: string
+  try {
+    pathname = new URL(url).pathname
+  } catch {
+    return answer
+  }
+  if (!pathname.startsWith(`${basePath}/`)) return answer
+  // Split as the router splits (`parseAction`): empty segments dropped, each decoded.
+  const [id, ...rest] = pathname.slice(basePath.length).split("/").filter(Boolean)
+  const extension = id === undefined ? undefined : extensions.get(id)
+  if (!extension) return answer
+  let path: string[]
+  try {
+    path = rest.map((segment) => decodeURIComponent(segment))
+  } catch {
+    return answer
+  }
+  return corsMethods(extension, path).length ? withCors(answer) : answer
+}
+

@@ -31,7 +31,8 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
   if (ctx.method === "OPTIONS") return preflightAction(ctx, extension, path)
   const match = matchRoute(extension, ctx.method, path)
   // Refusals too: a script denied the answer could not tell an invalid_grant from an outage.
-  const cors = !!match && "route" in match && match.route.route.cors === true
+  // A method the path does not take (405) too, when the path's other methods are `cors`.
+  const cors = !!match && ("route" in match ? match.route.route.cors === true : corsMethods(extension, path).length > 0)
   const answers = match && "route" in match ? (match.route.route.answers ?? "json") : ctx.method === "GET" && acceptsHtml(ctx) ? "page" : "json"
   try {
     if (!match) throw new UnknownAction(`The ${id} extension has no route /${path.join("/")}`)
