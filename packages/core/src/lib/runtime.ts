@@ -390,7 +390,7 @@ export class AuthRuntime {
       // On a `cors` route's path, readable by the script that sent it (loaded only then).
       if (resolved.extensions.byId.size === 0) return finish(response)
       const { withPathCors } = await import("./extensions/cors.js")
-      return finish(withPathCors(response, request.url, resolved.basePath, resolved.extensions.byId))
+      return finish(withPathCors(response, request.url, request.method, resolved.basePath, resolved.extensions.byId))
     }
 
     try {

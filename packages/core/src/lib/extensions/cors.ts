@@ -7,7 +7,7 @@
  */
 import { MethodNotAllowed } from "../../errors.js"
 import type { ResponseInternal } from "../../base-types.js"
-import { corsMethods } from "./resolve.js"
+import { corsMethods, matchRoute } from "./resolve.js"
 import type { ResolvedExtension } from "./shapes.js"
 
 /** Request headers a preflight allows: bearer tokens, JSON and form bodies, DPoP proofs, MCP's version header. */
@@ -60,7 +60,7 @@ export function withCors(answer: ResponseInternal): ResponseInternal {
  * script that sent it reads the 413 or the 400 as it reads the route's own refusals, not a
  * network error. Any other path's refusal is left as it is.
  */
-export function withPathCors(answer: ResponseInternal, url: string, basePath: string, extensions: ReadonlyMap<string, ResolvedExtension>): ResponseInternal {
+export function withPathCors(answer: ResponseInternal, url: string, method: string, basePath: string, extensions: ReadonlyMap<string, ResolvedExtension>): ResponseInternal {
   let pathname: string
   try {
     pathname = new URL(url).pathname
@@ -78,6 +78,11 @@ export function withPathCors(answer: ResponseInternal, url: string, basePath: st
   } catch {
     return answer
   }
-  return corsMethods(extension, path).length ? withCors(answer) : answer
+  // Decided as the router decides it (`handle.ts`): by the route the method takes, so a
+  // path's cors GET lends nothing to a POST beside it that is not; a method the path does not
+  // take, by whether the path has cors routes at all.
+  const match = matchRoute(extension, method.toUpperCase(), path)
+  const cors = !!match && ("route" in match ? match.route.route.cors === true : corsMethods(extension, path).length > 0)
+  return cors ? withCors(answer) : answer
 }
 

@@ -184,7 +184,13 @@ function sessionAnswer(body: string): NodeAnswer {
 
 function hostCount(raw: readonly string[] | undefined): number {
   let count = 0
-  if (raw) for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") count++
+  // Node's own list holds strings only; one an app built may not (a hole, a null): skipped.
+  if (raw) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]
+      if (typeof name === "string" && name.length === 4 && name.toLowerCase() === "host") count++
+    }
+  }
   return count
 }
 
