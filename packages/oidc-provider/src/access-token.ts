@@ -4,19 +4,10 @@
  * neither needs the other for the type.
  * @module
  */
-import type { JWTPayload } from "jose"
+import type { VerifiedAccessToken } from "./resource.js"
 
-/** The claims of an access token this provider issued. */
-export interface AccessTokenClaims extends JWTPayload {
-  iss: string
-  sub: string
-  aud: string | string[]
-  exp: number
-  iat: number
-  jti: string
-  client_id: string
-  scope: string
+/** The claims of an access token this provider issued: what a resource server verifies, and always the grant. */
+export interface AccessTokenClaims extends VerifiedAccessToken {
   /** The grant the token was issued under. */
   gid: string
-  auth_time?: number
 }
