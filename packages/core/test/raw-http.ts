@@ -1,5 +1,20 @@
-import { request as httpRequest } from "node:http"
-import { connect } from "node:net"
+import { createServer, request as httpRequest, type Server } from "node:http"
+import { connect, type AddressInfo } from "node:net"
+import type { AuthConfig } from "@portcullis/core"
+import { handleNodeRequest } from "@portcullis/core/integration"
+
+/**
+ * A node:http server on a free loopback port that answers every request through core's Node
+ * path (`handleNodeRequest`), kept in `servers` for the test's cleanup; its port.
+ */
+export async function nodeServer(config: AuthConfig, servers: Server[]): Promise<number> {
+  const server = createServer((req, res) => {
+    handleNodeRequest(req, res, config).catch((error: unknown) => res.destroy(error as Error))
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return (server.address() as AddressInfo).port
+}
 
 /** An HTTP/1.1 answer as it came off the socket. */
 export interface RawResponse {

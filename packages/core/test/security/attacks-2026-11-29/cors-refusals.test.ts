@@ -10,14 +10,13 @@
  * with CORS carries credentials, a cookie or a stack; and that core's Node path on a real
  * node:http server answers these refusals with the same headers as `Auth()`.
  */
-import { createServer, type Server } from "node:http"
-import { connect, type AddressInfo } from "node:net"
+import type { Server } from "node:http"
+import { connect } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "@portcullis/core"
 import { defineExtension } from "@portcullis/core/extension"
-import { handleNodeRequest } from "@portcullis/core/integration"
 import { captureLogger, credentialsConfig } from "../../helpers.js"
-import { rawRequest } from "../../raw-http.js"
+import { nodeServer, rawRequest } from "../../raw-http.js"
 
 const ORIGIN = "http://localhost:3000"
 const SPA = "https://spa.example"
@@ -66,14 +65,7 @@ afterEach(async () => {
   }
 })
 
-async function serve(config: AuthConfig): Promise<number> {
-  const server = createServer((req, res) => {
-    handleNodeRequest(req, res, config).catch((error: unknown) => res.destroy(error as Error))
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return (server.address() as AddressInfo).port
-}
+const serve = (config: AuthConfig) => nodeServer(config, servers)
 
 describe("path tricks do not put CORS headers on a refusal of a path that is not a cors route", () => {
   const notCors = [

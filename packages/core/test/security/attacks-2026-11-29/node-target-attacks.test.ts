@@ -9,13 +9,13 @@
  * no Location names another host; the session check and a credentials sign-in still work on
  * odd-but-valid targets.
  */
-import { createServer, type Server } from "node:http"
-import { connect, type AddressInfo } from "node:net"
+import type { Server } from "node:http"
+import { connect } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import type { AuthConfig } from "@portcullis/core"
-import { handleNodeRequest } from "@portcullis/core/integration"
 import { prepare, type NodeRequest } from "../../../src/lib/http/node.js"
 import { ada, captureLogger, credentialsConfig } from "../../helpers.js"
+import { nodeServer } from "../../raw-http.js"
 
 /** The definition: the target resolved on a placeholder host, its path and query on the origin. */
 function resolved(origin: string, target: string): string | undefined {
@@ -104,14 +104,7 @@ afterEach(async () => {
 /** The credentials config with a captured logger (refusals warn; the test reads the answers). */
 const quiet = () => credentialsConfig({ logger: captureLogger().logger })
 
-async function serve(config: AuthConfig): Promise<number> {
-  const server = createServer((req, res) => {
-    handleNodeRequest(req, res, config).catch((error: unknown) => res.destroy(error as Error))
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return (server.address() as AddressInfo).port
-}
+const serve = (config: AuthConfig) => nodeServer(config, servers)
 
 interface Raw {
   status: number
