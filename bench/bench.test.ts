@@ -120,22 +120,22 @@ describe("bench server (portcullis)", () => {
       const headers = { "content-type": "application/x-www-form-urlencoded", cookie: csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; "), "x-auth-return-redirect": "1" }
       const url = `${compared.url}/auth/callback/credentials`
       const body = (password: string) => new URLSearchParams({ csrfToken, callbackUrl: `${compared.url}/`, username: "bench", password }).toString()
+      /** One phase of `ms`: its counts. */
+      const phase = async (running: SignInDriver, ms: number) => {
+        running.start()
+        await new Promise((resolve) => setTimeout(resolve, ms))
+        return running.stop()
+      }
       driver = await startSignInDriver({ url, headers, body: body("bench-password"), rate: 50 })
-      driver.start()
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const first = await driver.stop()
+      const first = await phase(driver, 300)
       expect(first.ok).toBeGreaterThan(3)
       expect(first.failed).toBe(0)
       // A phase's counts are its own: the next starts from zero.
-      driver.start()
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      const second = await driver.stop()
+      const second = await phase(driver, 100)
       expect(second.ok).toBeLessThan(first.ok)
       driver.close()
       driver = await startSignInDriver({ url, headers, body: body("not-the-password"), rate: 50 })
-      driver.start()
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      const wrong = await driver.stop()
+      const wrong = await phase(driver, 200)
       expect(wrong.ok).toBe(0)
       expect(wrong.failed).toBeGreaterThan(0)
     } finally {

@@ -4,15 +4,16 @@
  * native app's loopback redirect URI may name any port.
  * @module
  */
-import type { SigningAlg } from "./options.js"
+import type { ConfiguredClient } from "./options.js"
 import { isLoopback } from "./options.js"
-import type { OAuthClient, OidcProviderStore } from "./store/types.js"
+import type { OidcProviderStore } from "./store/types.js"
 
 /**
  * A client as the routes see it. `serves` (the resources it is the resource server for) is
- * a static client's only: it comes from the configuration, never from a store's record.
+ * a static client's only: `introspect` reads it from the configuration, never from a
+ * store's record.
  */
-export type Client = OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }
+export type Client = ConfiguredClient
 
 /** The client `clientId`, or `null`: static ones first, then the store (dynamically registered). */
 export async function findClient(clients: Map<string, Client>, store: OidcProviderStore, clientId: string): Promise<Client | null> {

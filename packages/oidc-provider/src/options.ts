@@ -48,6 +48,12 @@ export interface StaticClientOptions {
   idTokenSignedResponseAlg?: SigningAlg
 }
 
+/**
+ * A client of the configuration as checked: the stored shape, with what only a configured
+ * client has (`clients.ts`'s `Client` is this).
+ */
+export type ConfiguredClient = OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }
+
 /** A user as the claims are built from. */
 export interface ClaimsUser {
   id: string
@@ -114,7 +120,7 @@ export interface OidcProviderOptions {
 export interface ResolvedOptions {
   store: OidcProviderStore
   issuer: string | undefined
-  clients: Map<string, OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }>
+  clients: Map<string, ConfiguredClient>
   scopes: string[]
   resources: string[]
   defaultAudience: string | undefined
@@ -184,7 +190,7 @@ async function sha256HexOf(value: string): Promise<string> {
 }
 
 /** Checks one static client; the secret is hashed later (`hashSecrets`), asynchronously. */
-function staticClient(c: StaticClientOptions, index: number, scopes: string[], resources: string[], algs: SigningAlg[]): OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[]; plainSecret?: string } {
+function staticClient(c: StaticClientOptions, index: number, scopes: string[], resources: string[], algs: SigningAlg[]): ConfiguredClient & { plainSecret?: string } {
   if (!c || typeof c !== "object") return fail(`clients[${index}] must be an object`)
   const name = typeof c.clientId === "string" && c.clientId ? `client "${c.clientId}"` : fail(`clients[${index}].clientId is required`)
   if (!/^[\x20-\x7e]{1,200}$/.test(c.clientId)) fail(`${name}: clientId must be printable ASCII (RFC 6749 VSCHAR), at most 200 characters`)
@@ -289,7 +295,7 @@ export function resolveOptions(options: OidcProviderOptions): ResolvedOptions & 
   const resources = options.resources ?? []
   resources.forEach((r) => checkResource(r, "resources"))
   if (options.defaultAudience !== undefined) checkResource(options.defaultAudience, "defaultAudience")
-  const clients = new Map<string, OAuthClient & { idTokenAlg?: SigningAlg; serves?: string[] }>()
+  const clients = new Map<string, ConfiguredClient>()
   const pendingSecrets = new Map<string, string>()
   for (const [i, c] of (options.clients ?? []).entries()) {
     const client = staticClient(c, i, scopes, resources, signingAlgs)

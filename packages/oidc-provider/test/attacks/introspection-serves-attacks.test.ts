@@ -92,11 +92,16 @@ describe("registration metadata cannot make a client a resource server", () => {
 })
 
 describe("a stored client record carrying serves", () => {
-  it("is ignored when the record is dynamic", async () => {
+  /** A testbed whose store holds client `clientId` (secret SECRET_WEB) with `serves: [MCP]` in its record. */
+  async function withStoredServer(clientId: string, dynamic: boolean) {
     const store = memoryOidcProviderStore()
     const secretHash = createHash("sha256").update(SECRET_WEB).digest("hex")
-    await store.createClient({ clientId: "stored-dyn", secretHash, tokenEndpointAuthMethod: "client_secret_basic", redirectUris: [], postLogoutRedirectUris: [], grantTypes: ["client_credentials"], scope: "read", dynamic: true, createdAt: new Date(), serves: [MCP] } as never)
-    const bed = testbed({ store })
+    await store.createClient({ clientId, secretHash, tokenEndpointAuthMethod: "client_secret_basic", redirectUris: [], postLogoutRedirectUris: [], grantTypes: ["client_credentials"], scope: "read", dynamic, createdAt: new Date(), serves: [MCP] } as never)
+    return testbed({ store })
+  }
+
+  it("is ignored when the record is dynamic", async () => {
+    const bed = await withStoredServer("stored-dyn", true)
     const tokens = await tokensFor(bed, { resource: MCP })
     // The client authenticates (so the refusal below is introspection's, not client auth's).
     const own = await bed.call("/auth/oidc/token", { form: { grant_type: "client_credentials" }, headers: basic("stored-dyn", SECRET_WEB) })
@@ -109,10 +114,7 @@ describe("a stored client record carrying serves", () => {
   // row, a store round-tripping unknown fields) could make a client the resource server of
   // anything. `serves` is now read from the static configuration only.
   it("is ignored when the record says dynamic:false (serves is configuration only)", async () => {
-    const store = memoryOidcProviderStore()
-    const secretHash = createHash("sha256").update(SECRET_WEB).digest("hex")
-    await store.createClient({ clientId: "stored-static", secretHash, tokenEndpointAuthMethod: "client_secret_basic", redirectUris: [], postLogoutRedirectUris: [], grantTypes: ["client_credentials"], scope: "read", dynamic: false, createdAt: new Date(), serves: [MCP] } as never)
-    const bed = testbed({ store })
+    const bed = await withStoredServer("stored-static", false)
     const tokens = await tokensFor(bed, { resource: MCP })
     expect((await introspect(bed, tokens.access_token, basic("stored-static", SECRET_WEB))).body).toEqual({ active: false })
   })

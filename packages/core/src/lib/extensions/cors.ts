@@ -78,11 +78,16 @@ export function withPathCors(answer: ResponseInternal, url: string, method: stri
   } catch {
     return answer
   }
-  // Decided as the router decides it (`handle.ts`): by the route the method takes, so a
-  // path's cors GET lends nothing to a POST beside it that is not; a method the path does not
-  // take, by whether the path has cors routes at all.
-  const match = matchRoute(extension, method.toUpperCase(), path)
-  const cors = !!match && ("route" in match ? match.route.route.cors === true : corsMethods(extension, path).length > 0)
-  return cors ? withCors(answer) : answer
+  return answersWithCors(extension, path, matchRoute(extension, method.toUpperCase(), path)) ? withCors(answer) : answer
+}
+
+/**
+ * Whether the answer to a request the router matched as `match` carries the CORS headers:
+ * by the route the method takes, so a path's cors GET lends nothing to a POST beside it that
+ * is not; for a method the path does not take (405), by whether the path has cors routes.
+ * The one rule for the router's answers (`handle.ts`) and the refusals before it.
+ */
+export function answersWithCors(extension: ResolvedExtension, path: string[], match: ReturnType<typeof matchRoute>): boolean {
+  return !!match && ("route" in match ? match.route.route.cors === true : corsMethods(extension, path).length > 0)
 }
 

@@ -21,7 +21,7 @@ import { messagesOf, requestLocale } from "../i18n/index.js"
 import { reauthenticateUrl } from "../step-up/gate.js"
 import type { ExtensionRequest, ExtensionResponse, ExtensionSession } from "./api.js"
 import { EXTENSION_POST_LIMIT, corsMethods, matchRoute, type ResolvedExtension } from "./resolve.js"
-import { preflight, withCors } from "./cors.js"
+import { answersWithCors, preflight, withCors } from "./cors.js"
 import { toolsFor } from "./tools.js"
 
 /** Answers a request for one of the configuration's extensions. */
@@ -31,8 +31,7 @@ export async function extensionAction(ctx: RequestContext): Promise<ResponseInte
   if (ctx.method === "OPTIONS") return preflightAction(ctx, extension, path)
   const match = matchRoute(extension, ctx.method, path)
   // Refusals too: a script denied the answer could not tell an invalid_grant from an outage.
-  // A method the path does not take (405) too, when the path's other methods are `cors`.
-  const cors = !!match && ("route" in match ? match.route.route.cors === true : corsMethods(extension, path).length > 0)
+  const cors = answersWithCors(extension, path, match)
   const answers = match && "route" in match ? (match.route.route.answers ?? "json") : ctx.method === "GET" && acceptsHtml(ctx) ? "page" : "json"
   try {
     if (!match) throw new UnknownAction(`The ${id} extension has no route /${path.join("/")}`)
