@@ -17,16 +17,23 @@ function singleUseAttacks(open: () => Promise<OidcProviderStoreHarness>) {
   })
   afterAll(() => harness?.cleanup())
 
-  it("code replay: 20 concurrent redemptions, one wins, and the replays revoke what it got", async () => {
+  it("code replay: 20 concurrent redemptions, at most one wins, and the replays revoke what it got", async () => {
     const bed = testbed({ store: harness.store })
     const ada = await bed.person("ada")
     const { code } = await codeFor(ada, { scope: "openid offline_access" })
     const answers = await Promise.all(Array.from({ length: 20 }, () => exchange(bed, code)))
     const winners = answers.filter((a) => a.status === 200)
-    expect(winners).toHaveLength(1)
+    // The store lets exactly one redemption take the code. Whether that one still answers 200
+    // is a race with the replays, each of which revokes the grant: on a loaded machine a
+    // replay can revoke it before the taker reads it back, and the taker is refused too
+    // (`grants/authorization-code.ts`). Either way nothing issued from the code stays alive.
+    expect(winners.length).toBeLessThanOrEqual(1)
     for (const a of answers.filter((a) => a.status !== 200)) refused(a, "invalid_grant")
-    await dead(bed, winners[0]!.body.access_token)
-    refused(await refresh(bed, winners[0]!.body.refresh_token), "invalid_grant")
+    for (const winner of winners) {
+      await dead(bed, winner.body.access_token)
+      refused(await refresh(bed, winner.body.refresh_token), "invalid_grant")
+    }
+    refused(await exchange(bed, code), "invalid_grant")
   })
 
   it("refresh rotation race: 20 at once, at most one rotation, and the family ends", async () => {
