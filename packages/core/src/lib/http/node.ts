@@ -8,7 +8,7 @@
  * @module
  */
 import type { Cookie, ResponseInternal } from "../../base-types.js"
-import { InvalidRequest, MethodNotAllowed, RequestTooLarge } from "../../errors.js"
+import { InvalidRequest, MethodNotAllowed } from "../../errors.js"
 import { serializeCookie } from "../cookies.js"
 import { requestErrorResponse } from "../errors.js"
 import type { ResolvedConfig } from "../config/resolved.js"
@@ -17,10 +17,9 @@ import { originFromHeaders, type OriginHeaders } from "./host.js"
 import { OriginMemo } from "./origin-memo.js"
 import type { BodyReader } from "./request.js"
 import { noStore, privateJsonHeaders } from "./response.js"
-import { concatBytes } from "./body.js"
+import { readNodeBody, type NodeBody } from "./node-body.js"
 
-/** A request body as a Node server has it: the request's chunks, or what a body parser left, encoded back. */
-export type NodeBody = AsyncIterable<Uint8Array | string> | Uint8Array | string
+export type { NodeBody }
 
 /**
  * A request as a Node server holds it (node:http, Express), for `AuthRuntime.handleNode`:
@@ -357,30 +356,3 @@ function plainHeaders(init: ResponseInternal["headers"]): Record<string, string 
   return out
 }
 
-/**
- * A Node body's bytes, to the end, stopping with `tooLarge()` once past `limit` (a declared
- * length may lie). Leaving the loop early ends the stream, as cancelling a Web body does.
- */
-export async function readNodeBody(body: NodeBody, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
-  if (typeof body === "string" || body instanceof Uint8Array) {
-    const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body
-    if (bytes.byteLength > limit) throw tooLarge()
-    return bytes
-  }
-  const parts: Uint8Array[] = []
-  let total = 0
-  try {
-    for await (const chunk of body) {
-      const part = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk
-      total += part.byteLength
-      if (total > limit) throw tooLarge()
-      parts.push(part)
-    }
-  } catch (error) {
-    if (error instanceof RequestTooLarge) throw error
-    // The client went away mid-body (Node's "aborted", a reset): its doing, a 400 and a
-    // warning — not a bug's stack in the log for every dropped upload.
-    throw new InvalidRequest("The request body ended before it was complete")
-  }
-  return concatBytes(parts, total)
-}

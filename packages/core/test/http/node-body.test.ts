@@ -1,0 +1,222 @@
+/**
+ * Core's Node path reads a request body through the stream's events (`http/node-body.ts`):
+ * to the end, or refused past the limit with a 413 the client can read — the rest of the
+ * body is read and dropped, not answered with a reset — and a client that keeps sending
+ * long after the refusal is cut off.
+ */
+import { PassThrough, Readable } from "node:stream"
+import type { Server } from "node:http"
+import { connect, type Socket } from "node:net"
+import { afterEach, describe, expect, it } from "vitest"
+import { InvalidRequest, RequestTooLarge } from "../../src/errors.js"
+import { DISCARD_LIMIT, readNodeBody } from "../../src/lib/http/node-body.js"
+import { credentialsConfig } from "../helpers.js"
+import { nodeServer } from "../raw-http.js"
+
+const MiB = 1024 * 1024
+const tooLarge = () => new RequestTooLarge("too large")
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+
+describe("readNodeBody on a Node stream", () => {
+  it("reads every chunk, strings and bytes, in order", async () => {
+    const stream = new PassThrough()
+    const read = readNodeBody(stream, 100, tooLarge)
+    stream.write("a=1&")
+    stream.write(Buffer.from("b=2&"))
+    stream.end("c=ü")
+    expect(text(await read)).toBe("a=1&b=2&c=ü")
+  })
+
+  it("reads a body of exactly the limit, and refuses one byte more", async () => {
+    const exact = new PassThrough()
+    const ok = readNodeBody(exact, 8, tooLarge)
+    exact.end("12345678")
+    expect(text(await ok)).toBe("12345678")
+    const over = new PassThrough()
+    const refused = readNodeBody(over, 8, tooLarge)
+    over.end("123456789")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+  })
+
+  it("after a refusal reads the rest and drops it, without destroying the stream", async () => {
+    const stream = new PassThrough()
+    const refused = readNodeBody(stream, 4, tooLarge)
+    stream.write("12345")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+    // Still flowing: everything written after the refusal is consumed, and the stream ends normally.
+    for (let i = 0; i < 100; i++) stream.write(Buffer.alloc(16 * 1024))
+    stream.end()
+    await new Promise((resolve) => stream.once("end", resolve))
+    // Ended as a stream read to its end does (not destroyed early), with nothing of the reader left on it.
+    expect(stream.readableEnded).toBe(true)
+    expect(stream.listenerCount("data")).toBe(0)
+  })
+
+  it("cuts off a client that sends more than DISCARD_LIMIT after the refusal", async () => {
+    const stream = new PassThrough()
+    const refused = readNodeBody(stream, 4, tooLarge)
+    stream.write("12345")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+    const piece = Buffer.alloc(MiB)
+    for (let sent = 0; sent <= DISCARD_LIMIT && !stream.destroyed; sent += piece.length) {
+      stream.write(piece)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(stream.destroyed).toBe(true)
+  })
+
+  it("an error after the refusal is swallowed (no unhandled 'error' event)", async () => {
+    const stream = new PassThrough()
+    const refused = readNodeBody(stream, 4, tooLarge)
+    stream.write("12345")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+    stream.destroy(new Error("ECONNRESET"))
+    await new Promise((resolve) => stream.once("close", resolve))
+  })
+
+  it("a stream that closes before its end (the client went away) is an InvalidRequest, and later errors are not thrown", async () => {
+    const stream = new PassThrough()
+    const read = readNodeBody(stream, 100, tooLarge)
+    stream.write("a=1")
+    stream.destroy()
+    await expect(read).rejects.toBeInstanceOf(InvalidRequest)
+    const erroring = new PassThrough()
+    const failed = readNodeBody(erroring, 100, tooLarge)
+    erroring.destroy(new Error("aborted"))
+    await expect(failed).rejects.toBeInstanceOf(InvalidRequest)
+  })
+
+  it("a stream read to the end before (an app's parser) is an empty body; a destroyed one an InvalidRequest", async () => {
+    const ended = Readable.from(["a=1"])
+    ended.resume()
+    await new Promise((resolve) => ended.once("end", resolve))
+    expect((await readNodeBody(ended, 100, tooLarge)).byteLength).toBe(0)
+    const destroyed = new PassThrough()
+    destroyed.destroy()
+    await expect(readNodeBody(destroyed, 100, tooLarge)).rejects.toBeInstanceOf(InvalidRequest)
+  })
+
+  it("leaves no listener of its own behind once read", async () => {
+    const stream = new PassThrough()
+    const before = ["data", "end", "error", "close"].map((event) => stream.listenerCount(event))
+    const read = readNodeBody(stream, 100, tooLarge)
+    stream.end("x=1")
+    await read
+    expect(["data", "end", "error", "close"].map((event) => stream.listenerCount(event))).toEqual(before)
+  })
+})
+
+describe("readNodeBody on other bodies", () => {
+  it("an async iterable that is not a Node stream is read with for await, and refused past the limit", async () => {
+    async function* parts() {
+      yield "a="
+      yield new TextEncoder().encode("1")
+    }
+    expect(text(await readNodeBody(parts(), 10, tooLarge))).toBe("a=1")
+    async function* long() {
+      for (;;) yield "xxxx"
+    }
+    await expect(readNodeBody(long(), 10, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)
+    async function* broken() {
+      yield "a"
+      throw new Error("aborted")
+    }
+    await expect(readNodeBody(broken(), 10, tooLarge)).rejects.toBeInstanceOf(InvalidRequest)
+  })
+
+  it("a string or bytes a parser left is taken as it is, within the limit", async () => {
+    expect(text(await readNodeBody("a=1", 3, tooLarge))).toBe("a=1")
+    await expect(readNodeBody(new Uint8Array(4), 3, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)
+  })
+})
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
+})
+
+/** Reads off `socket` until `count` complete answers (by Content-Length) came; their statuses. */
+function answers(socket: Socket, count: number): Promise<number[] | "reset"> {
+  return new Promise((resolve) => {
+    let buffered = Buffer.alloc(0)
+    const statuses: number[] = []
+    const finish = (value: number[] | "reset") => {
+      socket.removeAllListeners("data")
+      resolve(value)
+    }
+    socket.on("data", (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk])
+      for (;;) {
+        const end = buffered.indexOf("\r\n\r\n")
+        if (end < 0) return
+        const head = buffered.subarray(0, end).toString("latin1")
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
+        if (buffered.length < end + 4 + length) return
+        statuses.push(Number(head.split(" ")[1]))
+        buffered = buffered.subarray(end + 4 + length)
+        if (statuses.length === count) return finish(statuses)
+      }
+    })
+    socket.once("error", () => finish(statuses.length ? statuses : "reset"))
+    socket.once("close", () => finish(statuses.length ? statuses : "reset"))
+  })
+}
+
+async function pump(socket: Socket, bytes: number, chunked: boolean): Promise<void> {
+  const piece = Buffer.alloc(64 * 1024, "x")
+  for (let sent = 0; sent < bytes && !socket.destroyed; sent += piece.length) {
+    const ok = chunked ? socket.write(`${piece.length.toString(16)}\r\n`) && socket.write(piece) && socket.write("\r\n") : socket.write(piece)
+    if (!ok) await new Promise((resolve) => socket.once("drain", resolve).once("close", resolve))
+  }
+  if (chunked && !socket.destroyed) socket.write("0\r\n\r\n")
+}
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => resolve(socket))
+    socket.on("error", () => {})
+  })
+}
+
+describe("a body past the limit over a real socket", () => {
+  it("a chunked body of 1.25 MiB is a 413 the client reads — every time, never a reset — and the connection then serves the next request", async () => {
+    const port = await nodeServer(credentialsConfig(), servers)
+    for (let i = 0; i < 5; i++) {
+      const socket = await open(port)
+      const answered = answers(socket, 2)
+      socket.write(`POST /auth/callback/credentials HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`)
+      await pump(socket, MiB + 256 * 1024, true)
+      socket.write(`GET /auth/csrf HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+      expect(await answered).toEqual([413, 200])
+      socket.destroy()
+    }
+  })
+
+  it("a declared Content-Length past the limit is a 413 too, with the body still coming", async () => {
+    const port = await nodeServer(credentialsConfig(), servers)
+    const socket = await open(port)
+    const answered = answers(socket, 1)
+    const size = 2 * MiB
+    socket.write(`POST /auth/callback/credentials HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${size}\r\n\r\n`)
+    await pump(socket, size, false)
+    expect(await answered).toEqual([413])
+    socket.destroy()
+  })
+
+  it("a client that keeps sending far past the limit is cut off, and the server goes on serving", async () => {
+    const port = await nodeServer(credentialsConfig(), servers)
+    const socket = await open(port)
+    const answered = answers(socket, 1)
+    socket.write(`POST /auth/callback/credentials HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    await pump(socket, MiB + DISCARD_LIMIT + 2 * MiB, true)
+    // Its 413 was written before it was cut off (a client reading it as it sends sees it).
+    expect(await answered).toEqual([413])
+    await new Promise((resolve) => (socket.destroyed ? resolve(undefined) : socket.once("close", resolve)))
+    const next = await open(port)
+    const fine = answers(next, 1)
+    next.write(`GET /auth/csrf HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+    expect(await fine).toEqual([200])
+    next.destroy()
+  })
+})
