@@ -21,7 +21,27 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts", "runtimes/test/**/*.test.ts"],
+    projects: [
+      { extends: true, test: { name: "default", include: ["packages/*/test/**/*.test.ts", "e2e/**/*.test.ts", "bench/**/*.test.ts", "runtimes/test/**/*.test.ts"] } },
+      // The Redis stores' whole folder again, on Valkey (issue 35): the single server, the
+      // cluster, the throwaway servers and the failover cluster all Valkey's, on ports of
+      // their own (.ci/run starts them). server-identity.test.ts checks it is Valkey.
+      {
+        extends: true,
+        test: {
+          name: "valkey",
+          include: ["packages/redis-adapter/test/**/*.test.ts"],
+          env: {
+            PORTCULLIS_REDIS_EXPECT: "valkey",
+            PORTCULLIS_REDIS_URL: "redis://127.0.0.1:6390",
+            PORTCULLIS_REDIS_CLUSTER_URL: "redis+cluster://127.0.0.1:7301,127.0.0.1:7302,127.0.0.1:7303",
+            PORTCULLIS_REDIS_SERVER: "valkey-server",
+            PORTCULLIS_REDIS_CLI: "valkey-cli",
+            PORTCULLIS_FAILOVER_CLUSTER_PORT: "7401",
+          },
+        },
+      },
+    ],
     testTimeout: 30_000,
     // Browser tests poll for what a page shows; on 2 busy cores a password hash (PBKDF2 at
     // 600,000 iterations) plus a round trip can outlast vitest's 1 s default.

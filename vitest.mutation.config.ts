@@ -38,7 +38,10 @@ function linkWorkspaceModules(sandbox: string): void {
 linkWorkspaceModules(process.cwd())
 
 // Spread, not mergeConfig: that one concatenates arrays, and the root's `include` would stay.
+// Without the root's projects: with them, vitest would run their `include`s (every test,
+// and the Redis folder again on Valkey) instead of this one.
+const { projects: _projects, ...shared } = base.test ?? {}
 export default {
   ...base,
-  test: { ...base.test, include: only?.length ? only : ["packages/core/test/**/*.test.ts"] },
+  test: { ...shared, include: only?.length ? only : ["packages/core/test/**/*.test.ts"] },
 }

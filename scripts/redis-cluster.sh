@@ -3,6 +3,8 @@
 #
 #   scripts/redis-cluster.sh start|stop|status
 #
+# REDIS_SERVER and REDIS_CLI (default redis-server, redis-cli) name the binaries: Valkey's
+# (valkey-server, valkey-cli) start a Valkey cluster the same way.
 # REDIS_CLUSTER_PORT (default 7101) is the first of six consecutive ports; the nodes keep
 # their files in /tmp/portcullis-redis-cluster-<port>. Idempotent: `start` on a healthy
 # cluster does nothing, on one with a crashed node restarts that node (it rejoins as a
@@ -11,6 +13,8 @@
 set -euo pipefail
 
 base=${REDIS_CLUSTER_PORT:-7101}
+server=${REDIS_SERVER:-redis-server}
+cli=${REDIS_CLI:-redis-cli}
 ports=$(seq "$base" $((base + 5)))
 dir=/tmp/portcullis-redis-cluster-$base
 
@@ -25,19 +29,19 @@ wait_for() {
   return 1
 }
 
-ping() { [ "$(redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null)" = PONG ]; }
-cluster_ok() { redis-cli -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
-known_nodes() { redis-cli -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | tr -d '\r' | sed -n 's/^cluster_known_nodes://p'; }
+ping() { [ "$("$cli" -h 127.0.0.1 -p "$1" ping 2>/dev/null)" = PONG ]; }
+cluster_ok() { "$cli" -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+known_nodes() { "$cli" -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | tr -d '\r' | sed -n 's/^cluster_known_nodes://p'; }
 # Every node agrees: the cluster is ok from each one's point of view (a node that has not
 # learnt the others' slots yet answers MOVED to nowhere), every replica is known as one
 # and has synced with its master.
 all_ok() {
-  for p in $ports; do redis-cli -h 127.0.0.1 -p "$p" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || return 1; done
-  [ "$(redis-cli -h 127.0.0.1 -p "$base" cluster nodes | grep -c slave)" = 3 ] || return 1
+  for p in $ports; do "$cli" -h 127.0.0.1 -p "$p" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || return 1; done
+  [ "$("$cli" -h 127.0.0.1 -p "$base" cluster nodes | grep -c slave)" = 3 ] || return 1
   # A replica that has not finished its first sync cannot be promoted: wait for its link.
   for p in $ports; do
     local replication
-    replication=$(redis-cli -h 127.0.0.1 -p "$p" info replication 2>/dev/null | tr -d '\r')
+    replication=$("$cli" -h 127.0.0.1 -p "$p" info replication 2>/dev/null | tr -d '\r')
     if grep -q '^role:slave' <<<"$replication"; then grep -q '^master_link_status:up' <<<"$replication" || return 1; fi
   done
 }
@@ -50,13 +54,13 @@ start_node() {
   mkdir -p "$dir/$port"
   # cluster-node-timeout 2000: a dead master is noticed and its replica promoted within a
   # few seconds. No diskless-sync delay: a replica's first sync starts at once.
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir/$port" \
+  "$server" --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir/$port" \
     --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
     --save "" --appendonly no --repl-diskless-sync-delay 0 --logfile "$dir/$port/redis.log" --pidfile "$dir/$port/redis.pid"
-  wait_for "redis-server on port $port" 30 ping "$port"
+  wait_for "$server on port $port" 30 ping "$port"
 }
 
-slots_assigned() { redis-cli -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | tr -d '\r' | sed -n 's/^cluster_slots_assigned://p'; }
+slots_assigned() { "$cli" -h 127.0.0.1 -p "$base" cluster info 2>/dev/null | tr -d '\r' | sed -n 's/^cluster_slots_assigned://p'; }
 
 start() {
   if all_ok && [ "$(known_nodes)" = 6 ]; then
@@ -69,7 +73,7 @@ start() {
   if [ "$(slots_assigned)" = 0 ]; then
     local addresses=()
     for p in $ports; do addresses+=("127.0.0.1:$p"); done
-    redis-cli --cluster create "${addresses[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log"
+    "$cli" --cluster create "${addresses[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log"
   fi
   if ! wait_for "cluster_state:ok on every node, three replicas" 60 all_ok; then
     echo "the cluster in $dir did not settle: '$0 stop' then '$0 start' creates it afresh" >&2
@@ -81,16 +85,16 @@ start() {
 # Stops every node and deletes their files: the next start creates a new cluster.
 stop() {
   for p in $ports; do
-    if ping "$p"; then redis-cli -h 127.0.0.1 -p "$p" shutdown nosave >/dev/null 2>&1 || true; fi
+    if ping "$p"; then "$cli" -h 127.0.0.1 -p "$p" shutdown nosave >/dev/null 2>&1 || true; fi
   done
-  for p in $ports; do wait_for "redis-server on port $p to stop" 30 bash -c "! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null"; done
+  for p in $ports; do wait_for "$server on port $p to stop" 30 bash -c "! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null"; done
   rm -rf "$dir"
   echo "Redis Cluster on 127.0.0.1:$base-$((base + 5)) is stopped"
 }
 
 status() {
   if cluster_ok; then
-    redis-cli -h 127.0.0.1 -p "$base" cluster nodes | awk '{ print $2, $3 }' | sed 's/@[0-9]*//' | sort
+    "$cli" -h 127.0.0.1 -p "$base" cluster nodes | awk '{ print $2, $3 }' | sed 's/@[0-9]*//' | sort
   else
     echo "Redis Cluster on 127.0.0.1:$base-$((base + 5)) is not up" >&2
     return 1

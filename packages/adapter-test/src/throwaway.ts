@@ -217,10 +217,13 @@ function throwawayServer(recipe: ServerRecipe): ThrowawayServer {
   return server
 }
 
+/** The Redis server binary: `redis-server`, or `PORTCULLIS_REDIS_SERVER` (`valkey-server` runs the same tests on Valkey). */
+const REDIS_SERVER = process.env.PORTCULLIS_REDIS_SERVER || "redis-server"
+
 /** The binaries a throwaway server of each kind needs. */
 export const THROWAWAY_BINARIES = {
   postgres: ["initdb", "postgres"],
-  redis: ["redis-server"],
+  redis: [REDIS_SERVER],
   mariadb: ["mariadb-install-db", "mariadbd"],
 } as const
 
@@ -285,7 +288,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
 }
 
 /**
- * A redis-server on a free port, started, with an append-only file synced on every write,
+ * A redis-server (or `PORTCULLIS_REDIS_SERVER`'s binary) on a free port, started, with an append-only file synced on every write,
  * so a restart or a kill -9 keeps the data (as a production Redis holding sessions should).
  *
  * @example
@@ -295,8 +298,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
  * ```
  */
 export async function startThrowawayRedis(): Promise<ThrowawayServer> {
-  const redisServer = findBinary("redis-server")
-  if (!redisServer) throw new Error("redis-server not found")
+  const redisServer = findBinary(REDIS_SERVER)
+  if (!redisServer) throw new Error(`${REDIS_SERVER} not found`)
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "portcullis-redis-"))
   const server = throwawayServer({

@@ -1,5 +1,6 @@
 // A Redis Cluster master killed (SIGKILL) under steady load, on a cluster of the test's own
-// (scripts/redis-cluster.sh on ports 7201-7206, so the shared one on 7101 is never touched):
+// (scripts/redis-cluster.sh on ports 7201-7206, so the shared one on 7101 is never touched;
+// under the Valkey project of vitest.config.ts, valkey-server on 7401-7406):
 // JWT session checks through core (registry on the cluster, asked on every check) and
 // single-use takes of verification tokens by two instances at once. The process never
 // crashes and nothing is unhandled; a failed check is a 503 that keeps the cookie, a failed
@@ -22,13 +23,16 @@ import { Browser } from "../../core/test/helpers.js"
 
 const run = promisify(execFile)
 const script = fileURLToPath(new URL("../../../scripts/redis-cluster.sh", import.meta.url))
-const BASE = 7201
-const env = { ...process.env, REDIS_CLUSTER_PORT: String(BASE) }
+const BASE = Number(process.env.PORTCULLIS_FAILOVER_CLUSTER_PORT || 7201)
+// The server's binaries: Redis's, or Valkey's under the Valkey project.
+const SERVER = process.env.PORTCULLIS_REDIS_SERVER || "redis-server"
+const CLI = process.env.PORTCULLIS_REDIS_CLI || "redis-cli"
+const env = { ...process.env, REDIS_CLUSTER_PORT: String(BASE), REDIS_SERVER: SERVER, REDIS_CLI: CLI }
 const cluster = (command: "start" | "stop" | "status") => run(script, [command], { env, timeout: 120_000 })
 
-const gate = await serviceAvailable({ name: "redis-server and redis-cli", url: "tcp://127.0.0.1:0", start: "apt-get install redis-server" }, async () => {
-  await run("redis-server", ["--version"])
-  await run("redis-cli", ["--version"])
+const gate = await serviceAvailable({ name: `${SERVER} and ${CLI}`, url: "tcp://127.0.0.1:0", start: `apt-get install ${SERVER}` }, async () => {
+  await run(SERVER, ["--version"])
+  await run(CLI, ["--version"])
 })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -43,8 +47,8 @@ async function ownerOf(client: Cluster, key: string): Promise<number> {
 
 /** Whether the surviving node on `port` sees the cluster ok with `victim` failed and no longer a master with slots. */
 async function promoted(port: number, victim: number): Promise<boolean> {
-  const info = (await run("redis-cli", ["-p", String(port), "cluster", "info"])).stdout
-  const nodes = (await run("redis-cli", ["-p", String(port), "cluster", "nodes"])).stdout
+  const info = (await run(CLI, ["-p", String(port), "cluster", "info"])).stdout
+  const nodes = (await run(CLI, ["-p", String(port), "cluster", "nodes"])).stdout
   const line = nodes.split("\n").find((l) => l.includes(`127.0.0.1:${victim}@`)) ?? ""
   return /^cluster_state:ok/m.test(info) && /fail/.test(line.split(" ")[2] ?? "")
 }
