@@ -108,7 +108,10 @@ export function admin(options: AdminOptions): AdminExtension {
     server: adminServer,
     // The ban, asked where every sign-in becomes a session (credentials, password, OAuth,
     // email link, passkey); a store that fails refuses the sign-in (503), never lets it through.
+    // A ban is of a user: asked before a sign-in creates its user (no `userId`), nobody is
+    // banned yet — the same sign-in is asked again with the new user's id.
     async signInGate({ userId, locals }) {
+      if (userId === undefined) return undefined
       const ban = await locals.store.get(userId)
       return ban ? { refuse: `banned${ban.expires ? ` until ${ban.expires.toISOString()}` : ""}: ${ban.reason}` } : undefined
     },

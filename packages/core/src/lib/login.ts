@@ -85,6 +85,17 @@ async function auditSignIn(ctx: RequestContext, result: SignInResult, secondFact
   await audit(ctx, { type: "signIn", outcome: "success", userId, ...named, details })
 }
 
+/**
+ * Asks the extensions' sign-in gates before a sign-in writes anything — its new user (no
+ * `userId`: nobody to look up yet), or an account or passkey it links to `userId` — and
+ * throws their `AccountSuspended`, so a refusal leaves nothing behind, as Auth.js's `signIn`
+ * callback refuses before the user exists. `establishSession` still asks them twice (before
+ * and after the session), for every sign-in. A no-op without a gate.
+ */
+export async function admitSignIn(ctx: RequestContext, entrant: { userId?: string; email?: string | null | undefined; provider: string }): Promise<void> {
+  await ctx.config.extensions.admit?.(entrant)
+}
+
 /** Creates a user through the adapter and fires `createUser`. */
 export async function createUser(ctx: RequestContext, user: Omit<AdapterUser, "id"> & { id?: string }): Promise<AdapterUser> {
   const created = await store(ctx.config.stores, "users").createUser({ ...user, id: user.id ?? crypto.randomUUID() } as AdapterUser)

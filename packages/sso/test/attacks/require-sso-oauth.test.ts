@@ -35,11 +35,12 @@ describe("an OAuth provider asserting an address of a domain that requires SSO",
     expect(await b.session()).toBeNull()
   })
 
-  // Finding (low, core — as with magic links): the user and its OAuth account are created before
-  // the gate refuses the session, and stay. Kept failing until core asks the gates first.
-  it.fails("leaves no user or account behind", async () => {
-    await signInAtOP(app.browser(), "demo-oidc")
+  // Core asks the gates before it creates the user and links the account: a refusal leaves neither.
+  it("leaves no user or account behind", async () => {
+    const answer = await signInAtOP(app.browser(), "demo-oidc")
+    expect(new URL(answer.headers.get("location") ?? "http://x/").searchParams.get("error")).toBe("AccountSuspended")
     expect(await app.adapter.getUserByEmail!(demoOidcAccount.email)).toBeNull()
+    expect(await app.adapter.getUserByAccount!({ provider: "demo-oidc", providerAccountId: demoOidcAccount.sub })).toBeNull()
   })
 
   it("signs in once the organization stops requiring SSO for the domain", async () => {

@@ -78,11 +78,13 @@ describe("magic link for a domain that requires SSO", () => {
     expect(b.sessionCookie()).toBeUndefined()
   })
 
-  // Finding (low, core): the link is mailed and, once opened, the user is created before the gate
-  // refuses the session — a user row is left behind. Fix in core: ask the gates before sending
-  // the link (or before creating the user). Marked as failing until then.
-  it.fails("creates no user for a new address of the domain", async () => {
-    await magicLink("fresh2@secure.test")
+  // Core asks the gates before mailing the link (and again before it creates the user): the
+  // address is refused at once, no link is mailed, no user is made.
+  it("creates no user for a new address of the domain, and mails no link", async () => {
+    const b = app.browser()
+    const requested = await b.request("/auth/signin/email", { form: { email: "fresh2@secure.test", csrfToken: await b.csrfToken() } })
+    expect(new URL(requested.headers.get("location")!).searchParams.get("error")).toBe("AccountSuspended")
+    expect(app.links.has("fresh2@secure.test")).toBe(false)
     expect(await app.adapter.getUserByEmail!("fresh2@secure.test")).toBeNull()
   })
 

@@ -9,7 +9,7 @@ import { store, type StoreFor } from "../config/stores.js"
 import { normalizeEmail } from "../email/normalize.js"
 import { pageHeaders } from "../http/response.js"
 import { pageBase } from "./page-base.js"
-import { createUserOnce, updateUser } from "../login.js"
+import { admitSignIn, createUserOnce, updateUser } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
@@ -107,7 +107,9 @@ function addressOf(input: unknown): string {
  * password and a verification link; an address that already has a user gets an email
  * saying so, with a reset link. Both hash the password and answer the same redirect to the
  * "check your email" page without waiting for the mailer. Concurrent sign-ups of one address make one user: the
- * others lose the insert and are answered as for an existing address.
+ * others lose the insert and are answered as for an existing address. An address an
+ * extension's sign-in gate refuses (a domain that requires SSO) is answered `AccountSuspended`,
+ * known or not, and gets neither a user nor a mail.
  */
 async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<ResponseInternal> {
   await verifyCsrf(ctx)
@@ -121,6 +123,10 @@ async function signUp(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     await limiter?.checkAddress("email", ctx.clientAddress)
     const email = addressOf(body.email)
     await limiter?.checkEmail(email, ctx.clientAddress, "password")
+    // An address the extensions' gates refuse (a domain that requires SSO) gets no user and
+    // no mail. Asked by the address alone, before the lookup, for known and unknown
+    // addresses alike: the answer must not tell who has an account.
+    await admitSignIn(ctx, { email, provider: provider.id })
     const password = await checkNewPassword(provider, ctx.config.passwordStrength, body.password, email, ctx.config.telemetry)
     // Hashed for every address, so a known one answers no faster.
     const hash = await (await passwordTools(ctx.config.kinds)).hashPassword(password, provider.hashing)

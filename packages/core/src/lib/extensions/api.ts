@@ -352,9 +352,20 @@ export interface Extension<Id extends string = string, Server = unknown, Locals 
   server?(call: ExtensionCall<Locals>): Server
   /**
    * Asked where every sign-in becomes a session (any provider kind, and again right after the
-   * session is created, so a refusal written meanwhile still holds): a `{ refuse }` answer
-   * ends the sign-in with `AccountSuspended` (the sign-in page's `?error=AccountSuspended`).
-   * A thrown store failure refuses too (503), never allows.
+   * session is created, so a refusal written meanwhile still holds), and earlier, before a
+   * sign-in writes anything: before it creates its user (then without `userId`: there is
+   * nobody to look up yet), before it links an account or a passkey to a user, before an
+   * email sign-in link is mailed and before a password sign-up is taken (both without
+   * `userId`, for known and unknown addresses alike, so the answer tells nobody who has an
+   * account). A `{ refuse }` answer ends the sign-in with `AccountSuspended` (the sign-in
+   * page's `?error=AccountSuspended`), with nothing created. A thrown store failure refuses
+   * too (503), never allows.
+   *
+   * @example
+   * ```ts
+   * // A ban is of a user: nothing to refuse before one exists (the next ask has the id).
+   * signInGate: async ({ userId, locals }) => (userId && (await locals.bans.get(userId)) ? { refuse: "banned" } : undefined)
+   * ```
    */
   signInGate?(input: ExtensionSignInGateInput<Locals>): Promise<ExtensionSignInVerdict> | ExtensionSignInVerdict
   /**
@@ -424,7 +435,13 @@ export type ExtensionAccountSectionEntry = ({ id: string } & ExtensionAccountSec
 
 /** What an extension's {@link Extension.signInGate} is asked about. */
 export interface ExtensionSignInGateInput<Locals = unknown> {
-  userId: string
+  /**
+   * The user signing in. Absent when the sign-in would create the user (nobody to look up
+   * yet), and before a sign-in link is mailed or a password sign-up taken: decide by `email`
+   * and `provider` then, as the same sign-in is asked again with the id once the user exists.
+   */
+  userId?: string
+  /** The address the sign-in is for, when it has one. */
   email?: string
   /** The provider's id (`github`, `credentials`, `email`, `passkey`…), when known. */
   provider?: string

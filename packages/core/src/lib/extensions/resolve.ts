@@ -16,7 +16,7 @@ import { isAuthAction } from "../http/request.js"
 import type { Extension, ExtensionHost, ExtensionRoute, ExtensionRateLimit } from "./api.js"
 import type { CompiledRoute, ResolvedExtension, ResolvedExtensions } from "./shapes.js"
 import { toolsFor } from "./tools.js"
-import { signInGate } from "./gate.js"
+import { admission, signInGate } from "./gate.js"
 
 export type { CompiledRoute, ResolvedExtension, ResolvedExtensions }
 
@@ -68,7 +68,10 @@ export function resolveExtensions(option: unknown, setup: ExtensionSetup, into: 
   into.toolsFor = toolsFor
   into.routing.push(...[...into.byId.values()].filter((e) => typeof e.extension.signInRoute === "function"))
   const gated = [...into.byId.values()].filter((e) => typeof e.extension.signInGate === "function")
-  if (gated.length) into.gate = signInGate(gated) as ResolvedExtensions["gate"]
+  if (gated.length) {
+    into.gate = signInGate(gated) as ResolvedExtensions["gate"]
+    into.admit = admission(gated)
+  }
   withExtensionEvents(setup.events, into, setup.logger)
   return problem
 }

@@ -52,6 +52,12 @@ export interface ResolvedExtensions {
    */
   gate?(ctx: object, result: object, cookies?: readonly object[]): Promise<void>
   /**
+   * Set with `gate` (`gate.ts`): the same gates, asked before a sign-in writes anything (its
+   * new user, without a `userId`; an account or passkey linked to a user) — `admitSignIn` in
+   * login.ts. Throws `AccountSuspended` on a refusal.
+   */
+  admit?(entrant: { userId?: string | undefined; email?: string | null | undefined; provider?: string | undefined }): Promise<void>
+  /**
    * The extension action (`handle.ts`), once loaded by `dispatch.ts`: an extension route (a
    * token endpoint, userinfo) is a hot path, and every `import()` — even of a loaded module —
    * goes through the ESM loader's resolution again. Kept here, per configuration, not in a

@@ -19,7 +19,7 @@ import { AccessDenied, AdapterError, AuthError, InvalidConfig, OAuthAccountNotLi
 import type { Account, Cookie, ResponseInternal } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { actionErrorResponse, errorCode } from "../errors.js"
-import { awaitRow, createUserOnce, establishSession, runSignInCallback } from "../login.js"
+import { admitSignIn, awaitRow, createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
 import { removeUser } from "../oauth/link.js"
 import { store } from "../config/stores.js"
@@ -82,6 +82,9 @@ async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promis
   }
   const fresh = { email, name: identity.name ?? null, image: identity.image ?? null }
   const owner = await adapter.getUserByEmail(email)
+  // The gates before anything is written — a new user (none yet, or one replacing an
+  // unverified owner) is asked about without an id — so a refusal leaves no user or account.
+  await admitSignIn(ctx, { ...(owner?.emailVerified && { userId: owner.id }), email, provider: identity.provider })
   const { user, isNewUser } = owner
     ? owner.emailVerified
       ? { user: owner, isNewUser: false }

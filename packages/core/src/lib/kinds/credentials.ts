@@ -4,7 +4,7 @@ import type { CredentialsConfig } from "../../providers/credentials.js"
 import type { Account, User } from "../../base-types.js"
 import type { RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
-import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
+import { admitSignIn, createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
 import { normaliseIdentifier } from "../rate-limit/limiter.js"
@@ -32,7 +32,7 @@ export const credentialsKind: ProviderKind<CredentialsConfig> = {
     if (redirect) return { redirect }
 
     if (ctx.config.session.strategy === "database") {
-      const { user: stored, isNewUser } = await findOrCreateUser(ctx, user)
+      const { user: stored, isNewUser } = await findOrCreateUser(ctx, provider, user)
       return establishSession(ctx, { user: stored, account, isNewUser })
     }
     return establishSession(ctx, { user, account, isNewUser: false })
@@ -79,7 +79,7 @@ async function authorize(ctx: RequestContext, provider: CredentialsConfig, crede
  * else a new one (Auth.js refuses credentials with database sessions altogether). Parallel
  * first sign-ins all succeed, with one user.
  */
-async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+async function findOrCreateUser(ctx: RequestContext, provider: CredentialsConfig, user: User): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   const adapter = store(ctx.config.stores, "credentials")
   const byId = await adapter.getUser(user.id!)
   if (byId) return { user: byId, isNewUser: false }
@@ -87,6 +87,9 @@ async function findOrCreateUser(ctx: RequestContext, user: User): Promise<{ user
     const byEmail = await adapter.getUserByEmail(user.email)
     if (byEmail) return { user: byEmail, isNewUser: false }
   }
+  // The gates before the user is stored, without an id: `authorize()` named one, but no
+  // stored user has it yet (a ban is of a stored user). A refusal stores nothing.
+  await admitSignIn(ctx, { email: user.email, provider: provider.id })
   // A concurrent first sign-in of the same user may insert first: then continue with its row.
   return createUserOnce(
     ctx,

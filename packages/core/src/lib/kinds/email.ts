@@ -13,7 +13,7 @@ import { generateToken, hashToken, MAX_TOKEN_LENGTH, tokenExpiry } from "../emai
 import { isReservedIdentifier } from "../verification-identifiers.js"
 import { pageHeaders } from "../http/response.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
-import { createUserOnce, establishSession, runSignInCallback } from "../login.js"
+import { admitSignIn, createUserOnce, establishSession, runSignInCallback } from "../login.js"
 import { requireTrustedOrigin } from "../origin-trust.js"
 import type { ProviderKind } from "./kind.js"
 import { store } from "../config/stores.js"
@@ -40,6 +40,11 @@ export const emailKind: ProviderKind<EmailConfig> = {
     const user = existing ?? { id: crypto.randomUUID(), email: identifier, emailVerified: null }
     const redirect = await runSignInCallback(ctx, { user, account: emailAccount(provider, identifier, user.id), email: { verificationRequest: true } })
     if (redirect) return { redirect }
+    // An address the extensions' gates refuse (a domain that requires SSO) gets no link: the
+    // sign-in it would start ends refused anyway. Asked by the address alone, known or not,
+    // so the answer says nothing about who has an account; a ban of a user is the session's
+    // gate's to find, once the link is used.
+    await admitSignIn(ctx, { email: identifier, provider: provider.id })
 
     const token = await generateToken(provider)
     const hashed = await hashToken(token, provider, ctx.config.secrets)
@@ -75,7 +80,7 @@ export const emailKind: ProviderKind<EmailConfig> = {
     const redirect = await runSignInCallback(ctx, { user: candidate, account: emailAccount(provider, identifier, userId) })
     if (redirect) return { redirect }
 
-    const { user, isNewUser } = await verifiedUser(ctx, found, userId, identifier)
+    const { user, isNewUser } = await verifiedUser(ctx, provider, found, userId, identifier)
     return establishSession(ctx, { user, account: emailAccount(provider, identifier, user.id), isNewUser })
   },
 }
@@ -153,13 +158,16 @@ async function consumeToken(ctx: RequestContext, provider: EmailConfig, link: Li
  * everything it holds and replaced by a fresh verified user (T67, `createUser` event); with
  * no user yet, one is created verified (`createUser` event).
  */
-async function verifiedUser(ctx: RequestContext, found: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
+async function verifiedUser(ctx: RequestContext, provider: EmailConfig, found: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   if (found?.emailVerified) return { user: found, isNewUser: false }
+  // A new user either way: the gates are asked before it is made (and before an unverified
+  // one is deleted), so a refusal leaves the store as it was.
+  await admitSignIn(ctx, { email, provider: provider.id })
   const fresh = { id: userId, email, name: null, image: null }
   if (found) return replaceUnverifiedUser(ctx, found, fresh)
   // Links opened at once for one new address: the first insert wins, the rest use its user.
   const outcome = await createUserOnce(ctx, { ...fresh, emailVerified: new Date() }, () => store(ctx.config.stores, "email").getUserByEmail(email))
-  if (!outcome.isNewUser) return verifiedUser(ctx, outcome.user, userId, email)
+  if (!outcome.isNewUser) return verifiedUser(ctx, provider, outcome.user, userId, email)
   await audit(ctx, { type: "emailVerified", outcome: "success", userId: outcome.user.id })
   return outcome
 }

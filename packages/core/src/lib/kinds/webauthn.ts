@@ -6,7 +6,7 @@ import type { WebAuthnConfig } from "../webauthn/provider-types.js"
 import type { ResponseInternal } from "../../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { verifyCsrf } from "../csrf.js"
-import { createUser, establishSession, runSignInCallback } from "../login.js"
+import { admitSignIn, createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { reauthenticateUrl, requireStepUp } from "../step-up/gate.js"
 import { claimChallenge, openChallenge } from "../webauthn/challenge.js"
@@ -80,6 +80,9 @@ async function register(ctx: RequestContext, provider: WebAuthnConfig): Promise<
   const redirect = await runSignInCallback(ctx, { user, account })
   if (redirect) return { redirect }
 
+  // The gates before anything is written: a refusal leaves no user (a sign-up's has no id
+  // yet) and no passkey or account.
+  await admitSignIn(ctx, { ...("id" in user && { userId: user.id }), email: user.email, provider: provider.id })
   const owner = "id" in user ? user : await createUser(ctx, { email: user.email, emailVerified: null, name: user.name ?? null, image: null })
   // The authenticator goes first: its unique credential id settles a race between two
   // registrations of one credential before any account row is written.

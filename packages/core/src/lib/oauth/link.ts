@@ -3,7 +3,7 @@ import { AdapterError, NotSignedIn, OAuthAccountNotLinked, StepUpRequired } from
 import type { Account, Profile, ResponseInternal, TokenSet, User } from "../../base-types.js"
 import { resolveCallbackUrl, type RequestContext } from "../context.js"
 import { replaceUnverifiedUser } from "../first-verification.js"
-import { awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"
+import { admitSignIn, awaitRow, createUser, establishSession, runSignInCallback } from "../login.js"
 import { sessionStrategy } from "../session/index.js"
 import { storedAccount, type MappedProfile } from "./profile.js"
 import type { OAuthRuntime } from "./provider.js"
@@ -46,6 +46,9 @@ function statelessUserId(rt: OAuthRuntime, mapped: MappedProfile): string {
  *   adapters need not have transactions, and an account-less user would turn every later
  *   attempt into `OAuthAccountNotLinked`.
  *
+ * The extensions' sign-in gates are asked before a user is created or an account linked
+ * (`admitSignIn`): a refused sign-in leaves neither behind.
+ *
  * Concurrent first sign-ins of one account (a double-click, two tabs) all succeed with one
  * user and one account: a request whose insert loses on a unique constraint, or that finds
  * the address taken before refusing, first waits briefly for the account to appear linked
@@ -87,6 +90,8 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
     // fresh, though the first factor it proved is his, not the account's.
     const refused = await stepUpRefusal(ctx)
     if (refused) return refused
+    // The gates first: a refused sign-in links nothing.
+    await admitSignIn(ctx, { userId: current.id, email: current.email, provider: rt.id })
     await link(ctx, rt, identity, current)
     return finish(ctx, identity, current, false)
   }
@@ -98,6 +103,8 @@ export async function completeSignIn(ctx: RequestContext, rt: OAuthRuntime, iden
   // Verified when the provider vouches for this very address: such a user is not the
   // unverified kind a later email link replaces (T67).
   const emailVerified = email && vouches(profile, email) ? new Date() : null
+  // The gates before the user exists: a refused sign-in leaves no user and no account.
+  await admitSignIn(ctx, { email, provider: rt.id })
   let created: AdapterUser
   try {
     created = await createUser(ctx, { ...mapped.user, email: email as string, emailVerified })
@@ -177,10 +184,13 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
     throw new OAuthAccountNotLinked(refusal ?? "The existing user's address is unverified and the provider does not vouch for it", { providerId: rt.id })
   }
   if (unverified) {
-    // The provider's word is the address's first verification: a fresh user, as an email link would.
+    // The provider's word is the address's first verification: a fresh user, as an email link
+    // would — once the gates let a new user in (before the unverified one is deleted).
+    await admitSignIn(ctx, { email: owner.email, provider: rt.id })
     const { user: fresh, isNewUser } = await replaceUnverifiedUser(ctx, owner, { email: owner.email, name: identity.mapped.user.name ?? null, image: identity.mapped.user.image ?? null })
     return linkNew(ctx, rt, identity, fresh, isNewUser)
   }
+  await admitSignIn(ctx, { userId: owner.id, email: owner.email, provider: rt.id })
   try {
     await link(ctx, rt, identity, owner)
   } catch (error) {
