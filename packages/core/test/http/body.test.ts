@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { nestsWithin, readCapped } from "../../src/lib/http/body.js"
+import { chunkCap, nestsWithin, readCapped } from "../../src/lib/http/body.js"
 import { mediaTypeEssence } from "../../src/lib/http/media-type.js"
 
 /**
@@ -59,6 +59,30 @@ describe("readCapped: at most `limit` bytes, whatever the stream declares or doe
       },
     })
     await expect(readCapped(stream, 15, () => new TooLarge())).rejects.toBeInstanceOf(TooLarge)
+  })
+})
+
+describe("readCapped: at most limit / 64 chunks (at least 64), so a body cannot cost an object per byte", () => {
+  const ones = (count: number) => Array.from({ length: count }, () => "x")
+
+  it("chunkCap is limit / 64, never under 64", () => {
+    expect(chunkCap(1024 * 1024)).toBe(16_384)
+    expect(chunkCap(64 * 64)).toBe(64)
+    expect(chunkCap(100)).toBe(64)
+    expect(chunkCap(0)).toBe(64)
+  })
+
+  it("takes a body of one-byte chunks up to the cap and refuses the chunk after it, cancelling the stream", async () => {
+    const limit = 128 * 64
+    expect(await read(limit, ...ones(128))).toBe("x".repeat(128))
+    const { stream, state } = chunks(...ones(129))
+    await expect(readCapped(stream, limit, () => new TooLarge())).rejects.toBeInstanceOf(TooLarge)
+    expect(state.cancelled).toBe(true)
+  })
+
+  it("a small limit still takes 64 chunks, empty ones included", async () => {
+    expect(await read(100, ...ones(63), "")).toBe("x".repeat(63))
+    await expect(read(100, ...ones(64), "")).rejects.toBeInstanceOf(TooLarge)
   })
 })
 

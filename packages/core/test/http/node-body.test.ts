@@ -9,7 +9,7 @@ import type { Server } from "node:http"
 import { connect, type Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { InvalidRequest, RequestTooLarge } from "../../src/errors.js"
-import { DISCARD_LIMIT, readNodeBody } from "../../src/lib/http/node-body.js"
+import { DISCARD_LIMIT, readNodeBody, utf8Length } from "../../src/lib/http/node-body.js"
 import { credentialsConfig } from "../helpers.js"
 import { nodeServer } from "../raw-http.js"
 
@@ -218,5 +218,17 @@ describe("a body past the limit over a real socket", () => {
     next.write(`GET /auth/csrf HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
     expect(await fine).toEqual([200])
     next.destroy()
+  })
+})
+
+describe("utf8Length (how a dropped string chunk is counted)", () => {
+  it("equals TextEncoder's byte count, over every kind of character and lone surrogates", () => {
+    const samples = ["", "a", "é", "€", "😀", "a€😀é", "\ud800", "\udc00", "\ud800a", "a\udbff", "\udbff\udfff", "x".repeat(1000)]
+    // Generated: 2,000 strings of random code units, surrogates included.
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+    for (let n = 0; n < 2_000; n++) samples.push(String.fromCharCode(...Array.from({ length: next() % 12 }, () => next() % 0x10000)))
+    const encoder = new TextEncoder()
+    for (const text of samples) expect(utf8Length(text), JSON.stringify(text)).toBe(encoder.encode(text).byteLength)
   })
 })

@@ -1,23 +1,35 @@
 /**
  * Reads a byte stream to the end, but stops and throws `tooLarge()` as soon as it passes
- * `limit` bytes — a declared length may lie, and a peer may stream forever. Used for request
- * bodies and for back-channel responses from providers.
+ * `limit` bytes or {@link chunkCap} chunks — a declared length may lie, and a peer may stream
+ * forever. Used for request bodies and for back-channel responses from providers.
  */
 export async function readCapped(stream: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
   const reader = stream.getReader()
   const parts: Uint8Array[] = []
+  const cap = chunkCap(limit)
   let total = 0
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
     total += value.byteLength
-    if (total > limit) {
+    if (total > limit || parts.length >= cap) {
       await reader.cancel().catch(() => {})
       throw tooLarge()
     }
     parts.push(value)
   }
   return concatBytes(parts, total)
+}
+
+/**
+ * The most chunks a body of `limit` bytes may come in: `limit / 64` (16,384 for 1 MiB), and
+ * never fewer than 64. Each chunk is an object of its own, a few hundred bytes of heap, so
+ * a client sending its body a byte per chunk made 1 MiB cost a million objects and 200 MiB
+ * while it was held; capped, the chunks of a body cost at most a few times its limit. Real
+ * peers send kilobytes per chunk.
+ */
+export function chunkCap(limit: number): number {
+  return Math.max(64, limit / 64)
 }
 
 /** The chunks of a body read to the end, as one array (`total` their length). */

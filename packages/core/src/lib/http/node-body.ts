@@ -10,10 +10,13 @@
  * away — up to {@link DISCARD_LIMIT} more bytes, so the client reads a clear 413 and the
  * connection stays usable — and only a client that sends more than that is cut off. (The
  * events are also cheaper than an async iterator for the one small chunk most forms are.)
+ * A body core answers without reading (refused on its declared length, or a request whose
+ * action takes none) is dropped within the same bound ({@link dropUnread}), not left to
+ * Node, which would read it to its end however long.
  * @module
  */
 import { InvalidRequest, RequestTooLarge } from "../../errors.js"
-import { concatBytes } from "./body.js"
+import { chunkCap, concatBytes } from "./body.js"
 
 /** A request body as a Node server has it: the request's chunks (the stream itself), or what a body parser left, encoded back. */
 export type NodeBody = AsyncIterable<Uint8Array | string> | Uint8Array | string
@@ -25,7 +28,12 @@ interface NodeReadable {
   resume(): unknown
   destroy(error?: Error): unknown
   readonly readableEnded?: boolean
+  readonly readableFlowing?: boolean | null
   readonly destroyed?: boolean
+  /** `IncomingMessage.complete`: the whole message has arrived. */
+  readonly complete?: boolean
+  /** `IncomingMessage.socket`: its `bytesRead` counts what came off the wire, framing included. */
+  readonly socket?: { readonly bytesRead?: number } | null
 }
 
 /**
@@ -60,6 +68,7 @@ function readStream(stream: NodeReadable, limit: number, tooLarge: () => Error):
   if (stream.destroyed) return Promise.reject(new InvalidRequest("The request body ended before it was complete"))
   return new Promise((resolve, reject) => {
     const parts: Uint8Array[] = []
+    const cap = chunkCap(limit)
     let total = 0
     const stop = () => {
       stream.removeListener("data", onData)
@@ -70,13 +79,13 @@ function readStream(stream: NodeReadable, limit: number, tooLarge: () => Error):
     function onData(chunk: Uint8Array | string) {
       const part = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk
       total += part.byteLength
-      if (total > limit) {
-        stop()
-        discard(stream)
-        reject(tooLarge())
+      if (total <= limit && parts.length < cap) {
+        parts.push(part)
         return
       }
-      parts.push(part)
+      stop()
+      discard(stream)
+      reject(tooLarge())
     }
     function onEnd() {
       stop()
@@ -91,20 +100,45 @@ function readStream(stream: NodeReadable, limit: number, tooLarge: () => Error):
     stream.on("end", onEnd)
     stream.on("error", onGone)
     stream.on("close", onGone)
+    // A listener alone does not restart a stream someone paused (`req.pause()` in a
+    // middleware): then no chunk would ever come, and the request would wait forever.
+    stream.resume()
   })
 }
 
-/** Reads the rest of a refused body and drops it, up to {@link DISCARD_LIMIT}; past that the stream (and its connection) is destroyed. */
+/**
+ * After core answered: a Node request whose body is still coming and that nobody is reading
+ * (core refused it on its declared length, or its action reads no body) is read and dropped
+ * within {@link DISCARD_LIMIT}, then cut off. Left alone, Node would read it to its end,
+ * however long. A request that has fully arrived (`complete`), or whose body is being read,
+ * costs one property read here.
+ */
+export function dropUnread(body: unknown): void {
+  if ((body as { complete?: unknown } | undefined)?.complete !== false) return
+  const stream = body as AsyncIterable<Uint8Array | string>
+  if (!isNodeReadable(stream) || stream.readableFlowing === true || stream.readableEnded || stream.destroyed) return
+  discard(stream)
+}
+
+/**
+ * Reads the rest of a refused body and drops it, up to {@link DISCARD_LIMIT}; past that the
+ * stream (and its connection) is destroyed. Counted off the wire where the socket says —
+ * chunk framing and extensions included, so tiny chunks with long extensions count for what
+ * they cost — else by the chunks (a string, from `setEncoding`, by its UTF-8 length: never
+ * less than the bytes it was decoded from, whatever the encoding).
+ */
 function discard(stream: NodeReadable): void {
+  const socket = stream.socket
+  const wireStart = typeof socket?.bytesRead === "number" ? socket.bytesRead : undefined
   let dropped = 0
   const onData = (chunk: Uint8Array | string) => {
-    dropped += typeof chunk === "string" ? chunk.length : chunk.byteLength
-    if (dropped > DISCARD_LIMIT) {
+    dropped += typeof chunk === "string" ? utf8Length(chunk) : chunk.byteLength
+    const wire = wireStart === undefined ? 0 : (socket!.bytesRead as number) - wireStart
+    if (Math.max(dropped, wire) > DISCARD_LIMIT) {
       done()
       stream.destroy()
     }
   }
-  // An error after the refusal (the client gave up) needs a listener, or it would be thrown.
   const done = () => {
     stream.removeListener("data", onData)
     stream.removeListener("end", done)
@@ -113,20 +147,38 @@ function discard(stream: NodeReadable): void {
   stream.on("data", onData)
   stream.on("end", done)
   stream.on("close", done)
+  // An error after the refusal (the client gave up) needs a listener, or it would be thrown.
   stream.on("error", ignore)
   stream.resume()
 }
 
 function ignore(): void {}
 
+/** The UTF-8 length of `text`, without encoding it (a lone surrogate as its replacement's 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A pair: two code units, four bytes.
+      bytes += 2
+      i++
+    } else bytes += 2
+  }
+  return bytes
+}
+
 async function readIterable(body: AsyncIterable<Uint8Array | string>, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
   const parts: Uint8Array[] = []
+  const cap = chunkCap(limit)
   let total = 0
   try {
     for await (const chunk of body) {
       const part = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk
       total += part.byteLength
-      if (total > limit) throw tooLarge()
+      if (total > limit || parts.length >= cap) throw tooLarge()
       parts.push(part)
     }
   } catch (error) {

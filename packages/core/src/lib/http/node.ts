@@ -17,7 +17,7 @@ import { originFromHeaders, type OriginHeaders } from "./host.js"
 import { OriginMemo } from "./origin-memo.js"
 import type { BodyReader } from "./request.js"
 import { noStore, privateJsonHeaders } from "./response.js"
-import { readNodeBody, type NodeBody } from "./node-body.js"
+import { dropUnread, readNodeBody, type NodeBody } from "./node-body.js"
 
 export type { NodeBody }
 
@@ -95,7 +95,11 @@ export class NodePath {
 
   /** `AuthRuntime.handleNode`. */
   async handle(request: NodeRequest, options: { skipCSRF?: boolean } = {}): Promise<NodeAnswer> {
-    return this.#answer(request, options)
+    try {
+      return await this.#answer(request, options)
+    } finally {
+      dropUnread(request.body)
+    }
   }
 
   /**
@@ -104,9 +108,21 @@ export class NodePath {
    */
   serve(request: NodeRequest | NodeIncoming, res: NodeOutgoing, options: { skipCSRF?: boolean; clientAddress?: string } = {}): void | Promise<void> {
     let answer: NodeAnswer | Promise<NodeAnswer>
-    if ("target" in request) answer = this.#answer(request, options)
-    else answer = this.#answer(this.#fromIncoming(request, options.clientAddress), options)
-    if (answer instanceof Promise) return answer.then((settled) => writeNodeAnswer(res, settled))
+    const incoming = "target" in request ? request : this.#fromIncoming(request, options.clientAddress)
+    answer = this.#answer(incoming, options)
+    if (answer instanceof Promise) {
+      return answer.then(
+        (settled) => {
+          dropUnread(incoming.body)
+          writeNodeAnswer(res, settled)
+        },
+        (error: unknown) => {
+          dropUnread(incoming.body)
+          throw error
+        },
+      )
+    }
+    dropUnread(incoming.body)
     writeNodeAnswer(res, answer)
   }
 
