@@ -48,6 +48,7 @@ export default {
     core("http/request.ts"),
     core("http/media-type.ts"),
     core("http/body.ts"),
+    core("http/node-body.ts"),
     // cookies and the JWE paths
     core("cookies.ts"),
     core("jwt/*.ts"),

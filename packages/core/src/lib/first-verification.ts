@@ -25,10 +25,10 @@ export interface VerifiedIdentity {
  * a sign-up). Adopting it instead would leave the earlier registrant — possibly an attacker
  * who pre-registered the victim's address — signed in to the victim's verified account.
  *
- * A sign-in that gets here (an email link, OAuth, an extension's `req.signIn`) has asked the
- * extensions' sign-in gates first (`admitSignIn`), so a refused one deletes nothing. The
- * password sign-up's confirmation does not: it signs nobody in, and removing a registrant's
- * user from the address's owner is this function's point.
+ * Every caller (an email link, OAuth, an extension's `req.signIn`, the password provider's
+ * verification and reset links) has asked the extensions' sign-in gates first
+ * (`admitSignIn`), with `stale`'s id: a refused one deletes and creates nothing, and a ban of
+ * the unverified user is not shed by proving the address.
  */
 export async function replaceUnverifiedUser(ctx: RequestContext, stale: AdapterUser, fresh: VerifiedIdentity): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   const adapter = store(ctx.config.stores, "users")

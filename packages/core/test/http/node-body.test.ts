@@ -125,6 +125,17 @@ describe("readNodeBody on other bodies", () => {
     await expect(readNodeBody(broken(), 10, tooLarge)).rejects.toBeInstanceOf(InvalidRequest)
   })
 
+  it("an object with only some of a stream's methods is read as an async iterable, not through events", async () => {
+    const methods = ["on", "removeListener", "resume", "destroy"] as const
+    for (const missing of methods) {
+      async function* parts() {
+        yield "a=1"
+      }
+      const body = Object.assign(parts(), Object.fromEntries(methods.filter((m) => m !== missing).map((m) => [m, () => { throw new Error(`${m} must not be called`) }])))
+      expect(text(await readNodeBody(body, 10, tooLarge)), missing).toBe("a=1")
+    }
+  })
+
   it("a string or bytes a parser left is taken as it is, within the limit", async () => {
     expect(text(await readNodeBody("a=1", 3, tooLarge))).toBe("a=1")
     await expect(readNodeBody(new Uint8Array(4), 3, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)
@@ -224,6 +235,8 @@ describe("a body past the limit over a real socket", () => {
 describe("utf8Length (how a dropped string chunk is counted)", () => {
   it("equals TextEncoder's byte count, over every kind of character and lone surrogates", () => {
     const samples = ["", "a", "é", "€", "😀", "a€😀é", "\ud800", "\udc00", "\ud800a", "a\udbff", "\udbff\udfff", "x".repeat(1000)]
+    // Every boundary of the encoding: 1/2/3-byte edges, the surrogate ranges' ends, pairs and halves at the ends.
+    samples.push("\x7f", "\x80", "\u07ff", "\u0800", "\ud7ff", "\ud800\udc00", "\udbff", "\udc00\ud800", "\ue000", "\uffff", "a\ud800", "\ud800\ud800\udc00")
     // Generated: 2,000 strings of random code units, surrogates included.
     let seed = 7
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)

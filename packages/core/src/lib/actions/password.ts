@@ -207,6 +207,9 @@ async function verify(ctx: RequestContext, provider: PasswordConfig): Promise<Re
     return { redirect: stepUrl(ctx, "verified") }
   }
   if (typed) ctx.config.logger.debug("password_verify_wrong_password", { userId: user.id })
+  // A fresh user is about to replace this one: the gates first, with the replaced user's id
+  // (a ban of it must not be shed by verifying the address), so a refusal replaces nothing.
+  await admitSignIn(ctx, { userId: user.id, email: link.email, provider: provider.id })
   // Sessions first, while the registry still knows them under this user's id.
   await revokeAllSessions(ctx, user.id)
   await replaceUnverifiedUser(ctx, user, { email: link.email, name: null, image: null })
@@ -260,6 +263,8 @@ async function reset(ctx: RequestContext, provider: PasswordConfig): Promise<Res
     const email = link.email
     const adapter = store(ctx.config.stores, "password")
     const hash = await (await passwordTools(ctx.config.kinds)).hashPassword(password, provider.hashing)
+    // An unverified user is replaced below: the gates first, with its id (as a verification link's).
+    if (!user.emailVerified) await admitSignIn(ctx, { userId: user.id, email, provider: provider.id })
     // Sessions first, while the registry still knows them under this user's id.
     await revokeAllSessions(ctx, user.id)
     // An unverified user was made by whoever typed the address first — perhaps not the

@@ -439,6 +439,8 @@ export interface ExtensionSignInGateInput<Locals = unknown> {
    * The user signing in. Absent when the sign-in would create the user (nobody to look up
    * yet), and before a sign-in link is mailed or a password sign-up taken: decide by `email`
    * and `provider` then, as the same sign-in is asked again with the id once the user exists.
+   * When a first verification of the address is about to replace an unverified user with a
+   * fresh one, it is the replaced user's id: a ban of that user holds for the fresh one.
    */
   userId?: string
   /** The address the sign-in is for, when it has one. */

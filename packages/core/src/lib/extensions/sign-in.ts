@@ -82,9 +82,10 @@ async function userFor(ctx: RequestContext, identity: ExtensionIdentity): Promis
   }
   const fresh = { email, name: identity.name ?? null, image: identity.image ?? null }
   const owner = await adapter.getUserByEmail(email)
-  // The gates before anything is written — a new user (none yet, or one replacing an
-  // unverified owner) is asked about without an id — so a refusal leaves no user or account.
-  await admitSignIn(ctx, { ...(owner?.emailVerified && { userId: owner.id }), email, provider: identity.provider })
+  // The gates before anything is written — a new user without an id; the owner by its id,
+  // also an unverified one about to be replaced (a ban of it is not shed by verifying the
+  // address) — so a refusal leaves no user or account.
+  await admitSignIn(ctx, { ...(owner && { userId: owner.id }), email, provider: identity.provider })
   const { user, isNewUser } = owner
     ? owner.emailVerified
       ? { user: owner, isNewUser: false }

@@ -161,8 +161,9 @@ async function consumeToken(ctx: RequestContext, provider: EmailConfig, link: Li
 async function verifiedUser(ctx: RequestContext, provider: EmailConfig, found: AdapterUser | null, userId: string, email: string): Promise<{ user: AdapterUser; isNewUser: boolean }> {
   if (found?.emailVerified) return { user: found, isNewUser: false }
   // A new user either way: the gates are asked before it is made (and before an unverified
-  // one is deleted), so a refusal leaves the store as it was.
-  await admitSignIn(ctx, { email, provider: provider.id })
+  // one is deleted, with that user's id: a ban of it is not shed by verifying the address),
+  // so a refusal leaves the store as it was.
+  await admitSignIn(ctx, { ...(found && { userId: found.id }), email, provider: provider.id })
   const fresh = { id: userId, email, name: null, image: null }
   if (found) return replaceUnverifiedUser(ctx, found, fresh)
   // Links opened at once for one new address: the first insert wins, the rest use its user.

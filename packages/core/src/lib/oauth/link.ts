@@ -185,8 +185,9 @@ async function signInAsOwner(ctx: RequestContext, rt: OAuthRuntime, identity: Pr
   }
   if (unverified) {
     // The provider's word is the address's first verification: a fresh user, as an email link
-    // would — once the gates let a new user in (before the unverified one is deleted).
-    await admitSignIn(ctx, { email: owner.email, provider: rt.id })
+    // would — once the gates let it in, asked with the replaced user's id (before it is
+    // deleted: a ban of it is not shed by verifying the address).
+    await admitSignIn(ctx, { userId: owner.id, email: owner.email, provider: rt.id })
     const { user: fresh, isNewUser } = await replaceUnverifiedUser(ctx, owner, { email: owner.email, name: identity.mapped.user.name ?? null, image: identity.mapped.user.image ?? null })
     return linkNew(ctx, rt, identity, fresh, isNewUser)
   }
