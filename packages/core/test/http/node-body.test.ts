@@ -9,7 +9,7 @@ import type { Server } from "node:http"
 import { connect, type Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { InvalidRequest, RequestTooLarge } from "../../src/errors.js"
-import { DISCARD_LIMIT, readNodeBody, utf8Length } from "../../src/lib/http/node-body.js"
+import { DISCARD_LIMIT, dropUnread, readNodeBody, utf8Length } from "../../src/lib/http/node-body.js"
 import { credentialsConfig } from "../helpers.js"
 import { nodeServer } from "../raw-http.js"
 
@@ -104,6 +104,94 @@ describe("readNodeBody on a Node stream", () => {
     stream.end("x=1")
     await read
     expect(["data", "end", "error", "close"].map((event) => stream.listenerCount(event))).toEqual(before)
+  })
+})
+
+describe("readNodeBody's edges on a Node stream", () => {
+  const events = ["data", "end", "error", "close"] as const
+  const counts = (stream: PassThrough) => events.map((event) => stream.listenerCount(event))
+
+  it("takes chunkCap chunks and refuses the one after it (a body cut a byte per chunk)", async () => {
+    const limit = 128 * 64
+    const exact = new PassThrough()
+    const ok = readNodeBody(exact, limit, tooLarge)
+    for (let i = 0; i < 128; i++) exact.write("x")
+    exact.end()
+    expect(text(await ok)).toBe("x".repeat(128))
+    const over = new PassThrough()
+    const refused = readNodeBody(over, limit, tooLarge)
+    for (let i = 0; i < 129; i++) over.write("x")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+  })
+
+  it("on a refusal takes its own listeners off at once, leaving only the drop's", async () => {
+    const stream = new PassThrough()
+    const before = counts(stream)
+    const refused = readNodeBody(stream, 4, tooLarge)
+    stream.write("12345")
+    await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
+    // The drop's: one "data", "end", "close", and a lasting "error" that swallows a late failure.
+    expect(counts(stream)).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1, before[3]! + 1])
+  })
+
+  it("a client gone mid-body: its listeners are off, the message says what happened", async () => {
+    const stream = new PassThrough()
+    const before = counts(stream)
+    const read = readNodeBody(stream, 100, tooLarge)
+    stream.write("a=1")
+    stream.destroy()
+    await expect(read).rejects.toThrow("The request body ended before it was complete")
+    expect(counts(stream)).toEqual(before)
+  })
+
+  it("a stream destroyed and closed before it is read is refused at once (no listener would ever hear it)", async () => {
+    const stream = new PassThrough()
+    stream.destroy()
+    await new Promise((resolve) => stream.once("close", resolve))
+    await expect(readNodeBody(stream, 100, tooLarge)).rejects.toThrow("The request body ended before it was complete")
+  })
+})
+
+describe("dropUnread: a body still coming that nobody reads, after core answered", () => {
+  /** A PassThrough that says, as an IncomingMessage does, whether the message has fully arrived. */
+  const incoming = (complete: boolean) => Object.assign(new PassThrough(), { complete })
+
+  it("leaves a request that has fully arrived untouched (the hot path: one property read)", () => {
+    const stream = incoming(true)
+    dropUnread(stream)
+    expect(stream.readableFlowing).toBe(null)
+    expect(stream.listenerCount("data")).toBe(0)
+    dropUnread(undefined)
+    dropUnread("a=1")
+  })
+
+  it("drops a body still coming, even one an app paused, and ends normally within the limit", async () => {
+    const stream = incoming(false)
+    stream.pause()
+    dropUnread(stream)
+    for (let i = 0; i < 10; i++) stream.write(Buffer.alloc(64 * 1024))
+    stream.end()
+    await new Promise((resolve) => stream.once("end", resolve))
+    expect(stream.readableEnded).toBe(true)
+  })
+
+  it("cuts a body still coming past DISCARD_LIMIT", async () => {
+    const stream = incoming(false)
+    dropUnread(stream)
+    const piece = Buffer.alloc(MiB)
+    for (let sent = 0; sent <= DISCARD_LIMIT && !stream.destroyed; sent += piece.length) {
+      stream.write(piece)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(stream.destroyed).toBe(true)
+  })
+
+  it("leaves a body someone is reading to its reader", () => {
+    const stream = incoming(false)
+    stream.on("data", () => {})
+    dropUnread(stream)
+    expect(stream.listenerCount("data")).toBe(1)
   })
 })
 
