@@ -224,6 +224,22 @@ describe("readNodeBody on other bodies", () => {
     }
   })
 
+  it("an async iterable: exactly the limit is read, a byte more refused; chunkCap chunks read, one more refused; a failure says what happened", async () => {
+    async function* of(...parts: string[]) {
+      yield* parts
+    }
+    expect(text(await readNodeBody(of("1234", "5678"), 8, tooLarge))).toBe("12345678")
+    await expect(readNodeBody(of("1234", "56789"), 8, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)
+    const limit = 128 * 64
+    expect(text(await readNodeBody(of(...Array(128).fill("x")), limit, tooLarge))).toBe("x".repeat(128))
+    await expect(readNodeBody(of(...Array(129).fill("x")), limit, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)
+    async function* broken() {
+      yield "a"
+      throw new Error("aborted")
+    }
+    await expect(readNodeBody(broken(), 10, tooLarge)).rejects.toThrow("The request body ended before it was complete")
+  })
+
   it("a string or bytes a parser left is taken as it is, within the limit", async () => {
     expect(text(await readNodeBody("a=1", 3, tooLarge))).toBe("a=1")
     await expect(readNodeBody(new Uint8Array(4), 3, tooLarge)).rejects.toBeInstanceOf(RequestTooLarge)

@@ -161,7 +161,8 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(i)
     if (code < 0x80) continue
     if (code < 0x800) bytes += 1
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    // (Past the end `charCodeAt` is NaN, which no mask makes a low surrogate.)
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       // A pair: two code units, four bytes.
       bytes += 2
       i++
