@@ -5,11 +5,12 @@
  * long after the refusal is cut off.
  */
 import { PassThrough, Readable } from "node:stream"
-import type { Server } from "node:http"
+import { createServer, type Server } from "node:http"
 import { connect, type Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { InvalidRequest, RequestTooLarge } from "../../src/errors.js"
 import { DISCARD_LIMIT, dropUnread, readNodeBody, utf8Length } from "../../src/lib/http/node-body.js"
+import { handleNodeRequest } from "@portcullis/core/integration"
 import { credentialsConfig } from "../helpers.js"
 import { nodeServer } from "../raw-http.js"
 
@@ -347,5 +348,27 @@ describe("utf8Length (how a dropped string chunk is counted)", () => {
     for (let n = 0; n < 2_000; n++) samples.push(String.fromCharCode(...Array.from({ length: next() % 12 }, () => next() % 0x10000)))
     const encoder = new TextEncoder()
     for (const text of samples) expect(utf8Length(text), JSON.stringify(text)).toBe(encoder.encode(text).byteLength)
+  })
+})
+
+describe("a request without a body is left alone", () => {
+  it("a session check answered at once attaches nothing to the request and does not start it flowing", async () => {
+    const seen: Array<{ flowing: boolean | null; data: number }> = []
+    const server = createServer((req, res) => {
+      const pending = handleNodeRequest(req, res, config)
+      // Right after the call: the session lane answered synchronously, before Node's parser marked the request complete.
+      seen.push({ flowing: req.readableFlowing, data: req.listenerCount("data") })
+      void Promise.resolve(pending).catch(() => res.destroy())
+    })
+    const config = credentialsConfig()
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as { port: number }
+    const socket = await open(port)
+    const answered = answers(socket, 3)
+    for (let i = 0; i < 3; i++) socket.write(`GET /auth/session HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+    expect(await answered).toEqual([200, 200, 200])
+    socket.destroy()
+    expect(seen).toEqual(Array(3).fill({ flowing: null, data: 0 }))
   })
 })
