@@ -18,6 +18,16 @@ const MiB = 1024 * 1024
 const tooLarge = () => new RequestTooLarge("too large")
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
+/** Writes 1 MiB pieces into `stream`, a turn of the event loop apart, until past DISCARD_LIMIT or until it is destroyed. */
+async function sendPastDiscardLimit(stream: PassThrough): Promise<void> {
+  const piece = Buffer.alloc(MiB)
+  for (let sent = 0; sent <= DISCARD_LIMIT && !stream.destroyed; sent += piece.length) {
+    stream.write(piece)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+}
+
 describe("readNodeBody on a Node stream", () => {
   it("reads every chunk, strings and bytes, in order", async () => {
     const stream = new PassThrough()
@@ -58,12 +68,7 @@ describe("readNodeBody on a Node stream", () => {
     const refused = readNodeBody(stream, 4, tooLarge)
     stream.write("12345")
     await expect(refused).rejects.toBeInstanceOf(RequestTooLarge)
-    const piece = Buffer.alloc(MiB)
-    for (let sent = 0; sent <= DISCARD_LIMIT && !stream.destroyed; sent += piece.length) {
-      stream.write(piece)
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    await new Promise((resolve) => setImmediate(resolve))
+    await sendPastDiscardLimit(stream)
     expect(stream.destroyed).toBe(true)
   })
 
@@ -179,12 +184,7 @@ describe("dropUnread: a body still coming that nobody reads, after core answered
   it("cuts a body still coming past DISCARD_LIMIT", async () => {
     const stream = incoming(false)
     dropUnread(stream)
-    const piece = Buffer.alloc(MiB)
-    for (let sent = 0; sent <= DISCARD_LIMIT && !stream.destroyed; sent += piece.length) {
-      stream.write(piece)
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    await new Promise((resolve) => setImmediate(resolve))
+    await sendPastDiscardLimit(stream)
     expect(stream.destroyed).toBe(true)
   })
 
