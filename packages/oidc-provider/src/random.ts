@@ -74,11 +74,15 @@ export async function sha256B64(value: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))))
 }
 
-/** Compares without an early exit (secrets' hashes). */
+/**
+ * Compares without an early exit (secrets' hashes). Code unit by code unit: equal strings
+ * have equal UTF-16 units, and no copy of either is made (this runs on every client
+ * authentication).
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a)
-  const y = encoder.encode(b)
-  let diff = x.length ^ y.length
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0)
+  let diff = a.length ^ b.length
+  const n = Math.max(a.length, b.length)
+  // charCodeAt past the end is NaN, which `| 0` makes 0: a shorter string reads as zeros.
+  for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
   return diff === 0
 }

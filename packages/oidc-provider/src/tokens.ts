@@ -17,13 +17,13 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /**
- * A compact JWS of `payload`: signed synchronously with `node:crypto` where the runtime offers
+ * A compact JWS of `payload`: signed with `node:crypto` on the thread pool where the runtime offers
  * it (node-crypto.ts), else with jose over WebCrypto. Both produce the same token format.
  */
 async function signJwt(key: SigningKey, header: { alg: SigningAlg; kid: string; typ: string }, payload: JWTPayload): Promise<string> {
   const signingInput = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(payload)))}`
-  const signature = nodeSign(key, header.alg, signingInput)
-  if (signature) return `${signingInput}.${base64url(signature)}`
+  const signing = nodeSign(key, header.alg, signingInput)
+  if (signing) return `${signingInput}.${base64url(await signing)}`
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey)
 }
 
@@ -57,7 +57,9 @@ export async function signAccessToken(locals: Locals, issuer: string, input: { s
 /** `at_hash`: the left half of the access token's hash (OpenID Connect Core §3.1.3.6). */
 async function halfHash(value: string, alg: SigningAlg): Promise<string> {
   if (nodeCrypto) {
-    const digest = nodeCrypto.createHash(alg === "EdDSA" ? "sha512" : "sha256").update(value).digest()
+    const name = alg === "EdDSA" ? "sha512" : "sha256"
+    // The one-shot digest where offered: no Hash object per token.
+    const digest = nodeCrypto.hash ? nodeCrypto.hash(name, value, "buffer") : nodeCrypto.createHash(name).update(value).digest()
     return base64url(digest.subarray(0, digest.length / 2))
   }
   const digest = new Uint8Array(await crypto.subtle.digest(alg === "EdDSA" ? "SHA-512" : "SHA-256", new TextEncoder().encode(value)))
