@@ -73,14 +73,14 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
 
-type Scenario = "baseline" | "baseline-session" | "baseline-busy" | "baseline-native" | "baseline-express" | "jwt" | "jwt-telemetry-off" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "express-native" | "node-native" | "db-memory-node" | "db-sqlite-node" | "next" | "signin" | "oauth" | ScaleScenario
+type Scenario = "baseline" | "baseline-session" | "baseline-busy" | "baseline-native" | "baseline-native-session" | "baseline-express" | "jwt" | "jwt-telemetry-off" | "reissue" | "db-memory" | "db-sqlite" | "db-postgres" | "express" | "express-native" | "node-native" | "db-memory-node" | "db-sqlite-node" | "next" | "signin" | "oauth" | ScaleScenario
 type ScaleScenario = "scale-postgres" | "scale-sqlite" | "scale-redis"
 type Library = "node:http + adapter" | "node:http" | "Portcullis" | "@auth/core"
 
 const SCALE_SCENARIOS: Record<ScaleScenario, ScaleStore> = { "scale-postgres": "postgres", "scale-sqlite": "sqlite", "scale-redis": "redis" }
 const isScale = (c: { scenario: Scenario }): c is { scenario: ScaleScenario } => c.scenario in SCALE_SCENARIOS
 /** The scenarios whose cookies are JWTs of the bench user (minted once per run). */
-const JWT_SCENARIOS: readonly Scenario[] = ["jwt", "jwt-telemetry-off", "reissue", "express", "express-native", "node-native", "next", "baseline-session"]
+const JWT_SCENARIOS: readonly Scenario[] = ["jwt", "jwt-telemetry-off", "reissue", "express", "express-native", "node-native", "next", "baseline-session", "baseline-native-session"]
 /** Distinct JWT sessions the burst row's checks rotate through. */
 const BURST_SESSIONS = 1_000
 /** Password sign-ins per second in the burst row. */
@@ -99,6 +99,7 @@ const SCENARIO_TITLES: Record<Scenario, string> = {
   "baseline-session": "floor, session-shaped: a session cookie in, a fixed session answer out",
   "baseline-busy": `floor + ${BUSY_US} µs of computation per request (calibration)`,
   "baseline-native": "floor, plain node:http: res.end of fixed JSON, no Web Request/Response",
+  "baseline-native-session": "floor, plain node:http, session-shaped: a session cookie in, a fixed session answer out",
   "baseline-express": "floor, Express 5: a page route answering res.json({})",
   jwt: "JWT session check",
   "jwt-telemetry-off": "JWT session check, telemetry: false (vs the row above: OTel API, no SDK)",
@@ -136,6 +137,7 @@ function allCases(withScale: boolean): Case[] {
     { scenario: "baseline-session", library: "node:http + adapter", target: "baseline-session" },
     { scenario: "baseline-busy", library: "node:http + adapter", target: "baseline-busy" },
     { scenario: "baseline-native", library: "node:http", target: "baseline-native" },
+    { scenario: "baseline-native-session", library: "node:http", target: "baseline-native-session" },
     { scenario: "baseline-express", library: "node:http", target: "baseline-express" },
   ]
   const curve = QUICK ? [1, COLD] : N_CURVE
@@ -651,6 +653,15 @@ function targetsReport(rows: Row[]): string[] {
     const cpu = core.cpuPerRequest && plain.cpuPerRequest ? core.cpuPerRequest / plain.cpuPerRequest : undefined
     out.push(`${verdict(share >= 0.5 && (cpu === undefined || cpu <= 2))}  native session path (core's handleNodeRequest), cached JWT, within 2× of plain node:http: ${Math.round(share * 100)}% of its req/s (${fmtInt(core.reqPerSec)} vs ${fmtInt(plain.reqPerSec)})` +
       (cpu ? `, ${cpu.toFixed(2)}× its CPU/request (${Math.round(core.cpuPerRequest!)} vs ${Math.round(plain.cpuPerRequest!)} µs)` : ""))
+    // Not a target: the same check against plain node:http answering what a session check
+    // answers (the cookie in; the session answer's five headers and body out): how much of
+    // the distance to `{}` is the answer itself, which every server of a session check sends.
+    const shapedPlain = rows.find((r) => r.scenario === "baseline-native-session")
+    if (shapedPlain) {
+      const shapedCpu = core.cpuPerRequest && shapedPlain.cpuPerRequest ? core.cpuPerRequest / shapedPlain.cpuPerRequest : undefined
+      out.push(`  (info) the same against plain node:http answering the session answer itself: ${Math.round((core.reqPerSec / shapedPlain.reqPerSec) * 100)}% of its req/s (${fmtInt(core.reqPerSec)} vs ${fmtInt(shapedPlain.reqPerSec)})` +
+        (shapedCpu ? `, ${shapedCpu.toFixed(2)}× its CPU/request (${Math.round(core.cpuPerRequest!)} vs ${Math.round(shapedPlain.cpuPerRequest!)} µs)` : ""))
+    }
   }
   const native = find("express-native", "Portcullis", 1)
   if (plain && native) {
@@ -1077,7 +1088,7 @@ export function median(values: readonly number[]): number {
  * against: these run in every round; the others once.
  */
 function isTargetRow(c: Case): boolean {
-  if (c.scenario === "baseline" || c.scenario === "baseline-native") return true
+  if (c.scenario === "baseline" || c.scenario === "baseline-native" || c.scenario === "baseline-native-session") return true
   // The hot JWT target reads Portcullis against the floor only; the cold one both libraries.
   if (c.scenario === "jwt") return (c.sessions === 1 && c.library === "Portcullis") || c.sessions === COLD
   if (c.scenario === "express-native" || c.scenario === "node-native") return true

@@ -21,6 +21,9 @@
  *   next-authjs          (@portcullis/next vs next-auth 5), as `getServerSideProps` calls it
  *   baseline-native      plain node:http answering `{}` with `res.end`, no Web Request/Response:
  *                        the floor the Node-native session path is held to
+ *   baseline-native-session  plain node:http answering a fixed session of the bench user with the
+ *                        session answer's headers, as `baseline-session` does through the Web
+ *                        adapter: the native path's floor for an answer of that shape
  *   baseline-express     Express 5 with `GET /page` answering `{}` (res.json): what Express itself
  *                        costs on top of plain node:http, for the native row's info line
  *   portcullis-redis     Portcullis, database sessions through `RedisAdapter` (scale rows;
@@ -199,6 +202,7 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     case "next-portcullis":
     case "next-authjs":
     case "baseline-native":
+    case "baseline-native-session":
     case "baseline-express":
     case "node-portcullis":
     case "op-portcullis":
@@ -304,6 +308,13 @@ async function serverFor(target: Target): Promise<Server> {
     // No Web Request or Response at all: what node:http itself costs for a small JSON answer.
     const headers = { "content-type": "application/json", "content-length": "2" }
     return createServer((_req, res) => void res.writeHead(200, headers).end("{}"))
+  }
+  if (target === "baseline-native-session") {
+    // What a session check answers (as `baseline-session`), written as plain node:http writes it.
+    const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
+    const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
+    const headers = { ...SESSION_ANSWER_HEADERS, "content-length": String(Buffer.byteLength(body)) }
+    return createServer((_req, res) => void res.writeHead(200, headers).end(body))
   }
   if (target === "node-portcullis") return nodePathServer(createServer, portcullisConfig({ reissue: false }))
   if (target === "op-portcullis" || target === "op-oidc-provider") return (await import("./op-server.ts")).opServer(target)

@@ -23,6 +23,7 @@ export const TARGETS = [
   "next-portcullis",
   "next-authjs",
   "baseline-native",
+  "baseline-native-session",
   "baseline-express",
   "portcullis-redis",
   "authjs-redis",
