@@ -13,11 +13,11 @@ import { steppedUp } from "../../core/test/step-up/support.js"
 import { hashPassword } from "@portcullis/core/password"
 import Nodemailer from "@portcullis/core/providers/nodemailer"
 import Password from "@portcullis/core/providers/password"
-import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig } from "../../core/test/helpers.js"
 import { startSmtp, type TestSmtp } from "../../core/test/email/support.js"
 import { expressServer } from "./support.js"
+import { previousStepCode } from "../../core/test/two-factor/previous-step.js"
 
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
 const errors: string[] = []
@@ -292,7 +292,7 @@ describe("account enumeration through the password pages, over a real socket", (
     const guarded = await seed("guarded@example.com", true)
     const settings = await steppedUp(passwordConfig, guarded.id)
     const { secret } = await startTwoFactor({ ...settings, account: "guarded@example.com" }, passwordConfig)
-    await confirmTwoFactor({ ...settings, code: totpCode(secret, Date.now() - 30_000) }, passwordConfig)
+    await confirmTwoFactor({ ...settings, code: await previousStepCode(secret) }, passwordConfig)
   })
   afterAll(async () => {
     await app.close()

@@ -13,6 +13,7 @@ import { Browser, credentialsConfig } from "../../core/test/helpers.js"
 import { captureMailer, recordEvents } from "../../core/test/notifications/support.js"
 import { expressServer } from "./support.js"
 import { steppedUp } from "../../core/test/step-up/support.js"
+import { previousStepCode } from "../../core/test/two-factor/previous-step.js"
 
 describe("resetTwoFactor on Express", () => {
   const adapter = MemoryAdapter()
@@ -47,7 +48,7 @@ describe("resetTwoFactor on Express", () => {
     // Enrolled earlier (core's functions: the set-up needs no signed-in request).
     const settings = await steppedUp(config, "user-ada")
     const enrollment = await startTwoFactor({ ...settings, account: "ada@example.com" }, config)
-    await confirmTwoFactor({ ...settings, code: totpCode(enrollment.secret, Date.now() - 30_000) }, config)
+    await confirmTwoFactor({ ...settings, code: await previousStepCode(enrollment.secret) }, config)
 
     const ada = new Browser(server.transport, server.origin)
     expect((await ada.signIn()).headers.get("location")).toBe(`${server.origin}/auth/two-factor`)

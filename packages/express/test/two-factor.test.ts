@@ -9,6 +9,7 @@ import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig } from "../../core/test/helpers.js"
 import { expressServer } from "./support.js"
+import { previousStepCode } from "../../core/test/two-factor/previous-step.js"
 
 describe("two-factor authentication on Express", () => {
   const config: ExpressAuthConfig = credentialsConfig({ adapter: MemoryAdapter(), session: { strategy: "jwt" }, twoFactor: {} })
@@ -50,7 +51,7 @@ describe("two-factor authentication on Express", () => {
     const { secret, qrSvg, uri } = (await (await browser.request("/account/2fa/start", { form: { csrfToken } })).json()) as { secret: string; qrSvg: string; uri: string }
     expect(qrSvg).toMatch(/^<svg/)
     expect(uri).toContain("ada%40example.com")
-    const confirmed = await browser.request("/account/2fa/confirm", { form: { code: totpCode(secret, Date.now() - 30_000), csrfToken } })
+    const confirmed = await browser.request("/account/2fa/confirm", { form: { code: await previousStepCode(secret), csrfToken } })
     expect(((await confirmed.json()) as { backupCodes: string[] }).backupCodes).toHaveLength(10)
     await browser.signOut()
 

@@ -25,6 +25,7 @@ import { SoftCredential } from "../webauthn/soft-authenticator.js"
 import { ORIGIN, PasskeyBrowser } from "../webauthn/support.js"
 import { ADA_ID, secondFactor } from "../two-factor/support.js"
 import { auditedBrowser, auditedTransport, auditLog, everyEvent, everySecret, fromTheBrowser, IP, secret } from "./support.js"
+import { previousStepCode } from "../two-factor/previous-step.js"
 
 const OLD = "the old and well worn passphrase"
 /** The refusals' warnings are not this suite's subject (test/logs). */
@@ -209,8 +210,9 @@ describe("two-factor authentication", () => {
     const { log, config, auth, browser } = credentialsApp({ adapter: MemoryAdapter(), twoFactor: {}, session: { strategy: "jwt" } })
     const request = await steppedUp(config, ADA_ID)
     const { secret: totpSecret } = await startTwoFactor({ ...request, account: "ada@example.com" }, config)
-    const { backupCodes } = await confirmTwoFactor({ ...request, code: totpCode(totpSecret, Date.now() - 30_000) }, config)
-    secret(totpSecret, ...backupCodes, totpCode(totpSecret, Date.now() - 30_000))
+    const confirming = await previousStepCode(totpSecret)
+    const { backupCodes } = await confirmTwoFactor({ ...request, code: confirming }, config)
+    secret(totpSecret, ...backupCodes, confirming)
     return { log, config, auth, browser, totpSecret, backupCodes }
   }
 

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createAuth, type AuthConfig } from "@portcullis/core"
 import type { Adapter, AuditEvent } from "@portcullis/core/adapters"
 import { auditTrail, confirmTwoFactor, pruneAuditTrail, resetTwoFactor, revokeOtherSessions, startTwoFactor } from "@portcullis/core/integration"
-import { totpCode } from "@portcullis/core/two-factor"
 import Password from "@portcullis/core/providers/password"
 import { MemoryAdapter, MemorySessionRegistry } from "@portcullis/memory-adapter"
 import { redisAvailable, redisService } from "@portcullis/adapter-test"
@@ -35,6 +34,7 @@ import { SoftCredential } from "../webauthn/soft-authenticator.js"
 import { ORIGIN, PasskeyBrowser } from "../webauthn/support.js"
 import { auditedTransport, auditLog, everyPage, AGENT, IP, secret as noteSecret } from "./support.js"
 import { Browser } from "../helpers.js"
+import { previousStepCode } from "../two-factor/previous-step.js"
 
 const OLD = "the old and well worn passphrase"
 const WRONG = "a wrong guess at the passphrase"
@@ -105,7 +105,7 @@ function storedTrailSuite(label: string, open: () => Promise<Backend>) {
       // Two-factor: enrolled, a wrong code, a backup code, then support resets it.
       const request = await steppedUp(config, user.id)
       const { secret: totpSecret } = await startTwoFactor({ ...request, account: email }, config)
-      const confirming = totpCode(totpSecret, Date.now() - 30_000)
+      const confirming = await previousStepCode(totpSecret)
       const { backupCodes } = await confirmTwoFactor({ ...request, code: confirming }, config)
       keep(totpSecret, confirming, ...backupCodes)
       const tablet = browser()

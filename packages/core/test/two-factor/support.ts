@@ -2,10 +2,10 @@
 import type { Adapter } from "@portcullis/core/adapters"
 import type { AuthConfig } from "@portcullis/core"
 import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
-import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { Browser, credentialsConfig, direct } from "../helpers.js"
 import { steppedUp } from "../step-up/support.js"
+import { previousStepCode } from "./previous-step.js"
 
 export const ADA_ID = "user-ada"
 
@@ -24,12 +24,7 @@ export function twoFactorApp(extra: Partial<AuthConfig> = {}, adapter: Adapter =
 export async function enroll(config: AuthConfig, userId = ADA_ID) {
   const request = await steppedUp(config, userId)
   const { secret } = await startTwoFactor({ ...request, account: "ada@example.com" }, config)
-  // The previous step's code is one step of drift only until the current step ends: on a
-  // loaded machine the confirmation can land in the next step, two steps after the code, and
-  // be refused (a CI flake). So not within 2 s of a step's end.
-  const left = 30_000 - (Date.now() % 30_000)
-  if (left < 2_000) await new Promise((resolve) => setTimeout(resolve, left + 50))
-  const { backupCodes } = await confirmTwoFactor({ ...request, code: totpCode(secret, Date.now() - 30_000) }, config)
+  const { backupCodes } = await confirmTwoFactor({ ...request, code: await previousStepCode(secret) }, config)
   return { secret, backupCodes }
 }
 

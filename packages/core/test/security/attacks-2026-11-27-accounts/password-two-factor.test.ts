@@ -18,6 +18,7 @@ import { openTestDatabase } from "@portcullis/sql-adapter/testing"
 import type { Browser } from "../../helpers.js"
 import { startSmtp, type TestSmtp } from "../../email/support.js"
 import { LIGHT, passwordApp, passwordSignIn, postStep, seedUser } from "../../password/support.js"
+import { previousStepCode } from "../../two-factor/previous-step.js"
 
 const { service, postgres } = await postgresGate()
 
@@ -94,7 +95,7 @@ function twoFactorSuite(label: string, open: () => Promise<{ adapter: Adapter; c
       const user = await seedUser(adapter, { email, password: OLD })
       const settings = await steppedUp(config, user.id)
       const { secret } = await startTwoFactor({ ...settings, account: email }, config)
-      const { backupCodes } = await confirmTwoFactor({ ...settings, code: totpCode(secret, Date.now() - 30_000) }, config)
+      const { backupCodes } = await confirmTwoFactor({ ...settings, code: await previousStepCode(secret) }, config)
       return { email, user, secret, backupCodes }
     }
     const challengeCookies = (b: Browser) => [...b.jar].filter(([name]) => name.includes("two-factor")).map(([name, c]) => `${name}=${encodeURIComponent(c.value)}`)

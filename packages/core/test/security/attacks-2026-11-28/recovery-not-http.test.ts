@@ -5,8 +5,8 @@
  * to the enrollment changes, without a code. Over a real HTTP server (the step-up app).
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { totpCode } from "@portcullis/core/two-factor"
 import { act, ada, signIn, stepUpApp, type StepUpApp } from "../../step-up/app.js"
+import { previousStepCode } from "../../two-factor/previous-step.js"
 
 let app: StepUpApp | undefined
 afterEach(async () => {
@@ -20,7 +20,7 @@ async function adaWithTwoFactor() {
   const owner = app.browser()
   await signIn(owner)
   const { secret } = (await act(owner, "/account/2fa/start")).body
-  expect((await act(owner, "/account/2fa/confirm", { code: totpCode(secret, Date.now() - 30_000) })).status).toBe(200)
+  expect((await act(owner, "/account/2fa/confirm", { code: await previousStepCode(secret) })).status).toBe(200)
   return { secret }
 }
 

@@ -8,7 +8,6 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { confirmTwoFactor, startTwoFactor } from "@portcullis/core/integration"
-import { totpCode } from "@portcullis/core/two-factor"
 import { MemoryAdapter } from "@portcullis/memory-adapter"
 import { direct } from "../../helpers.js"
 import { authenticators, ORIGIN, PasskeyBrowser } from "../../webauthn/support.js"
@@ -16,6 +15,7 @@ import { SoftCredential } from "../../webauthn/soft-authenticator.js"
 import { seedUser } from "../../password/support.js"
 import { ada, reauthenticate, stepUpConfig } from "../../step-up/app.js"
 import { signedInOnly, steppedUp } from "../../step-up/support.js"
+import { previousStepCode } from "../../two-factor/previous-step.js"
 
 afterEach(() => {
   vi.useRealTimers()
@@ -27,7 +27,7 @@ async function stolen() {
   const user = await seedUser(adapter, ada)
   const config = stepUpConfig(adapter, { session: { strategy: "database" } })
   const enrolment = await startTwoFactor(await steppedUp(config, user.id, ORIGIN), config)
-  await confirmTwoFactor({ ...(await steppedUp(config, user.id, ORIGIN)), code: totpCode(enrolment.secret, Date.now() - 30_000) }, config)
+  await confirmTwoFactor({ ...(await steppedUp(config, user.id, ORIGIN)), code: await previousStepCode(enrolment.secret) }, config)
   const thief = new PasskeyBrowser(direct(config), ORIGIN)
   const cookie = (await signedInOnly(config, user.id, ORIGIN)).headers.get("cookie")!
   const [name, value] = cookie.split("=") as [string, string]
