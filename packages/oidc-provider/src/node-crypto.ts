@@ -87,10 +87,12 @@ const encoder = new TextEncoder()
 /**
  * A JWS signature over `signingInput` with the key ring's `node:crypto` key, or `undefined`
  * where there is none. Signed on libuv's thread pool (node:crypto's callback form): an ECDSA
- * or RSA signature is most of a token response's work, and off the event loop it costs the
- * loop about a fifth of what signing in place does (a job handed over and its answer taken
- * back), so the loop serves other requests meanwhile (issue 34's profile: two signatures were
- * 16 % of the loop's time per code exchange). Unlike WebCrypto's jobs, nothing is cloned.
+ * or RSA signature is most of a token response's work (issue 34's profile: two signatures
+ * were 16 % of the loop's time per code exchange). Off the event loop it costs the loop a job
+ * handed over and its answer taken back — a quarter of signing in place on an idle machine,
+ * about half on two busy cores — and the loop serves other requests meanwhile: the token rows
+ * gained a third in req/s (docs/benchmarks.md, sixth pass). The pool is libuv's own (4 threads
+ * unless `UV_THREADPOOL_SIZE` says otherwise), shared with file system and DNS work.
  */
 export function nodeSign(key: { nodeKey?: unknown }, alg: SigningAlg, signingInput: string): Promise<Uint8Array> | undefined {
   const crypto = nodeCrypto
