@@ -45,6 +45,8 @@ export interface SigningKey {
   privateKey: CryptoKey
   /** The same key as `node:crypto` takes it, where the runtime offers it (node-crypto.ts). */
   nodeKey?: unknown
+  /** The base64url protected headers signed with this key, by `alg` and `typ` (the same on every token; `tokens.ts`). */
+  encodedHeaders?: Map<string, string>
 }
 
 interface Loaded {

@@ -22,8 +22,8 @@ export interface NodeCryptoLike {
   hash?(alg: string, data: string, encoding: "hex" | "base64url"): string
   hash?(alg: string, data: string, encoding: "buffer"): Uint8Array
   sign(alg: string | null, data: Uint8Array, key: unknown): Uint8Array
-  /** The same, on libuv's thread pool, answering through `callback`. */
-  sign(alg: string | null, data: Uint8Array, key: unknown, callback: (error: Error | null, signature: Uint8Array) => void): void
+  /** The same, on libuv's thread pool, answering through `callback` (a string is signed as its UTF-8). */
+  sign(alg: string | null, data: string | Uint8Array, key: unknown, callback: (error: Error | null, signature: Uint8Array) => void): void
   verify(alg: string | null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean
   createPrivateKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown
   createPublicKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown
@@ -48,6 +48,7 @@ export const nodeCrypto: NodeCryptoLike | undefined = findNodeCrypto()
 /** The part of node's `Buffer` used here: base64url in native code. */
 export interface NodeBufferLike {
   from(data: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: "base64url"): string }
+  from(data: string, encoding: "utf8"): { toString(encoding: "base64url"): string }
 }
 
 /**
@@ -103,7 +104,8 @@ export function nodeSign(key: { nodeKey?: unknown }, alg: SigningAlg, signingInp
   const es256 = alg === "ES256"
   const options = es256 ? key.nodeKey : keyOptions(crypto, key.nodeKey, alg)
   return new Promise((resolve, reject) => {
-    crypto.sign(digestOf(alg), encoder.encode(signingInput), options, (error, signature) => {
+    // The string as it is: node:crypto signs its UTF-8 (a JWS signing input is ASCII).
+    crypto.sign(digestOf(alg), signingInput, options, (error, signature) => {
       if (error) return reject(error)
       try {
         resolve(es256 ? derToJose(signature, ES256_PART) : signature)

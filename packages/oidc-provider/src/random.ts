@@ -41,6 +41,12 @@ export class RandomPool {
   }
 }
 
+/** base64url of `text`'s UTF-8 (a JWS part): in native code where `Buffer` is offered. */
+export function base64urlText(text: string): string {
+  if (nodeBuffer) return nodeBuffer.from(text, "utf8").toString("base64url")
+  return base64url(encoder.encode(text))
+}
+
 export function base64url(bytes: Uint8Array): string {
   if (nodeBuffer) return nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url")
   let s = ""

@@ -11,9 +11,8 @@ import type { SigningKey } from "./keys.js"
 import type { Locals } from "./locals.js"
 import { nodeCrypto, nodeSign, nodeVerify } from "./node-crypto.js"
 import type { SigningAlg } from "./options.js"
-import { base64url, fromBase64url } from "./random.js"
+import { base64url, base64urlText, fromBase64url } from "./random.js"
 
-const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /**
@@ -21,10 +20,22 @@ const decoder = new TextDecoder()
  * it (node-crypto.ts), else with jose over WebCrypto. Both produce the same token format.
  */
 async function signJwt(key: SigningKey, header: { alg: SigningAlg; kid: string; typ: string }, payload: JWTPayload): Promise<string> {
-  const signingInput = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(payload)))}`
+  const signingInput = `${encodedHeader(key, header)}.${base64urlText(JSON.stringify(payload))}`
   const signing = nodeSign(key, header.alg, signingInput)
   if (signing) return `${signingInput}.${base64url(await signing)}`
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey)
+}
+
+/** `header` as the token carries it, encoded once per key (each key signs one or two kinds of header). */
+function encodedHeader(key: SigningKey, header: { alg: SigningAlg; kid: string; typ: string }): string {
+  const cache = (key.encodedHeaders ??= new Map())
+  const id = `${header.alg} ${header.kid} ${header.typ}`
+  let encoded = cache.get(id)
+  if (encoded === undefined) {
+    encoded = base64urlText(JSON.stringify(header))
+    cache.set(id, encoded)
+  }
+  return encoded
 }
 
 export type { AccessTokenClaims } from "./access-token.js"

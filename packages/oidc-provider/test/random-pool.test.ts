@@ -5,7 +5,7 @@
  * like a CSPRNG's (a loose frequency check: a pool that repeated or zeroed its bytes fails).
  */
 import { describe, expect, it } from "vitest"
-import { RandomPool, fromBase64url } from "../src/random.js"
+import { RandomPool, base64urlText, fromBase64url } from "../src/random.js"
 
 describe("RandomPool", () => {
   it("never hands out the same value twice, across many refills", () => {
@@ -45,5 +45,18 @@ describe("RandomPool", () => {
     // Chi-square with 255 degrees of freedom: ~255 for random bytes; 400 is p < 1e-8.
     const chi = counts.reduce((sum, n) => sum + (n - expected) ** 2 / expected, 0)
     expect(chi).toBeLessThan(400)
+  })
+})
+
+describe("base64urlText (a JWS part from its JSON)", () => {
+  it("is base64url of the text's UTF-8, for ASCII, accents, CJK, emoji and lone surrogates", () => {
+    for (const text of ["", "{\"alg\":\"ES256\"}", "{\"name\":\"Zoë Ünal\"}", "名前", "👩‍💻", "a\ud800b"]) {
+      expect(base64urlText(text)).toBe(Buffer.from(new TextEncoder().encode(text)).toString("base64url"))
+    }
+  })
+
+  it("round-trips through fromBase64url and TextDecoder", () => {
+    const text = JSON.stringify({ sub: "1", name: "Zoë 名前 👩‍💻" })
+    expect(new TextDecoder().decode(fromBase64url(base64urlText(text))!)).toBe(text)
   })
 })
