@@ -114,6 +114,12 @@ async function redisAdapter(target: Target): Promise<Adapter> {
   return countingAdapter(UnstorageAdapter(storage) as unknown as Adapter, writes)
 }
 
+/** The session floors' fixed answer: the bench user's session, 30 days left (`expires` fixed at start). */
+function sessionAnswerBody(): string {
+  const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
+  return JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
+}
+
 async function handlerFor(target: Target): Promise<WebHandler> {
   switch (target) {
     case "baseline": {
@@ -122,8 +128,7 @@ async function handlerFor(target: Target): Promise<WebHandler> {
     }
     case "baseline-session": {
       // What a session check answers (its body's `expires` fixed), without checking anything.
-      const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
-      const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
+      const body = sessionAnswerBody()
       return () => new Response(body, { headers: SESSION_ANSWER_HEADERS })
     }
     case "baseline-busy": {
@@ -311,8 +316,7 @@ async function serverFor(target: Target): Promise<Server> {
   }
   if (target === "baseline-native-session") {
     // What a session check answers (as `baseline-session`), written as plain node:http writes it.
-    const expires = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString()
-    const body = JSON.stringify({ user: { name: BENCH_USER.name, email: BENCH_USER.email, image: null }, expires })
+    const body = sessionAnswerBody()
     const headers = { ...SESSION_ANSWER_HEADERS, "content-length": String(Buffer.byteLength(body)) }
     return createServer((_req, res) => void res.writeHead(200, headers).end(body))
   }

@@ -21,8 +21,7 @@ export interface NodeCryptoLike {
   /** The one-shot digest (Node ≥ 21.7; `"buffer"` from Node 22). */
   hash?(alg: string, data: string, encoding: "hex" | "base64url"): string
   hash?(alg: string, data: string, encoding: "buffer"): Uint8Array
-  sign(alg: string | null, data: Uint8Array, key: unknown): Uint8Array
-  /** The same, on libuv's thread pool, answering through `callback` (a string is signed as its UTF-8). */
+  /** A signature on libuv's thread pool, answered through `callback` (a string is signed as its UTF-8). */
   sign(alg: string | null, data: string | Uint8Array, key: unknown, callback: (error: Error | null, signature: Uint8Array) => void): void
   verify(alg: string | null, data: Uint8Array, key: unknown, signature: Uint8Array): boolean
   createPrivateKey(input: { key: Record<string, unknown>; format: "jwk" }): unknown
